@@ -1,0 +1,216 @@
+"""The `merabench` command. User mistakes print one clear line and exit 2; Ctrl-C exits 130."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from merabench.cache import DEFAULT_CACHE, ResponseCache
+from merabench.datasource import load_for_tasks, load_task_data
+from merabench.errors import ConfigError, MerabenchError
+from merabench.models import BackendSettings, GenerationOptions, make_backend
+from merabench.predictions import load_predictions
+from merabench.results import results_document, summary_table, write_results
+from merabench.runner import Runner, TaskRun, check_run_identity
+from merabench.samples import samples_path, write_final
+from merabench.scoring import TaskResult, score_task
+from merabench.tasks import TASKS, get_task, parse_task_list
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
+console = Console(stderr=True)
+out = Console()
+
+
+def _default_out(model: str) -> Path:
+    return Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model)
+
+
+def _extra_body(value: str | None) -> dict[str, Any]:
+    if not value:
+        return {}
+    try:
+        body = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--extra-body is not valid JSON: {exc.msg}") from None
+    if not isinstance(body, dict):
+        raise ConfigError("--extra-body must be a JSON object")
+    return body
+
+
+def _fail_threshold(results: list[TaskResult], threshold: float | None) -> list[str]:
+    if threshold is None:
+        return []
+    failing = []
+    for r in results:
+        rate = r.n_errors / r.n_rows if r.n_rows else 0.0
+        if rate > threshold:
+            failing.append(f"{r.task}: {r.n_errors}/{r.n_rows} rows failed ({rate:.1%} > {threshold:.1%})")
+    return failing
+
+
+@app.command()
+def run(
+    model: Annotated[str, typer.Option(help="openai:<model>, or a baseline: reference, copy, random")] = "reference",
+    tasks: Annotated[str, typer.Option(help="comma-separated tasks")] = ",".join(TASKS),
+    data: Annotated[list[str], typer.Option(help="bundled | hub | PATH, or TASK=SPEC for one task")] = ["bundled"],  # noqa: B006
+    split: Annotated[str, typer.Option(help="split to evaluate")] = "test",
+    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)")] = None,
+    base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas")] = [],  # noqa: B006
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)")] = None,
+    concurrency: Annotated[int, typer.Option(min=1)] = 32,
+    max_retries: Annotated[int, typer.Option(min=0)] = 5,
+    timeout: Annotated[float, typer.Option(help="per-request timeout, seconds")] = 600.0,
+    retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds")] = 1.0,
+    max_tokens: Annotated[int, typer.Option(min=1)] = 4096,
+    temperature: float = 0.0,
+    seed: int | None = None,
+    stop: Annotated[list[str], typer.Option(help="stop sequence, repeatable")] = [],  # noqa: B006
+    extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body")] = None,
+    system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt")] = None,
+    limit: Annotated[int | None, typer.Option(help="only the first N rows of each task")] = None,
+    cache: Annotated[bool, typer.Option(help="use the response cache")] = True,
+    cache_path: Annotated[Path, typer.Option(help="sqlite response cache")] = DEFAULT_CACHE,
+    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring")] = True,
+    fail_on_error: Annotated[float | None, typer.Option(help="exit 1 if a task's error rate exceeds this")] = None,
+    progress: Annotated[bool, typer.Option(help="live progress bars")] = True,
+) -> None:
+    """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
+    task_list = parse_task_list(tasks)
+    datasets = load_for_tasks(task_list, data, split)
+    if limit is not None:
+        datasets = {k: dataclasses.replace(v, rows=v.rows[:limit]) for k, v in datasets.items()}
+    options = GenerationOptions(max_tokens=max_tokens, temperature=temperature, seed=seed, stop=tuple(stop),
+                                extra_body=_extra_body(extra_body))
+    urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
+    settings = BackendSettings(base_urls=urls, api_key=api_key or os.environ.get("OPENAI_API_KEY"),
+                               concurrency=concurrency, max_retries=max_retries, timeout_s=timeout,
+                               retry_base_delay_s=retry_delay)
+    backend = make_backend(model, options, settings)
+    out_path = out_dir or _default_out(model)
+    identity = {"model": backend.name, "options": options.fingerprint(), "system_prompt": system_prompt}
+    check_run_identity(out_path, identity)
+    response_cache = ResponseCache(cache_path) if cache and backend.cacheable else None
+
+    runs = [TaskRun(t, datasets[t.name]) for t in task_list]
+    started = time.monotonic()
+    show = progress and console.is_terminal
+    from merabench.progress import RichProgress
+
+    sink = RichProgress(console) if show else None
+    runner = Runner(backend, out_dir=out_path, concurrency=concurrency, cache=response_cache,
+                    system_prompt=system_prompt, progress=sink)
+    if sink is not None:
+        with sink:
+            records = asyncio.run(runner.run(runs))
+    else:
+        records = asyncio.run(runner.run(runs))
+
+    results = []
+    for r in runs:
+        final, result = score_task(r.task, r.data.rows, records[r.task.name], source=r.data.source,
+                                   strip=strip_think)
+        write_final(samples_path(out_path, r.task.name), final)
+        results.append(result)
+    wall = time.monotonic() - started
+    doc_settings = {"tasks": [t.name for t in task_list], "data": list(data), "split": split,
+                    "concurrency": concurrency, "strip_think": strip_think, "options": options.fingerprint(),
+                    "endpoints": len(urls)}
+    write_results(out_path, results_document(results, model=backend.name, wall_time_s=wall, settings=doc_settings))
+    out.print(summary_table(results, wall))
+    for r in results:
+        for note in r.to_json().get("notes", []):
+            console.print(f"[yellow]note[/yellow] {r.task}: {note}")
+    console.print(f"answers and results in {out_path}/")
+    failing = _fail_threshold(results, fail_on_error)
+    if failing:
+        console.print("[red]--fail-on-error exceeded:[/red] " + "; ".join(failing))
+        raise typer.Exit(1)
+
+
+@app.command()
+def score(
+    task: Annotated[str, typer.Argument(help="the task the predictions answer")],
+    predictions: Annotated[Path, typer.Option(help="JSONL {id, output}, MERA submission JSON/ZIP, or lm-eval samples")],
+    data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
+    split: str = "test",
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
+    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks first (off: score as given)")] = False,
+) -> None:
+    """Score saved answers without any model."""
+    the_task = get_task(task)
+    task_data = load_task_data(the_task, data, split)
+    answers = load_predictions(predictions, the_task.mera_name)
+    known = {r.id for r in task_data.rows}
+    stray = sorted(set(answers) - known)
+    if stray:
+        console.print(f"[yellow]warning[/yellow]: {len(stray)} prediction id(s) not in the data, ignored "
+                      f"(first: {stray[:5]})")
+    records = {}
+    for row_id, text in answers.items():
+        if row_id in known:
+            records[row_id] = ({"id": row_id, "status": "ok", "output": text} if text is not None
+                               else {"id": row_id, "status": "error", "output": None, "error": "request failed"})
+    missing = len(known) - len(records)
+    if missing:
+        console.print(f"[yellow]warning[/yellow]: {missing} row(s) have no prediction; counted as errors")
+    final, result = score_task(the_task, task_data.rows, records, source=task_data.source, strip=strip_think)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_final(samples_path(out_dir, the_task.name), final)
+    write_results(out_dir, results_document([result], model=f"predictions:{predictions}", wall_time_s=None))
+    out.print(summary_table([result], None))
+    for note in result.to_json().get("notes", []):
+        console.print(f"[yellow]note[/yellow] {note}")
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the tasks with their data sources and metrics."""
+    table = Table(title="merabench tasks", show_lines=True)
+    for column in ("task", "what it measures", "data", "metrics", "scorer"):
+        table.add_column(column)
+    for t in TASKS.values():
+        metrics = "\n".join(f"{m.name}{' *' if m.headline else ''}" for m in t.metrics)
+        status = "complete" if t.scorer_status == "complete" else "PLACEHOLDER (real scorer not built yet)"
+        sources = f"bundled (default)\nhub: {t.hub_id}\nlocal: JSONL / JSON / task JSON / dir"
+        table.add_row(t.name, t.description, sources, metrics, status)
+    out.print(table)
+    out.print("* headline metric")
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except MerabenchError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        console.print("\ninterrupted: everything answered so far is saved; rerun the same command to resume")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors come through here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            console.print("\ninterrupted: rerun the same command to resume")
+            sys.exit(130)
+        raise
+
+
+if __name__ == "__main__":
+    main()

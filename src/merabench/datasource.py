@@ -1,0 +1,46 @@
+"""`--data` specs -> rows per task.
+
+A spec is `bundled` (the samples shipped in the package, the default), `hub` (the MERA dataset
+on the Hugging Face hub), or a local path; `task=SPEC` applies to one task only, e.g.
+`--data bundled --data sage=my_sage.jsonl`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from merabench.errors import ConfigError
+from merabench.rows import TaskData, read_bundled, read_hub, read_local, to_task_data
+from merabench.tasks import TASKS
+from merabench.tasks.base import Task
+
+
+def split_specs(specs: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """(the spec for all tasks, {task: spec} overrides)."""
+    default, per_task = "bundled", {}
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        if sep and name.strip().lower() in TASKS:
+            per_task[name.strip().lower()] = rest
+        else:
+            default = spec
+    return default, per_task
+
+
+def load_task_data(task: Task, spec: str, split: str = "test") -> TaskData:
+    if spec == "bundled":
+        return to_task_data(read_bundled(task.name), source=f"bundled:{task.name}", split=split)
+    if spec == "hub":
+        return to_task_data(read_hub(task.hub_id), source=f"hub:{task.hub_id}", split=split)
+    if spec.startswith("generated"):
+        raise ConfigError("--data generated needs the GorillaHard generator, which is not built yet")
+    return to_task_data(read_local(Path(spec)), source=spec, split=split)
+
+
+def load_for_tasks(tasks: Sequence[Task], specs: Sequence[str], split: str = "test") -> dict[str, TaskData]:
+    default, per_task = split_specs(specs)
+    unknown = set(per_task) - {t.name for t in tasks}
+    if unknown:
+        raise ConfigError(f"--data names task(s) not being run: {', '.join(sorted(unknown))}")
+    return {t.name: load_task_data(t, per_task.get(t.name, default), split) for t in tasks}

@@ -1,0 +1,37 @@
+"""Model specs -> backends: `openai:<model>`, and the baselines `reference`, `copy`, `random`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from merabench.errors import ConfigError
+from merabench.models.base import Backend, Completion, GenerationOptions, ModelRequest
+from merabench.models.baselines import BASELINES, BaselineBackend
+
+__all__ = ["Backend", "BackendSettings", "Completion", "GenerationOptions", "ModelRequest", "make_backend"]
+
+
+@dataclass(frozen=True)
+class BackendSettings:
+    base_urls: list[str] = field(default_factory=list)
+    api_key: str | None = None
+    concurrency: int = 32
+    max_retries: int = 5
+    timeout_s: float = 600.0
+    retry_base_delay_s: float = 1.0
+
+
+def make_backend(spec: str, options: GenerationOptions, settings: BackendSettings) -> Backend:
+    if spec in BASELINES:
+        return BaselineBackend(spec, seed=options.seed)  # type: ignore[arg-type]
+    kind, _, model = spec.partition(":")
+    if kind == "openai" and model:
+        from merabench.models.openai_compat import OpenAICompatBackend
+
+        return OpenAICompatBackend(model, settings.base_urls, api_key=settings.api_key, options=options,
+                                   concurrency=settings.concurrency, max_retries=settings.max_retries,
+                                   timeout_s=settings.timeout_s, retry_base_delay_s=settings.retry_base_delay_s)
+    if kind == "hf" and model:
+        raise ConfigError("local transformers models (hf:) are not supported yet; serve the model with "
+                          "vLLM or SGLang and use openai:<model> --base-url http://127.0.0.1:PORT/v1")
+    raise ConfigError(f"unknown model '{spec}': use openai:<model>, or a baseline ({', '.join(BASELINES)})")

@@ -1,0 +1,63 @@
+"""The backend seam: one async `generate` per backend, plus the records that cross it."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from merabench.prompts import Message
+from merabench.rows import Row
+
+if TYPE_CHECKING:
+    from merabench.tasks.base import Task
+
+
+@dataclass(frozen=True)
+class GenerationOptions:
+    """Endpoint-independent generation settings; they are part of the cache key."""
+
+    max_tokens: int = 4096
+    temperature: float = 0.0
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
+                "stop": list(self.stop), "extra_body": dict(self.extra_body)}
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    task: Task
+    row: Row
+    messages: Sequence[Message]
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
+    latency_s: float = 0.0
+    endpoint: str | None = None
+    attempts: int = 1
+
+
+class Backend(ABC):
+    """A model. `generate` raises BackendError when a request fails for good."""
+
+    #: the model spec as the user gave it (e.g. "openai:qwen3-8b"); part of the cache key
+    name: str
+    #: whether answers are worth caching (baselines are not)
+    cacheable: bool = True
+    options: GenerationOptions = GenerationOptions()
+
+    @abstractmethod
+    async def generate(self, request: ModelRequest) -> Completion: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        pass

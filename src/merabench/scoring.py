@@ -1,0 +1,94 @@
+"""Answers -> scores: per-sample metrics on every answered row, then the task's aggregate.
+
+Rows whose request failed keep `status: "error"` and get no metrics: they are counted, never
+scored as an empty answer. Sets without reference answers (the public test split) are left
+unscored, and the result says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from merabench.rows import Row
+from merabench.samples import Record
+from merabench.tasks.base import Aggregate, Task
+from merabench.think import strip_think
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    task: str
+    source: str
+    scorer_status: str
+    n_rows: int
+    n_answered: int
+    n_errors: int
+    n_scored: int
+    aggregate: Aggregate | None
+    tokens: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        agg = self.aggregate
+        out: dict[str, Any] = {
+            "source": self.source, "scorer": self.scorer_status,
+            "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
+            "metrics": dict(agg.metrics) if agg else {},
+            "denominators": dict(agg.denominators) if agg else {},
+            "tokens": self.tokens,
+        }
+        if agg and agg.breakdowns:
+            out["breakdowns"] = agg.breakdowns
+        notes = list(self.notes) + (list(agg.notes) if agg else [])
+        if notes:
+            out["notes"] = notes
+        return out
+
+
+def scored_text(record: Record, *, strip: bool) -> str:
+    output = record.get("output") or ""
+    return strip_think(output) if strip else output
+
+
+def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *, source: str,
+               strip: bool) -> tuple[list[Record], TaskResult]:
+    """Score every answered row; return the final records (one per row) and the task result."""
+    has_references = any(r.outputs.strip() for r in rows)
+    final: list[Record] = []
+    scored_rows: list[Row] = []
+    scores = []
+    tokens = {"prompt": 0, "completion": 0}
+    n_errors = 0
+    for row in rows:
+        record = dict(records.get(row.id) or {"id": row.id, "status": "error", "error": "no answer"})
+        record.pop("metrics", None)
+        record.pop("details", None)
+        record.pop("answer", None)
+        tokens["prompt"] += record.get("prompt_tokens") or 0
+        tokens["completion"] += record.get("completion_tokens") or 0
+        if record.get("status") != "ok":
+            n_errors += 1
+        elif has_references:
+            answer = scored_text(record, strip=strip)
+            if answer != record.get("output"):
+                record["answer"] = answer
+            score = task.score(row, answer)
+            record["metrics"] = score.metrics
+            if score.details:
+                record["details"] = score.details
+            scored_rows.append(row)
+            scores.append(score)
+        final.append(record)
+    notes = []
+    if not has_references:
+        notes.append("the set has no reference answers (public test split): predictions only, no scores")
+    if task.scorer_status == "placeholder":
+        notes.append("placeholder scorer (stripped exact match), not the task's metrics yet")
+    aggregate = task.aggregate(scored_rows, scores) if scores else None
+    n_answered = len(rows) - n_errors
+    result = TaskResult(task=task.name, source=source, scorer_status=task.scorer_status, n_rows=len(rows),
+                        n_answered=n_answered, n_errors=n_errors, n_scored=len(scores), aggregate=aggregate,
+                        tokens=tokens, notes=tuple(notes))
+    return final, result
