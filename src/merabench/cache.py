@@ -19,7 +19,12 @@ from typing import Any
 from merabench.models.base import Completion, GenerationOptions
 from merabench.prompts import Message
 
-DEFAULT_CACHE = Path(os.environ.get("MERABENCH_CACHE", Path.home() / ".cache" / "merabench" / "responses.sqlite"))
+
+
+def default_cache_path() -> Path:
+    """$MERABENCH_CACHE, else ~/.cache/merabench/responses.sqlite (read at call time)."""
+    env = os.environ.get("MERABENCH_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "merabench" / "responses.sqlite"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -44,8 +49,8 @@ def request_key(model: str, options: GenerationOptions, messages: Sequence[Messa
 
 
 class ResponseCache:
-    def __init__(self, path: Path = DEFAULT_CACHE) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from merabench.cache import DEFAULT_CACHE, ResponseCache
+from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
 from merabench.errors import ConfigError, MerabenchError
 from merabench.models import BackendSettings, GenerationOptions, make_backend
@@ -29,7 +29,7 @@ from merabench.tasks import TASKS, get_task, parse_task_list
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # messages stay one line each, greppable
 out = Console()
 
 
@@ -81,7 +81,7 @@ def run(
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt")] = None,
     limit: Annotated[int | None, typer.Option(help="only the first N rows of each task")] = None,
     cache: Annotated[bool, typer.Option(help="use the response cache")] = True,
-    cache_path: Annotated[Path, typer.Option(help="sqlite response cache")] = DEFAULT_CACHE,
+    cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
     strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring")] = True,
     fail_on_error: Annotated[float | None, typer.Option(help="exit 1 if a task's error rate exceeds this")] = None,
     progress: Annotated[bool, typer.Option(help="live progress bars")] = True,
@@ -191,7 +191,8 @@ def list_tasks() -> None:
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        # without standalone mode click returns (not raises) the code of a typer.Exit
+        code = app(standalone_mode=False)
     except MerabenchError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(exc.exit_code)
@@ -210,6 +211,8 @@ def main() -> None:
             console.print("\ninterrupted: rerun the same command to resume")
             sys.exit(130)
         raise
+    if isinstance(code, int) and code:
+        sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+"""A real OpenAI-compatible chat server on 127.0.0.1 that misbehaves on purpose.
+
+Runs aiohttp in its own thread and loop. `plan(n, body)` decides what the n-th request (1-based,
+counted over all requests) gets: "ok", "slow", "429", "503", "500", "truncate" (a body shorter
+than its Content-Length, then the connection closes), "drop" (the connection closes before any
+response), or "400". Every request is logged with its headers and body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+Plan = Callable[[int, dict[str, Any]], str]
+
+
+def messages_key(body: dict[str, Any]) -> str:
+    blob = json.dumps(body.get("messages"), ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def default_reply(body: dict[str, Any]) -> str:
+    return "echo:" + body["messages"][-1]["content"][-30:]
+
+
+@dataclass
+class FakeServer:
+    latency_s: float = 0.0
+    plan: Plan = lambda n, body: "ok"  # noqa: E731
+    reply: Callable[[dict[str, Any]], str] = default_reply
+    retry_after: str = "0.2"
+    slow_s: float = 5.0
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    port: int = 0
+    _count: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def answered(self) -> Counter:
+        """How many requests each distinct message list got."""
+        return Counter(messages_key(b) for b in self.requests)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self._count += 1
+        n = self._count
+        self.requests.append(body)
+        self.headers.append(dict(request.headers))
+        action = self.plan(n, body)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        if action == "slow":
+            await asyncio.sleep(self.slow_s)
+        if action in ("429", "503"):
+            return web.json_response({"error": {"message": "slow down"}}, status=int(action),
+                                     headers={"Retry-After": self.retry_after})
+        if action in ("500", "400"):
+            return web.json_response({"error": {"message": f"fake {action}"}}, status=int(action))
+        if action == "drop":
+            request.transport.close()
+            return web.Response(status=200)
+        payload = json.dumps({
+            "id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": self.reply(body)}}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }, ensure_ascii=False).encode()
+        if action == "truncate":
+            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            resp.content_length = len(payload)
+            await resp.prepare(request)
+            await resp.write(payload[: len(payload) // 2])
+            request.transport.close()
+            return resp
+        return web.Response(body=payload, content_type="application/json")
+
+    def start(self) -> FakeServer:
+        ready = threading.Event()
+
+        def serve() -> None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            app = web.Application()
+            app.router.add_post("/v1/chat/completions", self._handle)
+            self._runner = web.AppRunner(app, access_log=None)
+            self._loop.run_until_complete(self._runner.setup())
+            site = web.TCPSite(self._runner, "127.0.0.1", self.port)
+            self._loop.run_until_complete(site.start())
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=serve, daemon=True)
+        self._thread.start()
+        ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        async def shutdown() -> None:
+            await self._runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)

@@ -1,0 +1,114 @@
+"""The OpenAI-compatible backend against a real, misbehaving server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from merabench.errors import BackendError
+from merabench.models import GenerationOptions
+from merabench.models.base import ModelRequest
+from merabench.models.openai_compat import OpenAICompatBackend, parse_retry_after
+from merabench.rows import Row
+from merabench.tasks import TASKS
+
+ROW = Row("{source}", {"source": "Превет"}, "Привет", {"id": 1})
+
+
+def request(text: str = "Превет") -> ModelRequest:
+    return ModelRequest(TASKS["sage"], ROW, [{"role": "user", "content": text}])
+
+
+def backend(urls: list[str], **kwargs) -> OpenAICompatBackend:
+    kwargs.setdefault("retry_base_delay_s", 0.01)
+    return OpenAICompatBackend("fake-model", urls, **kwargs)
+
+
+def generate(b: OpenAICompatBackend, req: ModelRequest):
+    async def go():
+        try:
+            return await b.generate(req)
+        finally:
+            await b.aclose()
+    return asyncio.run(go())
+
+
+def test_answer_usage_and_request_body(make_server) -> None:
+    server = make_server()
+    options = GenerationOptions(max_tokens=123, seed=7, stop=("\n\n",), extra_body={"chat_template_kwargs": {"enable_thinking": False}})
+    completion = generate(backend([server.url], options=options, api_key="sk-secret"), request())
+    assert completion.text == "echo:Превет"
+    assert (completion.prompt_tokens, completion.completion_tokens, completion.attempts) == (11, 7, 1)
+    body = server.requests[0]
+    assert body["model"] == "fake-model" and body["max_tokens"] == 123 and body["temperature"] == 0.0
+    assert body["seed"] == 7 and body["stop"] == ["\n\n"]
+    assert body["chat_template_kwargs"] == {"enable_thinking": False}
+    assert server.headers[0]["Authorization"] == "Bearer sk-secret"
+
+
+@pytest.mark.parametrize("failure", ["500", "503", "truncate", "drop"])
+def test_transient_failures_are_retried(make_server, failure: str) -> None:
+    server = make_server(plan=lambda n, body: failure if n <= 2 else "ok")
+    completion = generate(backend([server.url]), request())
+    assert completion.text == "echo:Превет" and completion.attempts == 3
+    assert len(server.requests) == 3
+
+
+def test_client_errors_are_not_retried(make_server) -> None:
+    server = make_server(plan=lambda n, body: "400")
+    with pytest.raises(BackendError, match="HTTP 400") as info:
+        generate(backend([server.url]), request())
+    assert not info.value.retryable and len(server.requests) == 1
+
+
+def test_retries_are_bounded(make_server) -> None:
+    server = make_server(plan=lambda n, body: "500")
+    with pytest.raises(BackendError, match="after 3 attempts"):
+        generate(backend([server.url], max_retries=2), request())
+    assert len(server.requests) == 3
+
+
+def test_429_honours_retry_after(make_server) -> None:
+    server = make_server(plan=lambda n, body: "429" if n == 1 else "ok", retry_after="0.6")
+    started = time.monotonic()
+    completion = generate(backend([server.url], retry_base_delay_s=0.001), request())
+    assert completion.attempts == 2
+    assert time.monotonic() - started >= 0.55
+
+
+def test_timeout_is_retried_then_reported(make_server) -> None:
+    server = make_server(plan=lambda n, body: "slow", slow_s=2.0)
+    with pytest.raises(BackendError, match="timed out"):
+        generate(backend([server.url], timeout_s=0.2, max_retries=1), request())
+    assert len(server.requests) == 2
+
+
+def test_dead_endpoint_is_a_clear_error() -> None:
+    with pytest.raises(BackendError, match="127.0.0.1:9"):
+        generate(backend(["http://127.0.0.1:9/v1"], max_retries=1), request())
+
+
+def test_replicas_share_the_load_and_a_throttled_one_is_avoided(make_server) -> None:
+    a = make_server(latency_s=0.02)
+    b = make_server(latency_s=0.02, plan=lambda n, body: "429" if n == 1 else "ok", retry_after="1.0")
+    be = backend([a.url, b.url], concurrency=4)
+
+    async def go():
+        try:
+            return await asyncio.gather(*(be.generate(request(f"текст {i}")) for i in range(40)))
+        finally:
+            await be.aclose()
+
+    results = asyncio.run(go())
+    assert len(results) == 40 and all(r.text.startswith("echo:") for r in results)
+    assert len(a.requests) >= 10 and len(b.requests) >= 2, (len(a.requests), len(b.requests))
+    # while b was paused by its Retry-After, a took the work
+    assert len(a.requests) > len(b.requests)
+
+
+def test_retry_after_parsing() -> None:
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") < 1  # a past date: go now

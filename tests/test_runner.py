@@ -1,0 +1,157 @@
+"""`merabench run` end to end as a user runs it: a subprocess against a real local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from helpers import cli_command, read_jsonl, run_cli, sage_rows, write_jsonl
+
+from merabench.prompts import messages_hash
+
+
+def server_keys(server) -> list[str]:
+    return [messages_hash(body["messages"]) for body in server.requests]
+
+
+def openai_args(server, data: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+            "--out", str(out), "--no-progress", "--retry-delay", "0.01", *extra]
+
+
+def comparable(records: list[dict]) -> list[tuple]:
+    return [(r["id"], r["status"], r["output"], r["messages_hash"], r.get("metrics")) for r in records]
+
+
+def test_default_run_needs_no_model_and_reaches_1_with_reference(tmp_path: Path) -> None:
+    result = run_cli("run", "--out", str(tmp_path / "run"), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert set(doc["tasks"]) == {"sage", "russianregions", "gorillahard"}
+    for name, task in doc["tasks"].items():
+        assert task["n_errors"] == 0 and task["n_scored"] == task["n"] > 0, name
+        assert all(v == 1.0 for v in task["metrics"].values()), name
+    # the dialogue turn of the bundled GorillaHard set was sent with its history
+    gh = read_jsonl(tmp_path / "run" / "samples_gorillahard.jsonl")
+    assert all(r["status"] == "ok" for r in gh)
+
+
+def test_copy_baseline_scores_below_reference(tmp_path: Path) -> None:
+    result = run_cli("run", "--model", "copy", "--tasks", "russianregions,gorillahard", "--out", str(tmp_path / "c"),
+                     "--no-progress")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "c" / "results.json").read_text())
+    assert doc["tasks"]["russianregions"]["metrics"]["placeholder_exact_match"] == 0.0
+    assert doc["tasks"]["gorillahard"]["metrics"]["placeholder_exact_match"] == 0.0
+
+
+def test_kill_9_and_resume_asks_nothing_twice_and_ends_like_an_uninterrupted_run(tmp_path: Path, make_server) -> None:
+    rows = sage_rows(60)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    server = make_server(latency_s=0.05)
+    out = tmp_path / "run"
+    proc = subprocess.Popen(cli_command(*openai_args(server, data, out, "--concurrency", "4")),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples = out / "samples_sage.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if samples.exists() and len(samples.read_text().splitlines()) >= 12:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    on_disk = {r["messages_hash"] for r in read_jsonl(samples) if r.get("status") == "ok"}
+    assert 12 <= len(on_disk) < 60, "the kill must land mid-run"
+    before = len(server.requests)
+
+    resumed = run_cli(*openai_args(server, data, out, "--concurrency", "4"))
+    assert resumed.returncode == 0, resumed.stderr
+    asked_again = set(server_keys(server)[before:])
+    assert not asked_again & on_disk, "answers already on disk were requested again"
+    # only requests in flight at the kill can be repeated
+    assert len(server.requests) <= 60 + 4
+    final = read_jsonl(samples)
+    assert [r["id"] for r in final] == list(range(60)) and all(r["status"] == "ok" for r in final)
+
+    fresh_server = make_server()
+    fresh = run_cli(*openai_args(fresh_server, data, tmp_path / "fresh", "--no-cache"))
+    assert fresh.returncode == 0, fresh.stderr
+    assert comparable(final) == comparable(read_jsonl(tmp_path / "fresh" / "samples_sage.jsonl"))
+
+
+def test_answers_received_but_not_written_come_from_the_cache(tmp_path: Path, make_server) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(10))
+    server = make_server()
+    out = tmp_path / "run"
+    assert run_cli(*openai_args(server, data, out)).returncode == 0
+    assert len(server.requests) == 10
+    (out / "samples_sage.jsonl").unlink()  # as if the process died before writing them
+    again = run_cli(*openai_args(server, data, out))
+    assert again.returncode == 0, again.stderr
+    assert len(server.requests) == 10
+    final = read_jsonl(out / "samples_sage.jsonl")
+    assert all(r["cached"] for r in final) and len(final) == 10
+
+
+def test_failed_rows_are_recorded_not_scored_and_retried_on_rerun(tmp_path: Path, make_server) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(8))
+    poisoned = "(3)"
+    server = make_server(plan=lambda n, body: "500" if poisoned in body["messages"][-1]["content"] else "ok")
+    out = tmp_path / "run"
+    result = run_cli(*openai_args(server, data, out, "--max-retries", "2"))
+    assert result.returncode == 0, result.stderr
+    records = {r["id"]: r for r in read_jsonl(out / "samples_sage.jsonl")}
+    bad = records[3]
+    assert bad["status"] == "error" and "HTTP 500" in bad["error"] and "metrics" not in bad
+    assert bad["output"] is None
+    doc = json.loads((out / "results.json").read_text())["tasks"]["sage"]
+    assert doc["n_errors"] == 1 and doc["n_scored"] == 7
+    assert doc["denominators"]["placeholder_exact_match"] == 7
+
+    strict = run_cli(*openai_args(server, data, out, "--max-retries", "0", "--fail-on-error", "0.05"))
+    assert strict.returncode == 1 and "--fail-on-error exceeded" in strict.stderr
+    asked = server_keys(server)
+    assert len(asked) == 10 + 1, "only the failed row is asked again"
+    assert asked[-1] == records[3]["messages_hash"]
+
+    server.plan = lambda n, body: "ok"
+    healed = run_cli(*openai_args(server, data, out))
+    assert healed.returncode == 0
+    assert all(r["status"] == "ok" for r in read_jsonl(out / "samples_sage.jsonl"))
+
+
+def test_api_key_never_reaches_a_file(tmp_path: Path, make_server) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(4))
+    server = make_server(plan=lambda n, body: "400" if n == 1 else "ok")
+    out = tmp_path / "run"
+    secret = "sk-test-4f9a8b7c6d5e"
+    result = run_cli(*openai_args(server, data, out, "--cache-path", str(tmp_path / "c.sqlite")),
+                     env={"OPENAI_API_KEY": secret})
+    assert result.returncode == 0, result.stderr
+    assert server.headers[-1]["Authorization"] == f"Bearer {secret}"
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    assert secret not in result.stdout + result.stderr
+
+
+def test_rerun_with_another_model_into_the_same_folder_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert run_cli("run", "--tasks", "sage", "--out", str(out), "--no-progress").returncode == 0
+    other = run_cli("run", "--model", "copy", "--tasks", "sage", "--out", str(out), "--no-progress")
+    assert other.returncode == 2 and "holds a run with other settings" in other.stderr
+
+
+def test_think_blocks_are_stripped_before_scoring_but_kept_raw(tmp_path: Path, make_server) -> None:
+    rows = sage_rows(2)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    server = make_server(reply=lambda body: "<think>хм, запятая?</think>\nисправлено " + body["messages"][-1]["content"][-3:])
+    out = tmp_path / "run"
+    assert run_cli(*openai_args(server, data, out)).returncode == 0
+    records = read_jsonl(out / "samples_sage.jsonl")
+    assert records[0]["output"].startswith("<think>") and records[0]["answer"] == "исправлено (0)"
+    assert records[0]["metrics"]["placeholder_exact_match"] == 1.0
