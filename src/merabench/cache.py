@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from merabench.models.base import Completion, GenerationOptions
-from merabench.prompts import Message
+import orjson
 
+from merabench.models.base import Completion
 
 
 def default_cache_path() -> Path:
@@ -42,43 +42,59 @@ CREATE TABLE IF NOT EXISTS judgements (
 """
 
 
-def request_key(model: str, options: GenerationOptions, messages: Sequence[Message]) -> str:
-    blob = json.dumps({"model": model, "options": options.fingerprint(), "messages": list(messages)},
-                      ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+def request_key(model: str, options: dict[str, Any], messages_digest: str) -> str:
+    """The cache key from GenerationOptions.fingerprint() and prompts.messages_digest."""
+    blob = orjson.dumps({"model": model, "options": options, "messages": messages_digest},
+                        option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(blob).hexdigest()
 
 
 class ResponseCache:
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # survives a killed process; WAL keeps it consistent
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.executescript(_SCHEMA)
 
     def get(self, key: str) -> Completion | None:
-        row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        data: dict[str, Any] = json.loads(row[0])
-        return Completion(**data)
+        return self.get_many([key]).get(key)
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Completion]:
+        found: dict[str, Completion] = {}
+        for start in range(0, len(keys), 500):  # stay under sqlite's bound-parameter limit
+            chunk = keys[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self._db.execute(
+                    f"SELECT key, completion FROM responses WHERE key IN ({marks})", chunk):
+                data: dict[str, Any] = json.loads(blob)
+                found[key] = Completion(**data)
+        return found
 
     def put(self, key: str, model: str, completion: Completion) -> None:
-        data = {"text": completion.text, "prompt_tokens": completion.prompt_tokens,
-                "completion_tokens": completion.completion_tokens, "finish_reason": completion.finish_reason,
-                "latency_s": completion.latency_s}
-        self._db.execute("INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?, ?, ?, ?)",
-                         (key, model, time.time(), json.dumps(data, ensure_ascii=False)))
+        self.put_many([(key, model, completion)])
+
+    def put_many(self, entries: Sequence[tuple[str, str, Completion]]) -> None:
+        """Store answers in one transaction (a commit per answer would cap a fast endpoint)."""
+        now = time.time()
+        rows = [(key, model, now, json.dumps(
+            {"text": c.text, "prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+             "finish_reason": c.finish_reason, "latency_s": c.latency_s}, ensure_ascii=False))
+            for key, model, c in entries]
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO responses (key, model, created, completion) VALUES (?, ?, ?, ?)", rows)
 
     def get_judgement(self, key: str) -> str | None:
         row = self._db.execute("SELECT reply FROM judgements WHERE key = ?", (key,)).fetchone()
         return None if row is None else row[0]
 
     def put_judgement(self, key: str, judge: str, reply: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO judgements (key, judge, created, reply) VALUES (?, ?, ?, ?)",
-                         (key, judge, time.time(), reply))
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO judgements (key, judge, created, reply) VALUES (?, ?, ?, ?)",
+                             (key, judge, time.time(), reply))
 
     def close(self) -> None:
         self._db.close()

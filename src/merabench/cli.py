@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
@@ -30,7 +29,7 @@ from merabench.tasks import TASKS, get_task, parse_task_list
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
 console = Console(stderr=True, soft_wrap=True)  # messages stay one line each, greppable
-out = Console()
+out = Console() if sys.stdout.isatty() else Console(width=160)  # piped output: don't squeeze tables
 
 
 def _default_out(model: str) -> Path:
@@ -177,16 +176,16 @@ def score(
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""
-    table = Table(title="merabench tasks", show_lines=True)
-    for column in ("task", "what it measures", "data", "metrics", "scorer"):
-        table.add_column(column)
     for t in TASKS.values():
-        metrics = "\n".join(f"{m.name}{' *' if m.headline else ''}" for m in t.metrics)
-        status = "complete" if t.scorer_status == "complete" else "PLACEHOLDER (real scorer not built yet)"
-        sources = f"bundled (default)\nhub: {t.hub_id}\nlocal: JSONL / JSON / task JSON / dir"
-        table.add_row(t.name, t.description, sources, metrics, status)
-    out.print(table)
-    out.print("* headline metric")
+        status = ("[green]complete[/green]" if t.scorer_status == "complete"
+                  else "[yellow]PLACEHOLDER[/yellow] (the real scorer is not built yet)")
+        out.print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
+        out.print(f"  scorer:  {status}", soft_wrap=True)
+        out.print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
+                  "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
+        for m in t.metrics:
+            out.print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
+        out.print()
 
 
 def main() -> None:

@@ -8,10 +8,11 @@ not be substituted again. A `{name}` that looks like a placeholder but has no in
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import TypedDict
+
+import orjson
 
 from merabench.errors import DataError
 from merabench.rows import Row
@@ -91,6 +92,11 @@ def build_messages(row: Row, history: Sequence[Row] = (), *, system_prompt: str 
     return messages
 
 
+def messages_digest(messages: Sequence[Message]) -> str:
+    """sha256 of the message list: the identity of a request's content."""
+    return hashlib.sha256(orjson.dumps(list(messages), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
 def messages_hash(messages: Sequence[Message]) -> str:
-    blob = json.dumps(list(messages), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+    """The short form kept in samples files to tell whether a saved answer is still current."""
+    return messages_digest(messages)[:16]

@@ -44,7 +44,8 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None) -> T
     title = "merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")
     table = Table(title=title, title_justify="left")
     for column in ("task", "rows", "errors", "metric", "value", "n", "tokens in/out", "scorer"):
-        table.add_column(column, justify="right" if column in ("rows", "errors", "value", "n") else "left")
+        table.add_column(column, justify="right" if column in ("rows", "errors", "value", "n") else "left",
+                         no_wrap=column in ("task", "metric", "value"))
     for r in results:
         headline = [m.name for m in get_task(r.task).metrics if m.headline]
         metrics = r.aggregate.metrics if r.aggregate else {}

@@ -1,6 +1,6 @@
 """The async evaluation loop: prompts -> model -> samples files, with cache and resume.
 
-A fixed set of `concurrency` workers takes requests from one bounded queue shared by all tasks
+A fixed set of `concurrency` workers pulls requests from one work queue shared by all tasks
 (never a coroutine per row). Each answer goes first to the response cache, then to the task's
 samples file. On a rerun into the same folder, rows already answered there (same messages) are
 kept, and the cache answers any that were received but not yet written, so a killed run resumes
@@ -20,7 +20,7 @@ from typing import Protocol
 from merabench.cache import ResponseCache, request_key
 from merabench.errors import BackendError, ConfigError, DataError
 from merabench.models.base import Backend, Completion, ModelRequest
-from merabench.prompts import HistoryIndex, Message, messages_hash
+from merabench.prompts import HistoryIndex, Message, messages_digest
 from merabench.rows import Row, TaskData
 from merabench.samples import Record, SampleWriter, read_records, samples_path, write_atomic
 from merabench.tasks.base import Task
@@ -52,7 +52,11 @@ class WorkItem:
     task: Task
     row: Row
     messages: Sequence[Message]
-    messages_hash: str
+    digest: str
+
+    @property
+    def messages_hash(self) -> str:
+        return self.digest[:16]
 
 
 def answer_record(item: WorkItem, completion: Completion, *, cached: bool) -> Record:
@@ -93,6 +97,8 @@ class Runner:
         self.cache = cache if backend.cacheable else None
         self.system_prompt = system_prompt
         self.progress = progress or NoProgress()
+        self._unsaved: list[tuple[str, str, Completion]] = []  # answers not yet in the cache
+        self._keys: dict[str, str] = {}  # messages digest -> cache key
 
     def plan(self, run: TaskRun, existing: dict[int, Record]) -> tuple[list[WorkItem], list[Record], int]:
         """Split a task's rows into work to do, errors known before asking, and rows already done."""
@@ -104,86 +110,111 @@ class Runner:
             except DataError as exc:
                 failed.append(error_record(row, str(exc), None))
                 continue
-            mhash = messages_hash(messages)
+            digest = messages_digest(messages)
             previous = existing.get(row.id)
-            if previous and previous.get("status") == "ok" and previous.get("messages_hash") == mhash:
+            if previous and previous.get("status") == "ok" and previous.get("messages_hash") == digest[:16]:
                 done += 1
                 continue
-            todo.append(WorkItem(run.task, row, messages, mhash))
+            todo.append(WorkItem(run.task, row, messages, digest))
         return todo, failed, done
 
     async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Record]]:
         """Answer every row of every task; return the records by task and id."""
-        queue: asyncio.Queue[WorkItem | None] = asyncio.Queue(maxsize=self.concurrency * 4)
         writers: dict[str, SampleWriter] = {}
-        pending: dict[str, list[Record]] = {}
+        records: dict[str, dict[int, Record]] = {}
         work: list[WorkItem] = []
         for run in runs:
             path = samples_path(self.out_dir, run.task.name)
             existing = read_records(path)
+            records[run.task.name] = existing  # updated in place as answers arrive
             todo, failed, done = self.plan(run, existing)
             writers[run.task.name] = SampleWriter(path)
-            pending[run.task.name] = []
             if failed:
                 writers[run.task.name].write_many(failed)
+                existing.update((r["id"], r) for r in failed)
             self.progress.start(run.task.name, len(run.data.rows), done)
             for _ in failed:
                 self.progress.advance(run.task.name, error=True)
             work.extend(todo)
 
-        flush_event = asyncio.Event()
+        cache_due = asyncio.Event()
 
-        def emit(task_name: str, record: Record) -> None:
-            pending[task_name].append(record)
-            self.progress.advance(task_name, error=record["status"] != "ok")
-            flush_event.set()
+        unwritten: dict[str, list[Record]] = {name: [] for name in writers}
+        loop = asyncio.get_running_loop()
+        write_scheduled = False
 
-        def flush_all() -> None:
-            for name, batch in pending.items():
+        def write_out() -> None:
+            # to the OS at the end of this loop turn: a killed process loses nothing written, and
+            # a power cut at most the last second (SampleWriter fsyncs about every second)
+            nonlocal write_scheduled
+            write_scheduled = False
+            for name, batch in unwritten.items():
                 if batch:
                     writers[name].write_many(batch)
                     batch.clear()
 
-        async def flusher() -> None:
-            while True:
-                await flush_event.wait()
-                flush_event.clear()
-                flush_all()
-                await asyncio.sleep(0.05)  # batch the records that arrive meanwhile
+        def emit(task_name: str, record: Record) -> None:
+            nonlocal write_scheduled
+            unwritten[task_name].append(record)
+            records[task_name][record["id"]] = record
+            if not write_scheduled:
+                write_scheduled = True
+                loop.call_soon(write_out)
+            self.progress.advance(task_name, error=record["status"] != "ok")
+            cache_due.set()
 
-        async def producer() -> None:
-            for item in work:
-                await queue.put(item)
-            for _ in range(self.concurrency):
-                await queue.put(None)
+        def save_cache() -> None:
+            if self.cache is not None and self._unsaved:
+                self.cache.put_many(self._unsaved)
+                self._unsaved.clear()
+
+        async def cache_saver() -> None:
+            while True:  # one transaction per batch of answers: a commit each would cap a fast endpoint
+                await cache_due.wait()
+                cache_due.clear()
+                save_cache()
+                await asyncio.sleep(0.05)
+
+        cached = self.cached_answers(work)
+        for item in work:
+            if item.digest in cached:
+                emit(item.task.name, answer_record(item, cached[item.digest], cached=True))
+        work = [item for item in work if item.digest not in cached]
+
+        # the work queue: a fixed pool of workers pulls from one shared iterator (no task per row)
+        queue = iter(work)
 
         async def worker() -> None:
-            while (item := await queue.get()) is not None:
+            for item in queue:
                 emit(item.task.name, await self.answer(item))
 
-        flush_task = asyncio.create_task(flusher())
+        saver = asyncio.create_task(cache_saver())
         try:
-            await asyncio.gather(producer(), *(worker() for _ in range(self.concurrency)))
+            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
         finally:
-            flush_task.cancel()
-            flush_all()
+            saver.cancel()
+            write_out()
+            save_cache()
             for writer in writers.values():
                 writer.close()
             await self.backend.aclose()
-        return {run.task.name: read_records(samples_path(self.out_dir, run.task.name)) for run in runs}
+        return records
+
+    def cached_answers(self, work: Sequence[WorkItem]) -> dict[str, Completion]:
+        """Answers the cache already has, by messages digest, looked up in bulk before any request."""
+        if self.cache is None:
+            return {}
+        options = self.backend.options.fingerprint()
+        self._keys = {item.digest: request_key(self.backend.name, options, item.digest) for item in work}
+        by_key = {key: digest for digest, key in self._keys.items()}
+        return {by_key[key]: completion for key, completion in self.cache.get_many(list(by_key)).items()}
 
     async def answer(self, item: WorkItem) -> Record:
-        key = None
-        if self.cache is not None:
-            key = request_key(self.backend.name, self.backend.options, item.messages)
-            hit = self.cache.get(key)
-            if hit is not None:
-                return answer_record(item, hit, cached=True)
         started = time.monotonic()
         try:
             completion = await self.backend.generate(ModelRequest(item.task, item.row, item.messages))
         except BackendError as exc:
             return error_record(item.row, str(exc), item.messages_hash, time.monotonic() - started)
-        if key is not None:
-            self.cache.put(key, self.backend.name, completion)
+        if self.cache is not None:
+            self._unsaved.append((self._keys[item.digest], self.backend.name, completion))  # saved with the next batch
         return answer_record(item, completion, cached=False)

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 Record = dict[str, Any]
 
 FSYNC_INTERVAL_S = 1.0
@@ -25,7 +27,7 @@ def samples_path(out_dir: Path, task_name: str) -> Path:
 
 
 def dumps(record: Record) -> str:
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return orjson.dumps(record).decode("utf-8")
 
 
 def read_records(path: Path) -> dict[int, Record]:

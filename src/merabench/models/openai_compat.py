@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import random
 import time
 from typing import Any
 
 import aiohttp
+import orjson
 
 from merabench.errors import BackendError, ConfigError
 from merabench.models.base import Backend, Completion, GenerationOptions, ModelRequest
@@ -42,13 +42,13 @@ def parse_retry_after(value: str | None) -> float | None:
 
 class OpenAICompatBackend(Backend):
     def __init__(self, model: str, base_urls: list[str], *, api_key: str | None = None,
-                 options: GenerationOptions = GenerationOptions(), concurrency: int = 32,
+                 options: GenerationOptions | None = None, concurrency: int = 32,
                  max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0) -> None:
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
         self.model = model
         self.name = f"openai:{model}"
-        self.options = options
+        self.options = options or GenerationOptions()
         self.urls = [u.rstrip("/") for u in base_urls]
         self._api_key = api_key
         self._concurrency = concurrency
@@ -89,7 +89,7 @@ class OpenAICompatBackend(Backend):
         return body
 
     async def generate(self, request: ModelRequest) -> Completion:
-        body = json.dumps(self.payload(request), ensure_ascii=False).encode("utf-8")
+        body = orjson.dumps(self.payload(request))
         started = time.monotonic()
         attempt = 0
         while True:
@@ -101,7 +101,7 @@ class OpenAICompatBackend(Backend):
                 throttle = None
                 if exc.status in THROTTLE_STATUS:
                     throttle = exc.retry_after if exc.retry_after is not None else self._backoff(attempt)
-                await self.pool.release(endpoint, ok=False, throttle_for=throttle)
+                self.pool.release(endpoint, ok=False, throttle_for=throttle)
                 if not exc.retryable or attempt > self.max_retries:
                     suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
                     raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status) from None
@@ -109,9 +109,9 @@ class OpenAICompatBackend(Backend):
                 await asyncio.sleep(delay)
                 continue
             except BaseException:
-                await self.pool.release(endpoint, ok=False)
+                self.pool.release(endpoint, ok=False)
                 raise
-            await self.pool.release(endpoint, ok=True)
+            self.pool.release(endpoint, ok=True)
             return Completion(text=completion["text"], prompt_tokens=completion["prompt_tokens"],
                               completion_tokens=completion["completion_tokens"],
                               finish_reason=completion["finish_reason"],
@@ -142,7 +142,7 @@ class OpenAICompatBackend(Backend):
     @staticmethod
     def _parse(raw: bytes, url: str) -> dict[str, Any]:
         try:
-            doc = json.loads(raw)
+            doc = orjson.loads(raw)
             choice = doc["choices"][0]
             message = choice.get("message") or {}
             text = message.get("content") or ""

@@ -1,0 +1,32 @@
+# Two entry points on a fresh machine: `make demo` and `make test`. Both create .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+# Runs all three tasks on the bundled sample rows with the `reference` baseline: no model, no network.
+demo: $(VENV)/.installed
+	$(BIN)/merabench run --out runs/demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/runner_throughput.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,99 @@
+"""`merabench tasks` and `merabench score`, and how user mistakes are reported."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
+
+
+def test_tasks_lists_sources_metrics_and_scorer_status() -> None:
+    result = run_cli("tasks")
+    assert result.returncode == 0
+    for fragment in ("sage", "russianregions", "gorillahard", "MERA-evaluation/SAGE", "bundled"):
+        assert fragment in result.stdout
+
+
+def predictions_files(tmp_path: Path, answers: dict[int, str]) -> dict[str, Path]:
+    jsonl = write_jsonl(tmp_path / "preds.jsonl", [{"id": i, "output": a} for i, a in answers.items()])
+    submission = {"data": {"test": [{"outputs": a, "meta": {"id": i}} for i, a in answers.items()]}}
+    sub_json = tmp_path / "SAGE.json"
+    sub_json.write_text(json.dumps(submission, ensure_ascii=False), encoding="utf-8")
+    sub_zip = tmp_path / "submission.zip"
+    with zipfile.ZipFile(sub_zip, "w") as zf:
+        zf.writestr("SAGE.json", json.dumps(submission, ensure_ascii=False))
+    lm_eval = write_jsonl(tmp_path / "samples_sage_2026.jsonl", [
+        {"doc_id": n, "doc": {"meta": {"id": i}}, "resps": [[a]], "filtered_resps": [a]}
+        for n, (i, a) in enumerate(answers.items())])
+    return {"jsonl": jsonl, "submission_json": sub_json, "zip": sub_zip, "lm_eval": lm_eval}
+
+
+@pytest.mark.parametrize("form", ["jsonl", "submission_json", "zip", "lm_eval"])
+def test_score_reads_every_prediction_form(tmp_path: Path, form: str) -> None:
+    rows = sage_rows(4)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    answers = {0: rows[0]["outputs"], 1: "не то", 2: rows[2]["outputs"], 3: "  " + rows[3]["outputs"]}
+    path = predictions_files(tmp_path, answers)[form]
+    result = run_cli("score", "sage", "--data", str(data), "--predictions", str(path), "--out", str(tmp_path / "s"))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((tmp_path / "s" / "results.json").read_text())
+    assert doc["metrics"]["placeholder_exact_match"] == 0.75 and doc["n"] == 4
+    samples = read_jsonl(tmp_path / "s" / "samples_sage.jsonl")
+    assert [s["metrics"]["placeholder_exact_match"] for s in samples] == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_score_counts_missing_predictions_as_errors(tmp_path: Path) -> None:
+    rows = sage_rows(3)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "output": rows[0]["outputs"]}, {"id": 99, "output": "x"}])
+    result = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "s"))
+    assert result.returncode == 0
+    assert "2 row(s) have no prediction" in result.stderr and "not in the data" in result.stderr
+    task = json.loads((tmp_path / "s" / "results.json").read_text())["tasks"]["sage"]
+    assert task["n_errors"] == 2 and task["denominators"]["placeholder_exact_match"] == 1
+
+
+def test_score_leaves_think_blocks_unless_asked(tmp_path: Path) -> None:
+    rows = sage_rows(1)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "output": "<think>…</think>" + rows[0]["outputs"]}])
+    plain = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "a"))
+    opted = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "b"),
+                    "--strip-think")
+    assert plain.returncode == opted.returncode == 0
+    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["placeholder_exact_match"] == 0.0
+    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["placeholder_exact_match"] == 1.0
+
+
+def test_public_test_rows_without_references_are_not_scored(tmp_path: Path) -> None:
+    rows = [dict(r, outputs="") for r in sage_rows(2)]
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run_cli("run", "--model", "copy", "--tasks", "sage", "--data", str(data), "--out", str(tmp_path / "r"),
+                     "--no-progress")
+    assert result.returncode == 0, result.stderr
+    task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["sage"]
+    assert task["metrics"] == {} and "no reference answers" in " ".join(task["notes"])
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["run", "--tasks", "sage,nope"], "unknown task 'nope'"),
+    (["run", "--model", "gpt-4o"], "unknown model 'gpt-4o'"),
+    (["run", "--model", "openai:m", "--tasks", "sage"], "needs --base-url"),
+    (["run", "--extra-body", "{oops"], "--extra-body is not valid JSON"),
+])
+def test_user_mistakes_are_one_clear_line_and_exit_2(tmp_path: Path, args: list[str], fragment: str) -> None:
+    result = run_cli(*args, "--out", str(tmp_path / "r"), env={"OPENAI_BASE_URL": ""})
+    assert result.returncode == 2, result.stderr
+    assert fragment in result.stderr and "Traceback" not in result.stderr
+
+
+def test_malformed_data_file_names_file_line_and_field(tmp_path: Path) -> None:
+    rows = sage_rows(3)
+    rows[1]["inputs"]["source"] = ["не", "строка"]
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run_cli("run", "--tasks", "sage", "--data", str(data), "--out", str(tmp_path / "r"))
+    assert result.returncode == 2
+    assert f"{data}:2" in result.stderr and "inputs.source" in result.stderr and "Traceback" not in result.stderr
