@@ -155,3 +155,25 @@ def test_think_blocks_are_stripped_before_scoring_but_kept_raw(tmp_path: Path, m
     records = read_jsonl(out / "samples_sage.jsonl")
     assert records[0]["output"].startswith("<think>") and records[0]["answer"] == "исправлено (0)"
     assert records[0]["metrics"]["placeholder_exact_match"] == 1.0
+
+
+def test_ctrl_c_exits_130_keeps_answers_and_the_rerun_finishes(tmp_path: Path, make_server) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(40))
+    server = make_server(latency_s=0.05)
+    out = tmp_path / "run"
+    proc = subprocess.Popen(cli_command(*openai_args(server, data, out, "--concurrency", "2")),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    samples = out / "samples_sage.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (samples.exists() and len(samples.read_text().splitlines()) >= 6):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "rerun the same command to resume" in stderr and "Traceback" not in stderr
+    kept = {r["messages_hash"] for r in read_jsonl(samples) if r["status"] == "ok"}
+    assert len(kept) >= 6
+    before = len(server.requests)
+    assert run_cli(*openai_args(server, data, out)).returncode == 0
+    assert not set(server_keys(server)[before:]) & kept
+    assert len(read_jsonl(samples)) == 40

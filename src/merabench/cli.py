@@ -195,9 +195,6 @@ def main() -> None:
     except MerabenchError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        console.print("\ninterrupted: everything answered so far is saved; rerun the same command to resume")
-        sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # click usage errors come through here in non-standalone mode
@@ -210,6 +207,8 @@ def main() -> None:
             console.print("\ninterrupted: rerun the same command to resume")
             sys.exit(130)
         raise
+    if code == 130:  # typer turns Ctrl-C into a returned 130
+        console.print("\ninterrupted: everything answered so far is saved; rerun the same command to resume")
     if isinstance(code, int) and code:
         sys.exit(code)
 

@@ -7,6 +7,7 @@ unscored, and the result says so.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
     scores = []
     tokens = {"prompt": 0, "completion": 0}
     n_errors = 0
+    reasons: Counter[str] = Counter()
     for row in rows:
         record = dict(records.get(row.id) or {"id": row.id, "status": "error", "error": "no answer"})
         record.pop("metrics", None)
@@ -70,6 +72,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
         tokens["completion"] += record.get("completion_tokens") or 0
         if record.get("status") != "ok":
             n_errors += 1
+            reasons[str(record.get("error") or "unknown")[:160]] += 1
         elif has_references:
             answer = scored_text(record, strip=strip)
             if answer != record.get("output"):
@@ -81,7 +84,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
             scored_rows.append(row)
             scores.append(score)
         final.append(record)
-    notes = []
+    notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
     if task.scorer_status == "placeholder":
