@@ -22,7 +22,7 @@ demo: $(VENV)/.installed
 	$(BIN)/merabench run --out runs/demo
 
 test: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/python -m pytest
 
 bench: $(VENV)/.installed-test

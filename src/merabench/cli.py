@@ -18,11 +18,12 @@ from rich.console import Console
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
 from merabench.errors import ConfigError, MerabenchError
+from merabench.judging import JudgeSettings, judge_settings, judge_task, make_judge
 from merabench.models import BackendSettings, GenerationOptions, make_backend
 from merabench.predictions import load_predictions
 from merabench.results import results_document, summary_table, write_results
 from merabench.runner import Runner, TaskRun, check_run_identity
-from merabench.samples import samples_path, write_final
+from merabench.samples import Record, samples_path, write_final
 from merabench.scoring import TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
 
@@ -59,6 +60,37 @@ def _fail_threshold(results: list[TaskResult], threshold: float | None) -> list[
     return failing
 
 
+JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)")]
+JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL (default: $LM_EVAL_JUDGE_API_BASE)")]
+JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)")]
+JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight")]
+
+
+def _finish(runs: list[TaskRun], records: dict[str, dict[int, Record]], out_path: Path, *, strip: bool,
+            judge: JudgeSettings | None, cache: ResponseCache | None, judge_concurrency: int,
+            max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> list[TaskResult]:
+    """Judge (where a task has a judged metric and a judge is set), score, and write the samples."""
+    results = []
+    for r in runs:
+        task_records = records[r.task.name]
+        if judge is not None and r.task.uses_judge and r.data.has_references:
+            backend = make_judge(judge, concurrency=judge_concurrency, max_retries=max_retries,
+                                 timeout_s=timeout, retry_base_delay_s=retry_delay)
+            sent = asyncio.run(judge_task(r.task, r.data.rows, task_records, backend, cache, strip=strip,
+                                          concurrency=judge_concurrency))
+            console.print(f"judge {judge.model}: {sent} request(s) sent for {r.task.name}")
+        final, result = score_task(r.task, r.data.rows, task_records, source=r.data.source, strip=strip)
+        write_final(samples_path(out_path, r.task.name), final)
+        results.append(result)
+    return results
+
+
+def _print_notes(results: list[TaskResult]) -> None:
+    for r in results:
+        for note in r.to_json().get("notes", []):
+            console.print(f"[yellow]note[/yellow] {r.task}: {note}")
+
+
 @app.command()
 def run(
     model: Annotated[str, typer.Option(help="openai:<model>, or a baseline: reference, copy, random")] = "reference",
@@ -84,6 +116,10 @@ def run(
     strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring")] = True,
     fail_on_error: Annotated[float | None, typer.Option(help="exit 1 if a task's error rate exceeds this")] = None,
     progress: Annotated[bool, typer.Option(help="live progress bars")] = True,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeUrls = [],  # noqa: B006
+    judge_api_key: JudgeKey = None,
+    judge_concurrency: JudgeConcurrency = 16,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
     task_list = parse_task_list(tasks)
@@ -97,10 +133,11 @@ def run(
                                concurrency=concurrency, max_retries=max_retries, timeout_s=timeout,
                                retry_base_delay_s=retry_delay)
     backend = make_backend(model, options, settings)
+    judge = judge_settings(judge_model, judge_base_url, judge_api_key)
     out_path = out_dir or _default_out(model)
     identity = {"model": backend.name, "options": options.fingerprint(), "system_prompt": system_prompt}
     check_run_identity(out_path, identity)
-    response_cache = ResponseCache(cache_path) if cache and backend.cacheable else None
+    response_cache = ResponseCache(cache_path) if cache else None
 
     runs = [TaskRun(t, datasets[t.name]) for t in task_list]
     started = time.monotonic()
@@ -108,7 +145,8 @@ def run(
     from merabench.progress import RichProgress
 
     sink = RichProgress(console) if show else None
-    runner = Runner(backend, out_dir=out_path, concurrency=concurrency, cache=response_cache,
+    runner = Runner(backend, out_dir=out_path, concurrency=concurrency,
+                    cache=response_cache if backend.cacheable else None,
                     system_prompt=system_prompt, progress=sink)
     if sink is not None:
         with sink:
@@ -116,21 +154,16 @@ def run(
     else:
         records = asyncio.run(runner.run(runs))
 
-    results = []
-    for r in runs:
-        final, result = score_task(r.task, r.data.rows, records[r.task.name], source=r.data.source,
-                                   strip=strip_think)
-        write_final(samples_path(out_path, r.task.name), final)
-        results.append(result)
+    results = _finish(runs, records, out_path, strip=strip_think, judge=judge, cache=response_cache,
+                      judge_concurrency=judge_concurrency, max_retries=max_retries, timeout=timeout,
+                      retry_delay=retry_delay)
     wall = time.monotonic() - started
     doc_settings = {"tasks": [t.name for t in task_list], "data": list(data), "split": split,
                     "concurrency": concurrency, "strip_think": strip_think, "options": options.fingerprint(),
-                    "endpoints": len(urls)}
+                    "endpoints": len(urls), "judge": judge.model if judge else None}
     write_results(out_path, results_document(results, model=backend.name, wall_time_s=wall, settings=doc_settings))
     out.print(summary_table(results, wall))
-    for r in results:
-        for note in r.to_json().get("notes", []):
-            console.print(f"[yellow]note[/yellow] {r.task}: {note}")
+    _print_notes(results)
     console.print(f"answers and results in {out_path}/")
     failing = _fail_threshold(results, fail_on_error)
     if failing:
@@ -146,9 +179,16 @@ def score(
     split: str = "test",
     out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
     strip_think: Annotated[bool, typer.Option(help="remove <think> blocks first (off: score as given)")] = False,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeUrls = [],  # noqa: B006
+    judge_api_key: JudgeKey = None,
+    judge_concurrency: JudgeConcurrency = 16,
+    cache: Annotated[bool, typer.Option(help="use the cache for judge replies")] = True,
+    cache_path: Annotated[Path | None, typer.Option(help="sqlite cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
 ) -> None:
-    """Score saved answers without any model."""
+    """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     the_task = get_task(task)
+    judge = judge_settings(judge_model, judge_base_url, judge_api_key)
     task_data = load_task_data(the_task, data, split)
     answers = load_predictions(predictions, the_task.mera_name)
     known = {r.id for r in task_data.rows}
@@ -164,13 +204,14 @@ def score(
     missing = len(known) - len(records)
     if missing:
         console.print(f"[yellow]warning[/yellow]: {missing} row(s) have no prediction; counted as errors")
-    final, result = score_task(the_task, task_data.rows, records, source=task_data.source, strip=strip_think)
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_final(samples_path(out_dir, the_task.name), final)
-    write_results(out_dir, results_document([result], model=f"predictions:{predictions}", wall_time_s=None))
-    out.print(summary_table([result], None))
-    for note in result.to_json().get("notes", []):
-        console.print(f"[yellow]note[/yellow] {note}")
+    response_cache = ResponseCache(cache_path) if cache and judge else None
+    results = _finish([TaskRun(the_task, task_data)], {the_task.name: records}, out_dir, strip=strip_think,
+                      judge=judge, cache=response_cache, judge_concurrency=judge_concurrency)
+    write_results(out_dir, results_document(results, model=f"predictions:{predictions}", wall_time_s=None,
+                                            settings={"judge": judge.model if judge else None}))
+    out.print(summary_table(results, None))
+    _print_notes(results)
 
 
 @app.command("tasks")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
 from merabench.errors import BackendError, ConfigError, DataError
 from merabench.models.base import Backend, Completion, ModelRequest
@@ -181,16 +182,12 @@ class Runner:
                 emit(item.task.name, answer_record(item, cached[item.digest], cached=True))
         work = [item for item in work if item.digest not in cached]
 
-        # the work queue: a fixed pool of workers pulls from one shared iterator (no task per row)
-        queue = iter(work)
-
-        async def worker() -> None:
-            for item in queue:
-                emit(item.task.name, await self.answer(item))
+        async def answer_and_emit(item: WorkItem) -> None:
+            emit(item.task.name, await self.answer(item))
 
         saver = asyncio.create_task(cache_saver())
         try:
-            await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+            await run_pool(work, answer_and_emit, self.concurrency)
         finally:
             saver.cancel()
             write_out()

@@ -14,7 +14,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.samples import Record
-from merabench.tasks.base import Aggregate, Task
+from merabench.tasks.base import Aggregate, SampleScore, Task
 from merabench.think import strip_think
 
 
@@ -58,8 +58,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
     """Score every answered row; return the final records (one per row) and the task result."""
     has_references = any(r.outputs.strip() for r in rows)
     final: list[Record] = []
-    scored_rows: list[Row] = []
-    scores = []
+    scores: list[SampleScore | None] = []
     tokens = {"prompt": 0, "completion": 0}
     n_errors = 0
     reasons: Counter[str] = Counter()
@@ -70,6 +69,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
         record.pop("answer", None)
         tokens["prompt"] += record.get("prompt_tokens") or 0
         tokens["completion"] += record.get("completion_tokens") or 0
+        score = None
         if record.get("status") != "ok":
             n_errors += 1
             reasons[str(record.get("error") or "unknown")[:160]] += 1
@@ -77,21 +77,21 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
             answer = scored_text(record, strip=strip)
             if answer != record.get("output"):
                 record["answer"] = answer
-            score = task.score(row, answer)
+            score = task.score(row, answer, record.get("judge"))
             record["metrics"] = score.metrics
             if score.details:
                 record["details"] = score.details
-            scored_rows.append(row)
-            scores.append(score)
+        scores.append(score)
         final.append(record)
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
     if task.scorer_status == "placeholder":
         notes.append("placeholder scorer (stripped exact match), not the task's metrics yet")
-    aggregate = task.aggregate(scored_rows, scores) if scores else None
+    n_scored = sum(s is not None for s in scores)
+    aggregate = task.aggregate(rows, scores) if n_scored else None
     n_answered = len(rows) - n_errors
     result = TaskResult(task=task.name, source=source, scorer_status=task.scorer_status, n_rows=len(rows),
-                        n_answered=n_answered, n_errors=n_errors, n_scored=len(scores), aggregate=aggregate,
+                        n_answered=n_answered, n_errors=n_errors, n_scored=n_scored, aggregate=aggregate,
                         tokens=tokens, notes=tuple(notes))
     return final, result

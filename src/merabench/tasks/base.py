@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -43,11 +43,13 @@ class Aggregate:
     notes: tuple[str, ...] = ()
 
 
-def mean_aggregate(scores: Sequence[SampleScore]) -> Aggregate:
-    """Each metric averaged over the samples that carry it."""
+def mean_aggregate(scores: Sequence[SampleScore | None]) -> Aggregate:
+    """Each metric averaged over the samples that carry it (None: a row that was not scored)."""
     sums: dict[str, float] = {}
     counts: dict[str, int] = {}
     for score in scores:
+        if score is None:
+            continue
         for name, value in score.metrics.items():
             sums[name] = sums.get(name, 0.0) + value
             counts[name] = counts.get(name, 0) + 1
@@ -65,11 +67,22 @@ class Task(ABC):
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
 
-    @abstractmethod
-    def score(self, row: Row, answer: str) -> SampleScore:
-        """Score one answer against the row's reference. Pure: no I/O, never raises on bad answers."""
+    #: whether the task has an LLM-judged metric (then `judge_prompts` gives its requests)
+    uses_judge: ClassVar[bool] = False
 
-    def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore]) -> Aggregate:
+    @abstractmethod
+    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+        """Score one answer against the row's reference. Pure: no I/O, never raises on bad answers.
+
+        `judgement` is what the judging stage recorded for this row (replies, errors), if it ran.
+        """
+
+    def judge_prompts(self, row: Row, answer: str) -> list[list[Message]]:
+        """The judge requests for one answer; tasks without a judge have none."""
+        return []
+
+    def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+        """`scores[i]` belongs to `rows[i]`; None marks a row without a score (its request failed)."""
         return mean_aggregate(scores)
 
     # Baselines: answers that need no model.
@@ -96,5 +109,5 @@ class PlaceholderScorer:
         MetricSpec("placeholder_exact_match", "stripped answer equals the reference (placeholder scorer)", True),
     )
 
-    def score(self, row: Row, answer: str) -> SampleScore:
+    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
         return SampleScore({"placeholder_exact_match": float(answer.strip() == row.outputs.strip())})

@@ -3,26 +3,46 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from merabench.prompts import Message, render_row
 from merabench.rows import Row
-from merabench.tasks.base import PlaceholderScorer, Task
-
-LETTERS = ("А", "Б", "В", "Г")
-
-
-def reference_letter(row: Row) -> str:
-    return row.outputs.split(";", 1)[0].strip()
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
+from merabench.tasks.russianregions import metrics
+from merabench.tasks.russianregions.extract import LETTERS, readings, reference_letter
+from merabench.tasks.russianregions.judge import judge_messages
 
 
-class RussianRegionsTask(PlaceholderScorer, Task):
+class RussianRegionsTask(Task):
     name = "russianregions"
     mera_name = "RussianRegions"
     hub_id = "MERA-evaluation/RussianRegions"
     description = "multiple-choice questions on Russian regionalisms; exact match, group match, LLM judge"
+    uses_judge = True
+    metrics = (
+        MetricSpec("exact_match", "normalised answer equals the reference (best of two readings)", True),
+        MetricSpec("group_exact_match", "share of regionalism groups answered all right", True),
+        MetricSpec("judge_score", "LLM judge 0 / 0.5 / 1, rows it scored (needs --judge-model)", True),
+        MetricSpec("group_judge_score", "groups the judge marked all fully right (needs --judge-model)", True),
+        MetricSpec("letter_accuracy", "chosen letter right, ignoring the unit and formatting"),
+        MetricSpec("format_error_rate", "no reading of the answer yields an answer letter"),
+    )
+
+    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+        return metrics.score_answer(row, answer, judgement)
+
+    def judge_prompts(self, row: Row, answer: str) -> list[list[Message]]:
+        """One judge request per distinct reading; the judge score is the best of them."""
+        task_text = render_row(row)
+        return [judge_messages(task_text, row.outputs, reading) for reading in readings(answer)]
+
+    def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+        return metrics.aggregate(rows, scores)
 
     def copy_answer(self, row: Row) -> str:
         """Always the first letter that is not the reference: well-formed and wrong."""
-        wrong = next(letter for letter in LETTERS if letter != reference_letter(row))
+        wrong = next(letter for letter in LETTERS if letter != reference_letter(row.outputs))
         return f"Ответ: {wrong}"
 
     def random_answer(self, row: Row, rng: random.Random) -> str:

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from merabench.rows import Row, read_bundled
+from merabench.tasks import TASKS
+from merabench.tasks.russianregions.metrics import group_all_or_nothing, judge_outcome
+
+TASK = TASKS["russianregions"]
+ROWS = read_bundled("russianregions")["test"]
+
+
+def rows_in_groups(*group_ids: int) -> list[Row]:
+    return [Row("{x}", {"x": "?"}, "Б", {"id": i, "group_id": g, "task_type": 1}) for i, g in enumerate(group_ids)]
+
+
+def test_groups_are_all_or_nothing_and_unknown_groups_are_left_out() -> None:
+    rows = rows_in_groups(0, 0, 1, 1, 2, 2, 3)
+    values = [1.0, 1.0, 1.0, 0.5, None, 0.0, None]
+    assert group_all_or_nothing(rows, values) == (pytest.approx(1 / 3), 3, 1)
+
+
+@pytest.mark.parametrize(("replies", "errors", "expected"), [
+    (["2"], [None], (1.0, None)),
+    (["0", "2"], [None, None], (1.0, None)),
+    ([None, "2"], ["timeout", None], (1.0, None)),          # a full mark is already the best
+    ([None, "0"], ["timeout", None], (None, "judge request failed: timeout")),
+    (["не знаю"], [None], (None, "judge reply has no number")),
+])
+def test_judge_outcome_takes_the_best_reading(replies, errors, expected) -> None:
+    assert judge_outcome({"replies": replies, "errors": errors}) == expected
+
+
+def test_reference_answers_score_one_and_copy_scores_zero() -> None:
+    ref = [TASK.score(r, r.outputs) for r in ROWS]
+    agg = TASK.aggregate(ROWS, ref)
+    assert agg.metrics["exact_match"] == agg.metrics["group_exact_match"] == agg.metrics["letter_accuracy"] == 1.0
+    assert agg.metrics["format_error_rate"] == 0.0 and agg.denominators["group_exact_match"] == 12
+    copy = TASK.aggregate(ROWS, [TASK.score(r, TASK.copy_answer(r)) for r in ROWS])
+    assert copy.metrics["exact_match"] == copy.metrics["letter_accuracy"] == 0.0
+    assert set(copy.breakdowns["by_task_type"]) == {"task_type_1", "task_type_2", "task_type_3"}
+
+
+def test_unscored_rows_shrink_denominators() -> None:
+    scores = [TASK.score(r, r.outputs) for r in ROWS]
+    scores[0] = None
+    agg = TASK.aggregate(ROWS, scores)
+    assert agg.denominators["exact_match"] == 35
+    assert agg.denominators["group_exact_match"] == 11 and agg.breakdowns["counts"]["groups_unknown_exact_match"] == 1
+
+
+def test_bundled_set_shape() -> None:
+    assert len(ROWS) >= 36
+    assert Counter(r.meta["task_type"] for r in ROWS) == {1: 12, 2: 12, 3: 12}
+    variants = Counter((r.meta["task_type"], r.instruction, r.inputs["introduction"], r.inputs["task_formulation"])
+                       for r in ROWS)
+    assert len(variants) == 15 and min(variants.values()) >= 2
+    assert Counter(variant[0] for variant in variants) == {1: 5, 2: 5, 3: 5}
+    groups: dict[int, set] = {}
+    for r in ROWS:
+        groups.setdefault(r.meta["group_id"], set()).add(r.meta["task_type"])
+        options = [r.inputs[f"option_{k}"] for k in "abcd"]
+        assert len(set(options)) == 4
+        if r.meta["task_type"] in (2, 3):
+            letter, unit = (part.strip() for part in r.outputs.split(";"))
+            chosen = options["АБВГ".index(letter)]
+            assert unit[:4].lower() in chosen.lower(), (r.id, unit, chosen)
+    assert all(types == {1, 2, 3} for types in groups.values())
