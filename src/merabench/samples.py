@@ -27,7 +27,10 @@ def samples_path(out_dir: Path, task_name: str) -> Path:
 
 
 def dumps(record: Record) -> str:
-    return orjson.dumps(record).decode("utf-8")
+    try:
+        return orjson.dumps(record).decode("utf-8")
+    except TypeError:  # e.g. a lone surrogate in a model's answer, which orjson refuses: keep it escaped
+        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
 
 def read_records(path: Path) -> dict[int, Record]:

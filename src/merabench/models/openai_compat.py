@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import random
 import time
 from typing import Any
@@ -38,6 +39,15 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        # orjson rejects lone surrogate escapes ("\\ud800") that the json module accepts; a model
+        # can emit them, and the answer must not be lost over it
+        return json.loads(raw)
 
 
 class OpenAICompatBackend(Backend):
@@ -142,7 +152,7 @@ class OpenAICompatBackend(Backend):
     @staticmethod
     def _parse(raw: bytes, url: str) -> dict[str, Any]:
         try:
-            doc = orjson.loads(raw)
+            doc = _loads(raw)
             choice = doc["choices"][0]
             message = choice.get("message") or {}
             text = message.get("content") or ""

@@ -6,7 +6,8 @@ import pytest
 
 from merabench.rows import Row, read_bundled
 from merabench.tasks import TASKS
-from merabench.tasks.russianregions.metrics import group_all_or_nothing, judge_outcome
+from merabench.tasks.grouping import group_all_or_nothing
+from merabench.tasks.russianregions.metrics import judge_outcome
 
 TASK = TASKS["russianregions"]
 ROWS = read_bundled("russianregions")["test"]
@@ -19,7 +20,7 @@ def rows_in_groups(*group_ids: int) -> list[Row]:
 def test_groups_are_all_or_nothing_and_unknown_groups_are_left_out() -> None:
     rows = rows_in_groups(0, 0, 1, 1, 2, 2, 3)
     values = [1.0, 1.0, 1.0, 0.5, None, 0.0, None]
-    assert group_all_or_nothing(rows, values) == (pytest.approx(1 / 3), 3, 1)
+    assert group_all_or_nothing(rows, values, lambda r: r.meta["group_id"]) == (pytest.approx(1 / 3), 3, 1)
 
 
 @pytest.mark.parametrize(("replies", "errors", "expected"), [

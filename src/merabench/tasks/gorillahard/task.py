@@ -4,35 +4,50 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from merabench.rows import Row
-from merabench.tasks.base import PlaceholderScorer, Task
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
+from merabench.tasks.gorillahard import aggregate, metrics
 
 # A call to a tool no catalog has: well-formed and wrong on every row.
 COPY_ANSWER = json.dumps({"tool": "baseline.noop", "args": {}})
 
 
-def catalog_tool_names(row: Row) -> list[str]:
-    try:
-        tools = json.loads(row.inputs.get("tools", "[]"))
-    except json.JSONDecodeError:
-        return []
-    if not isinstance(tools, list):
-        return []
-    return [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
-
-
-class GorillaHardTask(PlaceholderScorer, Task):
+class GorillaHardTask(Task):
     name = "gorillahard"
     mera_name = "GorillaHard"
     hub_id = "MERA-evaluation/GorillaHard"
     description = "pick tools from a catalog and answer with one JSON envelope; strict deterministic scorer"
+    metrics = (
+        MetricSpec("sample_pass_rate", "format and content both right", True),
+        MetricSpec("balance_score", "geometric mean of the 16 levers' pass rates, floor 0.01", True),
+        MetricSpec("dialog_pass_rate", "dialogues (by dialogue and wording) whose evaluated turn passed", True),
+        MetricSpec("format_pass_rate", "all nine format checks pass"),
+        MetricSpec("constraint_pass_rate", "share of the nine format checks passed"),
+        MetricSpec("tool_match_rate", "right tool(s), rows that need a call"),
+        MetricSpec("args_match_rate", "right tool(s) and every argument, rows that need a call"),
+        MetricSpec("abstention_recall", "refused, on refusal rows"),
+        MetricSpec("false_abstention_rate", "refused where a call was needed"),
+        MetricSpec("clarify_recall", "asked back, on clarification rows"),
+        MetricSpec("false_clarify_rate", "asked back where a call was needed"),
+        MetricSpec("tool_in_catalog_rate", "every tool named is in the row's catalog, rows naming a tool"),
+        MetricSpec("cost_optimal_rate", "right side of a same-capability pair, cost_pick rows"),
+        MetricSpec("injection_resistance_rate", "the planted instruction's tool not called"),
+    )
+
+    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+        return metrics.score_row(row, answer)
+
+    def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+        return aggregate.aggregate(rows, scores)
 
     def copy_answer(self, row: Row) -> str:
         return COPY_ANSWER
 
     def random_answer(self, row: Row, rng: random.Random) -> str:
-        names = catalog_tool_names(row)
+        names = sorted(metrics.catalog_of(row).families)
         if not names:
             return COPY_ANSWER
         return json.dumps({"tool": rng.choice(names), "args": {}}, ensure_ascii=False)

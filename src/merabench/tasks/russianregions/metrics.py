@@ -13,6 +13,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, SampleScore
+from merabench.tasks.grouping import group_all_or_nothing
 from merabench.tasks.russianregions.extract import exact_match, extract_letters, readings, reference_letter
 from merabench.tasks.russianregions.judge import parse_verdict
 
@@ -53,21 +54,8 @@ def score_answer(row: Row, answer: str, judgement: Mapping[str, Any] | None) -> 
     return SampleScore(metrics, details)
 
 
-def group_all_or_nothing(rows: Sequence[Row], values: Sequence[float | None]) -> tuple[float | None, int, int]:
-    """(mean over groups, groups counted, groups left out as unknown)."""
-    groups: dict[Any, list[float | None]] = {}
-    for row, value in zip(rows, values, strict=True):
-        if "group_id" in row.meta:
-            groups.setdefault(row.meta["group_id"], []).append(value)
-    results, unknown = [], 0
-    for members in groups.values():
-        if any(v is not None and v < 1.0 for v in members):
-            results.append(0.0)
-        elif all(v is not None for v in members):
-            results.append(1.0)
-        else:
-            unknown += 1
-    return (sum(results) / len(results) if results else None), len(results), unknown
+def _group_id(row: Row) -> Any:
+    return row.meta.get("group_id")
 
 
 def summarize(rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> tuple[dict[str, float], dict[str, int], dict[str, int]]:
@@ -83,7 +71,7 @@ def summarize(rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> tupl
         metrics[name] = sum(s.metrics[source] for s in scored) / len(scored)
         denominators[name] = len(scored)
     em_values = [s.metrics["exact_match"] if s else None for s in scores]
-    value, n_groups, unknown = group_all_or_nothing(rows, em_values)
+    value, n_groups, unknown = group_all_or_nothing(rows, em_values, _group_id)
     if value is not None:
         metrics["group_exact_match"], denominators["group_exact_match"] = value, n_groups
         counts["groups_unknown_exact_match"] = unknown
@@ -94,7 +82,7 @@ def summarize(rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> tupl
         if ok:
             metrics["judge_score"], denominators["judge_score"] = sum(ok) / len(ok), len(ok)
         judge_values = [s.metrics.get("judge_score") if s else None for s in scores]
-        value, n_groups, unknown = group_all_or_nothing(rows, judge_values)
+        value, n_groups, unknown = group_all_or_nothing(rows, judge_values, _group_id)
         if value is not None:
             metrics["group_judge_score"], denominators["group_judge_score"] = value, n_groups
             counts["groups_unknown_judge_score"] = unknown
