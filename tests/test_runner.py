@@ -32,7 +32,7 @@ def test_default_run_needs_no_model_and_reaches_1_with_reference(tmp_path: Path)
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
     assert set(doc["tasks"]) == {"sage", "russianregions", "gorillahard"}
-    headline = {"sage": ["placeholder_exact_match"], "gorillahard": ["placeholder_exact_match"],
+    headline = {"sage": ["placeholder_exact_match"], "gorillahard": ["sample_pass_rate", "balance_score"],
                 "russianregions": ["exact_match", "group_exact_match", "letter_accuracy"]}
     for name, task in doc["tasks"].items():
         assert task["n_errors"] == 0 and task["n_scored"] == task["n"] > 0, name
@@ -48,7 +48,7 @@ def test_copy_baseline_scores_below_reference(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "c" / "results.json").read_text())
     assert doc["tasks"]["russianregions"]["metrics"]["exact_match"] == 0.0
-    assert doc["tasks"]["gorillahard"]["metrics"]["placeholder_exact_match"] == 0.0
+    assert doc["tasks"]["gorillahard"]["metrics"]["sample_pass_rate"] == 0.0
 
 
 def test_kill_9_and_resume_asks_nothing_twice_and_ends_like_an_uninterrupted_run(tmp_path: Path, make_server) -> None:
