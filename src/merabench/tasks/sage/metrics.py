@@ -1,0 +1,86 @@
+"""Edit-level scores of one SAGE example, as the public harness computes them (scoring.md).
+
+Hypothesis edits equal to reference edits (same span, type and correction) are true positives
+of their type (counted with the reference's multiplicity, as ERRANT does); the other hypothesis
+edits are false positives and unmatched reference edits false negatives. Per type:
+P = TP/(TP+FP), or 1 without hypothesis edits of the type; R = TP/(TP+FN), or 1 without reference
+edits of the type; F1 = 2PR/(P+R), or 0 when P+R = 0. The hypothesis is left-stripped first; an
+empty hypothesis or reference scores 0.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from merabench.tasks.sage.classify import CASE, PUNCT, SPELL, TYPES, YO
+from merabench.tasks.sage.edits import Edit, edits_between, source_text
+from merabench.tasks.sage.tokenize import tokenize
+
+METRIC_OF_TYPE = {SPELL: "spell_f1", PUNCT: "punct_f1", CASE: "case_f1", YO: "yo_f1"}
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def prf(self, beta: float = 1.0) -> tuple[float, float, float]:
+        p = self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+        r = self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+        b2 = beta * beta
+        f = (1 + b2) * p * r / (b2 * p + r) if (b2 * p + r) else 0.0
+        return p, r, f
+
+
+@dataclass
+class ExampleScore:
+    metrics: dict[str, float]
+    counts: dict[str, Counts] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def compare(hypothesis: list[Edit], reference: list[Edit]) -> tuple[dict[str, Counts], dict[tuple, str]]:
+    """Counts per type, and each edit key's verdict (TP, FP or FN)."""
+    hyp, ref = Counter(e.key for e in hypothesis), Counter(e.key for e in reference)
+    counts = {t: Counts() for t in TYPES}
+    verdicts: dict[tuple, str] = {}
+    for key, n in hyp.items():
+        if key in ref:
+            counts[key[2]].tp += ref[key]
+            verdicts[key] = "TP"
+        else:
+            counts[key[2]].fp += n
+            verdicts[key] = "FP"
+    for key, n in ref.items():
+        if key not in hyp:
+            counts[key[2]].fn += n
+            verdicts[key] = "FN"
+    return counts, verdicts
+
+
+def _edit_view(edit: Edit, source_tokens: tuple, verdict: str) -> dict[str, Any]:
+    return {"span": [edit.start, edit.end], "type": edit.type, "original": source_text(source_tokens, edit),
+            "correction": edit.correction, "verdict": verdict}
+
+
+def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
+    hypothesis = hypothesis.lstrip()
+    if not hypothesis.strip() or not reference.strip():
+        why = "empty hypothesis" if not hypothesis.strip() else "empty reference"
+        zero = {name: 0.0 for name in ("spell_f1", "punct_f1", "errant_f1", "case_f1", "yo_f1")}
+        return ExampleScore(zero, {}, {"note": f"{why}: scores 0"})
+    src = tokenize(source)
+    hyp_edits = edits_between(src, tokenize(hypothesis))
+    ref_edits = edits_between(src, tokenize(reference))
+    counts, verdicts = compare(hyp_edits, ref_edits)
+    metrics = {METRIC_OF_TYPE[t]: counts[t].prf()[2] for t in TYPES}
+    metrics["errant_f1"] = (metrics["spell_f1"] + metrics["punct_f1"]) / 2
+    details = {
+        "hypothesis_edits": [_edit_view(e, src, verdicts[e.key]) for e in hyp_edits],
+        "reference_edits": [_edit_view(e, src, verdicts[e.key]) for e in ref_edits],
+        "counts": {t: [c.tp, c.fp, c.fn] for t, c in counts.items() if c.tp or c.fp or c.fn},
+    }
+    return ExampleScore(metrics, counts, details)

@@ -1,0 +1,95 @@
+"""Tokenisation as the reference SAGE scorer does it, with each token's lemma and part of speech.
+
+The reference runs spaCy's rule-based Russian tokenizer rebuilt with: the default prefixes plus a
+backslash-quote, the default suffixes plus a backslash, the default infixes without the last one
+(the `:<>=/`-between-letters rule) plus `](`, no token_match, url_match `^https?://`, and no
+tokenizer exceptions. We build the same tokenizer from `spacy.blank("ru")` (no model needed), so
+single spaces vanish into token whitespace, longer runs of whitespace and newlines become tokens
+of their own, `кто-то` splits into `кто - то` while `50–52` (en dash) stays one token.
+
+Lemmas and parts of speech come from pymorphy3 (the reference uses a spaCy model): they only
+decide near-ties in the alignment and two merge rules. Whitespace tokens are SPACE, punctuation
+PUNCT, as the spaCy tagger labels them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+# OpenCorpora part-of-speech tags -> Universal Dependencies tags, as a Russian spaCy model uses them
+_UD = {"NOUN": "NOUN", "ADJF": "ADJ", "ADJS": "ADJ", "COMP": "ADJ", "VERB": "VERB", "INFN": "VERB",
+       "PRTF": "VERB", "PRTS": "VERB", "GRND": "VERB", "NUMR": "NUM", "ADVB": "ADV", "NPRO": "PRON",
+       "PRED": "ADV", "PREP": "ADP", "CONJ": "CCONJ", "PRCL": "PART", "INTJ": "INTJ"}
+_PROPER = {"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"}
+_NON_WORD = {"PNCT": "PUNCT", "NUMB": "NUM", "ROMN": "NUM", "LATN": "X", "UNKN": "X"}
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    text: str
+    ws: str        # the whitespace after it in the text: "" or " "
+    lower: str
+    lemma: str
+    pos: str       # UD part of speech; PUNCT for punctuation, SPACE for whitespace tokens
+
+
+def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
+    """The text a run of tokens covers, with its inner whitespace (spaCy's Span.text)."""
+    if not tokens:
+        return ""
+    return "".join(t.text + t.ws for t in tokens[:-1]) + tokens[-1].text
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    import re
+
+    import spacy
+    from spacy.tokenizer import Tokenizer
+    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
+
+    nlp = spacy.blank("ru")
+    defaults = nlp.Defaults
+    return Tokenizer(
+        nlp.vocab,
+        prefix_search=compile_prefix_regex(list(defaults.prefixes) + [r'\\"']).search,
+        suffix_search=compile_suffix_regex(list(defaults.suffixes) + [r"\\"]).search,
+        infix_finditer=compile_infix_regex(list(defaults.infixes)[:-1] + [r"\]\("]).finditer,
+        token_match=None,
+        url_match=re.compile(r"^https?://").match,
+    )
+
+
+@lru_cache(maxsize=1)
+def _morph() -> Any:
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
+@lru_cache(maxsize=300_000)
+def analyze(text: str) -> tuple[str, str]:
+    """(lemma, UD part of speech) of one token, out of context."""
+    if text.isspace():
+        return text, "SPACE"
+    parse = _morph().parse(text)[0]
+    tag = parse.tag
+    pos = tag.POS
+    if pos is None:
+        grammemes = set(tag.grammemes)
+        label = next((_NON_WORD[g] for g in _NON_WORD if g in grammemes), "X")
+        return parse.normal_form, label
+    if pos == "NOUN" and _PROPER & set(tag.grammemes):
+        return parse.normal_form, "PROPN"
+    return parse.normal_form, _UD.get(pos, "X")
+
+
+@lru_cache(maxsize=100_000)
+def tokenize(text: str) -> tuple[Token, ...]:
+    tokens = []
+    for t in _tokenizer()(text):
+        lemma, pos = analyze(t.text)
+        tokens.append(Token(t.text, t.whitespace_, t.text.lower(), lemma, pos))
+    return tuple(tokens)
