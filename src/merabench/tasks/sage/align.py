@@ -6,20 +6,30 @@ the lemmas differ + 0 / 0.25 / 0.5 for the parts of speech (same / both open-cla
 with the same lower-cased multiset costs k. Ties prefer transposition > substitution > insertion >
 deletion, and the cheapest path is read back from the bottom-right corner.
 
-Speed without changing the result:
+The reference fills the whole matrix and, in every cell, may walk the whole diagonal looking for
+a transposition: cubic in the worst case. We compute the same path with less work, each step
+provably exact:
 - A common suffix is cut off: equal tokens are always a match, so the path walks up the suffix
   diagonal and the cells before it do not depend on the cells after it.
-- The matrix starts a few tokens before the end of the common prefix, not at the origin: along
-  the prefix the true costs of the window's top and left edges are exactly the distance from the
-  diagonal, which is what the window starts with. If the path read back inside the window reaches
-  an edge anywhere but the corner, the window grows backwards and the alignment is redone.
-- Substitution costs are cached per pair of tokens.
+- The matrix starts a few tokens before the end of the common prefix: along an identical prefix
+  the true costs of the window's top and left edges are exactly the distance from the diagonal,
+  which is what the window starts with. If the path read back inside the window runs along an
+  edge instead of reaching its corner, the window grows back and the alignment is redone.
+- Only the diagonals d = j - i that a path costing at most w + 2 can visit are filled (reaching d
+  takes |d| insertions or deletions, leaving it |m - n - d| more). A cell whose banded cost c has
+  c + |m - n - d| <= w + 2 then has its true cost, since any path through the unfilled diagonals
+  costs more; so if the whole path costs at most w and no transposition search on it looked at a
+  cell beyond that bound, every choice on the path is the reference's (a candidate that could
+  beat the path is within the bound, hence exact). Otherwise w doubles, ending at worst in the
+  full matrix.
+- The transposition search stops once k exceeds the best other candidate's cost: a longer
+  transposition costs at least k and could not win.
+- Substitution costs are cached per pair of token texts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 from rapidfuzz.distance import Indel
 
@@ -27,9 +37,13 @@ from merabench.tasks.sage.tokenize import Token
 
 OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
+FIRST_BAND = 6
+_INF = float("inf")
 
 # (op, o_start, o_end, c_start, c_end); op is "M", "S", "D", "I" or "T<k+1>"
 Op = tuple[str, int, int, int, int]
+
+_SUB_COSTS: dict[str, dict[str, float]] = {}  # orig text -> cor text -> cost
 
 
 def char_similarity(a: str, b: str) -> float:
@@ -37,66 +51,112 @@ def char_similarity(a: str, b: str) -> float:
     return Indel.normalized_similarity(a, b)
 
 
-@lru_cache(maxsize=500_000)
 def sub_cost(o: Token, c: Token) -> float:
-    if o.lower == c.lower:
-        return 0.0
-    lemma_cost = 0.0 if o.lemma == c.lemma else 0.499
-    if o.pos == c.pos:
-        pos_cost = 0.0
-    elif o.pos in OPEN_POS and c.pos in OPEN_POS:
-        pos_cost = 0.25
-    else:
-        pos_cost = 0.5
-    return lemma_cost + pos_cost + (1 - char_similarity(o.text, c.text))
+    row = _SUB_COSTS.get(o.text)
+    if row is None:
+        if len(_SUB_COSTS) > 200_000:
+            _SUB_COSTS.clear()
+        row = _SUB_COSTS[o.text] = {}
+    cost = row.get(c.text)
+    if cost is None:
+        if o.lower == c.lower:
+            cost = 0.0
+        else:
+            lemma_cost = 0.0 if o.lemma == c.lemma else 0.499
+            if o.pos == c.pos:
+                pos_cost = 0.0
+            elif o.pos in OPEN_POS and c.pos in OPEN_POS:
+                pos_cost = 0.25
+            else:
+                pos_cost = 0.5
+            cost = lemma_cost + pos_cost + (1 - char_similarity(o.text, c.text))
+        row[c.text] = cost
+    return cost
 
 
-def _fill(orig: Sequence[Token], cor: Sequence[Token]) -> list[list[str]]:
-    """The operation matrix of ERRANT's alignment (the cost matrix is only needed inside)."""
+def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None) -> tuple[list[list[str]], list[list[float]], set]:
+    """ERRANT's operation and cost matrices, within diagonals [lo - w, hi + w] (all if w is None).
+
+    Also returns the cells whose transposition search looked at a cell costing more than w.
+    """
     n, m = len(orig), len(cor)
     o_low = [t.lower for t in orig]
     c_low = [t.lower for t in cor]
     o_text = [t.text for t in orig]
     c_text = [t.text for t in cor]
-    cost = [[0.0] * (m + 1) for _ in range(n + 1)]
+    shift = m - n
+    if w is None:
+        d_lo, d_hi, slack = -n, m, _INF
+    else:
+        # the diagonals a path of cost <= w + 2 can use: it pays |d| to reach one, |shift - d| to leave
+        slack = w + 2
+        spare = (slack - abs(shift)) // 2
+        d_lo, d_hi = min(0, shift) - spare, max(0, shift) + spare
+    cost = [[_INF] * (m + 1) for _ in range(n + 1)]
     ops = [["O"] * (m + 1) for _ in range(n + 1)]
-    for i in range(1, n + 1):
-        cost[i][0] = cost[i - 1][0] + 1
+    cost[0][0] = 0.0
+    for i in range(1, min(n, -d_lo) + 1):
+        cost[i][0] = float(i)
         ops[i][0] = "D"
-    for j in range(1, m + 1):
-        cost[0][j] = cost[0][j - 1] + 1
+    for j in range(1, min(m, d_hi) + 1):
+        cost[0][j] = float(j)
         ops[0][j] = "I"
-    inf = float("inf")
+    unsafe: set = set()
+    positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
+    for j, low in enumerate(c_low):
+        positions.setdefault(low, []).append(j)
     for i in range(n):
-        row_prev, row = cost[i], cost[i + 1]
-        op_row = ops[i + 1]
+        row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
         o_tok, o_txt = orig[i], o_text[i]
-        for j in range(m):
+        known_row = _SUB_COSTS.get(o_txt) or {}
+        # a transposition ending at (i, j) needs o_low[i] among c_low[j - k .. j]
+        occurrences = positions.get(o_low[i], ())
+        n_occurrences = len(occurrences)
+        nearest, pointer = -1, 0
+        for j in range(max(0, i + d_lo), min(m, i + 1 + d_hi)):
+            while pointer < n_occurrences and occurrences[pointer] <= j:
+                nearest = occurrences[pointer]
+                pointer += 1
             if o_txt == c_text[j]:
                 row[j + 1] = row_prev[j]
                 op_row[j + 1] = "M"
                 continue
             del_cost = row_prev[j + 1] + 1
             ins_cost = row[j] + 1
-            substitution = row_prev[j] + sub_cost(o_tok, cor[j])
-            trans_cost = inf
+            one_sided = ins_cost if ins_cost < del_cost else del_cost
+            diagonal = row_prev[j]
+            known = known_row.get(c_text[j])
+            if known is not None:
+                substitution = diagonal + known
+            elif diagonal > one_sided or (
+                    o_low[i] != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_text[j]) > one_sided):
+                # even with equal lemmas and parts of speech it would lose: skip the morphology
+                substitution = _INF
+            else:
+                substitution = diagonal + sub_cost(o_tok, cor[j])
+            other = substitution if substitution <= one_sided else one_sided
+            trans_cost = _INF
             k = 1
-            while i - k >= 0 and j - k >= 0 and cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
+            if nearest < 0 or j - nearest > other:
+                k = i + 1  # no transposition possible here: skip the search
+            limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal
+            while i - k >= 0 and j - k >= 0 and k <= other:
+                here, before = cost[i - k + 1][j - k + 1], cost[i - k][j - k]
+                if here > limit or before > limit:
+                    unsafe.add((i + 1, j + 1))
+                if here == before:
+                    break
                 if sorted(o_low[i - k:i + 1]) == sorted(c_low[j - k:j + 1]):
-                    trans_cost = cost[i - k][j - k] + k
+                    trans_cost = before + k
                     break
                 k += 1
-            best = min(trans_cost, substitution, ins_cost, del_cost)
-            row[j + 1] = best
-            if trans_cost == best:
+            if trans_cost <= other:
+                row[j + 1] = trans_cost
                 op_row[j + 1] = f"T{k + 1}"
-            elif substitution == best:
-                op_row[j + 1] = "S"
-            elif ins_cost == best:
-                op_row[j + 1] = "I"
             else:
-                op_row[j + 1] = "D"
-    return ops
+                row[j + 1] = other
+                op_row[j + 1] = "S" if substitution == other else ("I" if ins_cost == other else "D")
+    return ops, cost, unsafe
 
 
 def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
@@ -124,6 +184,23 @@ def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
     return path, on_edge
 
 
+def _align_window(orig: Sequence[Token], cor: Sequence[Token]) -> tuple[list[Op], bool]:
+    """The exact path for a window (as if it were the whole problem), and whether it touched an edge."""
+    n, m = len(orig), len(cor)
+    w: int | None = max(FIRST_BAND, abs(n - m))
+    while True:
+        if w is not None and w >= max(n, m):
+            w = None
+        ops, cost, unsafe = _fill(orig, cor, w)
+        path, touched_edge = _read_back(ops, n, m)
+        if w is None:
+            return path, touched_edge
+        certain = cost[n][m] <= w and not any((op[2], op[4]) in unsafe for op in path)
+        if certain:
+            return path, touched_edge
+        w *= 2
+
+
 def align(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
     """The reference's alignment of two token sequences, as (op, o_start, o_end, c_start, c_end)."""
     n, m = len(orig), len(cor)
@@ -137,8 +214,7 @@ def align(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
     margin = PREFIX_MARGIN
     while True:
         start = max(0, prefix - margin)
-        ops = _fill(orig[start:end_o], cor[start:end_c])
-        middle, touched_edge = _read_back(ops, end_o - start, end_c - start)
+        middle, touched_edge = _align_window(orig[start:end_o], cor[start:end_c])
         if start == 0 or not touched_edge:
             break
         margin *= 4

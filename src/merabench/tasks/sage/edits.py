@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from merabench.tasks.sage.align import align
 from merabench.tasks.sage.classify import classify
@@ -32,8 +33,10 @@ def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> list[
     return found
 
 
-def extract(source: str, target: str) -> list[Edit]:
-    return edits_between(tokenize(source), tokenize(target))
+@lru_cache(maxsize=50_000)
+def extract(source: str, target: str) -> tuple[Edit, ...]:
+    """Edits from `source` to `target`, memoised: a good hypothesis often equals the reference."""
+    return tuple(edits_between(tokenize(source), tokenize(target)))
 
 
 def source_text(source: tuple[Token, ...], edit: Edit) -> str:

@@ -11,11 +11,12 @@ empty hypothesis or reference scores 0.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from merabench.tasks.sage.classify import CASE, PUNCT, SPELL, TYPES, YO
-from merabench.tasks.sage.edits import Edit, edits_between, source_text
+from merabench.tasks.sage.edits import Edit, extract, source_text
 from merabench.tasks.sage.tokenize import tokenize
 
 METRIC_OF_TYPE = {SPELL: "spell_f1", PUNCT: "punct_f1", CASE: "case_f1", YO: "yo_f1"}
@@ -42,7 +43,7 @@ class ExampleScore:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def compare(hypothesis: list[Edit], reference: list[Edit]) -> tuple[dict[str, Counts], dict[tuple, str]]:
+def compare(hypothesis: Sequence[Edit], reference: Sequence[Edit]) -> tuple[dict[str, Counts], dict[tuple, str]]:
     """Counts per type, and each edit key's verdict (TP, FP or FN)."""
     hyp, ref = Counter(e.key for e in hypothesis), Counter(e.key for e in reference)
     counts = {t: Counts() for t in TYPES}
@@ -73,8 +74,8 @@ def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
         zero = {name: 0.0 for name in ("spell_f1", "punct_f1", "errant_f1", "case_f1", "yo_f1")}
         return ExampleScore(zero, {}, {"note": f"{why}: scores 0"})
     src = tokenize(source)
-    hyp_edits = edits_between(src, tokenize(hypothesis))
-    ref_edits = edits_between(src, tokenize(reference))
+    hyp_edits = extract(source, hypothesis)
+    ref_edits = extract(source, reference)
     counts, verdicts = compare(hyp_edits, ref_edits)
     metrics = {METRIC_OF_TYPE[t]: counts[t].prf()[2] for t in TYPES}
     metrics["errant_f1"] = (metrics["spell_f1"] + metrics["punct_f1"]) / 2

@@ -31,8 +31,16 @@ class Token:
     text: str
     ws: str        # the whitespace after it in the text: "" or " "
     lower: str
-    lemma: str
-    pos: str       # UD part of speech; PUNCT for punctuation, SPACE for whitespace tokens
+
+    # Analysed only when asked for: most tokens sit in matching stretches and never are.
+    @property
+    def lemma(self) -> str:
+        return analyze(self.text)[0]
+
+    @property
+    def pos(self) -> str:
+        """UD part of speech; PUNCT for punctuation, SPACE for whitespace tokens."""
+        return analyze(self.text)[1]
 
 
 def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
@@ -49,11 +57,13 @@ def _tokenizer() -> Any:
     import spacy
     from spacy.tokenizer import Tokenizer
     from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
+    from spacy.vocab import Vocab
 
-    nlp = spacy.blank("ru")
-    defaults = nlp.Defaults
+    defaults = spacy.blank("ru").Defaults
+    # A bare vocabulary: the lexical attributes the model would use (like_num, shape, ...) are
+    # computed for every new word and slow the tokenizer down; splitting does not use them.
     return Tokenizer(
-        nlp.vocab,
+        Vocab(),
         prefix_search=compile_prefix_regex(list(defaults.prefixes) + [r'\\"']).search,
         suffix_search=compile_suffix_regex(list(defaults.suffixes) + [r"\\"]).search,
         infix_finditer=compile_infix_regex(list(defaults.infixes)[:-1] + [r"\]\("]).finditer,
@@ -88,8 +98,4 @@ def analyze(text: str) -> tuple[str, str]:
 
 @lru_cache(maxsize=100_000)
 def tokenize(text: str) -> tuple[Token, ...]:
-    tokens = []
-    for t in _tokenizer()(text):
-        lemma, pos = analyze(t.text)
-        tokens.append(Token(t.text, t.whitespace_, t.text.lower(), lemma, pos))
-    return tuple(tokens)
+    return tuple(Token(t.text, t.whitespace_, t.text.lower()) for t in _tokenizer()(text))
