@@ -24,7 +24,7 @@ from merabench.predictions import load_predictions
 from merabench.results import results_document, summary_table, write_results
 from merabench.runner import Runner, TaskRun, check_run_identity
 from merabench.samples import Record, samples_path, write_final
-from merabench.scoring import TaskResult, score_task
+from merabench.scoring import TaskResult, score_task, scored_text
 from merabench.tasks import TASKS, get_task, parse_task_list
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -185,6 +185,7 @@ def score(
     judge_concurrency: JudgeConcurrency = 16,
     cache: Annotated[bool, typer.Option(help="use the cache for judge replies")] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
+    explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
 ) -> None:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     the_task = get_task(task)
@@ -212,6 +213,15 @@ def score(
                                             settings={"judge": judge.model if judge else None}))
     out.print(summary_table(results, None))
     _print_notes(results)
+    if explain is not None:
+        row = next((r for r in task_data.rows if r.id == explain), None)
+        if row is None:
+            raise ConfigError(f"--explain {explain}: no row with that id in {task_data.source}")
+        record = records.get(explain)
+        if not record or record.get("status") != "ok":
+            raise ConfigError(f"--explain {explain}: the predictions have no answer for that row")
+        out.print(f"\n[bold]row {explain}[/bold]")
+        out.print(the_task.explain(row, scored_text(record, strip=strip_think)), markup=False, highlight=False)
 
 
 @app.command("tasks")

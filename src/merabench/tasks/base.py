@@ -77,6 +77,13 @@ class Task(ABC):
         `judgement` is what the judging stage recorded for this row (replies, errors), if it ran.
         """
 
+    def explain(self, row: Row, answer: str) -> str:
+        """A readable account of one answer's score (`merabench score --explain ID`)."""
+        import json
+
+        score = self.score(row, answer)
+        return json.dumps({"metrics": score.metrics, "details": score.details}, ensure_ascii=False, indent=1)
+
     def judge_prompts(self, row: Row, answer: str) -> list[list[Message]]:
         """The judge requests for one answer; tasks without a judge have none."""
         return []

@@ -29,7 +29,9 @@ provably exact:
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 
 from rapidfuzz.distance import Indel
 
@@ -38,6 +40,9 @@ from merabench.tasks.sage.tokenize import Token
 OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
 FIRST_BAND = 6
+SEGMENT_OVER = 120
+ANCHOR_RUN = 4
+ANCHOR_GRAM = 3
 _INF = float("inf")
 
 # (op, o_start, o_end, c_start, c_end); op is "M", "S", "D", "I" or "T<k+1>"
@@ -74,10 +79,13 @@ def sub_cost(o: Token, c: Token) -> float:
     return cost
 
 
-def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None) -> tuple[list[list[str]], list[list[float]], set]:
-    """ERRANT's operation and cost matrices, within diagonals [lo - w, hi + w] (all if w is None).
+def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
+          base: float = 0.0) -> tuple[list[list[str]], list[list[float]], set]:
+    """ERRANT's operation and cost matrices over the band for w (the whole matrix if w is None).
 
-    Also returns the cells whose transposition search looked at a cell costing more than w.
+    Also returns the cells whose transposition search looked at a cost that may not be exact.
+    `base` is the cost the path has when it enters the corner: the reference accumulates costs
+    from the origin, and ties are decided on those float sums, so a segment starts from it too.
     """
     n, m = len(orig), len(cor)
     o_low = [t.lower for t in orig]
@@ -89,17 +97,17 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None) -> tuple[l
         d_lo, d_hi, slack = -n, m, _INF
     else:
         # the diagonals a path of cost <= w + 2 can use: it pays |d| to reach one, |shift - d| to leave
-        slack = w + 2
-        spare = (slack - abs(shift)) // 2
+        slack = base + w + 2
+        spare = (w + 2 - abs(shift)) // 2
         d_lo, d_hi = min(0, shift) - spare, max(0, shift) + spare
     cost = [[_INF] * (m + 1) for _ in range(n + 1)]
     ops = [["O"] * (m + 1) for _ in range(n + 1)]
-    cost[0][0] = 0.0
+    cost[0][0] = base
     for i in range(1, min(n, -d_lo) + 1):
-        cost[i][0] = float(i)
+        cost[i][0] = cost[i - 1][0] + 1
         ops[i][0] = "D"
     for j in range(1, min(m, d_hi) + 1):
-        cost[0][j] = float(j)
+        cost[0][j] = cost[0][j - 1] + 1
         ops[0][j] = "I"
     unsafe: set = set()
     positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
@@ -109,7 +117,6 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None) -> tuple[l
         row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
         o_tok, o_txt = orig[i], o_text[i]
         known_row = _SUB_COSTS.get(o_txt) or {}
-        # a transposition ending at (i, j) needs o_low[i] among c_low[j - k .. j]
         occurrences = positions.get(o_low[i], ())
         n_occurrences = len(occurrences)
         nearest, pointer = -1, 0
@@ -137,9 +144,11 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None) -> tuple[l
             other = substitution if substitution <= one_sided else one_sided
             trans_cost = _INF
             k = 1
+            # a transposition ending here needs o_low[i] among c_low[j - k .. j] with k <= other
             if nearest < 0 or j - nearest > other:
-                k = i + 1  # no transposition possible here: skip the search
-            limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal
+                k = i + 1
+            else:
+                limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal
             while i - k >= 0 and j - k >= 0 and k <= other:
                 here, before = cost[i - k + 1][j - k + 1], cost[i - k][j - k]
                 if here > limit or before > limit:
@@ -184,25 +193,67 @@ def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
     return path, on_edge
 
 
-def _align_window(orig: Sequence[Token], cor: Sequence[Token]) -> tuple[list[Op], bool]:
-    """The exact path for a window (as if it were the whole problem), and whether it touched an edge."""
+def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> tuple[list[Op], bool, float]:
+    """The exact path for a window (as if it were the whole problem), whether it touched an edge,
+    and the cost at its end."""
     n, m = len(orig), len(cor)
     w: int | None = max(FIRST_BAND, abs(n - m))
     while True:
         if w is not None and w >= max(n, m):
             w = None
-        ops, cost, unsafe = _fill(orig, cor, w)
+        ops, cost, unsafe = _fill(orig, cor, w, base)
         path, touched_edge = _read_back(ops, n, m)
         if w is None:
-            return path, touched_edge
-        certain = cost[n][m] <= w and not any((op[2], op[4]) in unsafe for op in path)
+            return path, touched_edge, cost[n][m]
+        certain = cost[n][m] - base <= w and not any((op[2], op[4]) in unsafe for op in path)
         if certain:
-            return path, touched_edge
+            return path, touched_edge, cost[n][m]
         w *= 2
 
 
+def anchors(orig: Sequence[Token], cor: Sequence[Token]) -> list[tuple[int, int]]:
+    """Cut points for long texts: the middles of identical runs of ANCHOR_RUN+ tokens whose middle
+    ANCHOR_GRAM tokens occur once in each text (so the path cannot pass them elsewhere cheaply)."""
+    o_text = [t.text for t in orig]
+    c_text = [t.text for t in cor]
+    blocks = SequenceMatcher(None, o_text, c_text, autojunk=False).get_matching_blocks()
+    o_grams = Counter(tuple(o_text[i:i + ANCHOR_GRAM]) for i in range(len(o_text) - ANCHOR_GRAM + 1))
+    c_grams = Counter(tuple(c_text[j:j + ANCHOR_GRAM]) for j in range(len(c_text) - ANCHOR_GRAM + 1))
+    cuts = []
+    for a, b, size in blocks:
+        if size < ANCHOR_RUN:
+            continue
+        middle = size // 2
+        first = a + middle - ANCHOR_GRAM // 2
+        gram = tuple(o_text[first:first + ANCHOR_GRAM])
+        if o_grams[gram] == 1 and c_grams[gram] == 1:
+            cuts.append((a + middle, b + middle))
+    return cuts
+
+
 def align(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
-    """The reference's alignment of two token sequences, as (op, o_start, o_end, c_start, c_end)."""
+    """The reference's alignment of two token sequences, as (op, o_start, o_end, c_start, c_end).
+
+    Texts of more than SEGMENT_OVER tokens are aligned in segments cut at `anchors`. That is the
+    one step not proven exact: it assumes the reference's path runs through the middle of a long
+    identical run whose middle occurs nowhere else, which the tests check on long real texts.
+    """
+    if max(len(orig), len(cor)) > SEGMENT_OVER:
+        cuts = anchors(orig, cor)
+        if cuts:
+            path: list[Op] = []
+            total = 0.0
+            bounds = [(0, 0), *cuts, (len(orig), len(cor))]
+            for (a0, b0), (a1, b1) in zip(bounds, bounds[1:], strict=False):
+                segment, total = align_exact(orig[a0:a1], cor[b0:b1], total)
+                path.extend((op, a + a0, b + a0, c + b0, d + b0) for op, a, b, c, d in segment)
+            return path
+    return align_exact(orig, cor)[0]
+
+
+def align_exact(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0) -> tuple[list[Op], float]:
+    """The reference's alignment with only the provably exact shortcuts, and its total cost
+    (starting from `base`, the cost already paid before these tokens)."""
     n, m = len(orig), len(cor)
     suffix = 0
     while suffix < min(n, m) and orig[n - 1 - suffix].text == cor[m - 1 - suffix].text:
@@ -214,11 +265,11 @@ def align(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
     margin = PREFIX_MARGIN
     while True:
         start = max(0, prefix - margin)
-        middle, touched_edge = _align_window(orig[start:end_o], cor[start:end_c])
+        middle, touched_edge, total = _align_window(orig[start:end_o], cor[start:end_c], base)
         if start == 0 or not touched_edge:
             break
         margin *= 4
     head = [("M", t, t + 1, t, t + 1) for t in range(start)]
     body = [(op, a + start, b + start, c + start, d + start) for op, a, b, c, d in middle]
     tail = [("M", end_o + t, end_o + t + 1, end_c + t, end_c + t + 1) for t in range(suffix)]
-    return head + body + tail
+    return head + body + tail, total

@@ -69,11 +69,17 @@ def _edit_view(edit: Edit, source_tokens: tuple, verdict: str) -> dict[str, Any]
 
 def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
     hypothesis = hypothesis.lstrip()
+    src = tokenize(source)
     if not hypothesis.strip() or not reference.strip():
         why = "empty hypothesis" if not hypothesis.strip() else "empty reference"
         zero = {name: 0.0 for name in ("spell_f1", "punct_f1", "errant_f1", "case_f1", "yo_f1")}
-        return ExampleScore(zero, {}, {"note": f"{why}: scores 0"})
-    src = tokenize(source)
+        # for the corpus-level counts, every reference edit of an empty answer is missed
+        ref_edits = extract(source, reference) if reference.strip() else ()
+        counts, verdicts = compare((), ref_edits)
+        return ExampleScore(zero, counts, {
+            "note": f"{why}: scores 0",
+            "reference_edits": [_edit_view(e, src, verdicts[e.key]) for e in ref_edits],
+            "counts": {t: [c.tp, c.fp, c.fn] for t, c in counts.items() if c.tp or c.fp or c.fn}})
     hyp_edits = extract(source, hypothesis)
     ref_edits = extract(source, reference)
     counts, verdicts = compare(hyp_edits, ref_edits)

@@ -1,21 +1,43 @@
-"""SAGE: spelling and punctuation correction of Russian text (spec/sage.md)."""
+"""SAGE: spelling and punctuation correction of Russian text (spec/sage.md, scoring.md "SAGE")."""
 
 from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from merabench.rows import Row
-from merabench.tasks.base import PlaceholderScorer, Task
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
+from merabench.tasks.sage.aggregate import aggregate
+from merabench.tasks.sage.explain import explain
+from merabench.tasks.sage.metrics import score_example
 
 _WORD = re.compile(r"[А-Яа-яЁё]{4,}")
 
 
-class SageTask(PlaceholderScorer, Task):
+class SageTask(Task):
     name = "sage"
     mera_name = "SAGE"
     hub_id = "MERA-evaluation/SAGE"
     description = "correct spelling and punctuation in Russian text; edit-level SPELL/PUNCT/ERRANT F1"
+    metrics = (
+        MetricSpec("errant_f1", "mean of spell_f1 and punct_f1 (the leaderboard's ERRANT_F1)", True),
+        MetricSpec("spell_f1", "per-example F1 of SPELL edits, averaged over examples", True),
+        MetricSpec("punct_f1", "per-example F1 of PUNCT edits, averaged over examples", True),
+        MetricSpec("case_f1", "per-example F1 of CASE (capitalisation) edits"),
+        MetricSpec("yo_f1", "per-example F1 of YO (е -> ё) edits"),
+    )
+
+    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+        result = score_example(row.inputs.get("source", ""), row.outputs, answer)
+        return SampleScore(result.metrics, result.details)
+
+    def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+        return aggregate(scores)
+
+    def explain(self, row: Row, answer: str) -> str:
+        return explain(row.inputs.get("source", ""), row.outputs, answer)
 
     def copy_answer(self, row: Row) -> str:
         return row.inputs.get("source", "")

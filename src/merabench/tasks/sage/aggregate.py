@@ -1,0 +1,46 @@
+"""SAGE task-level results: the macro means the leaderboard reports, and corpus-level counts.
+
+Headline metrics are per-example F1s averaged over examples (as the public harness). As extras,
+the TP/FP/FN counts per type summed over the corpus give micro precision, recall, F1 and F0.5
+(F0.5, precision-weighted, is the usual figure in grammatical error correction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from merabench.tasks.base import Aggregate, SampleScore, mean_aggregate
+from merabench.tasks.sage.classify import TYPES
+from merabench.tasks.sage.metrics import Counts
+
+
+def aggregate(scores: Sequence[SampleScore | None]) -> Aggregate:
+    base = mean_aggregate(scores)
+    totals = {t: Counts() for t in TYPES}
+    empty = 0
+    for score in scores:
+        if score is None:
+            continue
+        if "note" in score.details:
+            empty += 1
+        for kind, (tp, fp, fn) in score.details.get("counts", {}).items():
+            totals[kind].tp += tp
+            totals[kind].fp += fp
+            totals[kind].fn += fn
+    micro: dict[str, Any] = {}
+    metrics = dict(base.metrics)
+    for kind, c in totals.items():
+        p, r, f1 = c.prf()
+        f05 = c.prf(beta=0.5)[2]
+        micro[kind] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": p, "recall": r, "f1": f1, "f0.5": f05}
+        metrics[f"{kind.lower()}_micro_f1"] = f1
+        metrics[f"{kind.lower()}_micro_f05"] = f05
+    denominators = dict(base.denominators)
+    for kind in TYPES:
+        for suffix in ("micro_f1", "micro_f05"):
+            denominators[f"{kind.lower()}_{suffix}"] = totals[kind].tp + totals[kind].fp + totals[kind].fn
+    notes = ()
+    if empty:
+        notes = (f"{empty} example(s) with an empty answer or reference score 0 (as the public harness)",)
+    return Aggregate(metrics, denominators, {"micro": micro}, notes)
