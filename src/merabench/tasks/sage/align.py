@@ -29,6 +29,7 @@ provably exact:
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -115,28 +116,29 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
         positions.setdefault(low, []).append(j)
     for i in range(n):
         row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
-        o_tok, o_txt = orig[i], o_text[i]
+        o_tok, o_txt, o_lw = orig[i], o_text[i], o_low[i]
         known_row = _SUB_COSTS.get(o_txt) or {}
-        occurrences = positions.get(o_low[i], ())
-        n_occurrences = len(occurrences)
-        nearest, pointer = -1, 0
-        for j in range(max(0, i + d_lo), min(m, i + 1 + d_hi)):
-            while pointer < n_occurrences and occurrences[pointer] <= j:
-                nearest = occurrences[pointer]
-                pointer += 1
-            if o_txt == c_text[j]:
-                row[j + 1] = row_prev[j]
+        occurrences = positions.get(o_lw, ())
+        j_first, j_stop = max(0, i + d_lo), min(m, i + 1 + d_hi)
+        left = row[j_first]
+        diagonal = row_prev[j_first]
+        for j in range(j_first, j_stop):
+            up = row_prev[j + 1]
+            c_txt = c_text[j]
+            if o_txt == c_txt:
+                left = diagonal
+                row[j + 1] = left
                 op_row[j + 1] = "M"
+                diagonal = up
                 continue
-            del_cost = row_prev[j + 1] + 1
-            ins_cost = row[j] + 1
+            ins_cost = left + 1
+            del_cost = up + 1
             one_sided = ins_cost if ins_cost < del_cost else del_cost
-            diagonal = row_prev[j]
-            known = known_row.get(c_text[j])
+            known = known_row.get(c_txt)
             if known is not None:
                 substitution = diagonal + known
             elif diagonal > one_sided or (
-                    o_low[i] != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_text[j]) > one_sided):
+                    o_lw != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_txt) > one_sided):
                 # even with equal lemmas and parts of speech it would lose: skip the morphology
                 substitution = _INF
             else:
@@ -145,6 +147,7 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
             trans_cost = _INF
             k = 1
             # a transposition ending here needs o_low[i] among c_low[j - k .. j] with k <= other
+            nearest = occurrences[bisect_right(occurrences, j) - 1] if occurrences else -1
             if nearest < 0 or j - nearest > other:
                 k = i + 1
             else:
@@ -160,11 +163,13 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
                     break
                 k += 1
             if trans_cost <= other:
-                row[j + 1] = trans_cost
+                left = trans_cost
                 op_row[j + 1] = f"T{k + 1}"
             else:
-                row[j + 1] = other
+                left = other
                 op_row[j + 1] = "S" if substitution == other else ("I" if ins_cost == other else "D")
+            row[j + 1] = left
+            diagonal = up
     return ops, cost, unsafe
 
 

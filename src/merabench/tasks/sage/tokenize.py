@@ -14,9 +14,8 @@ PUNCT, as the spaCy tagger labels them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 # OpenCorpora part-of-speech tags -> Universal Dependencies tags, as a Russian spaCy model uses them
 _UD = {"NOUN": "NOUN", "ADJF": "ADJ", "ADJS": "ADJ", "COMP": "ADJ", "VERB": "VERB", "INFN": "VERB",
@@ -26,10 +25,11 @@ _PROPER = {"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"}
 _NON_WORD = {"PNCT": "PUNCT", "NUMB": "NUM", "ROMN": "NUM", "LATN": "X", "UNKN": "X"}
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """A token and the whitespace after it ("" or " "); a named tuple because texts make many."""
+
     text: str
-    ws: str        # the whitespace after it in the text: "" or " "
+    ws: str
     lower: str
 
     # Analysed only when asked for: most tokens sit in matching stretches and never are.
@@ -84,7 +84,10 @@ def analyze(text: str) -> tuple[str, str]:
     """(lemma, UD part of speech) of one token, out of context."""
     if text.isspace():
         return text, "SPACE"
-    parse = _morph().parse(text)[0]
+    try:
+        parse = _morph().parse(text)[0]
+    except ValueError:  # pymorphy3 fails on characters without a Unicode name (e.g. Tangut)
+        return text, "X"
     tag = parse.tag
     pos = tag.POS
     if pos is None:
@@ -98,4 +101,8 @@ def analyze(text: str) -> tuple[str, str]:
 
 @lru_cache(maxsize=100_000)
 def tokenize(text: str) -> tuple[Token, ...]:
-    return tuple(Token(t.text, t.whitespace_, t.text.lower()) for t in _tokenizer()(text))
+    tokens = []
+    for t in _tokenizer()(text):
+        word = t.text
+        tokens.append(Token(word, t.whitespace_, word.lower()))
+    return tuple(tokens)

@@ -1,0 +1,76 @@
+"""The scorer against the reference: per-row scores of the public scorer (shared/data/sage-agreement)
+and a plain full-matrix alignment on real pairs."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from oracle import oracle_align
+
+from merabench.tasks.sage.align import align, align_exact
+from merabench.tasks.sage.metrics import score_example
+from merabench.tasks.sage.tokenize import tokenize
+
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "data"
+AGREEMENT = SHARED / "sage-agreement"
+RUSPELLRU = SHARED / "ruspellru"
+
+pytestmark = pytest.mark.skipif(not AGREEMENT.exists(), reason="shared/data is not beside this checkout")
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def expected() -> dict:
+    return json.loads((AGREEMENT / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("run", ["gold", "source", "partial", "noisy", "mixed", "leading_space", "empty", "trailing_ws"])
+def test_every_row_scores_as_the_reference_scorer(run: str, expected: dict) -> None:
+    rows = {r["meta"]["id"]: r for r in load_jsonl(AGREEMENT / "rows.jsonl")}
+    answers = {a["id"]: a["output"] for a in load_jsonl(AGREEMENT / f"answers_{run}.jsonl")}
+    per_id = expected["runs"][run]["per_id"]
+    assert len(per_id) == 400
+    wrong = []
+    for row_id, want in per_id.items():
+        row = rows[int(row_id)]
+        got = score_example(row["inputs"]["source"], row["outputs"], answers[int(row_id)]).metrics
+        for name in ("spell_f1", "punct_f1", "errant_f1"):
+            if abs(got[name] - want[name]) > 1e-4:  # the reference rounds to 0.01 %
+                wrong.append((row_id, name, got[name], want[name]))
+    assert not wrong, wrong[:5]
+    means = {k: sum(v[k] for v in per_id.values()) / len(per_id) for k in ("spell_f1", "punct_f1")}
+    assert means == pytest.approx({k: expected["runs"][run]["means"][k] for k in means}, abs=1e-4)
+
+
+def pairs() -> list[tuple[str, str]]:
+    sources = (RUSPELLRU / "sources.txt").read_text(encoding="utf-8").splitlines()
+    corrections = (RUSPELLRU / "corrections.txt").read_text(encoding="utf-8").splitlines()
+    return list(zip(sources, corrections, strict=True))
+
+
+def test_the_fast_aligner_equals_a_plain_full_matrix_on_real_pairs() -> None:
+    rng = random.Random(7)
+    sample = rng.sample(pairs(), 400)
+    for source, correction in sample:
+        for a, b in ((source, correction), (correction, source)):
+            o, c = tokenize(a), tokenize(b)
+            assert align(o, c) == oracle_align(o, c), (a, b)
+
+
+def test_segmenting_long_texts_changes_nothing() -> None:
+    rng = random.Random(11)
+    all_pairs = pairs()
+    for _ in range(6):
+        chosen = rng.sample(all_pairs, 30)
+        joiner = rng.choice([" ", "\n"])
+        a = joiner.join(s for s, _ in chosen)
+        b = joiner.join(c for _, c in chosen)
+        o, c = tokenize(a), tokenize(b)
+        assert len(o) > 300
+        assert align(o, c) == align_exact(o, c)[0]
