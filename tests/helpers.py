@@ -9,13 +9,25 @@ import sys
 from pathlib import Path
 
 SAGE_INSTRUCTION = "Исправь ошибки в тексте, ответь только текстом.\n\nТекст:\n{source}"
-SOURCES = ["Превет, как дила?", "Я незнаю что сказать", "Он пришол домой поздно", "В москве идет дождь",
-           "Кто то стучит в дверь", "Мы поехали на дачу но забыли ключи"]
+PAIRS = [("Превет, как дила?", "Привет, как дела?"), ("Я незнаю что сказать", "Я не знаю, что сказать"),
+         ("Он пришол домой поздно", "Он пришёл домой поздно"), ("В москве идет дождь", "В Москве идёт дождь"),
+         ("Кто то стучит в дверь", "Кто-то стучит в дверь"),
+         ("Мы поехали на дачу но забыли ключи", "Мы поехали на дачу, но забыли ключи")]
 
 
 def sage_rows(n: int) -> list[dict]:
-    return [{"instruction": SAGE_INSTRUCTION, "inputs": {"source": f"{SOURCES[i % len(SOURCES)]} ({i})"},
-             "outputs": f"исправлено ({i})", "meta": {"id": i}} for i in range(n)]
+    """Real SAGE rows: a Russian sentence with errors and its correction, numbered to stay unique."""
+    return [{"instruction": SAGE_INSTRUCTION, "inputs": {"source": f"{PAIRS[i % len(PAIRS)][0]} ({i})"},
+             "outputs": f"{PAIRS[i % len(PAIRS)][1]} ({i})", "meta": {"id": i}} for i in range(n)]
+
+
+def correction_of(prompt: str) -> str:
+    """What a perfect model answers to a sage_rows prompt."""
+    source = prompt.rsplit("Текст:\n", 1)[1]
+    for wrong, right in PAIRS:
+        if source.startswith(wrong):
+            return right + source[len(wrong):]
+    raise KeyError(source)
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -35,14 +35,16 @@ def predictions_files(tmp_path: Path, answers: dict[int, str]) -> dict[str, Path
 def test_score_reads_every_prediction_form(tmp_path: Path, form: str) -> None:
     rows = sage_rows(4)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    answers = {0: rows[0]["outputs"], 1: "не то", 2: rows[2]["outputs"], 3: "  " + rows[3]["outputs"]}
+    answers = {0: rows[0]["outputs"], 1: rows[1]["inputs"]["source"], 2: rows[2]["outputs"], 3: "  " + rows[3]["outputs"]}
     path = predictions_files(tmp_path, answers)[form]
     result = run_cli("score", "sage", "--data", str(data), "--predictions", str(path), "--out", str(tmp_path / "s"))
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "s" / "results.json").read_text())
-    assert doc["metrics"]["placeholder_exact_match"] == 0.75 and doc["n"] == 4
+    assert doc["n"] == 4 and doc["denominators"]["errant_f1"] == 4
     samples = read_jsonl(tmp_path / "s" / "samples_sage.jsonl")
-    assert [s["metrics"]["placeholder_exact_match"] for s in samples] == [1.0, 0.0, 1.0, 1.0]
+    # row 1 answered with its uncorrected source misses both the spelling and the comma
+    assert [s["metrics"]["errant_f1"] for s in samples] == [1.0, 0.0, 1.0, 1.0]
+    assert doc["metrics"]["errant_f1"] == 0.75
 
 
 def test_score_counts_missing_predictions_as_errors(tmp_path: Path) -> None:
@@ -53,7 +55,7 @@ def test_score_counts_missing_predictions_as_errors(tmp_path: Path) -> None:
     assert result.returncode == 0
     assert "2 row(s) have no prediction" in result.stderr and "not in the data" in result.stderr
     task = json.loads((tmp_path / "s" / "results.json").read_text())["tasks"]["sage"]
-    assert task["n_errors"] == 2 and task["denominators"]["placeholder_exact_match"] == 1
+    assert task["n_errors"] == 2 and task["denominators"]["errant_f1"] == 1
 
 
 def test_score_leaves_think_blocks_unless_asked(tmp_path: Path) -> None:
@@ -64,8 +66,8 @@ def test_score_leaves_think_blocks_unless_asked(tmp_path: Path) -> None:
     opted = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "b"),
                     "--strip-think")
     assert plain.returncode == opted.returncode == 0
-    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["placeholder_exact_match"] == 0.0
-    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["placeholder_exact_match"] == 1.0
+    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["errant_f1"] < 1.0
+    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["errant_f1"] == 1.0
 
 
 def test_public_test_rows_without_references_are_not_scored(tmp_path: Path) -> None:

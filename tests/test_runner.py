@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from helpers import cli_command, read_jsonl, run_cli, sage_rows, write_jsonl
+from helpers import cli_command, correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
 from merabench.prompts import messages_hash
 
@@ -32,7 +32,7 @@ def test_default_run_needs_no_model_and_reaches_1_with_reference(tmp_path: Path)
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "run" / "results.json").read_text())
     assert set(doc["tasks"]) == {"sage", "russianregions", "gorillahard"}
-    headline = {"sage": ["placeholder_exact_match"], "gorillahard": ["sample_pass_rate", "balance_score"],
+    headline = {"sage": ["errant_f1", "spell_f1", "punct_f1"], "gorillahard": ["sample_pass_rate", "balance_score"],
                 "russianregions": ["exact_match", "group_exact_match", "letter_accuracy"]}
     for name, task in doc["tasks"].items():
         assert task["n_errors"] == 0 and task["n_scored"] == task["n"] > 0, name
@@ -112,7 +112,7 @@ def test_failed_rows_are_recorded_not_scored_and_retried_on_rerun(tmp_path: Path
     assert bad["output"] is None
     doc = json.loads((out / "results.json").read_text())["tasks"]["sage"]
     assert doc["n_errors"] == 1 and doc["n_scored"] == 7
-    assert doc["denominators"]["placeholder_exact_match"] == 7
+    assert doc["denominators"]["errant_f1"] == 7
 
     strict = run_cli(*openai_args(server, data, out, "--max-retries", "0", "--fail-on-error", "0.05"))
     assert strict.returncode == 1 and "--fail-on-error exceeded" in strict.stderr
@@ -151,12 +151,12 @@ def test_rerun_with_another_model_into_the_same_folder_is_refused(tmp_path: Path
 def test_think_blocks_are_stripped_before_scoring_but_kept_raw(tmp_path: Path, make_server) -> None:
     rows = sage_rows(2)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    server = make_server(reply=lambda body: "<think>хм, запятая?</think>\nисправлено " + body["messages"][-1]["content"][-3:])
+    server = make_server(reply=lambda body: "<think>хм, запятая?</think>\n" + correction_of(body["messages"][-1]["content"]))
     out = tmp_path / "run"
     assert run_cli(*openai_args(server, data, out)).returncode == 0
     records = read_jsonl(out / "samples_sage.jsonl")
-    assert records[0]["output"].startswith("<think>") and records[0]["answer"] == "исправлено (0)"
-    assert records[0]["metrics"]["placeholder_exact_match"] == 1.0
+    assert records[0]["output"].startswith("<think>") and records[0]["answer"] == "Привет, как дела? (0)"
+    assert records[0]["metrics"]["errant_f1"] == 1.0
 
 
 def test_ctrl_c_exits_130_keeps_answers_and_the_rerun_finishes(tmp_path: Path, make_server) -> None:

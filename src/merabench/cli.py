@@ -228,10 +228,9 @@ def score(
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""
     for t in TASKS.values():
-        status = ("[green]complete[/green]" if t.scorer_status == "complete"
-                  else "[yellow]PLACEHOLDER[/yellow] (the real scorer is not built yet)")
         out.print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
-        out.print(f"  scorer:  {status}", soft_wrap=True)
+        if t.uses_judge:
+            out.print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
         out.print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
                   "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
         for m in t.metrics:

@@ -43,7 +43,7 @@ def write_results(out_dir: Path, doc: dict[str, Any]) -> Path:
 def summary_table(results: Sequence[TaskResult], wall_time_s: float | None) -> Table:
     title = "merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")
     table = Table(title=title, title_justify="left")
-    for column in ("task", "rows", "errors", "metric", "value", "n", "tokens in/out", "scorer"):
+    for column in ("task", "rows", "errors", "metric", "value", "n", "tokens in/out"):
         table.add_column(column, justify="right" if column in ("rows", "errors", "value", "n") else "left",
                          no_wrap=column in ("task", "metric", "value"))
     for r in results:
@@ -58,5 +58,5 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None) -> T
             table.add_row(r.task if first else "", str(r.n_rows) if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
                           name, "—" if value is None else f"{value:.4f}", str(denominator),
-                          tokens if first else "", r.scorer_status if first else "")
+                          tokens if first else "")
     return table

@@ -22,7 +22,6 @@ from merabench.think import strip_think
 class TaskResult:
     task: str
     source: str
-    scorer_status: str
     n_rows: int
     n_answered: int
     n_errors: int
@@ -34,7 +33,7 @@ class TaskResult:
     def to_json(self) -> dict[str, Any]:
         agg = self.aggregate
         out: dict[str, Any] = {
-            "source": self.source, "scorer": self.scorer_status,
+            "source": self.source,
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
@@ -86,12 +85,10 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
-    if task.scorer_status == "placeholder":
-        notes.append("placeholder scorer (stripped exact match), not the task's metrics yet")
     n_scored = sum(s is not None for s in scores)
     aggregate = task.aggregate(rows, scores) if n_scored else None
     n_answered = len(rows) - n_errors
-    result = TaskResult(task=task.name, source=source, scorer_status=task.scorer_status, n_rows=len(rows),
+    result = TaskResult(task=task.name, source=source, n_rows=len(rows),
                         n_answered=n_answered, n_errors=n_errors, n_scored=n_scored, aggregate=aggregate,
                         tokens=tokens, notes=tuple(notes))
     return final, result

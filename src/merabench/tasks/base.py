@@ -10,12 +10,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from merabench.prompts import HistoryIndex, Message, build_messages
 from merabench.rows import Row
-
-ScorerStatus = Literal["complete", "placeholder"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,6 @@ class Task(ABC):
     hub_id: ClassVar[str]
     description: ClassVar[str]
     metrics: ClassVar[tuple[MetricSpec, ...]]
-    scorer_status: ClassVar[ScorerStatus] = "complete"
 
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
@@ -103,18 +100,3 @@ class Task(ABC):
     @abstractmethod
     def random_answer(self, row: Row, rng: random.Random) -> str:
         """A well-formed answer drawn at random with `rng` (seeded per row)."""
-
-
-class PlaceholderScorer:
-    """Stands in until a task's real scorer lands: stripped exact match with the reference.
-
-    `merabench tasks` and every results file say 'placeholder' for tasks using it.
-    """
-
-    scorer_status: ClassVar[ScorerStatus] = "placeholder"
-    metrics: ClassVar[tuple[MetricSpec, ...]] = (
-        MetricSpec("placeholder_exact_match", "stripped answer equals the reference (placeholder scorer)", True),
-    )
-
-    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
-        return SampleScore({"placeholder_exact_match": float(answer.strip() == row.outputs.strip())})
