@@ -48,7 +48,7 @@ def one_pass(hypothesis: str, aligner: str) -> float:
 
         edits.align = oracle_align
     pairs = load_pairs()
-    score_example("Превет", "Привет", "Превет")  # load the tokenizer and the dictionaries
+    score_example("Превет, мир!", "Привет, мир!", "Превет, мир!")  # load the tokenizer and the dictionaries
     started = time.perf_counter()
     for source, correction in pairs:
         score_example(source, correction, source if hypothesis == "source" else correction)

@@ -14,6 +14,7 @@ PUNCT, as the spaCy tagger labels them.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -52,8 +53,6 @@ def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
 
 @lru_cache(maxsize=1)
 def _tokenizer() -> Any:
-    import re
-
     import spacy
     from spacy.tokenizer import Tokenizer
     from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
@@ -99,10 +98,48 @@ def analyze(text: str) -> tuple[str, str]:
     return parse.normal_form, _UD.get(pos, "X")
 
 
+_RUNS = re.compile(r"(\s+)")
+
+
+@lru_cache(maxsize=100_000)
+def spacy_tokens(text: str) -> tuple[Token, ...]:
+    """The tokenizer run on the whole text: the definition `tokenize` must agree with."""
+    return tuple(Token(t.text, t.whitespace_, t.text.lower()) for t in _tokenizer()(text))
+
+
 @lru_cache(maxsize=100_000)
 def tokenize(text: str) -> tuple[Token, ...]:
-    tokens = []
-    for t in _tokenizer()(text):
-        word = t.text
-        tokens.append(Token(word, t.whitespace_, word.lower()))
+    """Tokens as `spacy_tokens` gives them, faster.
+
+    spaCy tokenises each whitespace-free run on its own, so we split the runs ourselves and send
+    to spaCy (in one call, joined by single spaces) only those that are not plain words: a run of
+    letters never splits, and on new words the tokenizer's affix regexes are most of its cost.
+    Whitespace as spaCy treats it: one space after a token is that token's trailing whitespace;
+    any other whitespace run (or the rest of it) is a token of its own.
+    """
+    runs = [run for run in _RUNS.split(text) if run]
+    complex_runs = [run for run in runs if not run[0].isspace() and not run.isalpha()]
+    pieces: list[list[str]] = []
+    if complex_runs:
+        current: list[str] = []
+        for t in _tokenizer()(" ".join(complex_runs)):
+            current.append(t.text)
+            if t.whitespace_:
+                pieces.append(current)
+                current = []
+        pieces.append(current)
+    pieces.reverse()
+    tokens: list[Token] = []
+    for run in runs:
+        if run[0].isspace():
+            if tokens and run[0] == " ":
+                last = tokens[-1]
+                tokens[-1] = Token(last.text, " ", last.lower)
+                run = run[1:]
+            if run:
+                tokens.append(Token(run, "", run.lower()))
+        elif run.isalpha():
+            tokens.append(Token(run, "", run.lower()))
+        else:
+            tokens.extend(Token(word, "", word.lower()) for word in pieces.pop())
     return tuple(tokens)
