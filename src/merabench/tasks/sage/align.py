@@ -80,6 +80,12 @@ def sub_cost(o: Token, c: Token) -> float:
     return cost
 
 
+def _last_at_or_before(positions: Sequence[int], limit: int) -> int:
+    """The largest position <= limit, or a very negative number if there is none."""
+    at = bisect_right(positions, limit) - 1
+    return positions[at] if at >= 0 else -(1 << 30)
+
+
 def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
           base: float = 0.0) -> tuple[list[list[str]], list[list[float]], set]:
     """ERRANT's operation and cost matrices over the band for w (the whole matrix if w is None).
@@ -114,6 +120,9 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
     positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
     for j, low in enumerate(c_low):
         positions.setdefault(low, []).append(j)
+    o_positions: dict[str, list[int]] = {}  # and in orig
+    for i, low in enumerate(o_low):
+        o_positions.setdefault(low, []).append(i)
     for i in range(n):
         row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
         o_tok, o_txt, o_lw = orig[i], o_text[i], o_low[i]
@@ -134,11 +143,11 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
             ins_cost = left + 1
             del_cost = up + 1
             one_sided = ins_cost if ins_cost < del_cost else del_cost
-            known = known_row.get(c_txt)
-            if known is not None:
+            if diagonal > one_sided:  # a substitution costs at least 0: it cannot win here
+                substitution = _INF
+            elif (known := known_row.get(c_txt)) is not None:
                 substitution = diagonal + known
-            elif diagonal > one_sided or (
-                    o_lw != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_txt) > one_sided):
+            elif o_lw != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_txt) > one_sided:
                 # even with equal lemmas and parts of speech it would lose: skip the morphology
                 substitution = _INF
             else:
@@ -146,9 +155,11 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
             other = substitution if substitution <= one_sided else one_sided
             trans_cost = _INF
             k = 1
-            # a transposition ending here needs o_low[i] among c_low[j - k .. j] with k <= other
+            # a transposition ending here needs o_low[i] among c_low[j - k .. j] and c_low[j] among
+            # o_low[i - k .. i], with k <= other
             nearest = occurrences[bisect_right(occurrences, j) - 1] if occurrences else -1
-            if nearest < 0 or j - nearest > other:
+            if (nearest < 0 or j - nearest > other
+                    or i - _last_at_or_before(o_positions.get(c_low[j], ()), i) > other):
                 k = i + 1
             else:
                 limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal

@@ -36,6 +36,8 @@ def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> list[
 @lru_cache(maxsize=50_000)
 def extract(source: str, target: str) -> tuple[Edit, ...]:
     """Edits from `source` to `target`, memoised: a good hypothesis often equals the reference."""
+    if source == target:  # all matches: no edits (models often leave a text untouched)
+        return ()
     return tuple(edits_between(tokenize(source), tokenize(target)))
 
 
