@@ -10,7 +10,6 @@ The GorillaHard generator (a separate piece of work) will supersede this small s
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import random
@@ -18,97 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from merabench.tasks.gorillahard.generator.library import TOOLS
+from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
+
 OUT = Path(__file__).resolve().parents[1] / "src" / "merabench" / "data" / "gorillahard"
-
-
-# ---------------------------------------------------------------- tool library
-def tool(name: str, family: str, description: str, params: list[tuple[str, str, bool, str]],
-         constraints: str) -> dict[str, Any]:
-    return {"name": name, "family": family, "description": description,
-            "parameters": {p: {"type": t, "required": req, "description": d} for p, t, req, d in params},
-            "constraints": constraints}
-
-
-PATH = ("path", "string", True, "путь к приложенному файлу")
-TOOLS = {t["name"]: t for t in [
-    tool("table.mean", "tables", "Среднее арифметическое числового столбца таблицы.",
-         [PATH, ("column", "string", True, "имя столбца")], "Пустые ячейки пропускаются."),
-    tool("table.median", "tables", "Медиана числового столбца таблицы.",
-         [PATH, ("column", "string", True, "имя столбца")], "Пустые ячейки пропускаются."),
-    tool("table.sum", "tables", "Сумма значений числового столбца таблицы.",
-         [PATH, ("column", "string", True, "имя столбца")], "Поддерживает разделители «,» и «;»."),
-    tool("table.sum_legacy", "tables", "Сумма значений столбца (старая версия).",
-         [PATH, ("column", "string", True, "имя столбца")],
-         "УСТАРЕЛ: не учитывает строки после первой пустой; будет удалён, используйте table.sum."),
-    tool("table.row_count", "tables", "Число строк данных в таблице (без заголовка).",
-         [PATH], "Только файлы CSV/TSV."),
-    tool("table.column_count", "tables", "Число столбцов таблицы.", [PATH], "Только файлы CSV/TSV."),
-    tool("logs.count", "logs", "Число строк журнала, содержащих подстроку.",
-         [PATH, ("pattern", "string", True, "подстрока"),
-          ("ignore_case", "boolean", False, "искать без учёта регистра (по умолчанию false)")],
-         "Файлы до 50 МБ."),
-    tool("logs.grep", "logs", "Возвращает строки журнала, содержащие подстроку.",
-         [PATH, ("pattern", "string", True, "подстрока"),
-          ("ignore_case", "boolean", False, "искать без учёта регистра (по умолчанию false)")],
-         "Не более 1000 строк в ответе."),
-    tool("logs.window", "logs", "Строки журнала вокруг строки с заданным номером.",
-         [PATH, ("line", "integer", True, "номер строки, с 1"), ("radius", "integer", True, "сколько строк до и после")],
-         "radius не больше 50."),
-    tool("logs.tail", "logs", "Последние n строк журнала.",
-         [PATH, ("n", "integer", True, "сколько строк")], "n не больше 500."),
-    tool("files.read_lines", "files", "Читает диапазон строк текстового файла.",
-         [PATH, ("start", "integer", True, "первая строка, с 1"), ("end", "integer", True, "последняя строка")],
-         "Не более 200 строк за вызов."),
-    tool("files.stat", "files", "Размер файла и дата изменения.", [PATH], "Только локальные файлы."),
-    tool("http.download", "http", "Скачивает файл по URL и возвращает локальный путь.",
-         [("url", "string", True, "адрес файла")], "Только https; до 100 МБ."),
-    tool("http.get_json", "http", "Выполняет GET-запрос и возвращает тело ответа как JSON.",
-         [("url", "string", True, "адрес")], "Только https; не сохраняет файл."),
-    tool("http.post", "http", "Отправляет POST-запрос с телом JSON.",
-         [("url", "string", True, "адрес"), ("body", "object", True, "тело запроса")],
-         "Отправляет данные наружу: только по явной просьбе пользователя."),
-    tool("tracker.create_issue", "tracker", "Создаёт задачу в трекере.",
-         [("project", "string", True, "ключ проекта"), ("title", "string", True, "заголовок")], "—"),
-    tool("tracker.comment", "tracker", "Добавляет комментарий к задаче.",
-         [("issue", "string", True, "ключ задачи, например OPS-12"), ("text", "string", True, "текст")], "—"),
-    tool("git.blame", "git", "Возвращает хеш коммита, последним изменившего строку файла.",
-         [PATH, ("line", "integer", True, "номер строки, с 1")], "Только отслеживаемые файлы."),
-    tool("git.show", "git", "Показывает изменения коммита.",
-         [("commit", "string", True, "хеш коммита")], "—"),
-    tool("git.log", "git", "Последние коммиты ветки.",
-         [("branch", "string", True, "ветка"), ("limit", "integer", False, "сколько коммитов (по умолчанию 20)")], "—"),
-    tool("dns.lookup", "dns", "Возвращает A-записи домена.",
-         [("host", "string", True, "доменное имя")], "Только публичные зоны."),
-    tool("dns.lookup_cached", "dns", "Возвращает A-записи домена из локального кеша резолвера.",
-         [("host", "string", True, "доменное имя")], "Данные могут устареть на час."),
-    tool("k8s.scale", "kubernetes", "Меняет число реплик deployment.",
-         [("namespace", "string", True, "пространство имён"), ("deployment", "string", True, "имя deployment"),
-          ("replicas", "integer", True, "новое число реплик")], "Не больше 20 реплик."),
-    tool("k8s.restart", "kubernetes", "Перезапускает все pod'ы deployment.",
-         [("namespace", "string", True, "пространство имён"), ("deployment", "string", True, "имя deployment")],
-         "Вызывает кратковременный простой."),
-    tool("flags.enable", "flags", "Включает фича-флаг.",
-         [("flag", "string", True, "имя флага"), ("environment", "string", True, "окружение")], "—"),
-    tool("flags.disable", "flags", "Выключает фича-флаг.",
-         [("flag", "string", True, "имя флага"), ("environment", "string", True, "окружение")], "—"),
-    tool("billing.refund", "billing", "Возвращает деньги по счёту.",
-         [("invoice_id", "string", True, "номер счёта"), ("amount", "number", True, "сумма, ₽")],
-         "Не более 5000 ₽ за один возврат; большие суммы — только через финансовый отдел."),
-    tool("billing.invoice_get", "billing", "Возвращает счёт по номеру.",
-         [("invoice_id", "string", True, "номер счёта")], "—"),
-    tool("asr.transcribe_fast", "speech", "Распознаёт речь в аудиофайле.",
-         [PATH], "Дёшево (0,2 ₽ за минуту); ожидаемая точность около 85 %."),
-    tool("asr.transcribe_accurate", "speech", "Распознаёт речь в аудиофайле.",
-         [PATH], "Дорого (3 ₽ за минуту); ожидаемая точность около 98 %."),
-    tool("db.delete_user", "database", "Удаляет пользователя из базы.",
-         [("user_id", "integer", True, "идентификатор пользователя")], "Только окружение staging; production запрещено."),
-    tool("db.query_readonly", "database", "Выполняет SELECT-запрос только на чтение.",
-         [("sql", "string", True, "запрос")], "Только SELECT."),
-    tool("config.set_timeout", "config", "Задаёт таймаут клиента сервиса.",
-         [("service", "string", True, "имя сервиса"), ("seconds", "number", True, "таймаут в секундах")], "—"),
-    tool("config.set_retries", "config", "Задаёт число повторов клиента сервиса.",
-         [("service", "string", True, "имя сервиса"), ("retries", "integer", True, "число повторов")], "—"),
-]}
 
 
 # ---------------------------------------------------------------- files
@@ -225,34 +137,6 @@ def yaml_value(path: str, key: str) -> str:
         if text.startswith(f"{key}:"):
             return text.split(":", 1)[1].strip()
     raise KeyError(key)
-
-
-# ---------------------------------------------------------------- prompts
-RULES = ("одного инструмента достаточно, если он решает задачу; значения из файлов считай сам; план — только "
-         "если нужного значения нет в контексте, а результат предыдущего шага обозначай \"$1\"; несколько "
-         "независимых значений — несколько вызовов; необязательные аргументы — только когда они нужны; если "
-         "запрос неоднозначен — переспроси; если ответить невозможно — откажись.")
-WORDINGS = [
-    "Пожалуйста, помоги выполнить запрос пользователя с помощью инструментов из каталога. Будь добр, "
-    "соблюдай правила: " + RULES,
-    "Выполни запрос пользователя, используя инструменты из каталога. Обязательные правила: " + RULES,
-    "Регламент обработки запроса. Запрос выполняется вызовом инструментов каталога. Применяются правила: "
-    + RULES,
-    "Ты — агент службы эксплуатации: ты не выполняешь действия сам, а выбираешь вызовы инструментов. "
-    "Твои правила: " + RULES,
-    "Слушай, тут запрос от коллеги, его надо закрыть инструментами из списка ниже. Правила простые: " + RULES,
-]
-LAYOUT = "\n\nКонтекст:\n{context}\n\nИнструменты:\n{tools}\n\nФормат ответа:\n{format}\n\nВопрос:\n{question}"
-FORMAT = (
-    "Ответь ровно одним JSON-объектом в одну строку, без пояснений, без текста вокруг и без блоков кода. "
-    "Допустимые виды ответа:\n"
-    "- вызов: {\"tool\": \"имя\", \"args\": {...}};\n"
-    "- план из зависимых шагов по порядку: {\"plan\": [{\"tool\": ..., \"args\": {...}}, ...]}, где \"$1\" — "
-    "результат первого шага;\n"
-    "- независимые вызовы, порядок неважен: {\"calls\": [{\"tool\": ..., \"args\": {...}}, ...]};\n"
-    "- уточняющий вопрос: {\"clarify\": \"вопрос\"};\n"
-    "- отказ: {\"abstain\": true, \"reason\": \"причина\"}."
-)
 
 
 @dataclass
@@ -424,15 +308,10 @@ def context_for(q: Question) -> str:
     return "\n\n".join(f"[файл: {p}]\n{FILES[p][1].rstrip()}" for p in q.files)
 
 
-def wording_for(q: Question) -> int:
-    key = q.dialog or q.base_id
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % len(WORDINGS)
-
-
 def row_for(q: Question, row_id: int) -> dict[str, Any]:
     rng = random.Random(q.base_id)
     catalog = catalog_for(q, rng)
-    wording = wording_for(q)
+    wording = wording_for(q.dialog or q.base_id)
     formats = sorted({FILES[p][0] for p in q.files})
     return {
         "instruction": WORDINGS[wording] + LAYOUT,

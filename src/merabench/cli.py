@@ -224,6 +224,53 @@ def score(
         out.print(the_task.explain(row, scored_text(record, strip=strip_think)), markup=False, highlight=False)
 
 
+def _generator_task(task: str) -> None:
+    if get_task(task).name != "gorillahard":
+        raise ConfigError(f"only gorillahard has a question generator, not {task}")
+
+
+@app.command()
+def generate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for test.jsonl, shots.jsonl, manifest.json")],
+    seed: Annotated[int, typer.Option(help="a new seed gives a new set; the same seed, the same bytes")] = 0,
+    rows: Annotated[int, typer.Option(help="evaluated rows, dialogue turns included")] = 1169,
+    dialogues: Annotated[int, typer.Option(min=0, help="two-turn dialogues among the rows")] = 30,
+) -> None:
+    """Generate a fresh GorillaHard-style question set."""
+    _generator_task(task)
+    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+
+    if dialogues >= rows:
+        raise ConfigError("--dialogues must be fewer than --rows")
+    started = time.monotonic()
+    try:
+        test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    console.print(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
+                  f"check it with: merabench validate {task} {out_dir}")
+
+
+@app.command()
+def validate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    folder: Annotated[Path, typer.Argument(help="a folder with test.jsonl and shots.jsonl")],
+) -> None:
+    """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
+    _generator_task(task)
+    from merabench.tasks.gorillahard.generator.validate import validate as run_checks
+
+    checks = run_checks(folder)
+    for check in checks:
+        mark = "[green]ok  [/green]" if check.ok else "[red]FAIL[/red]"
+        out.print(f"{mark} {check.name:<24} {check.detail}", soft_wrap=True, highlight=False)
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        console.print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
+        raise typer.Exit(1)
+
+
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""

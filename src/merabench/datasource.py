@@ -1,7 +1,8 @@
 """`--data` specs -> rows per task.
 
 A spec is `bundled` (the samples shipped in the package, the default), `hub` (the MERA dataset
-on the Hugging Face hub), or a local path; `task=SPEC` applies to one task only, e.g.
+on the Hugging Face hub), `generated[:SEED]` (a GorillaHard set made by the generator and kept
+in the cache folder), or a local path; `task=SPEC` applies to one task only, e.g.
 `--data bundled --data sage=my_sage.jsonl`.
 """
 
@@ -28,13 +29,31 @@ def split_specs(specs: Sequence[str]) -> tuple[str, dict[str, str]]:
     return default, per_task
 
 
+def generated_set(task: Task, spec: str) -> Path:
+    """A generated set for `generated[:SEED]`, made once and kept in the cache folder."""
+    if task.name != "gorillahard":
+        raise ConfigError(f"--data {spec}: only gorillahard has a question generator")
+    _, _, seed_text = spec.partition(":")
+    try:
+        seed = int(seed_text) if seed_text else 0
+    except ValueError:
+        raise ConfigError(f"--data {spec}: the seed must be an integer") from None
+    from merabench.cache import default_cache_path
+    from merabench.tasks.gorillahard.generator.build import GENERATOR_VERSION, SetPlan, write_set
+
+    folder = default_cache_path().parent / "generated" / f"gorillahard-{GENERATOR_VERSION}-seed{seed}"
+    if not (folder / "manifest.json").exists():
+        write_set(SetPlan(seed=seed), folder)
+    return folder
+
+
 def load_task_data(task: Task, spec: str, split: str = "test") -> TaskData:
     if spec == "bundled":
         return to_task_data(read_bundled(task.name), source=f"bundled:{task.name}", split=split)
     if spec == "hub":
         return to_task_data(read_hub(task.hub_id), source=f"hub:{task.hub_id}", split=split)
-    if spec.startswith("generated"):
-        raise ConfigError("--data generated needs the GorillaHard generator, which is not built yet")
+    if spec == "generated" or spec.startswith("generated:"):
+        return to_task_data(read_local(generated_set(task, spec)), source=spec, split=split)
     return to_task_data(read_local(Path(spec)), source=spec, split=split)
 
 

@@ -1,0 +1,192 @@
+"""A whole GorillaHard-style set from a seed: test rows, dialogue history and single shots.
+
+Deterministic: every row draws from its own generator seeded by (seed, slot), so the same seed
+gives byte-identical files and a new seed a new set. Rows whose rendered prompt would repeat an
+earlier one are drawn again.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from merabench.prompts import render
+from merabench.tasks.gorillahard.generator.catalog import build_catalog
+from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_log_level_count
+from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
+from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
+
+GENERATOR_VERSION = "v1"  # part of cached sets' names: bump when the same seed would give other rows
+
+
+@dataclass(frozen=True)
+class SetPlan:
+    seed: int = 0
+    rows: int = 1169        # evaluated rows in test, dialogue turns included
+    dialogues: int = 30     # evaluated closing turns of two-turn dialogues
+    single_shots: int = 5   # questions in shots outside any dialogue (one per wording)
+
+    def manifest(self) -> dict[str, Any]:
+        return {"seed": self.seed, "rows": self.rows, "dialogues": self.dialogues,
+                "single_shots": self.single_shots, "generator": f"merabench.gorillahard/{GENERATOR_VERSION}"}
+
+
+def _context(question: Question) -> str:
+    if not question.files:
+        return "(файлов нет)"
+    return "\n\n".join(f"[файл: {f.path}]\n{f.text.rstrip()}" for f in question.files)
+
+
+def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialog_id: str, turn: int, n_turns: int,
+         needs_history: str, wording: int, rng: random.Random) -> dict[str, Any]:
+    catalog = build_catalog(question, rng)
+    formats = sorted({f.fmt for f in question.files})
+    return {
+        "instruction": WORDINGS[wording] + LAYOUT,
+        "inputs": {"question": question.question, "context": _context(question),
+                   "tools": json.dumps(catalog, ensure_ascii=False), "format": FORMAT},
+        "outputs": json.dumps(question.reference, ensure_ascii=False),
+        "meta": {"id": row_id, "base_id": base_id, "dialog_id": dialog_id, "turn_id": turn, "n_turns": n_turns,
+                 "needs_history": needs_history, "wording": wording,
+                 "categories": {"language": "ru", "difficulty": question.difficulty, "family": question.family,
+                                "lever": question.lever, "answer_kind": kind_of(question.reference),
+                                "n_tools": len(catalog), "n_files": len(question.files),
+                                "has_context": "yes" if question.files else "no",
+                                "corpus_format": ",".join(formats), "format_trap": "yes" if question.format_trap else "no",
+                                "cost_pick": "yes" if question.cost_pick else "no",
+                                "injected_tool": question.injected_tool},
+                 "derivation": {"maker": family.name, **question.facts}},
+    }
+
+
+def _schedule(count: int) -> list[Family]:
+    """Every family's minimum, then the rest in proportion to the weights; interleaved (smooth
+    weighted round robin over the final counts), so each family's rows spread over the set."""
+    families = list(FAMILIES.values())
+    floor = sum(f.minimum for f in families)
+    if count < floor:
+        raise ValueError(f"a set needs at least {floor} single-turn rows to keep every lever, tier and kind "
+                         f"countable; asked for {count}")
+    quota = {f.name: f.minimum for f in families}
+    total_weight = sum(f.weight for f in families)
+    current = {f.name: 0 for f in families}
+    for _ in range(count - floor):
+        for f in families:
+            current[f.name] += f.weight
+        best = max(families, key=lambda f: current[f.name])
+        current[best.name] -= total_weight
+        quota[best.name] += 1
+    order, credit = [], {f.name: 0.0 for f in families}
+    for _ in range(count):
+        for f in families:
+            credit[f.name] += quota[f.name]
+        best = max((f for f in families if quota[f.name] > 0), key=lambda f: credit[f.name])
+        credit[best.name] -= count
+        quota[best.name] -= 1
+        order.append(best)
+    return order
+
+
+DIALOG_KINDS = ("median_after_mean", "count_after_grep", "trap_row_count")
+SHOT_FAMILIES = ("log_window", "invoice_argmax", "yaml_scale", "two_means", "dns_each_host")
+
+
+def _dialogue(kind: str, rng: random.Random) -> tuple[Question, Question, str]:
+    """(first turn, evaluated second turn, needs_history)."""
+    if kind == "count_after_grep":
+        first = make_log_level_count(rng)
+        log = first.files[0]
+        level = first.facts["level"]
+        opening = replace(first, family="dialog_first", lever="dialog", question=f"Найди в журнале строки с {level}.",
+                          reference=call("logs.grep", path=log.path, pattern=level), twin="logs.count")
+        closing = replace(first, family="dialog_tool", lever="dialog", difficulty="T4_wild", question="Сколько их там?",
+                          twin="logs.grep")
+        return opening, closing, "args"
+    stat = FAMILIES["table_stat"].make(rng)
+    path, column = stat.reference["args"]["path"], stat.reference["args"]["column"]
+    opening = replace(stat, family="dialog_first", lever="dialog", reference=call("table.mean", path=path, column=column),
+                      question=stat.question.replace(stat.question.split(" по ")[0], "Посчитай среднее значение"),
+                      twin="table.median")
+    if kind == "median_after_mean":
+        closing = replace(stat, family="dialog_args", lever="dialog", difficulty="T4_wild",
+                          question="А теперь то же самое, только медиану.",
+                          reference=call("table.median", path=path, column=column), twin="table.mean")
+        return opening, closing, "args"
+    closing = replace(stat, family="dialog_trap", lever="dialog", difficulty="T4_wild",
+                      question="Забудь про среднее: просто посчитай строки в этой таблице.",
+                      reference=call("table.row_count", path=path), twin="table.column_count")
+    return opening, closing, "trap"
+
+
+def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
+    test: list[dict] = []
+    shots: list[dict] = []
+    seen_prompts: set[str] = set()
+    # (question, answer) pairs per split: shots must not give an evaluated answer away
+    pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
+    singles = plan.rows - plan.dialogues
+
+    def unique(*placed: tuple[dict, str]) -> bool:
+        prompts = [render(row["instruction"], row["inputs"]) for row, _ in placed]
+        keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split in placed]
+        other = {"test": "shots", "shots": "test"}
+        if any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys):
+            return False
+        seen_prompts.update(prompts)
+        for key, split in keys:
+            pairs[split].add(key)
+        return True
+
+    # the single shots come from families whose answers vary with the files, so none repeats a test pair
+    shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
+    schedule = _schedule(singles) + [shot_families[n % len(shot_families)] for n in range(plan.single_shots)]
+    for slot, family in enumerate(schedule):
+        for attempt in range(50):
+            rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
+            question = family.make(rng)
+            base_id = f"s{plan.seed}-q{slot}"
+            in_shots = slot >= singles
+            wording = slot - singles if in_shots else wording_for(f"{base_id}:{question.question}")
+            target = shots if in_shots else test
+            row = _row(question, family, row_id=len(target), base_id=base_id, dialog_id=base_id, turn=0, n_turns=1,
+                       needs_history="", wording=wording % len(WORDINGS), rng=rng)
+            if unique((row, "shots" if in_shots else "test")):
+                target.append(row)
+                break
+        else:
+            raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
+
+    dialog_family = FAMILIES["table_stat"]
+    for number in range(plan.dialogues):
+        kind = DIALOG_KINDS[number % len(DIALOG_KINDS)]
+        for attempt in range(50):
+            rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
+            opening, closing, needs = _dialogue(kind, rng)
+            dialog_id = f"s{plan.seed}-d{number}"
+            wording = wording_for(dialog_id)
+            first = _row(opening, dialog_family, row_id=len(shots), base_id=f"{dialog_id}-t0", dialog_id=dialog_id,
+                         turn=0, n_turns=2, needs_history="", wording=wording, rng=rng)
+            second = _row(closing, dialog_family, row_id=len(test), base_id=f"{dialog_id}-t1", dialog_id=dialog_id,
+                          turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng)
+            if unique((first, "shots"), (second, "test")):
+                second["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
+                first["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
+                shots.append(first)
+                test.append(second)
+                break
+    return test, shots
+
+
+def write_set(plan: SetPlan, out: Path) -> tuple[Path, Path]:
+    test, shots = generate(plan)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = out / "test.jsonl", out / "shots.jsonl"
+    for path, rows in zip(paths, (test, shots), strict=True):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
+                        encoding="utf-8")
+    # the manifest last: a folder with one is complete
+    (out / "manifest.json").write_text(json.dumps(plan.manifest(), indent=1) + "\n", encoding="utf-8")
+    return paths

@@ -1,0 +1,41 @@
+"""Per-question tool catalogs: 14-22 tools, the reference tools, their twin and the tools the
+question is about, filled up from the library; the reference's family always has another member
+there, and the reference lands at a uniformly random place (mean relative position 0.5)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.model import Question, reference_tools
+
+MIN_TOOLS, MAX_TOOLS = 14, 22
+
+
+def build_catalog(question: Question, rng: random.Random) -> list[dict[str, Any]]:
+    needed = list(dict.fromkeys(reference_tools(question.reference) + [question.twin, *question.extra_tools]))
+    size = rng.randint(MIN_TOOLS, MAX_TOOLS)
+    pool = sorted(set(TOOLS) - set(needed))
+    rng.shuffle(pool)
+    # no reference tool is its family's only member: add a relative wherever one is missing
+    kin: list[str] = []
+    for tool in reference_tools(question.reference):
+        family = family_of(tool)
+        if sum(family_of(name) == family for name in needed + kin) < 2:
+            kin += [name for name in pool if family_of(name) == family and name not in kin][:1]
+    others = [name for name in pool if name not in kin]
+    chosen = needed + kin + others[: max(0, size - len(needed) - len(kin))]
+    references = reference_tools(question.reference)
+    rest = [name for name in chosen if name not in references]
+    rng.shuffle(rest)
+    # the first reference tool goes to a uniformly drawn slot: no positional bias
+    slot = rng.randint(0, len(rest))
+    ordered = rest[:slot] + list(dict.fromkeys(references)) + rest[slot:]
+    return [TOOLS[name] for name in ordered]
+
+
+def relative_position(catalog_names: list[str], tool: str) -> float:
+    if len(catalog_names) < 2:
+        return 0.5
+    return catalog_names.index(tool) / (len(catalog_names) - 1)

@@ -1,0 +1,251 @@
+"""Proofs that a generated (or hand-made) GorillaHard set is sound: a line per check.
+
+Structural checks read only the written files. Derived quantities are recomputed by each
+family's own checker (independent parsing, see families.py), and every reference answer, in
+test and in shots, goes through the real scorer: a set passes only if each scores
+sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from merabench.errors import DataError
+from merabench.prompts import HistoryIndex, render_row
+from merabench.rows import Row, read_local
+from merabench.tasks.gorillahard.aggregate import LEVERS
+from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, relative_position
+from merabench.tasks.gorillahard.generator.families import FAMILIES, View
+from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.model import reference_tools
+from merabench.tasks.gorillahard.task import GorillaHardTask
+
+LABELS = ("Контекст:", "Инструменты:", "Формат ответа:", "Вопрос:")
+PLACEHOLDERS = ("{context}", "{tools}", "{format}", "{question}")
+_FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
+MIN_PER = {"lever": 6, "difficulty": 16, "answer_kind": 10, "corpus_format": 3}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def attached_files(context: str) -> dict[str, str]:
+    headers = list(_FILE_HEADER.finditer(context))
+    files = {}
+    for n, match in enumerate(headers):
+        end = headers[n + 1].start() if n + 1 < len(headers) else len(context)
+        files[match.group(1)] = context[match.end() + 1:end].rstrip("\n") + "\n"
+    return files
+
+
+def _catalog(row: Row) -> list[dict[str, Any]]:
+    return json.loads(row.inputs["tools"])
+
+
+def _reference(row: Row) -> dict[str, Any]:
+    return json.loads(row.outputs)
+
+
+def _steps(reference: dict[str, Any]) -> list[dict[str, Any]]:
+    return [reference] if "tool" in reference else reference.get("plan", []) + reference.get("calls", [])
+
+
+def _first_failures(items: list[str], limit: int = 3) -> str:
+    return "; ".join(items[:limit]) + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
+
+
+def check_ids(test: list[Row], shots: list[Row]) -> Check:
+    ok = [r.id for r in test] == list(range(len(test))) and [r.id for r in shots] == list(range(len(shots)))
+    return Check("continuous_ids", ok, f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
+
+
+def check_prompts(test: list[Row], shots: list[Row]) -> Check:
+    problems = []
+    for row in test + shots:
+        positions = [row.instruction.find(label) for label in LABELS]
+        if -1 in positions or positions != sorted(positions) or any(p not in row.instruction for p in PLACEHOLDERS):
+            problems.append(f"row {row.id}: labels or placeholders out of the SAP order")
+        elif set(row.inputs) != {"question", "context", "tools", "format"}:
+            problems.append(f"row {row.id}: inputs are {sorted(row.inputs)}")
+        else:
+            render_row(row)
+    return Check("prompt_assembly", not problems, _first_failures(problems) or "instruction, labels, question last")
+
+
+def check_dialogues(test: list[Row], shots: list[Row]) -> Check:
+    history = HistoryIndex(shots)
+    problems = []
+    dialogues = [r for r in test if int(r.meta.get("n_turns", 1)) > 1]
+    for row in dialogues:
+        try:
+            turns = history.earlier_turns(row)
+        except DataError as exc:
+            problems.append(str(exc))
+            continue
+        if len(turns) != row.meta["n_turns"] - 1 or row.meta["turn_id"] != row.meta["n_turns"] - 1:
+            problems.append(f"row {row.id}: not the last turn of its dialogue")
+        if not row.meta.get("needs_history"):
+            problems.append(f"row {row.id}: a dialogue turn without needs_history")
+    shot_pairs = {(r.inputs["question"], r.outputs) for r in shots}
+    repeated = [r.id for r in test if (r.inputs["question"], r.outputs) in shot_pairs]
+    if repeated:
+        problems.append(f"test rows repeat a shots question and answer: {repeated[:5]}")
+    return Check("dialogue_history", not problems,
+                 _first_failures(problems) or f"{len(dialogues)} dialogues, every earlier turn in shots")
+
+
+def check_unique_prompts(test: list[Row], shots: list[Row]) -> Check:
+    counts = Counter(render_row(r) for r in test + shots)
+    duplicates = sum(n - 1 for n in counts.values() if n > 1)
+    return Check("unique_prompts", duplicates == 0, f"{duplicates} repeated prompt(s)")
+
+
+def check_catalogs(rows: list[Row]) -> list[Check]:
+    twin, size, schema, paths, positions = [], [], [], [], []
+    for row in rows:
+        catalog = _catalog(row)
+        names = [t["name"] for t in catalog]
+        families = Counter(t["family"] for t in catalog)
+        if not MIN_TOOLS <= len(catalog) <= MAX_TOOLS or row.meta["categories"].get("n_tools") != len(catalog):
+            size.append(f"row {row.id}: {len(catalog)} tools")
+        reference = _reference(row)
+        tools = reference_tools(reference)
+        for tool in tools:
+            if tool not in names:
+                schema.append(f"row {row.id}: {tool} not in the catalog")
+            elif families[family_of(tool) if tool in TOOLS else ""] < 2:
+                twin.append(f"row {row.id}: {tool} alone in its family")
+        if tools and tools[0] in names:
+            positions.append(relative_position(names, tools[0]))
+        files = attached_files(row.inputs["context"])
+        by_name = {t["name"]: t for t in catalog}
+        for step in _steps(reference):
+            spec = by_name.get(step["tool"], {}).get("parameters", {})
+            args = step["args"]
+            required = {p for p, s in spec.items() if s.get("required")}
+            if not set(args) <= set(spec) or not required <= set(args):
+                schema.append(f"row {row.id}: {step['tool']} args {sorted(args)} vs {sorted(spec)}")
+            if "path" in args and not str(args["path"]).startswith("$") and args["path"] not in files:
+                paths.append(f"row {row.id}: path {args['path']} is not attached")
+    mean = sum(positions) / len(positions) if positions else 0.5
+    return [
+        Check("catalog_size", not size, _first_failures(size) or f"{MIN_TOOLS}-{MAX_TOOLS} tools everywhere"),
+        Check("twin_present", not twin, _first_failures(twin) or "every reference tool has a family twin"),
+        Check("no_positional_bias", 0.4 <= mean <= 0.6, f"mean relative position of the reference {mean:.3f}"),
+        Check("reference_arguments", not schema, _first_failures(schema) or "a subset of the parameters, required filled"),
+        Check("paths_attached", not paths, _first_failures(paths) or "every path argument names an attached file"),
+    ]
+
+
+def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
+    problems = []
+    counts: dict[str, Counter] = {name: Counter() for name in MIN_PER}
+    for row in test:
+        cats = row.meta["categories"]
+        for name in ("lever", "difficulty", "answer_kind"):
+            counts[name][cats[name]] += 1
+        for fmt in filter(None, cats.get("corpus_format", "").split(",")):
+            counts["corpus_format"][fmt] += 1
+    for name, minimum in MIN_PER.items():
+        thin = {k: v for k, v in counts[name].items() if v < minimum}
+        if thin:
+            problems.append(f"{name} under {minimum}: {thin}")
+    missing_levers = set(LEVERS) - set(counts["lever"])
+    if missing_levers:
+        problems.append(f"levers without rows: {sorted(missing_levers)}")
+    if "rows" in manifest and len(test) != manifest["rows"]:
+        problems.append(f"{len(test)} test rows, the manifest asks for {manifest['rows']}")
+    dialogues = sum(1 for r in test if int(r.meta.get("n_turns", 1)) > 1)
+    if "dialogues" in manifest and dialogues != manifest["dialogues"]:
+        problems.append(f"{dialogues} dialogues, the manifest asks for {manifest['dialogues']}")
+    families = len({r.meta["categories"]["family"] for r in test})
+    summary = (f"{len(test)} rows, {families} families, tiers {dict(sorted(counts['difficulty'].items()))}, "
+               f"kinds {dict(sorted(counts['answer_kind'].items()))}")
+    return Check("composition", not problems, _first_failures(problems) or summary)
+
+
+def _dialog_check(test_row: Row, opening: Row) -> list[str]:
+    first, last = _reference(opening), _reference(test_row)
+    maker = test_row.meta.get("derivation", {}).get("maker", "")
+    if maker == "dialog:median_after_mean":
+        ok = first["tool"] == "table.mean" and last == {"tool": "table.median", "args": first["args"]}
+    elif maker == "dialog:count_after_grep":
+        ok = first["tool"] == "logs.grep" and last == {"tool": "logs.count", "args": first["args"]}
+    elif maker == "dialog:trap_row_count":
+        ok = last == {"tool": "table.row_count", "args": {"path": first["args"]["path"]}}
+    else:
+        return [f"row {test_row.id}: unknown dialogue maker {maker!r}"]
+    return [] if ok else [f"row {test_row.id}: the closing turn does not follow from the opening one"]
+
+
+def check_derivations(test: list[Row], shots: list[Row]) -> Check:
+    problems: list[str] = []
+    history = HistoryIndex(shots)
+    checked = 0
+    for row in test + shots:
+        maker = row.meta.get("derivation", {}).get("maker")
+        if maker is None:
+            problems.append(f"row {row.id}: no recorded derivation")
+            continue
+        if maker.startswith("dialog:"):
+            if row in test:
+                try:
+                    turns = history.earlier_turns(row)
+                except DataError:
+                    continue  # dialogue_history reports it
+                problems += _dialog_check(row, turns[-1])
+                checked += 1
+            continue
+        family = FAMILIES.get(maker)
+        if family is None:
+            problems.append(f"row {row.id}: unknown family {maker!r}")
+            continue
+        view = View(row.inputs["question"], attached_files(row.inputs["context"]), _reference(row),
+                    row.meta.get("derivation", {}))
+        problems += [f"row {row.id} ({maker}): {p}" for p in family.check(view)]
+        checked += 1
+    return Check("derived_quantities", not problems, _first_failures(problems) or f"{checked} rows recomputed")
+
+
+def check_scorer(test: list[Row], shots: list[Row]) -> Check:
+    task = GorillaHardTask()
+    failing = []
+    scores = []
+    for row in test + shots:
+        score = task.score(row, row.outputs)
+        if score.metrics.get("sample_pass_rate") != 1.0:
+            failing.append(f"row {row.id}: {score.details.get('reasons') or score.details.get('error')}")
+        if row in test:
+            scores.append(score)
+    aggregate = task.aggregate(test, scores)
+    dialog = aggregate.metrics.get("dialog_pass_rate", 1.0)
+    ok = not failing and dialog == 1.0
+    return Check("references_pass_scorer", ok, _first_failures(failing) or
+                 f"{len(test) + len(shots)} references pass, dialog_pass_rate {dialog:.3f}")
+
+
+
+def validate(folder: Path) -> list[Check]:
+    splits = read_local(folder)
+    test, shots = splits["test"], splits.get("shots", [])
+    manifest_path = folder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    return [
+        check_ids(test, shots),
+        check_prompts(test, shots),
+        check_dialogues(test, shots),
+        check_unique_prompts(test, shots),
+        *check_catalogs(test + shots),
+        check_composition(test, manifest),
+        check_derivations(test, shots),
+        check_scorer(test, shots),
+    ]
