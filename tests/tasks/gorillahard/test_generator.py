@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from helpers import read_jsonl, run_cli, write_jsonl
 from merabench.rows import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
+from merabench.tasks.gorillahard.generator.corpus import FORMATS_USED, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
 from merabench.tasks.gorillahard.generator.validate import attached_files, validate
 
@@ -35,8 +37,12 @@ def test_a_full_default_set_validates(default_set: Path) -> None:
     shots = read_jsonl(default_set / "shots.jsonl")
     assert len(test) == 1169 and len(shots) == 35
     assert sum(r["meta"]["n_turns"] > 1 for r in test) == 30
-    kinds = {r["meta"]["categories"]["answer_kind"] for r in test}
-    assert kinds == {"tool_call", "plan", "calls", "clarify", "abstain"}
+    kinds = Counter(r["meta"]["categories"]["answer_kind"] for r in test)
+    assert kinds == {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}
+    tiers = Counter(r["meta"]["categories"]["difficulty"] for r in test)
+    assert tiers == {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768}
+    formats = {f for r in test for f in r["meta"]["categories"]["corpus_format"].split(",")}
+    assert formats == set(FORMATS_USED) and len(formats) == 15
 
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_set(tmp_path: Path, default_set: Path) -> None:
@@ -47,12 +53,15 @@ def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_set(tmp_pat
     assert (tmp_path / "other" / "test.jsonl").read_bytes() != (default_set / "test.jsonl").read_bytes()
 
 
+CORPUS = build_corpus(5)
+
+
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
     family = FAMILIES[name]
     for n in range(25):
         rng = random.Random(f"family-test:{name}:{n}")
-        question = family.make(rng)
+        question = family.make(rng, CORPUS)
         row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
                          needs_history="", wording=0, rng=rng))
         view = View(row.inputs["question"], attached_files(row.inputs["context"]), json.loads(row.outputs),
@@ -116,7 +125,7 @@ def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Pat
 
 def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "g"
-    made = run_cli("generate", "gorillahard", "--seed", "11", "--rows", "120", "--dialogues", "6", "--out", str(out))
+    made = run_cli("generate", "gorillahard", "--seed", "11", "--rows", "300", "--dialogues", "6", "--out", str(out))
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout

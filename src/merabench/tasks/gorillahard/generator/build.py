@@ -15,7 +15,8 @@ from typing import Any
 
 from merabench.prompts import render
 from merabench.tasks.gorillahard.generator.catalog import build_catalog
-from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_log_level_count
+from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
+from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
 from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
 
@@ -31,7 +32,8 @@ class SetPlan:
 
     def manifest(self) -> dict[str, Any]:
         return {"seed": self.seed, "rows": self.rows, "dialogues": self.dialogues,
-                "single_shots": self.single_shots, "generator": f"merabench.gorillahard/{GENERATOR_VERSION}"}
+                "single_shots": self.single_shots, "generator": f"merabench.gorillahard/{GENERATOR_VERSION}",
+                "families": quotas(self.rows - self.dialogues)}
 
 
 def _context(question: Question) -> str:
@@ -62,50 +64,59 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
     }
 
 
-def _schedule(count: int) -> list[Family]:
-    """Every family's minimum, then the rest in proportion to the weights; interleaved (smooth
-    weighted round robin over the final counts), so each family's rows spread over the set."""
+DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
+
+
+def quotas(singles: int) -> dict[str, int]:
+    """Rows per family: the default counts (which add up to the card's tiers and answer kinds),
+    scaled to the asked size by largest remainders, at least one row per family."""
     families = list(FAMILIES.values())
-    floor = sum(f.minimum for f in families)
-    if count < floor:
-        raise ValueError(f"a set needs at least {floor} single-turn rows to keep every lever, tier and kind "
-                         f"countable; asked for {count}")
-    quota = {f.name: f.minimum for f in families}
-    total_weight = sum(f.weight for f in families)
-    current = {f.name: 0 for f in families}
-    for _ in range(count - floor):
-        for f in families:
-            current[f.name] += f.weight
-        best = max(families, key=lambda f: current[f.name])
-        current[best.name] -= total_weight
-        quota[best.name] += 1
+    if singles < len(families):
+        raise ValueError(f"a set needs at least {len(families)} single-turn rows (one per family); asked for {singles}")
+    exact = {f.name: f.count * singles / DEFAULT_SINGLES for f in families}
+    quota = {name: max(1, int(value)) for name, value in exact.items()}
+    spare = singles - sum(quota.values())
+    by_remainder = sorted(families, key=lambda f: (exact[f.name] - int(exact[f.name]), f.count), reverse=True)
+    step = 1 if spare >= 0 else -1
+    while spare:
+        for f in by_remainder if step > 0 else reversed(by_remainder):
+            if spare and (step > 0 or quota[f.name] > 1):
+                quota[f.name] += step
+                spare -= step
+    return quota
+
+
+def _schedule(singles: int) -> list[Family]:
+    """The families' rows interleaved (smooth weighted round robin), so each spreads over the set."""
+    quota = quotas(singles)
+    families = list(FAMILIES.values())
     order, credit = [], {f.name: 0.0 for f in families}
-    for _ in range(count):
+    for _ in range(singles):
         for f in families:
             credit[f.name] += quota[f.name]
         best = max((f for f in families if quota[f.name] > 0), key=lambda f: credit[f.name])
-        credit[best.name] -= count
+        credit[best.name] -= singles
         quota[best.name] -= 1
         order.append(best)
     return order
 
 
 DIALOG_KINDS = ("median_after_mean", "count_after_grep", "trap_row_count")
-SHOT_FAMILIES = ("log_window", "invoice_argmax", "yaml_scale", "two_means", "dns_each_host")
+SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column")
 
 
-def _dialogue(kind: str, rng: random.Random) -> tuple[Question, Question, str]:
+def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, Question, str]:
     """(first turn, evaluated second turn, needs_history)."""
     if kind == "count_after_grep":
-        first = make_log_level_count(rng)
+        first = make_level_count(rng, corpus)
         log = first.files[0]
         level = first.facts["level"]
         opening = replace(first, family="dialog_first", lever="dialog", question=f"Найди в журнале строки с {level}.",
                           reference=call("logs.grep", path=log.path, pattern=level), twin="logs.count")
         closing = replace(first, family="dialog_tool", lever="dialog", difficulty="T4_wild", question="Сколько их там?",
                           twin="logs.grep")
-        return opening, closing, "args"
-    stat = FAMILIES["table_stat"].make(rng)
+        return opening, closing, "tool"
+    stat = make_table_stat(rng, corpus)
     path, column = stat.reference["args"]["path"], stat.reference["args"]["column"]
     opening = replace(stat, family="dialog_first", lever="dialog", reference=call("table.mean", path=path, column=column),
                       question=stat.question.replace(stat.question.split(" по ")[0], "Посчитай среднее значение"),
@@ -122,6 +133,7 @@ def _dialogue(kind: str, rng: random.Random) -> tuple[Question, Question, str]:
 
 
 def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
+    corpus = build_corpus(plan.seed)
     test: list[dict] = []
     shots: list[dict] = []
     seen_prompts: set[str] = set()
@@ -146,7 +158,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     for slot, family in enumerate(schedule):
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
-            question = family.make(rng)
+            question = family.make(rng, corpus)
             base_id = f"s{plan.seed}-q{slot}"
             in_shots = slot >= singles
             wording = slot - singles if in_shots else wording_for(f"{base_id}:{question.question}")
@@ -159,12 +171,12 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         else:
             raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
 
-    dialog_family = FAMILIES["table_stat"]
+    dialog_family = FAMILIES["table_stat"]  # the row builder needs one; the derivation names the dialogue kind
     for number in range(plan.dialogues):
         kind = DIALOG_KINDS[number % len(DIALOG_KINDS)]
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
-            opening, closing, needs = _dialogue(kind, rng)
+            opening, closing, needs = _dialogue(kind, rng, corpus)
             dialog_id = f"s{plan.seed}-d{number}"
             wording = wording_for(dialog_id)
             first = _row(opening, dialog_family, row_id=len(shots), base_id=f"{dialog_id}-t0", dialog_id=dialog_id,

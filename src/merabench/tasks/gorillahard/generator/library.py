@@ -146,6 +146,32 @@ _MORE = [
 ]
 TOOLS.update({t["name"]: t for t in _MORE})
 
+_FOR_QUESTIONS = [
+    tool("server.restart", "servers", "Перезапускает сервер по имени хоста.", [("host", "string", True, "имя хоста")],
+         "Вызывает простой до пяти минут."),
+    tool("server.drain", "servers", "Снимает с сервера нагрузку без перезапуска.", [("host", "string", True, "имя хоста")],
+         "—"),
+    tool("server.decommission", "servers", "Выводит сервер из эксплуатации.", [("host", "string", True, "имя хоста")],
+         "Только для серверов в статусе maintenance; активные выводить запрещено."),
+    tool("net.check_port", "network", "Проверяет, принимает ли хост соединения на порту.",
+         [("host", "string", True, "хост"), ("port", "integer", True, "порт")], "Только внутренняя сеть."),
+    tool("net.ping", "network", "Проверяет доступность хоста по ICMP.", [("host", "string", True, "хост")], "—"),
+    tool("db.count_rows", "database", "Число строк в таблице базы данных.", [("table", "string", True, "имя таблицы")],
+         "Только чтение."),
+    tool("deps.check_vulns", "dependencies", "Известные уязвимости конкретной версии пакета.",
+         [("package", "string", True, "имя пакета"), ("version", "string", True, "версия")], "—"),
+    tool("deps.latest_version", "dependencies", "Последняя версия пакета.", [("package", "string", True, "имя пакета")],
+         "—"),
+    tool("registry.scan_image", "containers", "Сканирует образ контейнера на уязвимости.",
+         [("image", "string", True, "образ с тегом")], "—"),
+    tool("registry.pull", "containers", "Скачивает образ контейнера.", [("image", "string", True, "образ с тегом")], "—"),
+    tool("dns.lookup_legacy", "dns", "Возвращает A-записи домена (старая версия).", [("host", "string", True, "доменное имя")],
+         "УСТАРЕЛ: не поддерживает IDN и кеширует ответы на сутки; используйте dns.lookup."),
+    tool("queue.peek", "queues", "Показывает первые сообщения очереди, не удаляя их.",
+         [("queue", "string", True, "имя очереди"), ("count", "integer", False, "сколько (по умолчанию 10)")], "—"),
+]
+TOOLS.update({t["name"]: t for t in _FOR_QUESTIONS})
+
 
 def family_of(name: str) -> str:
     return TOOLS[name]["family"]

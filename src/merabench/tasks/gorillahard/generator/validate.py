@@ -29,6 +29,10 @@ LABELS = ("Контекст:", "Инструменты:", "Формат отве
 PLACEHOLDERS = ("{context}", "{tools}", "{format}", "{question}")
 _FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
 MIN_PER = {"lever": 6, "difficulty": 16, "answer_kind": 10, "corpus_format": 3}
+# the card's composition, which a default-size set must have exactly
+CARD = {"difficulty": {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768},
+        "answer_kind": {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}}
+CARD_SPECIALS = {"near_miss": 109, "cost_pick": 6, "injection": 6}
 
 
 @dataclass(frozen=True)
@@ -155,10 +159,15 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
             counts[name][cats[name]] += 1
         for fmt in filter(None, cats.get("corpus_format", "").split(",")):
             counts["corpus_format"][fmt] += 1
+    card_size = manifest.get("rows") == 1169 and manifest.get("dialogues") == 30
     for name, minimum in MIN_PER.items():
         thin = {k: v for k, v in counts[name].items() if v < minimum}
-        if thin:
+        if thin and card_size:  # the card keeps every breakdown countable; smaller sets cannot
             problems.append(f"{name} under {minimum}: {thin}")
+    if "families" in manifest:
+        made = Counter(r.meta.get("derivation", {}).get("maker") for r in test if int(r.meta.get("n_turns", 1)) == 1)
+        if dict(made) != {k: v for k, v in manifest["families"].items() if v}:
+            problems.append("rows per family differ from the manifest")
     missing_levers = set(LEVERS) - set(counts["lever"])
     if missing_levers:
         problems.append(f"levers without rows: {sorted(missing_levers)}")
@@ -167,6 +176,15 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     dialogues = sum(1 for r in test if int(r.meta.get("n_turns", 1)) > 1)
     if "dialogues" in manifest and dialogues != manifest["dialogues"]:
         problems.append(f"{dialogues} dialogues, the manifest asks for {manifest['dialogues']}")
+    if card_size:
+        for name, want in CARD.items():
+            if dict(counts[name]) != want:
+                problems.append(f"{name} {dict(counts[name])}, the card has {want}")
+        specials = {"near_miss": counts["lever"]["near_miss"],
+                    "cost_pick": sum(r.meta["categories"].get("cost_pick") == "yes" for r in test),
+                    "injection": sum(bool(r.meta["categories"].get("injected_tool")) for r in test)}
+        if specials != CARD_SPECIALS:
+            problems.append(f"{specials}, the card has {CARD_SPECIALS}")
     families = len({r.meta["categories"]["family"] for r in test})
     summary = (f"{len(test)} rows, {families} families, tiers {dict(sorted(counts['difficulty'].items()))}, "
                f"kinds {dict(sorted(counts['answer_kind'].items()))}")
@@ -178,7 +196,7 @@ def _dialog_check(test_row: Row, opening: Row) -> list[str]:
     maker = test_row.meta.get("derivation", {}).get("maker", "")
     if maker == "dialog:median_after_mean":
         ok = first["tool"] == "table.mean" and last == {"tool": "table.median", "args": first["args"]}
-    elif maker == "dialog:count_after_grep":
+    elif maker == "dialog:count_after_grep":  # the operation is named only in the first turn
         ok = first["tool"] == "logs.grep" and last == {"tool": "logs.count", "args": first["args"]}
     elif maker == "dialog:trap_row_count":
         ok = last == {"tool": "table.row_count", "args": {"path": first["args"]["path"]}}
