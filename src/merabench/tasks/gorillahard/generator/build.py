@@ -64,6 +64,23 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
     }
 
 
+# A second, unrelated file of another format beside a single one, as agents usually see: it makes
+# prompts as long as the card's (10k-35k characters) and never bears on the answer. Families whose
+# question could read onto such a file get none.
+COMPANION_SHARE = 0.75
+NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify", "abstain_no_tool"}
+
+
+def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
+    if len(question.files) != 1 or question.family in NO_COMPANION or rng.random() > COMPANION_SHARE:
+        return question
+    if len(question.files[0].text) > 9000:  # already as long as the card's prompts get
+        return question
+    kind = "python" if question.files[0].fmt in ("log", "code") else "app_log"
+    companion = corpus.pick(kind, rng).file
+    return replace(question, files=(question.files[0], companion))
+
+
 DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
 
 
@@ -158,7 +175,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     for slot, family in enumerate(schedule):
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
-            question = family.make(rng, corpus)
+            question = with_companion(family.make(rng, corpus), corpus, rng)
             base_id = f"s{plan.seed}-q{slot}"
             in_shots = slot >= singles
             wording = slot - singles if in_shots else wording_for(f"{base_id}:{question.question}")

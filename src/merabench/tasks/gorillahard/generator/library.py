@@ -8,14 +8,30 @@ in exactly one caveat (cost against accuracy) and decide the cost_pick questions
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
+
+_RATE = ["до 10 запросов в секунду", "до 60 запросов в минуту", "до 1000 запросов в час", "без ограничений"]
+_DATA = ["внутренние данные", "данные могут содержать персональные сведения", "только публичные данные",
+         "конфиденциальные данные компании"]
+_LATENCY = ["ответ за доли секунды", "ответ обычно за 1–5 секунд", "долгая операция, до нескольких минут"]
+_AUDIT = ["вызов записывается в журнал аудита", "журнал аудита не ведётся"]
+
+
+def constraints_block(family: str, description: str, note: str) -> dict[str, str]:
+    """The operational constraints of a tool. The standard fields follow from its family and
+    description, so two tools of one capability differ only in the note they are declared with."""
+    h = int(hashlib.sha256(f"{family}:{description}".encode()).hexdigest(), 16)
+    return {"ограничения": note, "частота": _RATE[h % 4], "данные": _DATA[(h >> 4) % 4],
+            "время_ответа": _LATENCY[(h >> 8) % 3], "идемпотентность": "да" if (h >> 12) % 3 else "нет",
+            "аудит": _AUDIT[(h >> 16) % 2]}
 
 
 def tool(name: str, family: str, description: str, params: list[tuple[str, str, bool, str]],
          constraints: str) -> dict[str, Any]:
     return {"name": name, "family": family, "description": description,
             "parameters": {p: {"type": t, "required": req, "description": d} for p, t, req, d in params},
-            "constraints": constraints}
+            "constraints": constraints_block(family, description, constraints)}
 
 
 PATH = ("path", "string", True, "путь к приложенному файлу")
@@ -171,6 +187,94 @@ _FOR_QUESTIONS = [
          [("queue", "string", True, "имя очереди"), ("count", "integer", False, "сколько (по умолчанию 10)")], "—"),
 ]
 TOOLS.update({t["name"]: t for t in _FOR_QUESTIONS})
+
+def _simple(name: str, family: str, description: str, params: str, note: str = "—") -> dict[str, Any]:
+    """A tool from a compact spec: params as "name:type:required:description; ..."."""
+    parsed = []
+    for spec in filter(None, (p.strip() for p in params.split(";"))):
+        pname, ptype, required, pdesc = (part.strip() for part in spec.split(":", 3))
+        parsed.append((pname, ptype, required == "1", pdesc))
+    return tool(name, family, description, parsed, note)
+
+
+_BREADTH = [_simple(*spec) for spec in [
+    ("files.head", "files", "Первые строки текстового файла.", "path:string:1:путь к файлу; n:integer:1:сколько строк"),
+    ("files.checksum", "files", "Контрольная сумма файла.", "path:string:1:путь к файлу; algorithm:string:0:алгоритм (по умолчанию sha256)"),
+    ("files.copy", "files", "Копирует файл.", "path:string:1:откуда; target:string:1:куда", "Перезаписывает существующий файл."),
+    ("table.filter_eq", "tables", "Строки таблицы, где столбец равен значению.", "path:string:1:путь; column:string:1:столбец; value:string:1:значение"),
+    ("table.group_count", "tables", "Число строк по значениям столбца.", "path:string:1:путь; column:string:1:столбец"),
+    ("logs.errors_per_hour", "logs", "Число строк ERROR по часам.", "path:string:1:путь к журналу"),
+    ("logs.head", "logs", "Первые n строк журнала.", "path:string:1:путь к журналу; n:integer:1:сколько строк"),
+    ("code.run_tests", "code", "Запускает тесты модуля.", "path:string:1:путь к модулю", "До 10 минут."),
+    ("code.format", "code", "Форматирует файл исходного кода.", "path:string:1:путь к файлу", "Изменяет файл на месте."),
+    ("code.complexity", "code", "Цикломатическая сложность функций файла.", "path:string:1:путь к файлу"),
+    ("http.head", "http", "Заголовки ответа по URL без загрузки тела.", "url:string:1:адрес"),
+    ("http.put", "http", "Отправляет PUT-запрос с телом JSON.", "url:string:1:адрес; body:object:1:тело", "Отправляет данные наружу."),
+    ("tracker.close_issue", "tracker", "Закрывает задачу.", "issue:string:1:ключ задачи"),
+    ("tracker.assign", "tracker", "Назначает исполнителя задачи.", "issue:string:1:ключ задачи; user:string:1:логин"),
+    ("tracker.search", "tracker", "Ищет задачи по строке.", "query:string:1:строка поиска"),
+    ("git.diff", "git", "Изменения между двумя коммитами.", "base:string:1:коммит; head:string:1:коммит"),
+    ("git.revert", "git", "Отменяет коммит новым коммитом.", "commit:string:1:хеш коммита", "Создаёт коммит в общей ветке."),
+    ("git.tag", "git", "Ставит метку на коммит.", "commit:string:1:хеш коммита; name:string:1:имя метки"),
+    ("queue.create", "queues", "Создаёт очередь.", "queue:string:1:имя очереди"),
+    ("queue.move_dead", "queues", "Возвращает сообщения из очереди недоставленных.", "queue:string:1:имя очереди"),
+    ("dns.set_record", "dns", "Создаёт или меняет A-запись.", "host:string:1:доменное имя; ip:string:1:адрес", "Изменения расходятся до часа."),
+    ("dns.delete_record", "dns", "Удаляет A-запись.", "host:string:1:доменное имя"),
+    ("dns.reverse", "dns", "Обратная запись (PTR) для адреса.", "ip:string:1:адрес"),
+    ("k8s.logs", "kubernetes", "Журнал pod'ов deployment.", "namespace:string:1:пространство имён; deployment:string:1:имя deployment"),
+    ("k8s.status", "kubernetes", "Состояние deployment.", "namespace:string:1:пространство имён; deployment:string:1:имя deployment"),
+    ("k8s.rollback", "kubernetes", "Откатывает deployment на предыдущую версию.", "namespace:string:1:пространство имён; deployment:string:1:имя deployment"),
+    ("k8s.set_image", "kubernetes", "Меняет образ deployment.", "namespace:string:1:пространство имён; deployment:string:1:имя deployment; image:string:1:образ"),
+    ("flags.get", "flags", "Состояние фича-флага.", "flag:string:1:имя флага; environment:string:1:окружение"),
+    ("flags.rollout", "flags", "Включает флаг для доли пользователей.", "flag:string:1:имя флага; environment:string:1:окружение; percent:integer:1:доля, %"),
+    ("perm.audit", "permissions", "Журнал изменений ролей пользователя.", "user:string:1:логин"),
+    ("billing.invoice_list", "billing", "Счета клиента.", "customer:string:1:клиент"),
+    ("billing.invoice_void", "billing", "Аннулирует неоплаченный счёт.", "invoice_id:string:1:номер счёта", "Только неоплаченные счета."),
+    ("trace.compare", "traces", "Сравнивает две трассы.", "first:string:1:идентификатор; second:string:1:идентификатор"),
+    ("trace.slowest", "traces", "Самые медленные трассы сервиса за сутки.", "service:string:1:сервис"),
+    ("asr.detect_language", "speech", "Определяет язык речи в аудиофайле.", "path:string:1:путь к аудиофайлу"),
+    ("tts.synthesize", "speech", "Синтезирует речь из текста.", "text:string:1:текст"),
+    ("config.get", "config", "Текущее значение настройки сервиса.", "service:string:1:сервис; key:string:1:ключ"),
+    ("config.reload", "config", "Перечитывает настройки сервиса.", "service:string:1:сервис"),
+    ("db.backup", "database", "Снимок таблицы базы данных.", "table:string:1:имя таблицы", "Блокирует запись на время снимка."),
+    ("db.vacuum", "database", "Очищает таблицу от мёртвых строк.", "table:string:1:имя таблицы", "Нагружает диск."),
+    ("net.traceroute", "network", "Маршрут до хоста.", "host:string:1:хост"),
+    ("net.resolve_port", "network", "Какой сервис слушает порт на хосте.", "host:string:1:хост; port:integer:1:порт"),
+    ("server.reboot_scheduled", "servers", "Перезагружает сервер в ближайшее окно обслуживания.", "host:string:1:имя хоста"),
+    ("server.inventory", "servers", "Паспорт сервера из инвентаря.", "host:string:1:имя хоста"),
+    ("deps.license", "dependencies", "Лицензия пакета.", "package:string:1:имя пакета"),
+    ("deps.upgrade_plan", "dependencies", "План обновления пакета до последней версии.", "package:string:1:имя пакета; version:string:1:текущая версия"),
+    ("registry.list_tags", "containers", "Метки образа в реестре.", "image:string:1:образ без метки"),
+    ("registry.delete_tag", "containers", "Удаляет метку образа.", "image:string:1:образ с тегом", "Необратимо."),
+    ("metrics.list", "metrics", "Метрики сервиса.", "service:string:1:сервис"),
+    ("metrics.anomalies", "metrics", "Аномалии метрики за сутки.", "metric:string:1:имя метрики"),
+    ("mail.draft", "email", "Создаёт черновик письма.", "to:string:1:адрес; subject:string:1:тема"),
+    ("mail.forward", "email", "Пересылает письмо.", "message_id:string:1:идентификатор письма; to:string:1:адрес"),
+    ("storage.delete", "storage", "Удаляет объект из бакета.", "bucket:string:1:бакет; key:string:1:ключ", "Необратимо."),
+    ("storage.presign", "storage", "Временная ссылка на объект.", "bucket:string:1:бакет; key:string:1:ключ; minutes:integer:0:срок (по умолчанию 60)"),
+    ("secrets.list", "secrets", "Имена секретов сервиса.", "service:string:1:сервис"),
+    ("cron.remove", "cron", "Снимает задачу с расписания.", "job_id:string:1:идентификатор задачи"),
+    ("cron.run_now", "cron", "Запускает задачу вне расписания.", "job_id:string:1:идентификатор задачи"),
+    ("search.reindex", "search", "Переиндексирует раздел базы знаний.", "section:string:1:раздел", "Долгая операция."),
+    ("search.suggest", "search", "Подсказки к поисковому запросу.", "query:string:1:начало запроса"),
+    ("calendar.free_slots", "calendar", "Свободное время участников.", "users:array:1:логины; day:string:1:дата"),
+    ("calendar.cancel", "calendar", "Отменяет встречу.", "event_id:string:1:идентификатор встречи"),
+    ("cache.get", "cache", "Значение ключа в кеше.", "key:string:1:ключ"),
+    ("cache.invalidate", "cache", "Удаляет ключ из кеша.", "key:string:1:ключ"),
+    ("cache.stats", "cache", "Статистика попаданий в кеш.", "service:string:1:сервис"),
+    ("cache.flush_all", "cache", "Очищает весь кеш.", "", "Вызывает всплеск нагрузки на базу."),
+    ("backup.create", "backups", "Создаёт резервную копию тома.", "volume:string:1:том"),
+    ("backup.restore", "backups", "Восстанавливает том из копии.", "volume:string:1:том; snapshot:string:1:копия", "Перезаписывает данные тома."),
+    ("backup.list", "backups", "Резервные копии тома.", "volume:string:1:том"),
+    ("backup.verify", "backups", "Проверяет целостность копии.", "snapshot:string:1:копия"),
+    ("backup.prune", "backups", "Удаляет старые копии тома.", "volume:string:1:том; keep:integer:1:сколько оставить", "Необратимо."),
+]]
+TOOLS.update({t["name"]: t for t in _BREADTH})
+
+# Same-capability pairs: one caveat apart (cost_pick questions turn on it).
+PAIRS = [("asr.transcribe_fast", "asr.transcribe_accurate")]
+# Deprecated versions and the tools that replace them (catalog-age questions).
+DEPRECATED = {"table.sum_legacy": "table.sum", "dns.lookup_legacy": "dns.lookup"}
 
 
 def family_of(name: str) -> str:
