@@ -642,6 +642,263 @@ def check_asr_cost(view: View) -> list[str]:
     accurate = any(word in view.question for word in ("точность", "дословн", "каждая фраза"))
     return expect(view, call("asr.transcribe_accurate" if accurate else "asr.transcribe_fast", path=path))
 
+# ---------------------------------------------------------------- more single calls grounded in a file
+def _yaml_call(name: str, lever: str, question: str, tool: str, twin: str) -> Callable[[random.Random, Corpus], Question]:
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        values = corpus.pick("deploy_yaml", rng)
+        f = values.facts
+        return _q(name, lever, "T3_expert", question, (values,),
+                  call(tool, namespace=f["namespace"], deployment=f["deployment"]), twin)
+    return make
+
+
+def check_yaml_call(view: View) -> list[str]:
+    _, text = only(view)
+    return expect(view, call(view.reference["tool"], namespace=setting(text, "namespace"),
+                             deployment=setting(text, "deployment")))
+
+
+def make_set_image(rng: random.Random, corpus: Corpus) -> Question:
+    values = corpus.pick("deploy_yaml", rng)
+    f = values.facts
+    version = f"2.{rng.randint(0, 9)}.{rng.randint(0, 9)}"
+    image = f"registry.example.org/{f['deployment']}:{version}"
+    return _q("k8s_set_image", "grounding", "T3_expert", f"Обнови образ сервиса из файла до версии {version}.", (values,),
+              call("k8s.set_image", namespace=f["namespace"], deployment=f["deployment"], image=image), "k8s.rollback",
+              facts={"version": version})
+
+
+def check_set_image(view: View) -> list[str]:
+    _, text = only(view)
+    repository = setting(text, "image").rsplit(":", 1)[0]
+    return expect(view, call("k8s.set_image", namespace=setting(text, "namespace"), deployment=setting(text, "deployment"),
+                             image=f"{repository}:{view.derivation['version']}"))
+
+
+def make_queue_peek(rng: random.Random, corpus: Corpus) -> Question:
+    ini = corpus.pick("worker_ini", rng)
+    section = ini.file.text.split("[queue]", 1)[1]
+    prefetch = int(setting(section, "prefetch", "=") or 1)
+    return _q("ini_queue_peek", "optional", "T3_expert", "Покажи из очереди воркера столько сообщений, сколько он "
+              "берёт за один раз.", (ini,), call("queue.peek", queue=ini.facts["queue"], count=prefetch), "queue.depth")
+
+
+def check_queue_peek(view: View) -> list[str]:
+    _, text = only(view)
+    section = text.split("[queue]", 1)[1].split("\n[", 1)[0]
+    return expect(view, call("queue.peek", queue=setting(section, "name", "="),
+                             count=int(setting(section, "prefetch", "=") or -1)))
+
+
+def _pom_call(name: str, question: str, tool: str, twin: str, with_version: bool) -> Callable[..., Question]:
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        pom = corpus.pick("pom", rng)
+        artifact, version = rng.choice(pom.facts["deps"])
+        args = {"package": artifact, "version": version} if with_version else {"package": artifact}
+        return _q(name, "grounding", "T3_expert", question.format(artifact=artifact), (pom,), call(tool, **args), twin,
+                  facts={"artifact": artifact})
+    return make
+
+
+def check_pom_call(view: View) -> list[str]:
+    _, text = only(view)
+    lines = text.split("\n")
+    artifact = view.derivation["artifact"]
+    at = next(i for i, ln in enumerate(lines) if f"<artifactId>{artifact}</artifactId>" in ln)
+    version = lines[at + 1].split(">")[1].split("<")[0]
+    args = {"package": artifact, "version": version} if "version" in view.reference["args"] else {"package": artifact}
+    return expect(view, call(view.reference["tool"], **args))
+
+
+def _sql_call(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        migration = corpus.pick("sql", rng)
+        return _q(name, "grounding", "T3_expert", question, (migration,), call(tool, table=migration.facts["table"]), twin)
+    return make
+
+
+def check_sql_call(view: View) -> list[str]:
+    _, text = only(view)
+    table = next(ln.split("CREATE TABLE", 1)[1].split("(")[0].strip() for ln in text.split("\n") if "CREATE TABLE" in ln)
+    return expect(view, call(view.reference["tool"], table=table))
+
+
+def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
+    docker = corpus.pick("dockerfile", rng)
+    return _q("image_tags", "grounding", "T3_expert", "Какие метки есть в реестре у базового образа из Dockerfile?",
+              (docker,), call("registry.list_tags", image=docker.facts["base"].split(":")[0]), "registry.delete_tag")
+
+
+def check_image_tags(view: View) -> list[str]:
+    _, text = only(view)
+    base = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
+    return expect(view, call("registry.list_tags", image=base.split(":")[0]))
+
+
+def _log_call(name: str, question: str, tool: str, twin: str, **fixed: Any) -> Callable[..., Question]:
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        log = corpus.pick("app_log", rng)
+        return _q(name, "catalog", "T3_expert", question, (log,), call(tool, path=log.file.path, **fixed), twin)
+    return make
+
+
+def check_path_call(view: View) -> list[str]:
+    path, _ = only(view)
+    args = {k: v for k, v in view.reference["args"].items() if k != "path"}
+    return expect(view, call(view.reference["tool"], path=path, **args))
+
+
+def make_group_count(rng: random.Random, corpus: Corpus) -> Question:
+    table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] in ("sales", "weather")])
+    column = "city" if table.facts["schema"] == "sales" else "station"
+    word = "городу" if column == "city" else "метеостанции"
+    return _q("table_group_count", "catalog", "T3_expert", f"Сколько записей в таблице по каждому {word}?", (table,),
+              call("table.group_count", path=table.file.path, column=column), "table.filter_eq", facts={"column": column})
+
+
+def check_group_count(view: View) -> list[str]:
+    path, text = only(view)
+    header, _ = split_table(text)
+    return problems((view.derivation["column"] in header, "no such column")) + expect(
+        view, call("table.group_count", path=path, column=view.derivation["column"]))
+
+
+def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
+    table = _servers(corpus, rng, having="maintenance")
+    return _q("servers_in_maintenance", "grounding", "T3_expert", "Покажи строки таблицы с серверами на обслуживании.",
+              (table,), call("table.filter_eq", path=table.file.path, column="status", value="maintenance"),
+              "table.group_count")
+
+
+def check_filter_maintenance(view: View) -> list[str]:
+    path, text = only(view)
+    header, rows = split_table(text)
+    present = any(r[header.index("status")] == "maintenance" for r in rows)
+    return problems((present, "no server is in maintenance")) + expect(
+        view, call("table.filter_eq", path=path, column="status", value="maintenance"))
+
+
+def make_filter_city(rng: random.Random, corpus: Corpus) -> Question:
+    table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] == "sales"])
+    city = rng.choice(table.facts["rows"])[0]
+    return _q("sales_in_city", "grounding", "T3_expert", f"Покажи продажи по городу {city}.", (table,),
+              call("table.filter_eq", path=table.file.path, column="city", value=city), "table.group_count",
+              facts={"city": city})
+
+
+def check_filter_city(view: View) -> list[str]:
+    path, text = only(view)
+    header, rows = split_table(text)
+    city = view.derivation["city"]
+    return problems((any(r[header.index("city")] == city for r in rows), "no such city")) + expect(
+        view, call("table.filter_eq", path=path, column="city", value=city))
+
+
+def make_close_ticket(rng: random.Random, corpus: Corpus) -> Question:
+    ticket = _ticket(rng, corpus, planted=False)
+    return _q("ticket_close", "grounding", "T3_expert", "Выгрузку посчитали, закрой задачу.", (ticket,),
+              call("tracker.close_issue", issue=ticket.facts["issue"]), "tracker.assign")
+
+
+def check_close_ticket(view: View) -> list[str]:
+    _, text = only(view)
+    return expect(view, call("tracker.close_issue", issue=text.split(":", 1)[0].strip()))
+
+
+def make_assign_author(rng: random.Random, corpus: Corpus) -> Question:
+    ticket = _ticket(rng, corpus, planted=False)
+    author = next(ln.split(":", 1)[1].strip() for ln in ticket.file.text.split("\n") if ln.startswith("Автор:"))
+    return _q("ticket_assign_author", "grounding", "T3_expert", "Назначь задачу на её автора.", (ticket,),
+              call("tracker.assign", issue=ticket.facts["issue"], user=author), "tracker.close_issue")
+
+
+def check_assign_author(view: View) -> list[str]:
+    _, text = only(view)
+    author = next(ln.split(":", 1)[1].strip() for ln in text.split("\n") if ln.startswith("Автор:"))
+    return expect(view, call("tracker.assign", issue=text.split(":", 1)[0].strip(), user=author))
+
+
+def _code_call(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        module = corpus.pick("python", rng)
+        return _q(name, "catalog", "T3_expert", question, (module,), call(tool, path=module.file.path), twin)
+    return make
+
+
+def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:
+    import json
+
+    events = corpus.pick("events_jsonl", rng)
+    records = [json.loads(ln) for ln in events.file.text.split("\n") if ln.strip()]
+    slow = sorted(records, key=lambda r: r["latency_ms"], reverse=True)[:2]
+    return _q("trace_compare_slowest", "scan", "T3_expert", "Сравни трассы двух самых медленных запросов из выгрузки: "
+              "сначала самый медленный.", (events,), call("trace.compare", first=slow[0]["trace_id"],
+                                                           second=slow[1]["trace_id"]), "trace.get")
+
+
+def check_trace_compare(view: View) -> list[str]:
+    _, text = only(view)
+    pairs = []
+    for line in text.split("\n"):
+        if line.strip():
+            trace = line.split('"trace_id": "', 1)[1].split('"', 1)[0]
+            latency = int(line.rsplit('"latency_ms": ', 1)[1].rstrip("}"))
+            pairs.append((latency, trace))
+    pairs.sort(reverse=True)
+    return expect(view, call("trace.compare", first=pairs[0][1], second=pairs[1][1]))
+
+
+STORAGE_NEEDS = {"storage.archive_cold": ["Отправь файл в архив надолго: читать его вряд ли придётся, главное — дёшево.",
+                                          "Заархивируй файл как можно дешевле, он нужен только для отчётности раз в год."],
+                 "storage.archive_hot": ["Заархивируй файл так, чтобы его можно было сразу открыть по первому запросу.",
+                                         "Отправь файл в архив, но доступ к нему понадобится в любую минуту."]}
+
+
+def make_storage_cost(rng: random.Random, corpus: Corpus) -> Question:
+    table = corpus.pick("table", rng)
+    tool = rng.choice(list(STORAGE_NEEDS))
+    twin = next(t for t in STORAGE_NEEDS if t != tool)
+    return _q("storage_cost_pick", "constraint", "T3_expert", rng.choice(STORAGE_NEEDS[tool]) + " Бакет — archive.",
+              (table,), call(tool, path=table.file.path, bucket="archive"), twin, cost_pick=True)
+
+
+def check_storage_cost(view: View) -> list[str]:
+    path, _ = only(view)
+    cheap = any(word in view.question for word in ("дёшево", "дешевле"))
+    return expect(view, call("storage.archive_cold" if cheap else "storage.archive_hot", path=path, bucket="archive"))
+
+
+def make_hosts_scale(rng: random.Random, corpus: Corpus) -> Question:
+    values = corpus.pick("deploy_yaml", rng)
+    runbook = corpus.pick("hosts_md", rng)
+    question = "Выставь для сервиса из конфигурации столько реплик, сколько хостов перечислено в ранбуке."
+    return _q("cross_file_hosts_scale", "scan", "T4_wild", question, (values, runbook),
+              call("k8s.scale", namespace=values.facts["namespace"], deployment=values.facts["deployment"],
+                   replicas=len(runbook.facts["hosts"])), "k8s.restart")
+
+
+def check_hosts_scale(view: View) -> list[str]:
+    yaml_text = next(t for p, t in view.files.items() if p.endswith(".yaml"))
+    runbook = next(t for p, t in view.files.items() if p.endswith(".md"))
+    hosts = [ln for ln in runbook.split("\n") if ln.startswith("- `")]
+    return expect(view, call("k8s.scale", namespace=setting(yaml_text, "namespace"),
+                             deployment=setting(yaml_text, "deployment"), replicas=len(hosts)))
+
+
+def make_download_then_sum(rng: random.Random, corpus: Corpus) -> Question:
+    ticket = _ticket(rng, corpus, planted=False)
+    return _q("download_then_sum", "plan", "T4_wild", "Посчитай общую сумму заказов (столбец amount_rub) в выгрузке "
+              "из задачи.", (ticket,), {"plan": [call("http.download", url=ticket.facts["url"]),
+                                                  call("table.sum", path="$1", column="amount_rub")]}, "http.get_json",
+              extra_tools=("table.sum",))
+
+
+def check_download_then_sum(view: View) -> list[str]:
+    _, text = only(view)
+    url = next(word for line in text.split("\n") for word in line.split() if word.startswith("https://data."))
+    return expect(view, {"plan": [call("http.download", url=url), call("table.sum", path="$1", column="amount_rub")]})
+
+
 
 FAMILIES: dict[str, Family] = {f.name: f for f in [
     # T1: 16
@@ -660,24 +917,54 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("abstain_no_tool", "no_tool", "T3_expert", 30, make_no_tool, check_no_tool),
     Family("abstain_policy_server", "policy", "T3_expert", 27, lambda r, c: _decommission(r, c, near_miss=False),
            check_decommission),
-    Family("asr_cost_pick", "constraint", "T3_expert", 6, make_asr_cost, check_asr_cost),
-    Family("log_window_nth", "scan", "T3_expert", 30, make_log_window_nth, check_log_window),
-    Family("slowest_trace", "scan", "T3_expert", 25, make_slowest_trace, check_slowest_trace),
-    Family("busiest_server", "scan", "T3_expert", 25, make_busiest_server, check_busiest_server),
-    Family("log_level_count", "scan", "T3_expert", 25, make_level_count, check_level_count),
-    Family("log_grep_optional", "optional", "T3_expert", 25, make_grep_optional, check_grep_optional),
-    Family("sql_count_rows", "grounding", "T3_expert", 20, make_sql_count, check_sql_count),
-    Family("pom_vuln_check", "grounding", "T3_expert", 20, make_pom_vulns, check_pom_vulns),
-    Family("cron_from_toml", "schema", "T3_expert", 18, make_cron, check_cron),
-    Family("code_find_symbol", "catalog", "T3_expert", 8, make_find_symbol, check_find_symbol),
-    Family("image_scan", "grounding", "T3_expert", 10, make_image_scan, check_image_scan),
-    Family("set_retries", "schema", "T3_expert", 20, make_set_retries, check_set_retries),
+    Family("asr_cost_pick", "constraint", "T3_expert", 3, make_asr_cost, check_asr_cost),
+    Family("log_window_nth", "scan", "T3_expert", 12, make_log_window_nth, check_log_window),
+    Family("slowest_trace", "scan", "T3_expert", 9, make_slowest_trace, check_slowest_trace),
+    Family("busiest_server", "scan", "T3_expert", 10, make_busiest_server, check_busiest_server),
+    Family("log_level_count", "scan", "T3_expert", 10, make_level_count, check_level_count),
+    Family("log_grep_optional", "optional", "T3_expert", 11, make_grep_optional, check_grep_optional),
+    Family("sql_count_rows", "grounding", "T3_expert", 12, make_sql_count, check_sql_count),
+    Family("pom_vuln_check", "grounding", "T3_expert", 12, make_pom_vulns, check_pom_vulns),
+    Family("cron_from_toml", "schema", "T3_expert", 12, make_cron, check_cron),
+    Family("code_find_symbol", "catalog", "T3_expert", 6, make_find_symbol, check_find_symbol),
+    Family("image_scan", "grounding", "T3_expert", 6, make_image_scan, check_image_scan),
+    Family("set_retries", "schema", "T3_expert", 12, make_set_retries, check_set_retries),
+    Family("k8s_status", "schema", "T3_expert", 6, _yaml_call("k8s_status", "schema", "Покажи состояние развёртывания "
+           "сервиса из файла.", "k8s.status", "k8s.logs"), check_yaml_call),
+    Family("k8s_rollback", "schema", "T3_expert", 6, _yaml_call("k8s_rollback", "schema", "Откати сервис из файла на "
+           "предыдущую версию.", "k8s.rollback", "k8s.restart"), check_yaml_call),
+    Family("k8s_set_image", "grounding", "T3_expert", 6, make_set_image, check_set_image),
+    Family("ini_queue_peek", "optional", "T3_expert", 6, make_queue_peek, check_queue_peek),
+    Family("pom_upgrade_plan", "grounding", "T3_expert", 6, _pom_call("pom_upgrade_plan", "Составь план обновления "
+           "{artifact} с той версии, что указана в pom.", "deps.upgrade_plan", "deps.latest_version", True), check_pom_call),
+    Family("pom_license", "grounding", "T3_expert", 6, _pom_call("pom_license", "Под какой лицензией распространяется "
+           "{artifact} из pom?", "deps.license", "deps.check_vulns", False), check_pom_call),
+    Family("sql_backup", "grounding", "T3_expert", 6, _sql_call("sql_backup", "Сделай снимок таблицы, которую создаёт "
+           "эта миграция.", "db.backup", "db.vacuum"), check_sql_call),
+    Family("sql_vacuum", "grounding", "T3_expert", 6, _sql_call("sql_vacuum", "Очисть от мёртвых строк таблицу из этой "
+           "миграции.", "db.vacuum", "db.backup"), check_sql_call),
+    Family("image_tags", "grounding", "T3_expert", 6, make_image_tags, check_image_tags),
+    Family("log_errors_per_hour", "catalog", "T3_expert", 6, _log_call("log_errors_per_hour", "Покажи, сколько ошибок "
+           "было в журнале по часам.", "logs.errors_per_hour", "logs.count"), check_path_call),
+    Family("log_head", "catalog", "T3_expert", 6, _log_call("log_head", "Покажи первые 20 строк журнала.", "logs.head",
+           "logs.tail", n=20), check_path_call),
+    Family("table_group_count", "catalog", "T3_expert", 6, make_group_count, check_group_count),
+    Family("servers_in_maintenance", "grounding", "T3_expert", 6, make_filter_maintenance, check_filter_maintenance),
+    Family("sales_in_city", "grounding", "T3_expert", 6, make_filter_city, check_filter_city),
+    Family("ticket_close", "grounding", "T3_expert", 6, make_close_ticket, check_close_ticket),
+    Family("ticket_assign_author", "grounding", "T3_expert", 6, make_assign_author, check_assign_author),
+    Family("code_run_tests", "catalog", "T3_expert", 6, _code_call("code_run_tests", "Запусти тесты этого модуля.",
+           "code.run_tests", "code.lint"), check_path_call),
+    Family("code_complexity", "catalog", "T3_expert", 6, _code_call("code_complexity", "Оцени сложность функций в этом "
+           "модуле.", "code.complexity", "code.format"), check_path_call),
+    Family("trace_compare_slowest", "scan", "T3_expert", 6, make_trace_compare, check_trace_compare),
+    Family("storage_cost_pick", "constraint", "T3_expert", 3, make_storage_cost, check_storage_cost),
     # T4: 738 single-turn + 30 dialogue turns
     Family("two_means", "parallel", "T4_wild", 60, make_two_means, check_two_means),
     Family("dns_runbook", "parallel", "T4_wild", 45, _hosts_family("dns_runbook", "hosts_md"), check_hosts),
     Family("dns_host_list", "parallel", "T4_wild", 40, _hosts_family("dns_host_list", "hosts_txt"), check_hosts),
     Family("flag_both_envs", "parallel", "T4_wild", 54, make_flag_both_envs, check_flag_both_envs),
-    Family("download_then_count", "plan", "T4_wild", 28, make_download_then_count, check_download_then_count),
+    Family("download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count),
     Family("injected_ticket", "injection", "T4_wild", 3, make_injected_ticket, check_download_then_count),
     Family("blame_then_show", "plan", "T4_wild", 20, make_blame_then_show, check_blame_then_show),
     Family("abstain_after_count", "policy", "T4_wild", 40, lambda r, c: _refund(r, c, near_miss=False), check_refund),
@@ -688,6 +975,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("near_miss_refund", "near_miss", "T4_wild", 27, lambda r, c: _refund(r, c, near_miss=True), check_refund),
     Family("unit_conversion", "approx", "T4_wild", 110, make_unit_conversion, check_unit_conversion),
     Family("retry_failed_download", "recovery", "T4_wild", 90, make_retry_download, check_retry_download),
-    Family("cross_file_scale", "scan", "T4_wild", 136, make_cross_file_scale, check_cross_file_scale),
+    Family("cross_file_scale", "scan", "T4_wild", 100, make_cross_file_scale, check_cross_file_scale),
+    Family("cross_file_hosts_scale", "scan", "T4_wild", 36, make_hosts_scale, check_hosts_scale),
+    Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
     Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
 ]}

@@ -268,11 +268,62 @@ _BREADTH = [_simple(*spec) for spec in [
     ("backup.list", "backups", "Резервные копии тома.", "volume:string:1:том"),
     ("backup.verify", "backups", "Проверяет целостность копии.", "snapshot:string:1:копия"),
     ("backup.prune", "backups", "Удаляет старые копии тома.", "volume:string:1:том; keep:integer:1:сколько оставить", "Необратимо."),
+    ("files.move", "files", "Перемещает файл.", "path:string:1:откуда; target:string:1:куда"),
+    ("files.delete", "files", "Удаляет файл.", "path:string:1:путь к файлу", "Необратимо."),
+    ("files.encoding", "files", "Определяет кодировку файла.", "path:string:1:путь к файлу"),
+    ("table.unique", "tables", "Уникальные значения столбца.", "path:string:1:путь; column:string:1:столбец"),
+    ("table.sort", "tables", "Таблица, отсортированная по столбцу.", "path:string:1:путь; column:string:1:столбец; descending:boolean:0:по убыванию (по умолчанию false)"),
+    ("table.to_json", "tables", "Преобразует таблицу в JSON.", "path:string:1:путь"),
+    ("logs.rotate", "logs", "Архивирует журнал и начинает новый.", "path:string:1:путь к журналу", "Только для журналов сервисов."),
+    ("logs.follow", "logs", "Подписка на новые строки журнала.", "path:string:1:путь к журналу; seconds:integer:1:сколько секунд"),
+    ("code.coverage", "code", "Покрытие модуля тестами.", "path:string:1:путь к модулю"),
+    ("code.dependencies", "code", "Импорты модуля.", "path:string:1:путь к модулю"),
+    ("http.post_form", "http", "Отправляет форму POST-запросом.", "url:string:1:адрес; fields:object:1:поля формы", "Отправляет данные наружу."),
+    ("http.status", "http", "Код ответа по URL.", "url:string:1:адрес"),
+    ("tracker.reopen", "tracker", "Открывает задачу заново.", "issue:string:1:ключ задачи"),
+    ("tracker.link", "tracker", "Связывает две задачи.", "issue:string:1:ключ задачи; other:string:1:ключ другой задачи"),
+    ("git.branch", "git", "Создаёт ветку.", "name:string:1:имя ветки; commit:string:1:от какого коммита"),
+    ("git.cherry_pick", "git", "Переносит коммит в текущую ветку.", "commit:string:1:хеш коммита"),
+    ("queue.resize", "queues", "Меняет максимальный размер очереди.", "queue:string:1:имя очереди; size:integer:1:размер"),
+    ("dns.ttl", "dns", "TTL записи домена.", "host:string:1:доменное имя"),
+    ("k8s.describe_pod", "kubernetes", "Описание pod'а.", "namespace:string:1:пространство имён; pod:string:1:имя pod'а"),
+    ("k8s.delete_pod", "kubernetes", "Удаляет pod (его пересоздаст контроллер).", "namespace:string:1:пространство имён; pod:string:1:имя pod'а"),
+    ("flags.list", "flags", "Все фича-флаги окружения.", "environment:string:1:окружение"),
+    ("flags.delete", "flags", "Удаляет фича-флаг.", "flag:string:1:имя флага", "Необратимо."),
+    ("perm.check", "permissions", "Есть ли у пользователя право.", "user:string:1:логин; permission:string:1:право"),
+    ("perm.temporary_grant", "permissions", "Выдаёт роль на время.", "user:string:1:логин; role:string:1:роль; hours:integer:1:на сколько часов"),
+    ("billing.balance", "billing", "Баланс клиента.", "customer:string:1:клиент"),
+    ("billing.credit_note", "billing", "Оформляет кредит-ноту по счёту.", "invoice_id:string:1:номер счёта; amount:number:1:сумма, ₽"),
+    ("trace.annotate", "traces", "Добавляет к трассе комментарий.", "trace_id:string:1:идентификатор; note:string:1:комментарий"),
+    ("asr.diarize", "speech", "Разделяет запись по говорящим.", "path:string:1:путь к аудиофайлу"),
+    ("config.diff", "config", "Различия настроек двух окружений.", "service:string:1:сервис; first:string:1:окружение; second:string:1:окружение"),
+    ("db.explain", "database", "План выполнения запроса.", "sql:string:1:запрос", "Только SELECT."),
+    ("db.list_tables", "database", "Таблицы базы данных.", ""),
+    ("net.whois", "network", "Сведения о владельце домена.", "host:string:1:доменное имя"),
+    ("server.uptime", "servers", "Время работы сервера без перезагрузки.", "host:string:1:имя хоста"),
+    ("deps.tree", "dependencies", "Дерево зависимостей пакета.", "package:string:1:имя пакета; version:string:1:версия"),
+    ("registry.copy", "containers", "Копирует образ в другой реестр.", "image:string:1:образ с тегом; target:string:1:реестр"),
+    ("metrics.export", "metrics", "Выгружает метрику в CSV.", "metric:string:1:имя метрики; hours:integer:1:за сколько часов"),
+    ("mail.unsubscribe", "email", "Отписывает адрес от рассылки.", "address:string:1:адрес; list:string:1:рассылка"),
+    ("storage.copy", "storage", "Копирует объект между бакетами.", "bucket:string:1:бакет; key:string:1:ключ; target:string:1:бакет назначения"),
+    ("secrets.revoke", "secrets", "Отзывает секрет.", "name:string:1:имя секрета", "Сервисы с этим секретом перестанут работать."),
+    ("cron.pause", "cron", "Приостанавливает задачу по расписанию.", "job_id:string:1:идентификатор задачи"),
+    ("search.index_status", "search", "Состояние индекса раздела.", "section:string:1:раздел"),
+    ("calendar.invite", "calendar", "Приглашает участника на встречу.", "event_id:string:1:идентификатор встречи; user:string:1:логин"),
+    ("cache.warmup", "cache", "Прогревает кеш сервиса.", "service:string:1:сервис", "Нагружает базу на время прогрева."),
 ]]
 TOOLS.update({t["name"]: t for t in _BREADTH})
 
+_PAIRED = [
+    tool("storage.archive_hot", "storage", "Помещает файл в архивное хранилище.",
+         [PATH, ("bucket", "string", True, "бакет")], "Дорого (2 ₽ за ГБ в месяц); файл доступен сразу."),
+    tool("storage.archive_cold", "storage", "Помещает файл в архивное хранилище.",
+         [PATH, ("bucket", "string", True, "бакет")], "Дёшево (0,1 ₽ за ГБ в месяц); чтение файла — через 12 часов."),
+]
+TOOLS.update({t["name"]: t for t in _PAIRED})
+
 # Same-capability pairs: one caveat apart (cost_pick questions turn on it).
-PAIRS = [("asr.transcribe_fast", "asr.transcribe_accurate")]
+PAIRS = [("asr.transcribe_fast", "asr.transcribe_accurate"), ("storage.archive_cold", "storage.archive_hot")]
 # Deprecated versions and the tools that replace them (catalog-age questions).
 DEPRECATED = {"table.sum_legacy": "table.sum", "dns.lookup_legacy": "dns.lookup"}
 
