@@ -111,8 +111,10 @@ _NOISE = ["INFO  api: GET /health 200", "INFO  api: GET /orders 200", "INFO  wor
 def log_file(rng: random.Random, number: int) -> CorpusFile:
     """A service log; each chosen event first appears at a random line and may repeat later."""
     n = rng.randint(150, 330)
+    service_name = rng.choice(SERVICES).replace("-", "_")
     events = rng.sample(list(LOG_EVENTS), rng.randint(1, 3))
-    first = dict(zip(events, rng.sample(range(5, n - 5), len(events)), strict=True))
+    first = dict(zip(events, rng.sample(range(5, n - 5), len(events)), strict=True))  # by record
+    first_line: dict[str, int] = {}  # by line of the file, tracebacks counted
     failed_url = None
     lines = []
     hour, minute, second = rng.randint(0, 12), 0, 0
@@ -126,6 +128,12 @@ def log_file(rng: random.Random, number: int) -> CorpusFile:
             event = rng.choice([e for e in events if first[e] < i] or [None])
         if event:
             lines.append(f"{stamp} {LOG_EVENTS[event][0]}")
+            first_line.setdefault(event, len(lines))
+            if LOG_EVENTS[event][0].startswith("ERROR") and rng.random() < 0.3:
+                # a multi-line record: the traceback lines belong to the entry above and carry no level
+                lines += ["Traceback (most recent call last):",
+                          f"  File \"/app/{service_name}/client.py\", line {rng.randint(20, 400)}, in fetch",
+                          "ConnectionError: upstream did not answer"]
         elif failed_url is None and rng.random() < 0.01:
             failed_url = f"https://data.{rng.choice(DOMAINS)}/exports/report-{rng.randint(100, 999)}.csv"
             lines.append(f"{stamp} ERROR api: failed to download {failed_url} (503)")
@@ -134,7 +142,7 @@ def log_file(rng: random.Random, number: int) -> CorpusFile:
     service = rng.choice(SERVICES)
     path = f"{rng.choice(['logs', 'var/log', 'logs/' + service])}/{service}-{number:03d}.log"
     return CorpusFile(File(path, "log", "\n".join(lines) + "\n"), "app_log",
-                      {"events": events, "first": first, "failed_url": failed_url, "service": service})
+                      {"events": events, "first": first_line, "failed_url": failed_url, "service": service})
 
 
 def deploy_yaml(rng: random.Random, number: int) -> CorpusFile:
