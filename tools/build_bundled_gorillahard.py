@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.library import TOOLS
+from merabench.tasks.gorillahard.generator.model import abstain, call, kind_of, reference_tools
 from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "merabench" / "data" / "gorillahard"
@@ -157,27 +158,6 @@ class Question:
     turn: int = 0
     n_turns: int = 1
     needs_history: str = ""
-
-
-def kind_of(reference: dict[str, Any]) -> str:
-    for key, kind in (("abstain", "abstain"), ("clarify", "clarify"), ("plan", "plan"), ("calls", "calls")):
-        if key in reference:
-            return kind
-    return "tool_call"
-
-
-def reference_tools(reference: dict[str, Any]) -> list[str]:
-    if "tool" in reference:
-        return [reference["tool"]]
-    return [s["tool"] for s in reference.get("plan", []) + reference.get("calls", [])]
-
-
-def call(name: str, **args: Any) -> dict[str, Any]:
-    return {"tool": name, "args": args}
-
-
-def abstain(reason: str) -> dict[str, Any]:
-    return {"abstain": True, "reason": reason}
 
 
 peng = table("data/penguins.csv")

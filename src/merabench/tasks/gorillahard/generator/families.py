@@ -629,12 +629,16 @@ ASR_NEEDS = {"asr.transcribe_accurate": ["Нужна дословная расш
                                      "Нужна самая дешёвая расшифровка записи, ошибки не страшны."]}
 
 
-def make_asr_cost(rng: random.Random, corpus: Corpus) -> Question:
-    audio = corpus.pick("audio", rng)
-    tool = rng.choice(list(ASR_NEEDS))
-    twin = next(t for t in ASR_NEEDS if t != tool)
-    return _q("asr_cost_pick", "constraint", "T3_expert", rng.choice(ASR_NEEDS[tool]), (audio,),
-              call(tool, path=audio.file.path), twin, cost_pick=True)
+def _cost_pick(name: str, needs: dict[str, list[str]], kind: str, suffix: str = "",
+               **args: Any) -> Callable[[random.Random, Corpus], Question]:
+    """A request whose wording (cheap or exact) decides between the two tools of a pair."""
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        file = corpus.pick(kind, rng)
+        tool = rng.choice(list(needs))
+        twin = next(t for t in needs if t != tool)
+        return _q(name, "constraint", "T3_expert", rng.choice(needs[tool]) + suffix, (file,),
+                  call(tool, path=file.file.path, **args), twin, cost_pick=True)
+    return make
 
 
 def check_asr_cost(view: View) -> list[str]:
@@ -854,14 +858,6 @@ STORAGE_NEEDS = {"storage.archive_cold": ["Отправь файл в архив
                                          "Отправь файл в архив, но доступ к нему понадобится в любую минуту."]}
 
 
-def make_storage_cost(rng: random.Random, corpus: Corpus) -> Question:
-    table = corpus.pick("table", rng)
-    tool = rng.choice(list(STORAGE_NEEDS))
-    twin = next(t for t in STORAGE_NEEDS if t != tool)
-    return _q("storage_cost_pick", "constraint", "T3_expert", rng.choice(STORAGE_NEEDS[tool]) + " Бакет — archive.",
-              (table,), call(tool, path=table.file.path, bucket="archive"), twin, cost_pick=True)
-
-
 def check_storage_cost(view: View) -> list[str]:
     path, _ = only(view)
     cheap = any(word in view.question for word in ("дёшево", "дешевле"))
@@ -917,7 +913,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("abstain_no_tool", "no_tool", "T3_expert", 30, make_no_tool, check_no_tool),
     Family("abstain_policy_server", "policy", "T3_expert", 27, lambda r, c: _decommission(r, c, near_miss=False),
            check_decommission),
-    Family("asr_cost_pick", "constraint", "T3_expert", 3, make_asr_cost, check_asr_cost),
+    Family("asr_cost_pick", "constraint", "T3_expert", 3, _cost_pick("asr_cost_pick", ASR_NEEDS, "audio"),
+           check_asr_cost),
     Family("log_window_nth", "scan", "T3_expert", 12, make_log_window_nth, check_log_window),
     Family("slowest_trace", "scan", "T3_expert", 9, make_slowest_trace, check_slowest_trace),
     Family("busiest_server", "scan", "T3_expert", 10, make_busiest_server, check_busiest_server),
@@ -958,7 +955,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("code_complexity", "catalog", "T3_expert", 6, _code_call("code_complexity", "Оцени сложность функций в этом "
            "модуле.", "code.complexity", "code.format"), check_path_call),
     Family("trace_compare_slowest", "scan", "T3_expert", 6, make_trace_compare, check_trace_compare),
-    Family("storage_cost_pick", "constraint", "T3_expert", 3, make_storage_cost, check_storage_cost),
+    Family("storage_cost_pick", "constraint", "T3_expert", 3, _cost_pick("storage_cost_pick", STORAGE_NEEDS, "table",
+           " Бакет — archive.", bucket="archive"), check_storage_cost),
     # T4: 738 single-turn + 30 dialogue turns
     Family("two_means", "parallel", "T4_wild", 60, make_two_means, check_two_means),
     Family("dns_runbook", "parallel", "T4_wild", 45, _hosts_family("dns_runbook", "hosts_md"), check_hosts),
