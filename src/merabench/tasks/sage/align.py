@@ -29,14 +29,13 @@ provably exact:
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from rapidfuzz.distance import Indel
 
-from merabench.tasks.sage.tokenize import Token
+from merabench.tasks.sage.tokenize import Token, analyze
 
 OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
@@ -45,6 +44,7 @@ SEGMENT_OVER = 120
 ANCHOR_RUN = 4
 ANCHOR_GRAM = 3
 _INF = float("inf")
+_FAR = 1 << 30
 
 # (op, o_start, o_end, c_start, c_end); op is "M", "S", "D", "I" or "T<k+1>"
 Op = tuple[str, int, int, int, int]
@@ -68,22 +68,17 @@ def sub_cost(o: Token, c: Token) -> float:
         if o.lower == c.lower:
             cost = 0.0
         else:
-            lemma_cost = 0.0 if o.lemma == c.lemma else 0.499
-            if o.pos == c.pos:
+            (o_lemma, o_pos), (c_lemma, c_pos) = analyze(o.text), analyze(c.text)
+            lemma_cost = 0.0 if o_lemma == c_lemma else 0.499
+            if o_pos == c_pos:
                 pos_cost = 0.0
-            elif o.pos in OPEN_POS and c.pos in OPEN_POS:
+            elif o_pos in OPEN_POS and c_pos in OPEN_POS:
                 pos_cost = 0.25
             else:
                 pos_cost = 0.5
             cost = lemma_cost + pos_cost + (1 - char_similarity(o.text, c.text))
         row[c.text] = cost
     return cost
-
-
-def _last_at_or_before(positions: Sequence[int], limit: int) -> int:
-    """The largest position <= limit, or a very negative number if there is none."""
-    at = bisect_right(positions, limit) - 1
-    return positions[at] if at >= 0 else -(1 << 30)
 
 
 def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
@@ -120,17 +115,18 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
     positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
     for j, low in enumerate(c_low):
         positions.setdefault(low, []).append(j)
-    o_positions: dict[str, list[int]] = {}  # and in orig
-    for i, low in enumerate(o_low):
-        o_positions.setdefault(low, []).append(i)
+    last_in_orig: dict[str, int] = {}  # the latest row where each lower-cased token occurs in orig
     for i in range(n):
         row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
         o_tok, o_txt, o_lw = orig[i], o_text[i], o_low[i]
+        last_in_orig[o_lw] = i
         known_row = _SUB_COSTS.get(o_txt) or {}
         occurrences = positions.get(o_lw, ())
+        n_occurrences = len(occurrences)
         j_first, j_stop = max(0, i + d_lo), min(m, i + 1 + d_hi)
         left = row[j_first]
         diagonal = row_prev[j_first]
+        nearest, pointer = -1, 0
         for j in range(j_first, j_stop):
             up = row_prev[j + 1]
             c_txt = c_text[j]
@@ -157,9 +153,10 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
             k = 1
             # a transposition ending here needs o_low[i] among c_low[j - k .. j] and c_low[j] among
             # o_low[i - k .. i], with k <= other
-            nearest = occurrences[bisect_right(occurrences, j) - 1] if occurrences else -1
-            if (nearest < 0 or j - nearest > other
-                    or i - _last_at_or_before(o_positions.get(c_low[j], ()), i) > other):
+            while pointer < n_occurrences and occurrences[pointer] <= j:
+                nearest = occurrences[pointer]
+                pointer += 1
+            if nearest < 0 or j - nearest > other or i - last_in_orig.get(c_low[j], -_FAR) > other:
                 k = i + 1
             else:
                 limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal
