@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli, write_jsonl
 
+from merabench.prompts import render_row
 from merabench.rows import read_bundled
 from merabench.tasks.russianregions.extract import normalize, reference_letter
 from merabench.tasks.russianregions.judge import ANSWER_CLOSE, ANSWER_OPEN, judge_messages, parse_verdict
@@ -126,3 +127,26 @@ def test_judge_from_the_harness_environment_variables(tmp_path: Path, make_serve
     assert doc["denominators"]["judge_score"] == 6  # the other rows have no prediction
     for path in (tmp_path / "s").iterdir():
         assert secret not in path.read_text()
+
+
+def test_run_asks_the_model_then_the_judge(tmp_path: Path, make_server) -> None:
+    """One local server plays both parts: it answers task prompts with the right letter and judges
+    (the judge prompt carries our markers)."""
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        if ANSWER_OPEN in prompt:
+            return fake_judge(body)
+        return f"Ответ: {by_prompt[prompt]}"
+
+    by_prompt = {render_row(r): r.outputs for r in ROWS}
+    server = make_server(reply=reply)
+    out = tmp_path / "r"
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions", "--out", str(out),
+                     "--no-progress", "--judge-model", "openai:judge", "--judge-base-url", server.url,
+                     "--retry-delay", "0.01")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads((out / "results.json").read_text())["tasks"]["russianregions"]
+    assert doc["metrics"]["exact_match"] == 1.0 and doc["metrics"]["judge_score"] == 1.0
+    assert doc["metrics"]["group_judge_score"] == 1.0 and doc["denominators"]["judge_score"] == len(ROWS)
+    judged = [b for b in server.requests if b["model"] == "judge"]
+    assert len(judged) == 2 * len(ROWS)  # both readings of "Ответ: X"
