@@ -271,6 +271,33 @@ def validate(
         raise typer.Exit(1)
 
 
+@app.command()
+def submission(
+    run_dir: Annotated[Path | None, typer.Option("--run", help="a `merabench run` folder to package")] = None,
+    out_zip: Annotated[Path, typer.Option("--out", help="the ZIP to write, or to check with --check")] = Path(
+        "submission.zip"),
+    check: Annotated[bool, typer.Option(help="only check --out against the format (and --data's test ids)")] = False,
+    data: Annotated[str | None, typer.Option(help="bundled | hub | PATH: check ids against this test split")] = None,
+) -> None:
+    """Write a MERA submission ZIP from a run folder, or check one."""
+    from merabench.submission import check_submission, write_submission
+
+    if not check:
+        if run_dir is None:
+            raise ConfigError("--run DIR is needed to write a submission (or pass --check)")
+        counts = write_submission(run_dir, out_zip)
+        console.print(f"wrote {out_zip}: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
+    expected = None
+    if data is not None:
+        expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
+    found = check_submission(out_zip, expected)
+    for problem in found:
+        console.print(f"[red]problem[/red] {problem}", highlight=False)
+    if found:
+        raise typer.Exit(1)
+    console.print(f"{out_zip}: the format is right" + (" and every test row is there" if expected else ""))
+
+
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""

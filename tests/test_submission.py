@@ -1,0 +1,51 @@
+"""MERA submission ZIPs: written from a run, checked, and read back by `score`."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
+
+
+def test_a_run_becomes_a_complete_submission_that_scores_the_same(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert run_cli("run", "--model", "copy", "--out", str(run), "--no-progress").returncode == 0
+    zip_path = tmp_path / "sub.zip"
+    made = run_cli("submission", "--run", str(run), "--out", str(zip_path), "--data", "bundled")
+    assert made.returncode == 0, made.stderr
+    assert "every test row is there" in made.stderr
+    with zipfile.ZipFile(zip_path) as zf:
+        assert sorted(zf.namelist()) == ["GorillaHard.json", "RussianRegions.json", "SAGE.json"]
+        sage = json.loads(zf.read("SAGE.json"))["data"]["test"]
+    assert [e["meta"]["id"] for e in sage] == list(range(len(sage)))
+    rescored = run_cli("score", "sage", "--predictions", str(zip_path), "--out", str(tmp_path / "s"))
+    assert rescored.returncode == 0
+    original = json.loads((run / "results.json").read_text())["tasks"]["sage"]["metrics"]
+    assert json.loads((tmp_path / "s" / "results.json").read_text())["metrics"] == original
+
+
+def test_a_run_with_failed_rows_is_not_packaged(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    out = tmp_path / "run"
+    result = run_cli("run", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "sage", "--data",
+                     str(data), "--out", str(out), "--no-progress", "--max-retries", "0")
+    assert result.returncode == 0
+    assert all(r["status"] == "error" for r in read_jsonl(out / "samples_sage.jsonl"))
+    made = run_cli("submission", "--run", str(out), "--out", str(tmp_path / "s.zip"))
+    assert made.returncode == 2 and "3 row(s) have no answer" in made.stderr
+
+
+def test_check_names_every_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("SAGE.json", json.dumps({"data": {"test": [{"outputs": "a", "meta": {"id": 1}},
+                                                             {"outputs": "b", "meta": {"id": 1}},
+                                                             {"outputs": 3, "meta": {"id": 2}}]}}))
+        zf.writestr("nested/GorillaHard.json", "{}")
+    result = run_cli("submission", "--check", "--out", str(bad), "--data", "bundled")
+    assert result.returncode == 1
+    for fragment in ("duplicate ids [1]", "entry 2 has no string outputs", "nested/GorillaHard.json",
+                     "test row(s) missing"):
+        assert fragment in result.stderr, fragment
