@@ -21,6 +21,7 @@ from merabench.errors import ConfigError, MerabenchError
 from merabench.judging import JudgeSettings, judge_settings, judge_task, make_judge
 from merabench.models import BackendSettings, GenerationOptions, make_backend
 from merabench.predictions import load_predictions
+from merabench.report.html import write_report
 from merabench.results import results_document, summary_table, write_results
 from merabench.runner import Runner, TaskRun, check_run_identity
 from merabench.samples import Record, samples_path, write_final
@@ -162,9 +163,10 @@ def run(
                     "concurrency": concurrency, "strip_think": strip_think, "options": options.fingerprint(),
                     "endpoints": len(urls), "judge": judge.model if judge else None}
     write_results(out_path, results_document(results, model=backend.name, wall_time_s=wall, settings=doc_settings))
+    write_report(out_path)
     out.print(summary_table(results, wall))
     _print_notes(results)
-    console.print(f"answers and results in {out_path}/")
+    console.print(f"answers and results in {out_path}/ (open report.html)")
     failing = _fail_threshold(results, fail_on_error)
     if failing:
         console.print("[red]--fail-on-error exceeded:[/red] " + "; ".join(failing))
@@ -211,6 +213,7 @@ def score(
                       judge=judge, cache=response_cache, judge_concurrency=judge_concurrency)
     write_results(out_dir, results_document(results, model=f"predictions:{predictions}", wall_time_s=None,
                                             settings={"judge": judge.model if judge else None}))
+    write_report(out_dir)
     out.print(summary_table(results, None))
     _print_notes(results)
     if explain is not None:
@@ -296,6 +299,14 @@ def submission(
     if found:
         raise typer.Exit(1)
     console.print(f"{out_zip}: the format is right" + (" and every test row is there" if expected else ""))
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")]) -> None:
+    """Write (again) the self-contained report.html of a run or score folder."""
+    if not (run_dir / "results.json").exists():
+        raise ConfigError(f"{run_dir} has no results.json")
+    console.print(f"wrote {write_report(run_dir)}")
 
 
 @app.command("tasks")

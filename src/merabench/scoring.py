@@ -14,6 +14,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.samples import Record
+from merabench.stats import bootstrap_ci
 from merabench.tasks.base import Aggregate, SampleScore, Task
 from merabench.think import strip_think
 
@@ -29,6 +30,7 @@ class TaskResult:
     aggregate: Aggregate | None
     tokens: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    ci95: dict[str, list[float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         agg = self.aggregate
@@ -39,12 +41,31 @@ class TaskResult:
             "denominators": dict(agg.denominators) if agg else {},
             "tokens": self.tokens,
         }
+        if self.ci95:
+            out["ci95"] = self.ci95
         if agg and agg.breakdowns:
             out["breakdowns"] = agg.breakdowns
         notes = list(self.notes) + (list(agg.notes) if agg else [])
         if notes:
             out["notes"] = notes
         return out
+
+
+def intervals(aggregate: Aggregate, scores: Sequence[SampleScore | None]) -> dict[str, list[float]]:
+    """95 % bootstrap intervals for the aggregate metrics that are plain means of per-row values."""
+    per_row: dict[str, list[float]] = {}
+    for score in scores:
+        if score is not None:
+            for name, value in score.metrics.items():
+                per_row.setdefault(name, []).append(value)
+    out = {}
+    for name, value in aggregate.metrics.items():
+        values = per_row.get(name)
+        if values and abs(sum(values) / len(values) - value) < 1e-12:
+            bounds = bootstrap_ci(values)
+            if bounds:
+                out[name] = [round(bounds[0], 6), round(bounds[1], 6)]
+    return out
 
 
 def scored_text(record: Record, *, strip: bool) -> str:
@@ -87,8 +108,9 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
     n_scored = sum(s is not None for s in scores)
     aggregate = task.aggregate(rows, scores) if n_scored else None
+    ci95 = intervals(aggregate, scores) if aggregate else {}
     n_answered = len(rows) - n_errors
     result = TaskResult(task=task.name, source=source, n_rows=len(rows),
                         n_answered=n_answered, n_errors=n_errors, n_scored=n_scored, aggregate=aggregate,
-                        tokens=tokens, notes=tuple(notes))
+                        tokens=tokens, notes=tuple(notes), ci95=ci95)
     return final, result

@@ -1,0 +1,1 @@
+"""Results -> a self-contained HTML report (no scripts, no external files)."""

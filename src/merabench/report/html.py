@@ -1,0 +1,140 @@
+"""report.html: what a run measured, readable at a glance and printable.
+
+Per task: the headline metrics with their 95 % intervals and denominators, every breakdown as a
+bar table, the most frequent failure reasons, failed requests, and the rows that scored worst
+with what the model answered. Everything from the model is escaped: an answer is data.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from merabench.samples import read_records, samples_path, write_atomic
+from merabench.tasks import TASKS
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;color:#1d2430;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.4rem;border-bottom:2px solid #e3e7ee;padding-bottom:.3rem}
+h3{font-size:1.05rem;margin:1.4rem 0 .4rem}.muted{color:#66707f}.cards{display:flex;flex-wrap:wrap;gap:.8rem}
+.card{border:1px solid #e3e7ee;border-radius:.6rem;padding:.7rem 1rem;min-width:11rem}
+.card .v{font-size:1.6rem;font-weight:600}.card .n{font-size:.8rem;color:#66707f}
+table{border-collapse:collapse;width:100%;margin:.3rem 0 1rem}td,th{padding:.25rem .5rem;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}
+th{font-weight:600;color:#3c4656}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.bar{background:#e9eef6;border-radius:.3rem;height:.8rem;min-width:8rem}.bar>div{background:#3f6fd8;height:100%;border-radius:.3rem}
+pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fb;border-radius:.4rem;padding:.5rem;margin:0;font-size:.85rem;max-height:14rem;overflow:auto}
+.note{background:#fff7e0;border-left:4px solid #e8b100;padding:.4rem .7rem;margin:.4rem 0}.err{color:#b3261e}
+"""
+WORST = 8
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else _e(value)
+
+
+def _cards(task: dict[str, Any], headline: list[str]) -> str:
+    metrics, denominators, ci = task.get("metrics", {}), task.get("denominators", {}), task.get("ci95", {})
+    cards = []
+    for name in headline + [m for m in metrics if m not in headline]:
+        if name not in metrics or "_micro_" in name:  # corpus-level figures are in their own table
+            continue
+        interval = f"95 % CI {ci[name][0]:.3f}–{ci[name][1]:.3f} · " if name in ci else ""
+        cards.append(f'<div class="card"><div class="n">{_e(name)}</div><div class="v">{metrics[name]:.4f}</div>'
+                     f'<div class="n">{interval}n = {_e(denominators.get(name, "—"))}</div></div>')
+    return f'<div class="cards">{"".join(cards)}</div>'
+
+
+def _bar(value: float) -> str:
+    width = max(0.0, min(1.0, value)) * 100
+    return f'<div class="bar"><div style="width:{width:.1f}%"></div></div>'
+
+
+def _breakdown(name: str, cells: dict[str, Any]) -> str:
+    if not isinstance(cells, dict) or not cells or not all(isinstance(v, dict) for v in cells.values()):
+        return ""
+    first = next(iter(cells.values()))
+    if "metrics" in first:  # {label: {"metrics": {...}, "denominators": {...}}}
+        names = sorted({m for cell in cells.values() for m in cell["metrics"]})
+        head = "".join(f"<th>{_e(m)}</th>" for m in names)
+        rows = "".join(f"<tr><td>{_e(label)}</td>" + "".join(
+            f'<td class="num">{_fmt(cell["metrics"].get(m, ""))}</td>' for m in names) + "</tr>"
+            for label, cell in cells.items())
+        return f"<h3>by {_e(name)}</h3><table><tr><th></th>{head}</tr>{rows}</table>"
+    if "sample_pass_rate" in first:
+        rows = "".join(f'<tr><td>{_e(label)}</td><td class="num">{cell["n"]}</td><td>{_bar(cell["sample_pass_rate"])}</td>'
+                       f'<td class="num">{cell["sample_pass_rate"]:.3f}</td><td class="num">{cell["format_pass_rate"]:.3f}</td></tr>'
+                       for label, cell in sorted(cells.items(), key=lambda kv: -kv[1]["n"]))
+        return (f"<h3>sample_pass_rate by {_e(name)}</h3><table><tr><th></th><th>rows</th><th></th><th>pass</th>"
+                f"<th>format</th></tr>{rows}</table>")
+    if "tp" in first:  # SAGE micro counts
+        rows = "".join(f'<tr><td>{_e(kind)}</td>' + "".join(f'<td class="num">{_fmt(c[k])}</td>' for k in
+                       ("tp", "fp", "fn", "precision", "recall", "f1", "f0.5")) + "</tr>" for kind, c in cells.items())
+        head = "".join(f"<th>{k}</th>" for k in ("TP", "FP", "FN", "P", "R", "F1", "F0.5"))
+        return f"<h3>corpus-level edits by type</h3><table><tr><th></th>{head}</tr>{rows}</table>"
+    return ""
+
+
+def _worst(task_name: str, run_dir: Path) -> str:
+    records = read_records(samples_path(run_dir, task_name))
+    if not records:
+        return ""
+    headline = next((m.name for m in TASKS[task_name].metrics if m.headline), None)
+    failed = [r for r in records.values() if r.get("status") != "ok"]
+    scored = [r for r in records.values() if headline in (r.get("metrics") or {})]
+    scored.sort(key=lambda r: (r["metrics"][headline], r["id"]))
+    parts = []
+    if failed:
+        items = "".join(f'<tr><td class="num">{r["id"]}</td><td class="err">{_e(r.get("error"))}</td></tr>' for r in failed[:20])
+        parts.append(f"<h3>{len(failed)} request(s) failed</h3><table>{items}</table>")
+    rows = []
+    for r in scored[:WORST]:
+        if r["metrics"][headline] >= 1.0:
+            break
+        details = r.get("details") or {}
+        why = details.get("reasons") or ([f"letters read: {', '.join(details['letters']) or 'none'}"]
+                                          if "letters" in details else []) or [
+            f'{e["verdict"]} {e["type"]}: {e["original"]!r} → {e["correction"]!r}'
+            for e in details.get("hypothesis_edits", []) + details.get("reference_edits", []) if e["verdict"] != "TP"]
+        rows.append(f'<tr><td class="num">{r["id"]}</td><td class="num">{r["metrics"][headline]:.3f}</td>'
+                    f'<td><pre>{_e(r.get("answer", r.get("output")))}</pre></td><td>{"<br>".join(_e(w) for w in why[:8])}</td></tr>')
+    if rows:
+        parts.append(f"<h3>lowest {_e(headline)}</h3><table><tr><th>id</th><th>score</th><th>answer</th><th>why</th></tr>"
+                     f"{''.join(rows)}</table>")
+    return "".join(parts)
+
+
+def render(run_dir: Path) -> str:
+    doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    sections = []
+    for name, task in doc.get("tasks", {}).items():
+        spec = TASKS.get(name)
+        headline = [m.name for m in spec.metrics if m.headline] if spec else []
+        notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
+        breakdowns = task.get("breakdowns", {})
+        parts = [_breakdown(key.removeprefix("by_").replace("_", " "), value) for key, value in breakdowns.items()
+                 if key not in ("failure_reasons", "counts")]
+        reasons = breakdowns.get("failure_reasons") or {}
+        if reasons:
+            rows = "".join(f'<tr><td>{_e(r)}</td><td class="num">{n}</td></tr>' for r, n in reasons.items())
+            parts.append(f"<h3>most frequent failure reasons</h3><table>{rows}</table>")
+        counts = (f'{task.get("n", 0)} rows · {task.get("n_scored", 0)} scored · {task.get("n_errors", 0)} failed · '
+                  f'tokens {task.get("tokens", {}).get("prompt", 0):,} in / {task.get("tokens", {}).get("completion", 0):,} out')
+        sections.append(f'<h2>{_e(spec.mera_name if spec else name)}</h2><div class="muted">{_e(task.get("source", ""))} · '
+                        f'{counts}</div>{notes}{_cards(task, headline)}{"".join(parts)}{_worst(name, run_dir)}')
+    wall = doc.get("wall_time_s")
+    meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
+    return (f'<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>merabench · {_e(doc.get("model"))}</title>'
+            f'<style>{CSS}</style></head><body><h1>merabench report</h1><div class="muted">{meta} · merabench '
+            f'{_e(doc.get("merabench_version"))}</div>{"".join(sections)}</body></html>\n')
+
+
+def write_report(run_dir: Path) -> Path:
+    path = run_dir / "report.html"
+    write_atomic(path, render(run_dir))
+    return path
