@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass
@@ -21,8 +21,6 @@ class Endpoint:
     limit: float = 0.0
     in_flight: int = 0
     paused_until: float = 0.0
-    served: int = 0
-    throttled: int = field(default=0)
 
     def __post_init__(self) -> None:
         self.limit = float(self.max_limit)
@@ -72,10 +70,8 @@ class EndpointPool:
     def release(self, endpoint: Endpoint, *, ok: bool, throttle_for: float | None = None) -> None:
         endpoint.in_flight -= 1
         if ok:
-            endpoint.served += 1
             endpoint.limit = min(float(endpoint.max_limit), endpoint.limit + 1.0 / max(1.0, endpoint.limit))
         elif throttle_for is not None:
-            endpoint.throttled += 1
             endpoint.limit = max(1.0, endpoint.limit / 2)
             endpoint.paused_until = max(endpoint.paused_until, time.monotonic() + throttle_for)
         if self._waiting:

@@ -13,8 +13,9 @@ from helpers import read_jsonl, run_cli, write_jsonl
 from merabench.rows import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
-from merabench.tasks.gorillahard.generator.corpus import FORMATS_USED, build_corpus
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
+from merabench.tasks.gorillahard.generator.model import FORMATS
 from merabench.tasks.gorillahard.generator.validate import attached_files, validate
 
 TASK = TASKS["gorillahard"]
@@ -42,7 +43,7 @@ def test_a_full_default_set_validates(default_set: Path) -> None:
     tiers = Counter(r["meta"]["categories"]["difficulty"] for r in test)
     assert tiers == {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768}
     formats = {f for r in test for f in r["meta"]["categories"]["corpus_format"].split(",")}
-    assert formats == set(FORMATS_USED) and len(formats) == 15
+    assert formats == set(FORMATS) and len(formats) == 15
 
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_set(tmp_path: Path, default_set: Path) -> None:

@@ -33,8 +33,6 @@ class Kind(StrEnum):
 
 ENVELOPE_KEYS = ("abstain", "clarify", "plan", "calls", "tool")
 KIND_BY_KEY = {"abstain": Kind.ABSTAIN, "clarify": Kind.CLARIFY, "plan": Kind.PLAN, "calls": Kind.CALLS}
-ANSWER_KIND_TO_KIND = {"tool_call": Kind.CALL, "plan": Kind.PLAN, "calls": Kind.CALLS,
-                       "clarify": Kind.CLARIFY, "abstain": Kind.ABSTAIN}
 
 
 @dataclass(frozen=True)

@@ -371,10 +371,6 @@ FACTORIES = {
 }
 
 
-FORMATS_USED = ("table", "text", "log", "code", "md", "json", "jsonl", "yaml", "toml", "ini", "xml", "docker", "sql",
-                "env", "ticket")
-
-
 @dataclass(frozen=True)
 class Corpus:
     by_kind: dict[str, list[CorpusFile]]

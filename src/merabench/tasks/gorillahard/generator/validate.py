@@ -21,7 +21,7 @@ from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
 from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, relative_position
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
-from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import reference_tools
 from merabench.tasks.gorillahard.task import GorillaHardTask
 
@@ -124,12 +124,18 @@ def check_catalogs(rows: list[Row]) -> list[Check]:
         reference = _reference(row)
         tools = reference_tools(reference)
         for tool in tools:
+            if tool in DEPRECATED:
+                schema.append(f"row {row.id}: the reference calls the deprecated {tool}")
             if tool not in names:
                 schema.append(f"row {row.id}: {tool} not in the catalog")
             elif families[family_of(tool) if tool in TOOLS else ""] < 2:
                 twin.append(f"row {row.id}: {tool} alone in its family")
         if tools and tools[0] in names:
             positions.append(relative_position(names, tools[0]))
+        if row.meta["categories"].get("cost_pick") == "yes":
+            partner = next((b if a == tools[0] else a for a, b in PAIRS if tools and tools[0] in (a, b)), None)
+            if partner is None or partner not in names:
+                twin.append(f"row {row.id}: a cost pick without its same-capability partner in the catalog")
         files = attached_files(row.inputs["context"])
         by_name = {t["name"]: t for t in catalog}
         for step in _steps(reference):
