@@ -1,4 +1,5 @@
-"""Model specs -> backends: `openai:<model>`, and the baselines `reference`, `copy`, `random`."""
+"""Model specs -> backends: `openai:<model>`, `hf:<path or hub id>`, and the baselines `reference`,
+`copy`, `random`."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def make_backend(spec: str, options: GenerationOptions, settings: BackendSetting
                                    concurrency=settings.concurrency, max_retries=settings.max_retries,
                                    timeout_s=settings.timeout_s, retry_base_delay_s=settings.retry_base_delay_s)
     if kind == "hf" and model:
-        raise ConfigError("local transformers models (hf:) are not supported yet; serve the model with "
-                          "vLLM or SGLang and use openai:<model> --base-url http://127.0.0.1:PORT/v1")
-    raise ConfigError(f"unknown model '{spec}': use openai:<model>, or a baseline ({', '.join(BASELINES)})")
+        from merabench.models.hf_local import HFLocalBackend
+
+        return HFLocalBackend(model, options)
+    raise ConfigError(f"unknown model '{spec}': use openai:<model>, hf:<path>, or a baseline ({', '.join(BASELINES)})")

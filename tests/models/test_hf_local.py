@@ -1,0 +1,55 @@
+"""`hf:` models on the CPU, with a tiny randomly initialised model built here (nothing downloaded)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
+
+transformers = pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    torch.manual_seed(0)
+    words = ["[UNK]", "[PAD]", "[EOS]"] + sorted({w for r in sage_rows(6) for w in
+                                                  (r["inputs"]["source"] + " " + r["outputs"]).split()})
+    vocab = {w: i for i, w in enumerate(words)}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=core, unk_token="[UNK]", pad_token="[PAD]",
+                                                     eos_token="[EOS]")
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    config = transformers.GPT2Config(vocab_size=len(vocab), n_positions=512, n_embd=32, n_layer=1, n_head=2,
+                                     eos_token_id=2, bos_token_id=2, pad_token_id=1)
+    folder = tmp_path_factory.mktemp("tiny-model")
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def test_a_local_model_answers_every_row_deterministically(tmp_path: Path, tiny_model: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    runs = []
+    for name in ("a", "b"):
+        result = run_cli("run", "--model", f"hf:{tiny_model}", "--tasks", "sage", "--data", str(data), "--out",
+                         str(tmp_path / name), "--no-progress", "--max-tokens", "6", "--no-cache")
+        assert result.returncode == 0, result.stderr
+        runs.append(read_jsonl(tmp_path / name / "samples_sage.jsonl"))
+    first, second = runs
+    assert all(r["status"] == "ok" and r["completion_tokens"] <= 6 and r["prompt_tokens"] > 0 for r in first)
+    assert all(isinstance(r["output"], str) and r["output"] for r in first)
+    assert [r["output"] for r in first] == [r["output"] for r in second]  # greedy at temperature 0
+    doc = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert doc["model"] == f"hf:{tiny_model}" and "errant_f1" in doc["tasks"]["sage"]["metrics"]
+
+
+def test_a_missing_model_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_cli("run", "--model", f"hf:{tmp_path / 'nothing-here'}", "--tasks", "sage", "--out", str(tmp_path / "r"),
+                     "--no-progress", "--limit", "1", env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 2 and "could not load the model" in result.stderr and "Traceback" not in result.stderr
