@@ -309,6 +309,34 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder w
     console.print(f"wrote {write_report(run_dir)}")
 
 
+@app.command()
+def compare(
+    first: Annotated[Path, typer.Argument(help="a run or score folder")],
+    second: Annotated[Path, typer.Argument(help="another one, scored on the same rows")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="also write the comparison here")] = None,
+) -> None:
+    """Paired comparison of two runs: second minus first, with 95 % bootstrap intervals."""
+    from rich.table import Table
+
+    from merabench.compare import compare_runs, headline_first, to_json
+
+    result = compare_runs(first, second)
+    table = Table(title=f"{second} minus {first}", title_justify="left")
+    for column in ("task", "metric", "difference", "95 % interval", "rows", "second better", "first better"):
+        table.add_column(column, justify="left" if column in ("task", "metric") else "right")
+    for task, metrics in result.items():
+        for n, name in enumerate(headline_first(task, metrics)):
+            m = metrics[name]
+            significant = m["low"] > 0 or m["high"] < 0
+            table.add_row(task if n == 0 else "", name, f"{m['difference']:+.4f}" + (" *" if significant else ""),
+                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]), str(m["second_better"]),
+                          str(m["first_better"]))
+    out.print(table)
+    out.print("* the interval excludes 0")
+    if json_out is not None:
+        json_out.write_text(to_json(result) + "\n", encoding="utf-8")
+
+
 @app.command("tasks")
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""
