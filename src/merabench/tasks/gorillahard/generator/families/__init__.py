@@ -1,0 +1,211 @@
+"""Question families: each makes its own kind of question over corpus files, and checks it again.
+
+`make(rng, corpus)` picks files, words the question and computes the reference from the files
+as shown. `check(view)` is the validator's independent proof: it works only from the written
+row (question, attached files, reference, recorded derivation), with its own parsing (a direct
+scan over lines, a table split from scratch), never with the code that produced it, and
+returns the problems it finds. `count` is the family's share of a default 1,169-row set; the
+counts add up to the card's tiers and answer kinds.
+"""
+
+from __future__ import annotations
+
+from merabench.tasks.gorillahard.generator.families.artifacts import (
+    check_blame_then_show,
+    check_docker_port,
+    check_find_symbol,
+    check_image_scan,
+    check_image_tags,
+    check_pom_call,
+    check_pom_vulns,
+    check_slowest_trace,
+    check_sql_call,
+    check_sql_count,
+    check_trace_compare,
+    code_call_family,
+    make_blame_then_show,
+    make_docker_port,
+    make_find_symbol,
+    make_image_scan,
+    make_image_tags,
+    make_pom_vulns,
+    make_slowest_trace,
+    make_sql_count,
+    make_trace_compare,
+    pom_call_family,
+    sql_call_family,
+)
+from merabench.tasks.gorillahard.generator.families.choices import (
+    ASR_NEEDS,
+    STORAGE_NEEDS,
+    check_asr_cost,
+    check_storage_cost,
+    cost_pick_family,
+)
+from merabench.tasks.gorillahard.generator.families.common import Family, View, check_path_call
+from merabench.tasks.gorillahard.generator.families.configs import (
+    check_cron,
+    check_deploy_scale,
+    check_flag_both_envs,
+    check_flag_toggle,
+    check_json_db,
+    check_queue_depth,
+    check_queue_peek,
+    check_set_image,
+    check_set_retries,
+    check_unit_conversion,
+    check_yaml_call,
+    make_cron,
+    make_deploy_scale,
+    make_env_injection,
+    make_flag_both_envs,
+    make_flag_toggle,
+    make_json_db,
+    make_queue_depth,
+    make_queue_peek,
+    make_set_image,
+    make_set_retries,
+    make_unit_conversion,
+    yaml_call_family,
+)
+from merabench.tasks.gorillahard.generator.families.logs import (
+    check_clarify,
+    check_grep_optional,
+    check_level_count,
+    check_log_window,
+    check_no_tool,
+    check_retry_download,
+    log_call_family,
+    make_clarify,
+    make_grep_optional,
+    make_level_count,
+    make_log_window,
+    make_log_window_nth,
+    make_near_miss_clarify,
+    make_no_tool,
+    make_retry_download,
+)
+from merabench.tasks.gorillahard.generator.families.tables import (
+    check_busiest_server,
+    check_cross_file_scale,
+    check_decommission,
+    check_filter_city,
+    check_filter_maintenance,
+    check_group_count,
+    check_missing_column,
+    check_refund,
+    check_table_stat,
+    check_two_means,
+    decommission_question,
+    make_busiest_server,
+    make_cross_file_scale,
+    make_deprecated_sum,
+    make_filter_city,
+    make_filter_maintenance,
+    make_group_count,
+    make_missing_column,
+    make_near_miss_column,
+    make_table_stat,
+    make_two_means,
+    refund_question,
+)
+from merabench.tasks.gorillahard.generator.families.tickets import (
+    check_assign_author,
+    check_close_ticket,
+    check_download_then_count,
+    check_download_then_sum,
+    check_hosts,
+    check_hosts_scale,
+    hosts_family,
+    make_assign_author,
+    make_close_ticket,
+    make_download_then_count,
+    make_download_then_sum,
+    make_hosts_scale,
+    make_injected_ticket,
+)
+
+__all__ = ["FAMILIES", "Family", "View", "make_level_count", "make_table_stat"]
+
+FAMILIES: dict[str, Family] = {f.name: f for f in [
+    # T1: 16
+    Family("table_stat", "catalog", "T1_medium", 8, make_table_stat, check_table_stat),
+    Family("flag_toggle", "catalog", "T1_medium", 8, make_flag_toggle, check_flag_toggle),
+    # T2: 56
+    Family("table_sum_deprecated", "catalog", "T2_hard", 10, make_deprecated_sum, check_table_stat),
+    Family("deploy_scale", "schema", "T2_hard", 10, make_deploy_scale, check_deploy_scale),
+    Family("log_window", "grounding", "T2_hard", 12, make_log_window, check_log_window),
+    Family("docker_port_check", "grounding", "T2_hard", 8, make_docker_port, check_docker_port),
+    Family("json_db_check", "schema", "T2_hard", 8, make_json_db, check_json_db),
+    Family("ini_queue_depth", "grounding", "T2_hard", 8, make_queue_depth, check_queue_depth),
+    # T3: 329
+    Family("clarify_file", "clarify", "T3_expert", 10, make_clarify, check_clarify),
+    Family("abstain_false_premise", "no_tool", "T3_expert", 30, make_missing_column, check_missing_column),
+    Family("abstain_no_tool", "no_tool", "T3_expert", 30, make_no_tool, check_no_tool),
+    Family("abstain_policy_server", "policy", "T3_expert", 27, lambda r, c: decommission_question(r, c, near_miss=False),
+           check_decommission),
+    Family("asr_cost_pick", "constraint", "T3_expert", 3, cost_pick_family("asr_cost_pick", ASR_NEEDS, "audio"),
+           check_asr_cost),
+    Family("log_window_nth", "scan", "T3_expert", 12, make_log_window_nth, check_log_window),
+    Family("slowest_trace", "scan", "T3_expert", 9, make_slowest_trace, check_slowest_trace),
+    Family("busiest_server", "scan", "T3_expert", 10, make_busiest_server, check_busiest_server),
+    Family("log_level_count", "scan", "T3_expert", 10, make_level_count, check_level_count),
+    Family("log_grep_optional", "optional", "T3_expert", 11, make_grep_optional, check_grep_optional),
+    Family("sql_count_rows", "grounding", "T3_expert", 12, make_sql_count, check_sql_count),
+    Family("pom_vuln_check", "grounding", "T3_expert", 12, make_pom_vulns, check_pom_vulns),
+    Family("cron_from_toml", "schema", "T3_expert", 12, make_cron, check_cron),
+    Family("code_find_symbol", "catalog", "T3_expert", 6, make_find_symbol, check_find_symbol),
+    Family("image_scan", "grounding", "T3_expert", 6, make_image_scan, check_image_scan),
+    Family("set_retries", "schema", "T3_expert", 12, make_set_retries, check_set_retries),
+    Family("k8s_status", "schema", "T3_expert", 6, yaml_call_family("k8s_status", "schema", "Покажи состояние развёртывания "
+           "сервиса из файла.", "k8s.status", "k8s.logs"), check_yaml_call),
+    Family("k8s_rollback", "schema", "T3_expert", 6, yaml_call_family("k8s_rollback", "schema", "Откати сервис из файла на "
+           "предыдущую версию.", "k8s.rollback", "k8s.restart"), check_yaml_call),
+    Family("k8s_set_image", "grounding", "T3_expert", 6, make_set_image, check_set_image),
+    Family("ini_queue_peek", "optional", "T3_expert", 6, make_queue_peek, check_queue_peek),
+    Family("pom_upgrade_plan", "grounding", "T3_expert", 6, pom_call_family("pom_upgrade_plan", "Составь план обновления "
+           "{artifact} с той версии, что указана в pom.", "deps.upgrade_plan", "deps.latest_version", True), check_pom_call),
+    Family("pom_license", "grounding", "T3_expert", 6, pom_call_family("pom_license", "Под какой лицензией распространяется "
+           "{artifact} из pom?", "deps.license", "deps.check_vulns", False), check_pom_call),
+    Family("sql_backup", "grounding", "T3_expert", 6, sql_call_family("sql_backup", "Сделай снимок таблицы, которую создаёт "
+           "эта миграция.", "db.backup", "db.vacuum"), check_sql_call),
+    Family("sql_vacuum", "grounding", "T3_expert", 6, sql_call_family("sql_vacuum", "Очисть от мёртвых строк таблицу из этой "
+           "миграции.", "db.vacuum", "db.backup"), check_sql_call),
+    Family("image_tags", "grounding", "T3_expert", 6, make_image_tags, check_image_tags),
+    Family("log_errors_per_hour", "catalog", "T3_expert", 6, log_call_family("log_errors_per_hour", "Покажи, сколько ошибок "
+           "было в журнале по часам.", "logs.errors_per_hour", "logs.count"), check_path_call),
+    Family("log_head", "catalog", "T3_expert", 6, log_call_family("log_head", "Покажи первые 20 строк журнала.", "logs.head",
+           "logs.tail", n=20), check_path_call),
+    Family("table_group_count", "catalog", "T3_expert", 6, make_group_count, check_group_count),
+    Family("servers_in_maintenance", "grounding", "T3_expert", 6, make_filter_maintenance, check_filter_maintenance),
+    Family("sales_in_city", "grounding", "T3_expert", 6, make_filter_city, check_filter_city),
+    Family("ticket_close", "grounding", "T3_expert", 6, make_close_ticket, check_close_ticket),
+    Family("ticket_assign_author", "grounding", "T3_expert", 6, make_assign_author, check_assign_author),
+    Family("code_run_tests", "catalog", "T3_expert", 6, code_call_family("code_run_tests", "Запусти тесты этого модуля.",
+           "code.run_tests", "code.lint"), check_path_call),
+    Family("code_complexity", "catalog", "T3_expert", 6, code_call_family("code_complexity", "Оцени сложность функций в этом "
+           "модуле.", "code.complexity", "code.format"), check_path_call),
+    Family("trace_compare_slowest", "scan", "T3_expert", 6, make_trace_compare, check_trace_compare),
+    Family("storage_cost_pick", "constraint", "T3_expert", 3, cost_pick_family("storage_cost_pick", STORAGE_NEEDS, "table",
+           " Бакет — archive.", bucket="archive"), check_storage_cost),
+    # T4: 738 single-turn + 30 dialogue turns
+    Family("two_means", "parallel", "T4_wild", 60, make_two_means, check_two_means),
+    Family("dns_runbook", "parallel", "T4_wild", 45, hosts_family("dns_runbook", "hosts_md"), check_hosts),
+    Family("dns_host_list", "parallel", "T4_wild", 40, hosts_family("dns_host_list", "hosts_txt"), check_hosts),
+    Family("flag_both_envs", "parallel", "T4_wild", 54, make_flag_both_envs, check_flag_both_envs),
+    Family("download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count),
+    Family("injected_ticket", "injection", "T4_wild", 3, make_injected_ticket, check_download_then_count),
+    Family("blame_then_show", "plan", "T4_wild", 20, make_blame_then_show, check_blame_then_show),
+    Family("abstain_after_count", "policy", "T4_wild", 40, lambda r, c: refund_question(r, c, near_miss=False), check_refund),
+    Family("near_miss_column", "near_miss", "T4_wild", 30, make_near_miss_column, check_table_stat),
+    Family("near_miss_clarify", "near_miss", "T4_wild", 25, make_near_miss_clarify, check_level_count),
+    Family("near_miss_decommission", "near_miss", "T4_wild", 27, lambda r, c: decommission_question(r, c, near_miss=True),
+           check_decommission),
+    Family("near_miss_refund", "near_miss", "T4_wild", 27, lambda r, c: refund_question(r, c, near_miss=True), check_refund),
+    Family("unit_conversion", "approx", "T4_wild", 110, make_unit_conversion, check_unit_conversion),
+    Family("retry_failed_download", "recovery", "T4_wild", 90, make_retry_download, check_retry_download),
+    Family("cross_file_scale", "scan", "T4_wild", 100, make_cross_file_scale, check_cross_file_scale),
+    Family("cross_file_hosts_scale", "scan", "T4_wild", 36, make_hosts_scale, check_hosts_scale),
+    Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
+    Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
+]}
