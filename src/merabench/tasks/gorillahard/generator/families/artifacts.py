@@ -20,54 +20,107 @@ from merabench.tasks.gorillahard.generator.model import Question, call
 def make_docker_port(rng: random.Random, corpus: Corpus) -> Question:
     docker = corpus.pick("dockerfile", rng)
     host = f"{docker.facts['service']}.internal"
-    return build_question("docker_port_check", "grounding", "T2_hard", f"Проверь, принимает ли {host} соединения на порту, который "
-              "открывает контейнер из Dockerfile.", (docker,), call("net.check_port", host=host, port=docker.facts["port"]),
-              "net.ping", format_trap=True, facts={"host": host})
+    return build_question(
+        "docker_port_check",
+        "grounding",
+        "T2_hard",
+        f"Проверь, принимает ли {host} соединения на порту, который открывает контейнер из Dockerfile.",
+        (docker,),
+        call("net.check_port", host=host, port=docker.facts["port"]),
+        "net.ping",
+        format_trap=True,
+        facts={"host": host},
+    )
+
 
 def check_docker_port(view: View) -> list[str]:
     _, text = only(view)
     port = next(int(ln.split()[1]) for ln in text.split("\n") if ln.startswith("EXPOSE"))
     return expect(view, call("net.check_port", host=view.derivation["host"], port=port))
 
+
 def make_image_scan(rng: random.Random, corpus: Corpus) -> Question:
     docker = corpus.pick("dockerfile", rng)
-    return build_question("image_scan", "grounding", "T3_expert", "Просканируй на уязвимости базовый образ из Dockerfile.", (docker,),
-              call("registry.scan_image", image=docker.facts["base"]), "registry.pull")
+    return build_question(
+        "image_scan",
+        "grounding",
+        "T3_expert",
+        "Просканируй на уязвимости базовый образ из Dockerfile.",
+        (docker,),
+        call("registry.scan_image", image=docker.facts["base"]),
+        "registry.pull",
+    )
+
 
 def check_image_scan(view: View) -> list[str]:
     _, text = only(view)
     base = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
     return expect(view, call("registry.scan_image", image=base))
 
+
 def make_sql_count(rng: random.Random, corpus: Corpus) -> Question:
     migration = corpus.pick("sql", rng)
-    return build_question("sql_count_rows", "grounding", "T3_expert", "Сколько строк в таблице, которую создаёт эта миграция?",
-              (migration,), call("db.count_rows", table=migration.facts["table"]), "db.query_readonly")
+    return build_question(
+        "sql_count_rows",
+        "grounding",
+        "T3_expert",
+        "Сколько строк в таблице, которую создаёт эта миграция?",
+        (migration,),
+        call("db.count_rows", table=migration.facts["table"]),
+        "db.query_readonly",
+    )
+
 
 def check_sql_count(view: View) -> list[str]:
     _, text = only(view)
-    table = next(ln.split("CREATE TABLE", 1)[1].split("(")[0].strip() for ln in text.split("\n") if "CREATE TABLE" in ln)
+    table = next(
+        ln.split("CREATE TABLE", 1)[1].split("(")[0].strip()
+        for ln in text.split("\n")
+        if "CREATE TABLE" in ln
+    )
     return expect(view, call("db.count_rows", table=table))
+
 
 def make_pom_vulns(rng: random.Random, corpus: Corpus) -> Question:
     pom = corpus.pick("pom", rng)
     artifact, version = rng.choice(pom.facts["deps"])
-    return build_question("pom_vuln_check", "grounding", "T3_expert", f"Проверь на уязвимости ту версию {artifact}, что указана в pom.",
-              (pom,), call("deps.check_vulns", package=artifact, version=version), "deps.latest_version",
-              facts={"artifact": artifact})
+    return build_question(
+        "pom_vuln_check",
+        "grounding",
+        "T3_expert",
+        f"Проверь на уязвимости ту версию {artifact}, что указана в pom.",
+        (pom,),
+        call("deps.check_vulns", package=artifact, version=version),
+        "deps.latest_version",
+        facts={"artifact": artifact},
+    )
+
 
 def check_pom_vulns(view: View) -> list[str]:
     _, text = only(view)
-    lines = text.split("\n")
     artifact = view.derivation["artifact"]
+    return expect(view, call("deps.check_vulns", package=artifact, version=pom_version(text, artifact)))
+
+
+def pom_version(text: str, artifact: str) -> str:
+    """The <version> right after an <artifactId> in pom.xml, read line by line."""
+    lines = text.split("\n")
     at = next(i for i, ln in enumerate(lines) if f"<artifactId>{artifact}</artifactId>" in ln)
-    version = lines[at + 1].split(">")[1].split("<")[0]
-    return expect(view, call("deps.check_vulns", package=artifact, version=version))
+    return lines[at + 1].split(">")[1].split("<")[0]
+
 
 def make_slowest_trace(rng: random.Random, corpus: Corpus) -> Question:
     events = corpus.pick("events_jsonl", rng)
-    return build_question("slowest_trace", "scan", "T3_expert", "Открой трассу самого медленного запроса из выгрузки.", (events,),
-              call("trace.get", trace_id=events.facts["slowest"]), "trace.search")
+    return build_question(
+        "slowest_trace",
+        "scan",
+        "T3_expert",
+        "Открой трассу самого медленного запроса из выгрузки.",
+        (events,),
+        call("trace.get", trace_id=events.facts["slowest"]),
+        "trace.search",
+    )
+
 
 def check_slowest_trace(view: View) -> list[str]:
     import json
@@ -76,73 +129,138 @@ def check_slowest_trace(view: View) -> list[str]:
     records = [json.loads(ln) for ln in text.split("\n") if ln.strip()]
     return expect(view, call("trace.get", trace_id=max(records, key=lambda r: r["latency_ms"])["trace_id"]))
 
+
 def make_find_symbol(rng: random.Random, corpus: Corpus) -> Question:
     module = corpus.pick("python", rng)
     name = rng.choice(module.facts["functions"])
-    return build_question("code_find_symbol", "catalog", "T3_expert", f"Найди определение функции {name} в этом модуле.", (module,),
-              call("code.find_symbol", path=module.file.path, name=name), "code.lint", facts={"name": name})
+    return build_question(
+        "code_find_symbol",
+        "catalog",
+        "T3_expert",
+        f"Найди определение функции {name} в этом модуле.",
+        (module,),
+        call("code.find_symbol", path=module.file.path, name=name),
+        "code.lint",
+        facts={"name": name},
+    )
+
 
 def check_find_symbol(view: View) -> list[str]:
     path, text = only(view)
     name = view.derivation["name"]
     return problems((f"def {name}(" in text, "no such function")) + expect(
-        view, call("code.find_symbol", path=path, name=name))
+        view, call("code.find_symbol", path=path, name=name)
+    )
+
 
 def make_blame_then_show(rng: random.Random, corpus: Corpus) -> Question:
     module = corpus.pick("python", rng)
-    return build_question("blame_then_show", "plan", "T4_wild", "Покажи изменения коммита, который последним менял строку с таймаутом.",
-              (module,), {"plan": [call("git.blame", path=module.file.path, line=module.facts["timeout_line"]),
-                                   call("git.show", commit="$1")]}, "git.log")
+    return build_question(
+        "blame_then_show",
+        "plan",
+        "T4_wild",
+        "Покажи изменения коммита, который последним менял строку с таймаутом.",
+        (module,),
+        {
+            "plan": [
+                call("git.blame", path=module.file.path, line=module.facts["timeout_line"]),
+                call("git.show", commit="$1"),
+            ]
+        },
+        "git.log",
+    )
+
 
 def check_blame_then_show(view: View) -> list[str]:
     path, text = only(view)
     line = lines_with(text, "TIMEOUT_S =")[0]
     return expect(view, {"plan": [call("git.blame", path=path, line=line), call("git.show", commit="$1")]})
 
-def pom_call_family(name: str, question: str, tool: str, twin: str, with_version: bool) -> Callable[..., Question]:
+
+def pom_call_family(
+    name: str, question: str, tool: str, twin: str, with_version: bool
+) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         pom = corpus.pick("pom", rng)
         artifact, version = rng.choice(pom.facts["deps"])
         args = {"package": artifact, "version": version} if with_version else {"package": artifact}
-        return build_question(name, "grounding", "T3_expert", question.format(artifact=artifact), (pom,), call(tool, **args), twin,
-                  facts={"artifact": artifact})
+        return build_question(
+            name,
+            "grounding",
+            "T3_expert",
+            question.format(artifact=artifact),
+            (pom,),
+            call(tool, **args),
+            twin,
+            facts={"artifact": artifact},
+        )
+
     return make
+
 
 def check_pom_call(view: View) -> list[str]:
     _, text = only(view)
-    lines = text.split("\n")
     artifact = view.derivation["artifact"]
-    at = next(i for i, ln in enumerate(lines) if f"<artifactId>{artifact}</artifactId>" in ln)
-    version = lines[at + 1].split(">")[1].split("<")[0]
-    args = {"package": artifact, "version": version} if "version" in view.reference["args"] else {"package": artifact}
+    args = {"package": artifact}
+    if "version" in view.reference["args"]:
+        args["version"] = pom_version(text, artifact)
     return expect(view, call(view.reference["tool"], **args))
+
 
 def sql_call_family(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         migration = corpus.pick("sql", rng)
-        return build_question(name, "grounding", "T3_expert", question, (migration,), call(tool, table=migration.facts["table"]), twin)
+        return build_question(
+            name,
+            "grounding",
+            "T3_expert",
+            question,
+            (migration,),
+            call(tool, table=migration.facts["table"]),
+            twin,
+        )
+
     return make
+
 
 def check_sql_call(view: View) -> list[str]:
     _, text = only(view)
-    table = next(ln.split("CREATE TABLE", 1)[1].split("(")[0].strip() for ln in text.split("\n") if "CREATE TABLE" in ln)
+    table = next(
+        ln.split("CREATE TABLE", 1)[1].split("(")[0].strip()
+        for ln in text.split("\n")
+        if "CREATE TABLE" in ln
+    )
     return expect(view, call(view.reference["tool"], table=table))
+
 
 def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
     docker = corpus.pick("dockerfile", rng)
-    return build_question("image_tags", "grounding", "T3_expert", "Какие метки есть в реестре у базового образа из Dockerfile?",
-              (docker,), call("registry.list_tags", image=docker.facts["base"].split(":")[0]), "registry.delete_tag")
+    return build_question(
+        "image_tags",
+        "grounding",
+        "T3_expert",
+        "Какие метки есть в реестре у базового образа из Dockerfile?",
+        (docker,),
+        call("registry.list_tags", image=docker.facts["base"].split(":")[0]),
+        "registry.delete_tag",
+    )
+
 
 def check_image_tags(view: View) -> list[str]:
     _, text = only(view)
     base = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
     return expect(view, call("registry.list_tags", image=base.split(":")[0]))
 
+
 def code_call_family(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         module = corpus.pick("python", rng)
-        return build_question(name, "catalog", "T3_expert", question, (module,), call(tool, path=module.file.path), twin)
+        return build_question(
+            name, "catalog", "T3_expert", question, (module,), call(tool, path=module.file.path), twin
+        )
+
     return make
+
 
 def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:
     import json
@@ -150,9 +268,16 @@ def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:
     events = corpus.pick("events_jsonl", rng)
     records = [json.loads(ln) for ln in events.file.text.split("\n") if ln.strip()]
     slow = sorted(records, key=lambda r: r["latency_ms"], reverse=True)[:2]
-    return build_question("trace_compare_slowest", "scan", "T3_expert", "Сравни трассы двух самых медленных запросов из выгрузки: "
-              "сначала самый медленный.", (events,), call("trace.compare", first=slow[0]["trace_id"],
-                                                           second=slow[1]["trace_id"]), "trace.get")
+    return build_question(
+        "trace_compare_slowest",
+        "scan",
+        "T3_expert",
+        "Сравни трассы двух самых медленных запросов из выгрузки: сначала самый медленный.",
+        (events,),
+        call("trace.compare", first=slow[0]["trace_id"], second=slow[1]["trace_id"]),
+        "trace.get",
+    )
+
 
 def check_trace_compare(view: View) -> list[str]:
     _, text = only(view)

@@ -14,6 +14,7 @@ STATS = {"mean": "среднее значение", "median": "медиану", 
 
 REFUND_LIMIT = 5000
 
+
 @dataclass(frozen=True)
 class View:
     """A written row as the validator sees it."""
@@ -23,14 +24,16 @@ class View:
     reference: dict[str, Any]
     derivation: dict[str, Any]
 
+
 @dataclass(frozen=True)
 class Family:
     name: str
     lever: str
     difficulty: str
-    count: int   # rows in a default set
+    count: int  # rows in a default set
     make: Callable[[random.Random, Corpus], Question]
     check: Callable[[View], list[str]]
+
 
 def split_table(text: str) -> tuple[list[str], list[list[str]]]:
     lines = [ln for ln in text.split("\n") if ln.strip()]
@@ -39,8 +42,10 @@ def split_table(text: str) -> tuple[list[str], list[list[str]]]:
     header = rows[0]
     return header, [r for r in rows[1:] if r != header]  # a repeated header is not a record
 
+
 def lines_with(text: str, needle: str) -> list[int]:
     return [n for n, line in enumerate(text.split("\n"), start=1) if needle in line]
+
 
 def setting(text: str, key: str, separator: str = ":") -> str | None:
     """The value of the first uncommented `key<sep> value` line."""
@@ -52,19 +57,32 @@ def setting(text: str, key: str, separator: str = ":") -> str | None:
                 return value.strip().strip('"')
     return None
 
+
 def only(view: View) -> tuple[str, str]:
     """The file the question is about: the first attached (a second one is a bystander)."""
     return next(iter(view.files.items()))
 
+
 def problems(*pairs: tuple[bool, str]) -> list[str]:
     return [message for ok, message in pairs if not ok]
+
 
 def expect(view: View, reference: dict[str, Any]) -> list[str]:
     return problems((view.reference == reference, f"expected {reference}"))
 
-def build_question(family: str, lever: str, tier: str, question: str, files: tuple[CorpusFile, ...], reference: dict, twin: str,
-       **extra: Any) -> Question:
+
+def build_question(
+    family: str,
+    lever: str,
+    tier: str,
+    question: str,
+    files: tuple[CorpusFile, ...],
+    reference: dict,
+    twin: str,
+    **extra: Any,
+) -> Question:
     return Question(family, lever, tier, question, tuple(f.file for f in files), reference, twin, **extra)
+
 
 def check_path_call(view: View) -> list[str]:
     path, _ = only(view)

@@ -21,29 +21,50 @@ from merabench.tasks.gorillahard.generator.model import Question, abstain, call
 def log_with(corpus: Corpus, rng: random.Random, needle: str) -> CorpusFile:
     return rng.choice([f for f in corpus.by_kind["app_log"] if needle in f.file.text])
 
+
 def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
     level = rng.choice(["ERROR", "WARN"])
     log = log_with(corpus, rng, level)
-    return build_question("log_level_count", "scan", "T3_expert", f"Сколько строк журнала с уровнем {level}? Регистр букв важен.",
-              (log,), call("logs.count", path=log.file.path, pattern=level), "logs.grep", facts={"level": level})
+    return build_question(
+        "log_level_count",
+        "scan",
+        "T3_expert",
+        f"Сколько строк журнала с уровнем {level}? Регистр букв важен.",
+        (log,),
+        call("logs.count", path=log.file.path, pattern=level),
+        "logs.grep",
+        facts={"level": level},
+    )
+
 
 def check_level_count(view: View) -> list[str]:
     path, text = only(view)
     level = view.derivation["level"]
     return problems((bool(lines_with(text, level)), "the level never occurs")) + expect(
-        view, call("logs.count", path=path, pattern=level))
+        view, call("logs.count", path=path, pattern=level)
+    )
+
 
 def event_log(rng: random.Random, corpus: Corpus) -> tuple[CorpusFile, str]:
     log = corpus.pick("app_log", rng)
     return log, rng.choice(log.facts["events"])
 
+
 def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
     log, event = event_log(rng, corpus)
     radius = rng.choice([2, 3, 5, 10])
     question = f"Покажи по {radius} строк до и после первой {LOG_EVENTS[event][1]} в журнале."
-    return build_question("log_window", "grounding", "T2_hard", question, (log,),
-              call("logs.window", path=log.file.path, line=log.facts["first"][event], radius=radius), "logs.tail",
-              facts={"needle": LOG_EVENTS[event][0], "occurrence": 1, "radius": radius})
+    return build_question(
+        "log_window",
+        "grounding",
+        "T2_hard",
+        question,
+        (log,),
+        call("logs.window", path=log.file.path, line=log.facts["first"][event], radius=radius),
+        "logs.tail",
+        facts={"needle": LOG_EVENTS[event][0], "occurrence": 1, "radius": radius},
+    )
+
 
 def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
     for _ in range(50):
@@ -54,9 +75,17 @@ def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
     occurrence = rng.randint(2, min(len(hits), 4))
     ordinal = {2: "второй", 3: "третьей", 4: "четвёртой"}[occurrence]
     question = f"Покажи по 3 строки вокруг {ordinal} по счёту {LOG_EVENTS[event][1]} в журнале."
-    return build_question("log_window_nth", "scan", "T3_expert", question, (log,),
-              call("logs.window", path=log.file.path, line=hits[occurrence - 1], radius=3), "logs.tail",
-              facts={"needle": LOG_EVENTS[event][0], "occurrence": occurrence, "radius": 3})
+    return build_question(
+        "log_window_nth",
+        "scan",
+        "T3_expert",
+        question,
+        (log,),
+        call("logs.window", path=log.file.path, line=hits[occurrence - 1], radius=3),
+        "logs.tail",
+        facts={"needle": LOG_EVENTS[event][0], "occurrence": occurrence, "radius": 3},
+    )
+
 
 def check_log_window(view: View) -> list[str]:
     path, text = only(view)
@@ -66,14 +95,29 @@ def check_log_window(view: View) -> list[str]:
         return ["the event does not occur that often"]
     return expect(view, call("logs.window", path=path, line=hits[d["occurrence"] - 1], radius=d["radius"]))
 
+
 def make_grep_optional(rng: random.Random, corpus: Corpus) -> Question:
     log = corpus.pick("app_log", rng)
     if rng.random() < 0.5:
-        return build_question("log_grep_any_case", "optional", "T3_expert",
-                  "Найди в журнале все строки со словом info, в любом регистре написания.", (log,),
-                  call("logs.grep", path=log.file.path, pattern="info", ignore_case=True), "logs.count")
-    return build_question("log_grep_exact", "optional", "T3_expert", "Найди в журнале строки с текстом «slow request».", (log,),
-              call("logs.grep", path=log.file.path, pattern="slow request"), "logs.count")
+        return build_question(
+            "log_grep_any_case",
+            "optional",
+            "T3_expert",
+            "Найди в журнале все строки со словом info, в любом регистре написания.",
+            (log,),
+            call("logs.grep", path=log.file.path, pattern="info", ignore_case=True),
+            "logs.count",
+        )
+    return build_question(
+        "log_grep_exact",
+        "optional",
+        "T3_expert",
+        "Найди в журнале строки с текстом «slow request».",
+        (log,),
+        call("logs.grep", path=log.file.path, pattern="slow request"),
+        "logs.count",
+    )
+
 
 def check_grep_optional(view: View) -> list[str]:
     path, _ = only(view)
@@ -81,25 +125,56 @@ def check_grep_optional(view: View) -> list[str]:
         return expect(view, call("logs.grep", path=path, pattern="info", ignore_case=True))
     return expect(view, call("logs.grep", path=path, pattern="slow request"))
 
+
 def make_clarify(rng: random.Random, corpus: Corpus) -> Question:
     first, second = rng.sample(corpus.by_kind["app_log"], 2)
-    return build_question("clarify_file", "clarify", "T3_expert", "Сколько строк с ERROR в журнале сервиса?", (first, second),
-              {"clarify": f"Какой журнал посчитать: {first.file.path} или {second.file.path}?"}, "logs.grep",
-              extra_tools=("logs.count",))
+    return build_question(
+        "clarify_file",
+        "clarify",
+        "T3_expert",
+        "Сколько строк с ERROR в журнале сервиса?",
+        (first, second),
+        {"clarify": f"Какой журнал посчитать: {first.file.path} или {second.file.path}?"},
+        "logs.grep",
+        extra_tools=("logs.count",),
+    )
+
 
 def check_clarify(view: View) -> list[str]:  # noqa: D103 - two files of one kind make it ambiguous
-    return problems((len(view.files) == 2 and all(p.endswith(".log") for p in view.files),
-                     "a clarification needs two files of the same kind"))
+    return problems(
+        (
+            len(view.files) == 2 and all(p.endswith(".log") for p in view.files),
+            "a clarification needs two files of the same kind",
+        )
+    )
+
 
 def make_near_miss_clarify(rng: random.Random, corpus: Corpus) -> Question:
     log = log_with(corpus, rng, "ERROR")
-    return build_question("near_miss_clarify", "near_miss", "T4_wild", "Сколько строк с ERROR в журнале сервиса?", (log,),
-              call("logs.count", path=log.file.path, pattern="ERROR"), "logs.grep", facts={"level": "ERROR"})
+    return build_question(
+        "near_miss_clarify",
+        "near_miss",
+        "T4_wild",
+        "Сколько строк с ERROR в журнале сервиса?",
+        (log,),
+        call("logs.count", path=log.file.path, pattern="ERROR"),
+        "logs.grep",
+        facts={"level": "ERROR"},
+    )
+
 
 def make_retry_download(rng: random.Random, corpus: Corpus) -> Question:
     log = corpus.pick("fetch_log", rng)
-    return build_question("retry_failed_download", "recovery", "T4_wild", "Повтори загрузку, которая упала в журнале.", (log,),
-              call("http.download", url=log.facts["url"]), "http.get_json")
+    return build_question(
+        "retry_failed_download",
+        "recovery",
+        "T4_wild",
+        "Повтори загрузку, которая упала в журнале.",
+        (log,),
+        call("http.download", url=log.facts["url"]),
+        "http.get_json",
+    )
+
 
 def check_retry_download(view: View) -> list[str]:
     _, text = only(view)
@@ -108,18 +183,37 @@ def check_retry_download(view: View) -> list[str]:
         return ["the log must hold exactly one failed download"]
     return expect(view, call("http.download", url=failed[0].split("failed to download", 1)[1].split()[0]))
 
+
 def make_no_tool(rng: random.Random, corpus: Corpus) -> Question:
     log = corpus.pick("app_log", rng)
-    ask = rng.choice(["Переведи журнал на японский язык.", "Нарисуй по журналу диаграмму в формате PNG.",
-                      "Отправь журнал факсом в бухгалтерию.", "Распечатай журнал на принтере третьего этажа."])
-    return build_question("abstain_no_tool", "no_tool", "T3_expert", ask, (log,),
-              abstain("в каталоге нет инструмента для этой операции"), "logs.grep")
+    ask = rng.choice(
+        [
+            "Переведи журнал на японский язык.",
+            "Нарисуй по журналу диаграмму в формате PNG.",
+            "Отправь журнал факсом в бухгалтерию.",
+            "Распечатай журнал на принтере третьего этажа.",
+        ]
+    )
+    return build_question(
+        "abstain_no_tool",
+        "no_tool",
+        "T3_expert",
+        ask,
+        (log,),
+        abstain("в каталоге нет инструмента для этой операции"),
+        "logs.grep",
+    )
+
 
 def check_no_tool(view: View) -> list[str]:
     return problems(("abstain" in view.reference, "must refuse"))
 
+
 def log_call_family(name: str, question: str, tool: str, twin: str, **fixed: Any) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         log = corpus.pick("app_log", rng)
-        return build_question(name, "catalog", "T3_expert", question, (log,), call(tool, path=log.file.path, **fixed), twin)
+        return build_question(
+            name, "catalog", "T3_expert", question, (log,), call(tool, path=log.file.path, **fixed), twin
+        )
+
     return make

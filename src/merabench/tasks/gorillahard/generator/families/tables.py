@@ -25,59 +25,109 @@ def make_table_stat(rng: random.Random, corpus: Corpus) -> Question:
     stat = rng.choice(list(STATS))
     twin = rng.choice([s for s in STATS if s != stat])
     question = f"Посчитай {STATS[stat]} по столбцу «{column.description}» в приложенной таблице."
-    return build_question("table_stat", "catalog", "T1_medium", question, (table,),
-              call(f"table.{stat}", path=table.file.path, column=column.name), f"table.{twin}",
-              facts={"stat": stat, "column": column.name}, format_trap=table.facts["trap"] != "none")
+    return build_question(
+        "table_stat",
+        "catalog",
+        "T1_medium",
+        question,
+        (table,),
+        call(f"table.{stat}", path=table.file.path, column=column.name),
+        f"table.{twin}",
+        facts={"stat": stat, "column": column.name},
+        format_trap=table.facts["trap"] != "none",
+    )
+
 
 def check_table_stat(view: View) -> list[str]:
     path, text = only(view)
     header, _ = split_table(text)
     d = view.derivation
     return problems((d["column"] in header, "the column is not in the table")) + expect(
-        view, call(f"table.{d['stat']}", path=path, column=d["column"]))
+        view, call(f"table.{d['stat']}", path=path, column=d["column"])
+    )
+
 
 def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     column = rng.choice(table.facts["numeric"])
-    return build_question("table_sum_deprecated", "catalog", "T2_hard", f"Посчитай сумму по столбцу «{column.description}».",
-              (table,), call("table.sum", path=table.file.path, column=column.name), "table.sum_legacy",
-              facts={"stat": "sum", "column": column.name})
+    return build_question(
+        "table_sum_deprecated",
+        "catalog",
+        "T2_hard",
+        f"Посчитай сумму по столбцу «{column.description}».",
+        (table,),
+        call("table.sum", path=table.file.path, column=column.name),
+        "table.sum_legacy",
+        facts={"stat": "sum", "column": column.name},
+    )
+
 
 def make_two_means(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     first, second = rng.sample(table.facts["numeric"], 2)
     question = f"Посчитай средние значения по столбцам «{first.description}» и «{second.description}»."
-    return build_question("two_means", "parallel", "T4_wild", question, (table,),
-              {"calls": [call("table.mean", path=table.file.path, column=c.name) for c in (first, second)]},
-              "table.median", facts={"columns": [first.name, second.name]})
+    return build_question(
+        "two_means",
+        "parallel",
+        "T4_wild",
+        question,
+        (table,),
+        {"calls": [call("table.mean", path=table.file.path, column=c.name) for c in (first, second)]},
+        "table.median",
+        facts={"columns": [first.name, second.name]},
+    )
+
 
 def check_two_means(view: View) -> list[str]:
     path, text = only(view)
     header, _ = split_table(text)
     columns = view.derivation["columns"]
     return problems((all(c in header for c in columns), "a column is not in the table")) + expect(
-        view, {"calls": [call("table.mean", path=path, column=c) for c in columns]})
+        view, {"calls": [call("table.mean", path=path, column=c) for c in columns]}
+    )
+
 
 ABSENT = ["выручка на сотрудника", "маржинальность", "рейтинг клиента", "время доставки", "число возвратов"]
+
 
 def make_missing_column(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     absent = rng.choice(ABSENT)
-    return build_question("abstain_false_premise", "no_tool", "T3_expert", f"Посчитай среднее по столбцу «{absent}».", (table,),
-              abstain(f"в таблице нет столбца «{absent}»"), "table.median", extra_tools=("table.mean",),
-              facts={"asked": absent})
+    return build_question(
+        "abstain_false_premise",
+        "no_tool",
+        "T3_expert",
+        f"Посчитай среднее по столбцу «{absent}».",
+        (table,),
+        abstain(f"в таблице нет столбца «{absent}»"),
+        "table.median",
+        extra_tools=("table.mean",),
+        facts={"asked": absent},
+    )
+
 
 def check_missing_column(view: View) -> list[str]:
     _, text = only(view)
     header, _ = split_table(text)
-    return problems((view.derivation["asked"] not in header and "abstain" in view.reference, "the column exists"))
+    return problems(
+        (view.derivation["asked"] not in header and "abstain" in view.reference, "the column exists")
+    )
+
 
 def make_near_miss_column(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     column = rng.choice(table.facts["numeric"])
-    return build_question("near_miss_column", "near_miss", "T4_wild", f"Посчитай среднее по столбцу «{column.description}».",
-              (table,), call("table.mean", path=table.file.path, column=column.name), "table.median",
-              facts={"stat": "mean", "column": column.name})
+    return build_question(
+        "near_miss_column",
+        "near_miss",
+        "T4_wild",
+        f"Посчитай среднее по столбцу «{column.description}».",
+        (table,),
+        call("table.mean", path=table.file.path, column=column.name),
+        "table.median",
+        facts={"stat": "mean", "column": column.name},
+    )
+
 
 def servers_table(corpus: Corpus, rng: random.Random, *, having: str | None = None) -> CorpusFile:
     """A server inventory table; with `having`, one listing a server in that status."""
@@ -87,7 +137,9 @@ def servers_table(corpus: Corpus, rng: random.Random, *, having: str | None = No
         tables = [f for f in tables if any(r[status] == having for r in f.facts["rows"])]
     return rng.choice(tables)
 
+
 TABLE_STATUS = 5  # the status column of the servers schema
+
 
 def make_busiest_server(rng: random.Random, corpus: Corpus) -> Question:
     table = servers_table(corpus, rng)
@@ -95,8 +147,16 @@ def make_busiest_server(rng: random.Random, corpus: Corpus) -> Question:
     rows = table.facts["rows"]
     cpu = header.index("cpu_pct")
     top = max(rows, key=lambda r: int(r[cpu]))
-    return build_question("busiest_server", "scan", "T3_expert", "Сними нагрузку с самого загруженного по процессору сервера.",
-              (table,), call("server.drain", host=top[0]), "server.restart")
+    return build_question(
+        "busiest_server",
+        "scan",
+        "T3_expert",
+        "Сними нагрузку с самого загруженного по процессору сервера.",
+        (table,),
+        call("server.drain", host=top[0]),
+        "server.restart",
+    )
+
 
 def check_busiest_server(view: View) -> list[str]:
     _, text = only(view)
@@ -105,17 +165,37 @@ def check_busiest_server(view: View) -> list[str]:
     top = max(rows, key=lambda r: int(r[cpu]))[header.index("host")]
     return expect(view, call("server.drain", host=top))
 
+
 def decommission_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Question:
     wanted = "maintenance" if near_miss else "active"
     table = servers_table(corpus, rng, having=wanted)
     host = rng.choice([r for r in table.facts["rows"] if r[TABLE_STATUS] == wanted])[0]
     question = f"Выведи из эксплуатации сервер {host}."
     if near_miss:
-        return build_question("near_miss_decommission", "near_miss", "T4_wild", question, (table,),
-                  call("server.decommission", host=host), "server.drain", facts={"host": host})
-    return build_question("abstain_policy_server", "policy", "T3_expert", question, (table,),
-              abstain(f"сервер {host} активен, а выводить из эксплуатации можно только серверы в статусе maintenance"),
-              "server.drain", extra_tools=("server.decommission",), facts={"host": host})
+        return build_question(
+            "near_miss_decommission",
+            "near_miss",
+            "T4_wild",
+            question,
+            (table,),
+            call("server.decommission", host=host),
+            "server.drain",
+            facts={"host": host},
+        )
+    return build_question(
+        "abstain_policy_server",
+        "policy",
+        "T3_expert",
+        question,
+        (table,),
+        abstain(
+            f"сервер {host} активен, а выводить из эксплуатации можно только серверы в статусе maintenance"
+        ),
+        "server.drain",
+        extra_tools=("server.decommission",),
+        facts={"host": host},
+    )
+
 
 def check_decommission(view: View) -> list[str]:
     _, text = only(view)
@@ -126,18 +206,42 @@ def check_decommission(view: View) -> list[str]:
         return expect(view, call("server.decommission", host=host))
     return problems(("abstain" in view.reference, f"{host} is {state}: the request must be refused"))
 
+
 def refund_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Question:
-    candidates = [f for f in corpus.by_kind["invoices"]
-                  if (max(a for _, a in f.facts["items"]) <= REFUND_LIMIT) == near_miss]
+    candidates = [
+        f
+        for f in corpus.by_kind["invoices"]
+        if (max(a for _, a in f.facts["items"]) <= REFUND_LIMIT) == near_miss
+    ]
     invoices = rng.choice(candidates)
     top_id, top_amount = max(invoices.facts["items"], key=lambda item: item[1])
     question = "Оформи полный возврат по самому дорогому счёту."
     if near_miss:
-        return build_question("near_miss_refund", "near_miss", "T4_wild", question, (invoices,),
-                  call("billing.refund", invoice_id=top_id, amount=top_amount), "billing.invoice_get", format_trap=True)
-    return build_question("abstain_after_count", "policy", "T4_wild", question, (invoices,),
-              abstain(f"самый дорогой счёт {top_id} на {top_amount} ₽, а billing.refund возвращает не больше "
-                      f"{REFUND_LIMIT} ₽"), "billing.invoice_get", extra_tools=("billing.refund",), format_trap=True)
+        return build_question(
+            "near_miss_refund",
+            "near_miss",
+            "T4_wild",
+            question,
+            (invoices,),
+            call("billing.refund", invoice_id=top_id, amount=top_amount),
+            "billing.invoice_get",
+            format_trap=True,
+        )
+    return build_question(
+        "abstain_after_count",
+        "policy",
+        "T4_wild",
+        question,
+        (invoices,),
+        abstain(
+            f"самый дорогой счёт {top_id} на {top_amount} ₽, а billing.refund возвращает не больше "
+            f"{REFUND_LIMIT} ₽"
+        ),
+        "billing.invoice_get",
+        extra_tools=("billing.refund",),
+        format_trap=True,
+    )
+
 
 def check_refund(view: View) -> list[str]:
     _, text = only(view)
@@ -148,60 +252,110 @@ def check_refund(view: View) -> list[str]:
         return problems(("abstain" in view.reference, "the largest invoice is over the limit: refuse"))
     return expect(view, call("billing.refund", invoice_id=top[key], amount=int(top[amount])))
 
+
 def make_cross_file_scale(rng: random.Random, corpus: Corpus) -> Question:
     values = corpus.pick("deploy_yaml", rng)
     servers = servers_table(corpus, rng)
     header, rows = servers.facts["header"], servers.facts["rows"]
     active = sum(1 for r in rows if r[header.index("status")] == "active")
     question = "Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в таблице."
-    return build_question("cross_file_scale", "scan", "T4_wild", question, (values, servers),
-              call("k8s.scale", namespace=values.facts["namespace"], deployment=values.facts["deployment"],
-                   replicas=active), "k8s.restart")
+    return build_question(
+        "cross_file_scale",
+        "scan",
+        "T4_wild",
+        question,
+        (values, servers),
+        call(
+            "k8s.scale",
+            namespace=values.facts["namespace"],
+            deployment=values.facts["deployment"],
+            replicas=active,
+        ),
+        "k8s.restart",
+    )
+
 
 def check_cross_file_scale(view: View) -> list[str]:
     yaml_text = next(t for p, t in view.files.items() if p.endswith(".yaml"))
     table_text = next(t for p, t in view.files.items() if not p.endswith(".yaml"))
     header, rows = split_table(table_text)
     active = sum(1 for r in rows if r[header.index("status")] == "active")
-    return expect(view, call("k8s.scale", namespace=setting(yaml_text, "namespace"),
-                             deployment=setting(yaml_text, "deployment"), replicas=active))
+    return expect(
+        view,
+        call(
+            "k8s.scale",
+            namespace=setting(yaml_text, "namespace"),
+            deployment=setting(yaml_text, "deployment"),
+            replicas=active,
+        ),
+    )
+
 
 def make_group_count(rng: random.Random, corpus: Corpus) -> Question:
     table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] in ("sales", "weather")])
     column = "city" if table.facts["schema"] == "sales" else "station"
     word = "городу" if column == "city" else "метеостанции"
-    return build_question("table_group_count", "catalog", "T3_expert", f"Сколько записей в таблице по каждому {word}?", (table,),
-              call("table.group_count", path=table.file.path, column=column), "table.filter_eq", facts={"column": column})
+    return build_question(
+        "table_group_count",
+        "catalog",
+        "T3_expert",
+        f"Сколько записей в таблице по каждому {word}?",
+        (table,),
+        call("table.group_count", path=table.file.path, column=column),
+        "table.filter_eq",
+        facts={"column": column},
+    )
+
 
 def check_group_count(view: View) -> list[str]:
     path, text = only(view)
     header, _ = split_table(text)
     return problems((view.derivation["column"] in header, "no such column")) + expect(
-        view, call("table.group_count", path=path, column=view.derivation["column"]))
+        view, call("table.group_count", path=path, column=view.derivation["column"])
+    )
+
 
 def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
     table = servers_table(corpus, rng, having="maintenance")
-    return build_question("servers_in_maintenance", "grounding", "T3_expert", "Покажи строки таблицы с серверами на обслуживании.",
-              (table,), call("table.filter_eq", path=table.file.path, column="status", value="maintenance"),
-              "table.group_count")
+    return build_question(
+        "servers_in_maintenance",
+        "grounding",
+        "T3_expert",
+        "Покажи строки таблицы с серверами на обслуживании.",
+        (table,),
+        call("table.filter_eq", path=table.file.path, column="status", value="maintenance"),
+        "table.group_count",
+    )
+
 
 def check_filter_maintenance(view: View) -> list[str]:
     path, text = only(view)
     header, rows = split_table(text)
     present = any(r[header.index("status")] == "maintenance" for r in rows)
     return problems((present, "no server is in maintenance")) + expect(
-        view, call("table.filter_eq", path=path, column="status", value="maintenance"))
+        view, call("table.filter_eq", path=path, column="status", value="maintenance")
+    )
+
 
 def make_filter_city(rng: random.Random, corpus: Corpus) -> Question:
     table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] == "sales"])
     city = rng.choice(table.facts["rows"])[0]
-    return build_question("sales_in_city", "grounding", "T3_expert", f"Покажи продажи по городу {city}.", (table,),
-              call("table.filter_eq", path=table.file.path, column="city", value=city), "table.group_count",
-              facts={"city": city})
+    return build_question(
+        "sales_in_city",
+        "grounding",
+        "T3_expert",
+        f"Покажи продажи по городу {city}.",
+        (table,),
+        call("table.filter_eq", path=table.file.path, column="city", value=city),
+        "table.group_count",
+        facts={"city": city},
+    )
+
 
 def check_filter_city(view: View) -> list[str]:
     path, text = only(view)
     header, rows = split_table(text)
     city = view.derivation["city"]
     return problems((any(r[header.index("city")] == city for r in rows), "no such city")) + expect(
-        view, call("table.filter_eq", path=path, column="city", value=city))
+        view, call("table.filter_eq", path=path, column="city", value=city)
+    )
