@@ -94,9 +94,9 @@ def _print_notes(results: list[TaskResult]) -> None:
 
 @app.command()
 def run(
-    model: Annotated[str, typer.Option(help="openai:<model>, or a baseline: reference, copy, random")] = "reference",
+    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random")] = "reference",
     tasks: Annotated[str, typer.Option(help="comma-separated tasks")] = ",".join(TASKS),
-    data: Annotated[list[str], typer.Option(help="bundled | hub | PATH, or TASK=SPEC for one task")] = ["bundled"],  # noqa: B006
+    data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC")] = ["bundled"],  # noqa: B006
     split: Annotated[str, typer.Option(help="split to evaluate")] = "test",
     out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)")] = None,
     base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas")] = [],  # noqa: B006
