@@ -107,6 +107,12 @@ def typed(source: str, target: str) -> list[tuple[str, str]]:
     ("Это  так", "Это так", [("PUNCT", "")]),
     ("Это так", "Это так", []),
     ("Да ?!", "Да !?", [("PUNCT", "!?")]),  # a transposition stays one edit
+    ("Это так  ", "Это так", [("PUNCT", "")]),  # a whitespace token deleted
+    ("Это так", "Это так  ", [("PUNCT", " ")]),  # two trailing spaces in an answer: a false positive
+    ("Ну , да", "Ну, да", []),  # spacing only: the tokens are the same
+    # a moved comma is a transposition, typed as a SPELL edit of both tokens (a reference quirk)
+    ("он сказал ,что придёт", "он сказал что, придёт", [("SPELL", "что ,")]),
+    ("в общем то , ладно", "в общем-то, ладно", [("SPELL", "общем-то")]),
 ])
 def test_classification_with_the_reference_quirks(source: str, target: str, expected: list) -> None:
     assert typed(source, target) == expected
