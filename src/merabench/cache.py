@@ -73,9 +73,6 @@ class ResponseCache:
                 found[key] = Completion(**data)
         return found
 
-    def put(self, key: str, model: str, completion: Completion) -> None:
-        self.put_many([(key, model, completion)])
-
     def put_many(self, entries: Sequence[tuple[str, str, Completion]]) -> None:
         """Store answers in one transaction (a commit per answer would cap a fast endpoint)."""
         now = time.time()

@@ -72,8 +72,9 @@ def check_ids(test: list[Row], shots: list[Row]) -> Check:
     return Check("continuous_ids", ok, f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
 
 
-def check_prompts(test: list[Row], shots: list[Row]) -> Check:
-    problems = []
+def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str]]:
+    """The SAP structure of every instruction, and the rendered prompts (for the uniqueness check)."""
+    problems, rendered = [], []
     for row in test + shots:
         positions = [row.instruction.find(label) for label in LABELS]
         if -1 in positions or positions != sorted(positions) or any(p not in row.instruction for p in PLACEHOLDERS):
@@ -81,8 +82,12 @@ def check_prompts(test: list[Row], shots: list[Row]) -> Check:
         elif set(row.inputs) != {"question", "context", "tools", "format"}:
             problems.append(f"row {row.id}: inputs are {sorted(row.inputs)}")
         else:
-            render_row(row)
-    return Check("prompt_assembly", not problems, _first_failures(problems) or "instruction, labels, question last")
+            try:
+                rendered.append(render_row(row))
+            except DataError as exc:
+                problems.append(str(exc))
+    check = Check("prompt_assembly", not problems, _first_failures(problems) or "instruction, labels, question last")
+    return check, rendered
 
 
 def check_dialogues(test: list[Row], shots: list[Row]) -> Check:
@@ -107,8 +112,8 @@ def check_dialogues(test: list[Row], shots: list[Row]) -> Check:
                  _first_failures(problems) or f"{len(dialogues)} dialogues, every earlier turn in shots")
 
 
-def check_unique_prompts(test: list[Row], shots: list[Row]) -> Check:
-    counts = Counter(render_row(r) for r in test + shots)
+def check_unique_prompts(prompts: list[str]) -> Check:
+    counts = Counter(prompts)
     duplicates = sum(n - 1 for n in counts.values() if n > 1)
     return Check("unique_prompts", duplicates == 0, f"{duplicates} repeated prompt(s)")
 
@@ -215,13 +220,13 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
     problems: list[str] = []
     history = HistoryIndex(shots)
     checked = 0
-    for row in test + shots:
+    for row, evaluated in [(r, True) for r in test] + [(r, False) for r in shots]:
         maker = row.meta.get("derivation", {}).get("maker")
         if maker is None:
             problems.append(f"row {row.id}: no recorded derivation")
             continue
         if maker.startswith("dialog:"):
-            if row in test:
+            if evaluated:  # an opening turn is checked through its closing one
                 try:
                     turns = history.earlier_turns(row)
                 except DataError:
@@ -248,8 +253,8 @@ def check_scorer(test: list[Row], shots: list[Row]) -> Check:
         score = task.score(row, row.outputs)
         if score.metrics.get("sample_pass_rate") != 1.0:
             failing.append(f"row {row.id}: {score.details.get('reasons') or score.details.get('error')}")
-        if row in test:
-            scores.append(score)
+        scores.append(score)
+    scores = scores[:len(test)]  # the dialogue metric is over the evaluated rows
     aggregate = task.aggregate(test, scores)
     dialog = aggregate.metrics.get("dialog_pass_rate", 1.0)
     ok = not failing and dialog == 1.0
@@ -263,11 +268,12 @@ def validate(folder: Path) -> list[Check]:
     test, shots = splits["test"], splits.get("shots", [])
     manifest_path = folder / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    assembly, prompts = check_prompts(test, shots)
     return [
         check_ids(test, shots),
-        check_prompts(test, shots),
+        assembly,
         check_dialogues(test, shots),
-        check_unique_prompts(test, shots),
+        check_unique_prompts(prompts),
         *check_catalogs(test + shots),
         check_composition(test, manifest),
         check_derivations(test, shots),

@@ -52,54 +52,23 @@ def make_image_scan(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
-def check_image_scan(view: View) -> list[str]:
-    _, text = only(view)
-    base = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
-    return expect(view, call("registry.scan_image", image=base))
+def dockerfile_base(text: str) -> str:
+    """The image of the FROM line, read from the Dockerfile as shown."""
+    return next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
 
 
-def make_sql_count(rng: random.Random, corpus: Corpus) -> Question:
-    migration = corpus.pick("sql", rng)
-    return build_question(
-        "sql_count_rows",
-        "grounding",
-        "T3_expert",
-        "Сколько строк в таблице, которую создаёт эта миграция?",
-        (migration,),
-        call("db.count_rows", table=migration.facts["table"]),
-        "db.query_readonly",
-    )
-
-
-def check_sql_count(view: View) -> list[str]:
-    _, text = only(view)
-    table = next(
+def created_table(text: str) -> str:
+    """The table a migration's CREATE TABLE statement names."""
+    return next(
         ln.split("CREATE TABLE", 1)[1].split("(")[0].strip()
         for ln in text.split("\n")
         if "CREATE TABLE" in ln
     )
-    return expect(view, call("db.count_rows", table=table))
 
 
-def make_pom_vulns(rng: random.Random, corpus: Corpus) -> Question:
-    pom = corpus.pick("pom", rng)
-    artifact, version = rng.choice(pom.facts["deps"])
-    return build_question(
-        "pom_vuln_check",
-        "grounding",
-        "T3_expert",
-        f"Проверь на уязвимости ту версию {artifact}, что указана в pom.",
-        (pom,),
-        call("deps.check_vulns", package=artifact, version=version),
-        "deps.latest_version",
-        facts={"artifact": artifact},
-    )
-
-
-def check_pom_vulns(view: View) -> list[str]:
+def check_image_scan(view: View) -> list[str]:
     _, text = only(view)
-    artifact = view.derivation["artifact"]
-    return expect(view, call("deps.check_vulns", package=artifact, version=pom_version(text, artifact)))
+    return expect(view, call("registry.scan_image", image=dockerfile_base(text)))
 
 
 def pom_version(text: str, artifact: str) -> str:
@@ -225,12 +194,7 @@ def sql_call_family(name: str, question: str, tool: str, twin: str) -> Callable[
 
 def check_sql_call(view: View) -> list[str]:
     _, text = only(view)
-    table = next(
-        ln.split("CREATE TABLE", 1)[1].split("(")[0].strip()
-        for ln in text.split("\n")
-        if "CREATE TABLE" in ln
-    )
-    return expect(view, call(view.reference["tool"], table=table))
+    return expect(view, call(view.reference["tool"], table=created_table(text)))
 
 
 def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
@@ -248,8 +212,7 @@ def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
 
 def check_image_tags(view: View) -> list[str]:
     _, text = only(view)
-    base = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
-    return expect(view, call("registry.list_tags", image=base.split(":")[0]))
+    return expect(view, call("registry.list_tags", image=dockerfile_base(text).split(":")[0]))
 
 
 def code_call_family(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:

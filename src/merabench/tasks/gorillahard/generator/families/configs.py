@@ -194,10 +194,14 @@ def make_queue_depth(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
+def queue_section(text: str) -> str:
+    """The [queue] section of an INI file, up to the next section."""
+    return text.split("[queue]", 1)[1].split("\n[", 1)[0]
+
+
 def check_queue_depth(view: View) -> list[str]:
     _, text = only(view)
-    section = text.split("[queue]", 1)[1].split("\n[", 1)[0]
-    return expect(view, call("queue.depth", queue=setting(section, "name", "=")))
+    return expect(view, call("queue.depth", queue=setting(queue_section(text), "name", "=")))
 
 
 def make_cron(rng: random.Random, corpus: Corpus) -> Question:
@@ -285,22 +289,20 @@ def check_set_image(view: View) -> list[str]:
 
 def make_queue_peek(rng: random.Random, corpus: Corpus) -> Question:
     ini = corpus.pick("worker_ini", rng)
-    section = ini.file.text.split("[queue]", 1)[1]
-    prefetch = int(setting(section, "prefetch", "=") or 1)
     return build_question(
         "ini_queue_peek",
         "optional",
         "T3_expert",
         "Покажи из очереди воркера столько сообщений, сколько он берёт за один раз.",
         (ini,),
-        call("queue.peek", queue=ini.facts["queue"], count=prefetch),
+        call("queue.peek", queue=ini.facts["queue"], count=ini.facts["prefetch"]),
         "queue.depth",
     )
 
 
 def check_queue_peek(view: View) -> list[str]:
     _, text = only(view)
-    section = text.split("[queue]", 1)[1].split("\n[", 1)[0]
+    section = queue_section(text)
     return expect(
         view,
         call(
