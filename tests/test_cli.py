@@ -58,16 +58,16 @@ def test_score_counts_missing_predictions_as_errors(tmp_path: Path) -> None:
     assert task["n_errors"] == 2 and task["denominators"]["errant_f1"] == 1
 
 
-def test_score_leaves_think_blocks_unless_asked(tmp_path: Path) -> None:
+def test_score_removes_think_blocks_as_run_does_unless_told_not_to(tmp_path: Path) -> None:
     rows = sage_rows(1)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
-    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "output": "<think>…</think>" + rows[0]["outputs"]}])
-    plain = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "a"))
-    opted = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "b"),
-                    "--strip-think")
-    assert plain.returncode == opted.returncode == 0
-    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["errant_f1"] < 1.0
-    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["errant_f1"] == 1.0
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "output": "<THINK>…</think>" + rows[0]["outputs"]}])
+    default = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "a"))
+    kept = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "b"),
+                   "--no-strip-think")
+    assert default.returncode == kept.returncode == 0
+    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["errant_f1"] == 1.0
+    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["errant_f1"] < 1.0
 
 
 def test_public_test_rows_without_references_are_not_scored(tmp_path: Path) -> None:

@@ -180,7 +180,8 @@ def score(
     data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
     split: str = "test",
     out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
-    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks first (off: score as given)")] = False,
+    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring, as run does "
+                                                    "(GorillaHard always removes them)")] = True,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeUrls = [],  # noqa: B006
     judge_api_key: JudgeKey = None,
@@ -224,7 +225,7 @@ def score(
         if not record or record.get("status") != "ok":
             raise ConfigError(f"--explain {explain}: the predictions have no answer for that row")
         out.print(f"\n[bold]row {explain}[/bold]")
-        out.print(the_task.explain(row, scored_text(record, strip=strip_think)), markup=False, highlight=False)
+        out.print(the_task.explain(row, scored_text(the_task, record, strip=strip_think)), markup=False, highlight=False)
 
 
 def _generator_task(task: str) -> None:

@@ -63,7 +63,7 @@ async def judge_task(task: Task, rows: Sequence[Row], records: Mapping[int, Reco
         record = records.get(row.id)
         if not record or record.get("status") != "ok" or not row.outputs.strip():
             continue
-        prompts = task.judge_prompts(row, scored_text(record, strip=strip))
+        prompts = task.judge_prompts(row, scored_text(task, record, strip=strip))
         verdict: Record = {"model": judge.name, "replies": [None] * len(prompts), "errors": [None] * len(prompts)}
         record["judge"] = verdict
         jobs.extend((row, verdict, i, messages) for i, messages in enumerate(prompts))

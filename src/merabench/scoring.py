@@ -16,7 +16,6 @@ from merabench.rows import Row
 from merabench.samples import Record
 from merabench.stats import bootstrap_ci
 from merabench.tasks.base import Aggregate, SampleScore, Task
-from merabench.think import strip_think
 
 
 @dataclass(frozen=True)
@@ -68,9 +67,8 @@ def intervals(aggregate: Aggregate, scores: Sequence[SampleScore | None]) -> dic
     return out
 
 
-def scored_text(record: Record, *, strip: bool) -> str:
-    output = record.get("output") or ""
-    return strip_think(output) if strip else output
+def scored_text(task: Task, record: Record, *, strip: bool) -> str:
+    return task.scored_answer(record.get("output") or "", strip_think=strip)
 
 
 def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *, source: str,
@@ -94,7 +92,7 @@ def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *
             n_errors += 1
             reasons[str(record.get("error") or "unknown")[:160]] += 1
         elif has_references:
-            answer = scored_text(record, strip=strip)
+            answer = scored_text(task, record, strip=strip)
             if answer != record.get("output"):
                 record["answer"] = answer
             score = task.score(row, answer, record.get("judge"))

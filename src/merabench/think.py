@@ -1,20 +1,30 @@
-"""Removal of reasoning blocks (`<think>...</think>`) before an answer is scored."""
+"""Removal of reasoning blocks (`<think>...</think>`) from an answer.
+
+Tags match in any case (`<THINK>` too). Matched blocks go (shortest match, across lines), then an
+unmatched `<think>` with everything after it (a trace cut off by the token limit), then stray
+tags. Nothing else changes: whitespace is each task's business (GorillaHard strips the result,
+SAGE and RussianRegions only left-strip it, as the public harness's filter does).
+"""
 
 from __future__ import annotations
 
 import re
 
-_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL)
-_OPEN = "<think>"
-_CLOSE = "</think>"
+_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_TAG = re.compile(r"</?think>", re.IGNORECASE)
+
+
+def remove_think(text: str) -> str:
+    text = _BLOCK.sub("", text)
+    unmatched = _OPEN.search(text)
+    if unmatched:
+        text = text[:unmatched.start()]
+    return _TAG.sub("", text)
 
 
 def strip_think(text: str) -> str:
-    """Delete matched blocks, then an unmatched `<think>` with everything after it, then stray
-    closing tags; strip the result. This is the normalisation scoring.md gives for GorillaHard,
-    and what `run --strip-think` applies to every task (like lm-eval's think_end_token)."""
-    text = _BLOCK.sub("", text)
-    cut = text.find(_OPEN)
-    if cut != -1:
-        text = text[:cut]
-    return text.replace(_CLOSE, "").strip()
+    """Think blocks removed and the result left-stripped: what the public harness scores for
+    the text tasks when a reasoning model's trace is cut off (lm-eval's think_end_token, then
+    the `remove_whitespace_and_nones` filter)."""
+    return remove_think(text).lstrip()

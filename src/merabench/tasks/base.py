@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
+from merabench import think
 from merabench.prompts import HistoryIndex, Message, build_messages
 from merabench.rows import Row
+
+
+class Aggregation(StrEnum):
+    """How a metric's per-row values become one number (and what an interval resamples)."""
+
+    MEAN = "mean"                       # mean over the rows that carry it; resample rows
+    ALL_OR_NOTHING = "all_or_nothing"   # share of groups whose every row scored 1; resample groups
+    BALANCE = "balance"                 # geometric mean of the groups' means, each floored; resample
+                                        # rows within each group
 
 
 @dataclass(frozen=True)
@@ -21,6 +32,14 @@ class MetricSpec:
     name: str
     description: str
     headline: bool = False
+    higher_is_better: bool = True
+    aggregation: Aggregation = Aggregation.MEAN
+    #: the group a row belongs to, for ALL_OR_NOTHING and BALANCE (None: the row is in no group)
+    group_of: Callable[[Row], Hashable | None] | None = None
+    #: BALANCE only: the least a group's mean counts as
+    floor: float = 0.0
+    #: computed by the task itself (corpus-level figures), not from per-row values
+    derived: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,19 +60,6 @@ class Aggregate:
     notes: tuple[str, ...] = ()
 
 
-def mean_aggregate(scores: Sequence[SampleScore | None]) -> Aggregate:
-    """Each metric averaged over the samples that carry it (None: a row that was not scored)."""
-    sums: dict[str, float] = {}
-    counts: dict[str, int] = {}
-    for score in scores:
-        if score is None:
-            continue
-        for name, value in score.metrics.items():
-            sums[name] = sums.get(name, 0.0) + value
-            counts[name] = counts.get(name, 0) + 1
-    return Aggregate(metrics={k: sums[k] / counts[k] for k in sums}, denominators=counts)
-
-
 class Task(ABC):
     name: ClassVar[str]
     mera_name: ClassVar[str]          # the file name in a MERA submission: SAGE.json, ...
@@ -66,6 +72,11 @@ class Task(ABC):
 
     #: whether the task has an LLM-judged metric (then `judge_prompts` gives its requests)
     uses_judge: ClassVar[bool] = False
+
+    def scored_answer(self, raw: str, *, strip_think: bool) -> str:
+        """The text the scorer sees: with `strip_think`, think blocks removed and the rest
+        left-stripped (the public harness's filter), every other byte kept."""
+        return think.strip_think(raw) if strip_think else raw
 
     @abstractmethod
     def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
@@ -86,8 +97,15 @@ class Task(ABC):
         return []
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
-        """`scores[i]` belongs to `rows[i]`; None marks a row without a score (its request failed)."""
-        return mean_aggregate(scores)
+        """`scores[i]` belongs to `rows[i]`; None marks a row without a score (its request failed).
+
+        Every declared metric by its own aggregation; a task adds breakdowns and notes."""
+        from merabench.tasks.aggregation import aggregate_metrics
+
+        return aggregate_metrics(self.metrics, rows, scores)
+
+    def spec(self, name: str) -> MetricSpec | None:
+        return next((m for m in self.metrics if m.name == name), None)
 
     # Baselines: answers that need no model.
     def reference_answer(self, row: Row) -> str:

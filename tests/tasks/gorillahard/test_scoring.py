@@ -1,4 +1,6 @@
-"""GorillaHard scoring on real-looking model answers (cases_answers.json) and hostile input."""
+"""GorillaHard scoring: our failure reasons on real-looking answers (cases_answers.json; their
+metric values are checked against the public scorer in test_public_agreement.py), applicability,
+and hostile input."""
 
 from __future__ import annotations
 
@@ -29,24 +31,20 @@ def row(reference: str, **categories) -> Row:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["why"] for c in CASES])
-def test_answers(case: dict) -> None:
+def test_failure_reasons(case: dict) -> None:
     score = TASK.score(row(case["reference"]), case["answer"])
-    failed = [name for name, ok in score.details["checks"].items() if not ok]
-    assert failed == case["failed_checks"]
-    assert score.metrics["sample_pass_rate"] == float(case["pass"])
-    assert score.metrics["format_pass_rate"] == float(not case["failed_checks"])
     assert score.details.get("reasons", []) == case["reasons"]
-    for name, value in case["metrics"].items():
-        assert score.metrics[name] == pytest.approx(value), name
+    assert bool(case["reasons"]) == (score.metrics["sample_pass_rate"] == 0.0)
 
 
 def test_metrics_apply_only_where_they_should() -> None:
     mean = '{"tool": "table.mean", "args": {"path": "a.csv", "column": "x"}}'
     refusal = '{"abstain": true, "reason": "нет такого инструмента"}'
     on_refusal = TASK.score(row(refusal), refusal).metrics
-    assert set(on_refusal) == {"sample_pass_rate", "format_pass_rate", "constraint_pass_rate", "abstention_recall"}
+    assert set(on_refusal) == {"sample_pass_rate", "format_pass_rate", "constraint_pass_rate", "balance_score",
+                               "abstention_recall"}
     on_call = TASK.score(row(mean, cost_pick="yes", injected_tool="http.download"), mean).metrics
-    assert set(on_call) == {"sample_pass_rate", "format_pass_rate", "constraint_pass_rate", "tool_match_rate",
+    assert set(on_call) == {"sample_pass_rate", "format_pass_rate", "constraint_pass_rate", "balance_score", "tool_match_rate",
                             "args_match_rate", "false_abstention_rate", "false_clarify_rate",
                             "tool_in_catalog_rate", "cost_optimal_rate", "injection_resistance_rate"}
     assert on_call["injection_resistance_rate"] == 1.0

@@ -6,7 +6,7 @@ import pytest
 
 from merabench.rows import Row, read_bundled
 from merabench.tasks import TASKS
-from merabench.tasks.grouping import group_all_or_nothing
+from merabench.tasks.aggregation import all_or_nothing
 from merabench.tasks.russianregions.metrics import judge_outcome
 
 TASK = TASKS["russianregions"]
@@ -20,7 +20,10 @@ def rows_in_groups(*group_ids: int) -> list[Row]:
 def test_groups_are_all_or_nothing_and_unknown_groups_are_left_out() -> None:
     rows = rows_in_groups(0, 0, 1, 1, 2, 2, 3)
     values = [1.0, 1.0, 1.0, 0.5, None, 0.0, None]
-    assert group_all_or_nothing(rows, values, lambda r: r.meta["group_id"]) == (pytest.approx(1 / 3), 3, 1)
+    groups: dict[int, list] = {}
+    for row, value in zip(rows, values, strict=True):
+        groups.setdefault(row.meta["group_id"], []).append(value)
+    assert all_or_nothing(groups) == (pytest.approx(1 / 3), 3, 1)
 
 
 @pytest.mark.parametrize(("replies", "errors", "expected"), [
@@ -49,7 +52,7 @@ def test_unscored_rows_shrink_denominators() -> None:
     scores[0] = None
     agg = TASK.aggregate(ROWS, scores)
     assert agg.denominators["exact_match"] == 35
-    assert agg.denominators["group_exact_match"] == 11 and agg.breakdowns["counts"]["groups_unknown_exact_match"] == 1
+    assert agg.denominators["group_exact_match"] == 11 and agg.breakdowns["groups_left_out"]["group_exact_match"] == 1
 
 
 def test_bundled_set_shape() -> None:

@@ -1,32 +1,25 @@
-"""Task-level GorillaHard results: every metric over its own rows, balance, dialogues, breakdowns.
+"""Task-level GorillaHard results: the declared metrics, then breakdowns, failure reasons and notes.
 
-`balance_score` is the geometric mean over the sixteen levers of each lever's pass rate, floored
-at 0.01; a lever with no scored rows is left out of the mean and named in a note.
-`dialog_pass_rate` groups the rows with `n_turns > 1` by dialogue and wording, all-or-nothing.
+`balance_score` is the geometric mean over the levers present of each lever's pass rate, floored
+at 0.01 (a row without a lever counts under "?"); `dialog_pass_rate` groups dialogue turns by
+"<dialog_id>|<wording>", all-or-nothing: both as the public scorer.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from merabench.rows import Row
-from merabench.tasks.base import Aggregate, SampleScore, mean_aggregate
-from merabench.tasks.gorillahard.metrics import categories
-from merabench.tasks.grouping import group_all_or_nothing
+from merabench.tasks.aggregation import aggregate_metrics
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
+from merabench.tasks.gorillahard.metrics import NO_REFERENCE, categories, dialog_of, lever_of
 
 LEVERS = ("scan", "catalog", "grounding", "schema", "constraint", "plan", "parallel", "clarify", "dialog",
           "recovery", "injection", "approx", "optional", "policy", "no_tool", "near_miss")
 BALANCE_FLOOR = 0.01
 TOP_REASONS = 15
-
-
-def _dialog_key(row: Row) -> tuple | None:
-    if int(row.meta.get("n_turns") or 1) <= 1:
-        return None
-    return (row.meta.get("dialog_id"), row.meta.get("wording"))
 
 
 def n_tools_bucket(row: Row) -> str:
@@ -41,13 +34,13 @@ def n_tools_bucket(row: Row) -> str:
 
 DIMENSIONS: dict[str, Callable[[Row], list[str]]] = {
     "difficulty": lambda r: [str(categories(r).get("difficulty", "unknown"))],
-    "lever": lambda r: [str(categories(r).get("lever", "unknown"))],
+    "lever": lambda r: [lever_of(r)],
     "family": lambda r: [str(categories(r).get("family", "unknown"))],
     "answer_kind": lambda r: [str(categories(r).get("answer_kind", "unknown"))],
     "wording": lambda r: [str(r.meta.get("wording", "unknown"))],
     "corpus_format": lambda r: [f.strip() for f in str(categories(r).get("corpus_format") or "none").split(",")],
     "n_tools": lambda r: [n_tools_bucket(r)],
-    "turns": lambda r: ["dialogue" if _dialog_key(r) else "single_turn"],
+    "turns": lambda r: ["dialogue" if dialog_of(r) else "single_turn"],
 }
 
 
@@ -63,34 +56,14 @@ def breakdown(rows: Sequence[Row], scores: Sequence[SampleScore | None], labels:
             for label, members in sorted(cells.items())}
 
 
-def balance(by_lever: dict[str, dict]) -> tuple[float | None, list[str]]:
-    present = [lever for lever in LEVERS if lever in by_lever]
-    missing = [lever for lever in LEVERS if lever not in by_lever]
-    if not present:
-        return None, missing
-    logs = [math.log(max(BALANCE_FLOOR, by_lever[lever]["sample_pass_rate"])) for lever in present]
-    return math.exp(sum(logs) / len(logs)), missing
-
-
-def aggregate(rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
-    base = mean_aggregate(scores)
-    metrics, denominators = dict(base.metrics), dict(base.denominators)
-    notes: list[str] = []
+def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+    base = aggregate_metrics(specs, rows, scores)
+    notes: list[str] = list(base.notes)
     breakdowns: dict[str, Any] = {name: breakdown(rows, scores, labels) for name, labels in DIMENSIONS.items()}
-
-    value, missing = balance(breakdowns["lever"])
-    if value is not None:
-        metrics["balance_score"] = value
-        denominators["balance_score"] = len(LEVERS) - len(missing)
-    if missing and value is not None:
-        notes.append(f"balance_score over {len(LEVERS) - len(missing)} of 16 levers; no rows for: {', '.join(missing)}")
-
-    passes = [s.metrics.get("sample_pass_rate") if s is not None else None for s in scores]
-    dialog, n_dialogs, unknown = group_all_or_nothing(rows, passes, _dialog_key)
-    if dialog is not None:
-        metrics["dialog_pass_rate"], denominators["dialog_pass_rate"] = dialog, n_dialogs
-    if unknown:
-        notes.append(f"{unknown} dialogue(s) left out of dialog_pass_rate: their evaluated turn has no score")
+    missing = [lever for lever in LEVERS if lever not in breakdowns["lever"]]
+    if missing and "balance_score" in base.metrics:
+        notes.append(f"balance_score over {base.denominators['balance_score']} lever(s); "
+                     f"no scored rows for: {', '.join(missing)}")
 
     wordings = [cell["sample_pass_rate"] for cell in breakdowns["wording"].values()]
     if len(wordings) > 1:
@@ -104,7 +77,8 @@ def aggregate(rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggr
         breakdowns["failure_reasons"] = dict(reasons.most_common(TOP_REASONS))
         top = ", ".join(f"{r} ({n})" for r, n in reasons.most_common(5))
         notes.append(f"most frequent failure reasons: {top}")
-    unscorable = sum(1 for s in scores if s is not None and "error" in s.details)
-    if unscorable:
-        notes.append(f"{unscorable} row(s) not scored: their reference is not a JSON envelope")
-    return Aggregate(metrics, denominators, breakdowns, tuple(notes))
+    unreferenced = sum(1 for s in scores if s is not None and s.details.get("note") == NO_REFERENCE)
+    if unreferenced:
+        notes.append(f"{unreferenced} row(s) have no reference answer: only format_pass_rate and "
+                     "constraint_pass_rate are computed for them")
+    return Aggregate(dict(base.metrics), dict(base.denominators), {**base.breakdowns, **breakdowns}, tuple(notes))

@@ -1,26 +1,30 @@
 """Answer normalisation and parsing for GorillaHard, as the public scorer does it (scoring.md).
 
-Normalise: think blocks removed (matched, then an unmatched `<think>` with all after it, then
-stray `</think>`), stripped; nothing else, so code fences stay and are a format error.
+Normalise: think blocks removed (tags in any case: matched blocks, then an unmatched `<think>`
+with all after it, then stray tags), stripped; nothing else, so code fences and prose stay.
 
 Parse: one left-to-right pass finds the balanced top-level `{...}` spans, tracking JSON strings
-(and escapes) only inside a span, so braces in string values do not count while quotes in prose
-do not confuse the scan. One span: it is the answer. Several: the last one that parses and has an
-envelope key (else the last that parses, else the last). JSON is parsed strictly as Python's
-`json` does (a raw TAB in a string is invalid; NaN is accepted); duplicate keys at any depth are
-tracked. The kind is decided by key, `abstain` > `clarify` > `plan` > `calls`, and any other
-object is a call — so `{"abstain": false}` is a refusal and the OpenAI shape
-`{"name", "arguments"}` a call whose tool matches nothing (both quirks of the public scorer).
+(and escapes) only inside a span; the first `{` that never closes ends the scan for good. The
+chosen object: with one span, that span if it parses to an object (any keys); with several, the
+last one that parses to an object holding an envelope marker (`tool`, `abstain`, `plan`,
+`calls`, `clarify`, `name`); else none. JSON is read as Python's `json` reads it (NaN accepted,
+a raw TAB in a string rejected). Duplicate keys count inside the chosen object only. The text
+around the object is cut at the FIRST occurrence of its exact text in the answer.
+
+The emitted kind comes from the chosen object's keys: `abstain` (any value, even `false`) >
+`clarify` > `plan` > `calls` > `tool`; the OpenAI shape `{"name", "arguments"}` is a call whose
+tool matches nothing; any other object has no kind.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
-from merabench.think import strip_think
+from merabench.think import remove_think
 
 
 class Kind(StrEnum):
@@ -31,45 +35,20 @@ class Kind(StrEnum):
     ABSTAIN = "abstain"
 
 
-ENVELOPE_KEYS = ("abstain", "clarify", "plan", "calls", "tool")
-KIND_BY_KEY = {"abstain": Kind.ABSTAIN, "clarify": Kind.CLARIFY, "plan": Kind.PLAN, "calls": Kind.CALLS}
-
-
-@dataclass(frozen=True)
-class Parsed:
-    text: str                         # the normalised answer
-    spans: tuple[tuple[int, int], ...]  # balanced top-level {...} spans, [start, end)
-    chosen: tuple[int, int] | None    # the span taken as the answer
-    value: Any = None                 # its parsed JSON, if it parsed
-    parsed: bool = False
-    duplicate_keys: tuple[str, ...] = field(default=())
-
-    @property
-    def obj(self) -> dict[str, Any] | None:
-        return self.value if self.parsed and isinstance(self.value, dict) else None
-
-    @property
-    def kind(self) -> Kind | None:
-        obj = self.obj
-        if obj is None:
-            return None
-        for key, kind in KIND_BY_KEY.items():
-            if key in obj:
-                return kind
-        return Kind.CALL
-
-    @property
-    def is_openai_shape(self) -> bool:
-        obj = self.obj
-        return obj is not None and "name" in obj and "arguments" in obj and not any(k in obj for k in ENVELOPE_KEYS)
+#: Top-level keys that make an object a candidate answer when an answer holds several objects.
+ENVELOPE_MARKERS = ("tool", "abstain", "plan", "calls", "clarify", "name")
+#: Kinds by key, in the order they are tried.
+KIND_BY_KEY = (("abstain", Kind.ABSTAIN), ("clarify", Kind.CLARIFY), ("plan", Kind.PLAN),
+               ("calls", Kind.CALLS), ("tool", Kind.CALL))
 
 
 def normalize(answer: str) -> str:
-    return strip_think(answer)
+    """The task's answer normalisation: think blocks out, outer whitespace out, nothing else."""
+    return remove_think(answer).strip()
 
 
 def find_spans(text: str) -> list[tuple[int, int]]:
-    """Balanced top-level {...} spans in one linear pass."""
+    """Balanced top-level {...} spans, [start, end), in one linear pass."""
     spans = []
     depth = 0
     start = 0
@@ -97,7 +76,8 @@ def find_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _loads(blob: str) -> tuple[bool, Any, tuple[str, ...]]:
+def loads(blob: str) -> tuple[bool, Any, tuple[str, ...]]:
+    """(parsed, value, duplicate keys at any depth) with Python's json rules."""
     duplicates: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -114,17 +94,107 @@ def _loads(blob: str) -> tuple[bool, Any, tuple[str, ...]]:
         return False, None, ()
 
 
+def kind_of(obj: dict[str, Any]) -> Kind | None:
+    for key, kind in KIND_BY_KEY:
+        if key in obj:
+            return kind
+    if "name" in obj and "arguments" in obj:
+        return Kind.CALL
+    return None
+
+
+@dataclass(frozen=True)
+class Parsed:
+    text: str                             # the normalised answer
+    spans: tuple[tuple[int, int], ...]    # balanced top-level {...} spans
+    chosen: tuple[int, int] | None        # the span taken as the answer object
+    obj: dict[str, Any] | None            # its value
+    duplicate_keys: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> Kind | None:
+        return None if self.obj is None else kind_of(self.obj)
+
+    @property
+    def is_openai_shape(self) -> bool:
+        obj = self.obj
+        return obj is not None and self.kind is Kind.CALL and "tool" not in obj
+
+    @property
+    def object_text(self) -> str | None:
+        return None if self.chosen is None else self.text[self.chosen[0]:self.chosen[1]]
+
+    @cached_property
+    def text_around(self) -> str:
+        """The text before and after the chosen object (its first occurrence), or the spans."""
+        raw = self.object_text
+        if raw is not None:
+            at = self.text.index(raw)
+            return self.text[:at] + self.text[at + len(raw):]
+        if self.spans:
+            return self.text[:self.spans[0][0]] + self.text[self.spans[-1][1]:]
+        return self.text
+
+    @cached_property
+    def whole(self) -> tuple[bool, bool]:
+        """(the whole answer parses as JSON, and it is an object)."""
+        if not self.text:
+            return False, False
+        ok, value, _ = loads(self.text)
+        return ok, ok and isinstance(value, dict)
+
+    def steps(self) -> list[dict[str, Any]]:
+        """The calls the answer makes: the object itself for a call, the dict items of a
+        plan/calls list (other items are skipped)."""
+        kind = self.kind
+        if self.obj is None or kind is None:
+            return []
+        if kind is Kind.CALL:
+            return [self.obj]
+        if kind in (Kind.PLAN, Kind.CALLS):
+            items = self.obj.get(kind.value)
+            if isinstance(items, list):
+                return [s for s in items if isinstance(s, dict)]
+        return []
+
+    def named_tools(self) -> list[Any]:
+        """The `tool` value of every step, whatever its type (None for the OpenAI shape)."""
+        return [step.get("tool") for step in self.steps()]
+
+
+def choose(text: str, spans: list[tuple[int, int]]) -> tuple[tuple[int, int] | None, Any, tuple[str, ...]]:
+    """The answer object among the spans: (span, value, duplicate keys), or (None, None, ())."""
+    candidates = spans if len(spans) == 1 else reversed(spans)
+    for start, end in candidates:
+        ok, value, duplicates = loads(text[start:end])
+        if not ok or not isinstance(value, dict):
+            continue
+        if len(spans) == 1 or any(key in value for key in ENVELOPE_MARKERS):
+            return (start, end), value, duplicates
+    return None, None, ()
+
+
 def parse_answer(answer: str) -> Parsed:
     text = normalize(answer)
     spans = find_spans(text)
-    if not spans:
-        return Parsed(text, (), None)
-    attempts = [(span, *_loads(text[span[0]:span[1]])) for span in spans]
-    if len(attempts) == 1:
-        chosen = attempts[0]
-    else:
-        ok = [a for a in attempts if a[1] and isinstance(a[2], dict)]
-        with_envelope = [a for a in ok if any(k in a[2] for k in ENVELOPE_KEYS)]
-        chosen = (with_envelope or ok or attempts)[-1]
-    span, parsed, value, duplicates = chosen
-    return Parsed(text, tuple(spans), span, value, parsed, duplicates)
+    chosen, obj, duplicates = choose(text, spans)
+    return Parsed(text, tuple(spans), chosen, obj, duplicates)
+
+
+def parse_reference(reference: str) -> dict[str, Any] | None:
+    """The reference envelope: the stripped `outputs` parsed, if it is an object."""
+    text = reference.strip()
+    if not text:
+        return None
+    ok, value, _ = loads(text)
+    return value if ok and isinstance(value, dict) else None
+
+
+def expected_kind(reference: dict[str, Any]) -> Kind:
+    """`abstain` must be `true` here (unlike in an answer); then clarify, plan, calls, else a call."""
+    if reference.get("abstain") is True:
+        return Kind.ABSTAIN
+    for key, kind in KIND_BY_KEY[1:4]:
+        if key in reference:
+            return kind
+    return Kind.CALL

@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from merabench.rows import Row
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
+from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.gorillahard import aggregate, metrics
+from merabench.tasks.gorillahard.aggregate import BALANCE_FLOOR
 
 # A call to a tool no catalog has: well-formed and wrong on every row.
 COPY_ANSWER = json.dumps({"tool": "baseline.noop", "args": {}})
@@ -22,17 +23,19 @@ class GorillaHardTask(Task):
     description = "pick tools from a catalog and answer with one JSON envelope; strict deterministic scorer"
     metrics = (
         MetricSpec("sample_pass_rate", "format and content both right", True),
-        MetricSpec("balance_score", "geometric mean of the 16 levers' pass rates, floor 0.01", True),
-        MetricSpec("dialog_pass_rate", "dialogues (by dialogue and wording) whose evaluated turn passed", True),
+        MetricSpec("balance_score", "geometric mean of the levers' pass rates, floor 0.01", True,
+                   aggregation=Aggregation.BALANCE, group_of=metrics.lever_of, floor=BALANCE_FLOOR),
+        MetricSpec("dialog_pass_rate", "dialogues (by dialogue and wording) whose evaluated turn passed", True,
+                   aggregation=Aggregation.ALL_OR_NOTHING, group_of=metrics.dialog_of),
         MetricSpec("format_pass_rate", "all nine format checks pass"),
         MetricSpec("constraint_pass_rate", "share of the nine format checks passed"),
         MetricSpec("tool_match_rate", "right tool(s), rows that need a call"),
         MetricSpec("args_match_rate", "right tool(s) and every argument, rows that need a call"),
         MetricSpec("abstention_recall", "refused, on refusal rows"),
-        MetricSpec("false_abstention_rate", "refused where a call was needed"),
+        MetricSpec("false_abstention_rate", "refused where a call was needed", higher_is_better=False),
         MetricSpec("clarify_recall", "asked back, on clarification rows"),
-        MetricSpec("false_clarify_rate", "asked back where a call was needed"),
-        MetricSpec("tool_in_catalog_rate", "every tool named is in the row's catalog, rows naming a tool"),
+        MetricSpec("false_clarify_rate", "asked back where a call was needed", higher_is_better=False),
+        MetricSpec("tool_in_catalog_rate", "names a tool and every tool named is in the catalog, rows that need a call"),
         MetricSpec("cost_optimal_rate", "right side of a same-capability pair, cost_pick rows"),
         MetricSpec("injection_resistance_rate", "the planted instruction's tool not called"),
     )
@@ -40,8 +43,13 @@ class GorillaHardTask(Task):
     def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
         return metrics.score_row(row, answer)
 
+    def scored_answer(self, raw: str, *, strip_think: bool) -> str:
+        """The raw answer, always: removing think blocks is part of this task's own scoring
+        (applied once, whatever --strip-think says, as the public scorer does)."""
+        return raw
+
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
-        return aggregate.aggregate(rows, scores)
+        return aggregate.aggregate(self.metrics, rows, scores)
 
     def copy_answer(self, row: Row) -> str:
         return COPY_ANSWER

@@ -30,15 +30,14 @@ _LETTER = re.compile(r"^([АБВГабвг])(?![А-Яа-яЁёA-Za-z0-9])")
 
 
 def readings(answer: str) -> list[str]:
-    """The whole answer stripped, and the text after the last `Ответ:` when that differs."""
+    """The whole answer stripped, and the text after the last `Ответ:` when that is neither
+    empty nor the same (the public harness's answer_candidates)."""
     whole = answer.strip()
-    result = [whole]
-    cut = answer.rfind(MARKER)
-    if cut != -1:
-        tail = answer[cut + len(MARKER):].strip()
-        if tail != whole:
-            result.append(tail)
-    return result
+    cut = whole.rfind(MARKER)
+    if cut == -1:
+        return [whole]
+    tail = whole[cut + len(MARKER):].strip()
+    return [whole] if not tail or tail == whole else [whole, tail]
 
 
 def normalize(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from merabench.prompts import Message, render_row
 from merabench.rows import Row
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
+from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.russianregions import metrics
 from merabench.tasks.russianregions.extract import LETTERS, readings, reference_letter
 from merabench.tasks.russianregions.judge import judge_messages
@@ -22,11 +22,13 @@ class RussianRegionsTask(Task):
     uses_judge = True
     metrics = (
         MetricSpec("exact_match", "normalised answer equals the reference (best of two readings)", True),
-        MetricSpec("group_exact_match", "share of regionalism groups answered all right", True),
+        MetricSpec("group_exact_match", "share of regionalism groups answered all right", True,
+                   aggregation=Aggregation.ALL_OR_NOTHING, group_of=metrics.group_of),
         MetricSpec("judge_score", "LLM judge 0 / 0.5 / 1, rows it scored (needs --judge-model)", True),
-        MetricSpec("group_judge_score", "groups the judge marked all fully right (needs --judge-model)", True),
+        MetricSpec("group_judge_score", "groups the judge marked all fully right (needs --judge-model)", True,
+                   aggregation=Aggregation.ALL_OR_NOTHING, group_of=metrics.group_of),
         MetricSpec("letter_accuracy", "chosen letter right, ignoring the unit and formatting"),
-        MetricSpec("format_error_rate", "no reading of the answer yields an answer letter"),
+        MetricSpec("format_error_rate", "no reading of the answer yields an answer letter", higher_is_better=False),
     )
 
     def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
@@ -38,7 +40,7 @@ class RussianRegionsTask(Task):
         return [judge_messages(task_text, row.outputs, reading) for reading in readings(answer)]
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
-        return metrics.aggregate(rows, scores)
+        return metrics.aggregate(self.metrics, rows, scores)
 
     def copy_answer(self, row: Row) -> str:
         """Always the first letter that is not the reference: well-formed and wrong."""

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from merabench.tasks.base import Aggregate, SampleScore, mean_aggregate
+from merabench.rows import Row
+from merabench.tasks.aggregation import aggregate_metrics
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
 from merabench.tasks.sage.classify import TYPES
 from merabench.tasks.sage.metrics import Counts
 
 
-def aggregate(scores: Sequence[SampleScore | None]) -> Aggregate:
-    base = mean_aggregate(scores)
+def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+    base = aggregate_metrics(specs, rows, scores)
     totals = {t: Counts() for t in TYPES}
     empty = 0
     for score in scores:

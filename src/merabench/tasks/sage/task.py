@@ -10,6 +10,7 @@ from typing import Any
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
 from merabench.tasks.sage.aggregate import aggregate
+from merabench.tasks.sage.classify import TYPES
 from merabench.tasks.sage.explain import explain
 from merabench.tasks.sage.metrics import score_example
 
@@ -27,6 +28,9 @@ class SageTask(Task):
         MetricSpec("punct_f1", "per-example F1 of PUNCT edits, averaged over examples", True),
         MetricSpec("case_f1", "per-example F1 of CASE (capitalisation) edits"),
         MetricSpec("yo_f1", "per-example F1 of YO (е -> ё) edits"),
+        *(MetricSpec(f"{kind.lower()}_micro_{suffix}", f"corpus-level {label} of {kind} edits (TP/FP/FN summed)",
+                     derived=True)
+          for kind in TYPES for suffix, label in (("f1", "F1"), ("f05", "F0.5"))),
     )
 
     def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
@@ -34,7 +38,7 @@ class SageTask(Task):
         return SampleScore(result.metrics, result.details)
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
-        return aggregate(scores)
+        return aggregate(self.metrics, rows, scores)
 
     def explain(self, row: Row, answer: str) -> str:
         return explain(row.inputs.get("source", ""), row.outputs, answer)
