@@ -2,7 +2,7 @@
 
     python benchmarks/sage_scoring.py
 
-1. The 2,000 RUSpellRU pairs of shared/data, hypothesis = source and hypothesis = correction,
+1. The 2,000 RUSpellRU pairs of tests/data (a copy of shared/data), hypothesis = source and hypothesis = correction,
    each pass in a fresh process (cold caches: every text tokenised and analysed for the first
    time), in examples/s; the same with a plain full-matrix ERRANT aligner swapped in, in the same
    process, as the baseline (the public reference with a light spaCy pipeline manages about
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "ruspellru"
+DATA = ROOT / "tests" / "data" / "ruspellru"
 
 
 def pin_one_core() -> None:

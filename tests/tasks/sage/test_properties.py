@@ -15,7 +15,7 @@ from merabench.tasks.sage.edits import extract
 from merabench.tasks.sage.metrics import score_example
 
 ROWS = read_bundled("sage")["test"]
-SHARED = Path(__file__).resolve().parents[4] / "shared" / "data" / "ruspellru"
+RUSPELLRU = Path(__file__).resolve().parents[2] / "data" / "ruspellru"
 FIXTURE = Path(__file__).parent / "ruspellru_edit_counts.json"
 
 
@@ -46,8 +46,8 @@ def test_edited_answers_stay_in_range_and_the_reference_still_wins(row, cut: int
 
 
 def edit_counts() -> dict[str, dict[str, int]]:
-    sources = (SHARED / "sources.txt").read_text(encoding="utf-8").splitlines()
-    corrections = (SHARED / "corrections.txt").read_text(encoding="utf-8").splitlines()
+    sources = (RUSPELLRU / "sources.txt").read_text(encoding="utf-8").splitlines()
+    corrections = (RUSPELLRU / "corrections.txt").read_text(encoding="utf-8").splitlines()
     forward, backward = Counter(), Counter()
     for s, c in zip(sources, corrections, strict=True):
         forward.update(e.type for e in extract(s, c))
@@ -56,7 +56,6 @@ def edit_counts() -> dict[str, dict[str, int]]:
             "correction_to_source": dict(sorted(backward.items()))}
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared/data is not beside this checkout")
 def test_ruspellru_edit_counts_are_unchanged() -> None:
     """A regression fixture: edit counts by type over the 2,000 RUSpellRU pairs, both directions,
     written once the scorer matched the reference on the agreement set."""
