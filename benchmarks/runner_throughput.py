@@ -31,7 +31,7 @@ from fakeserver import FakeServer  # noqa: E402
 from merabench.cache import ResponseCache  # noqa: E402
 from merabench.models.openai_compat import OpenAICompatBackend  # noqa: E402
 from merabench.rows import Row, TaskData  # noqa: E402
-from merabench.runner import Runner, TaskRun  # noqa: E402
+from merabench.runner import BackendSource, Runner, TaskRun  # noqa: E402
 from merabench.tasks import TASKS  # noqa: E402
 
 
@@ -80,7 +80,7 @@ async def bare_loop(url: str, n: int, concurrency: int) -> float:
 def merabench_run(url: str, n: int, concurrency: int, *, cache: bool) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         backend = OpenAICompatBackend("m", [url], concurrency=concurrency)
-        runner = Runner(backend, out_dir=Path(tmp), concurrency=concurrency,
+        runner = Runner(BackendSource(backend, backend.cache_scope()), out_dir=Path(tmp), concurrency=concurrency,
                         cache=ResponseCache(Path(tmp) / "c.sqlite") if cache else None)
         run = TaskRun(TASKS["sage"], TaskData("bench", rows(n)))
         started = time.perf_counter()

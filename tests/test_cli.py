@@ -99,3 +99,25 @@ def test_malformed_data_file_names_file_line_and_field(tmp_path: Path) -> None:
     result = run_cli("run", "--tasks", "sage", "--data", str(data), "--out", str(tmp_path / "r"))
     assert result.returncode == 2
     assert f"{data}:2" in result.stderr and "inputs.source" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_presets_set_the_request_and_flags_override_them(tmp_path: Path, make_server) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(2))
+    server = make_server()
+    base = ("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+            "--no-progress", "--no-cache")
+    assert run_cli(*base, "--preset", "mera", "--out", str(tmp_path / "a")).returncode == 0
+    body = server.requests[-1]
+    assert (body["max_tokens"], body["temperature"], body["seed"], body["stop"]) == (256, 0.0, 1234, ["\n\n"])
+    generation = json.loads((tmp_path / "a" / "results.json").read_text())["settings"]
+    assert generation["preset"] == "mera" and generation["generation"]["stop"] == ["\n\n"]
+    result = run_cli(*base, "--preset", "mera-reasoning", "--max-tokens", "1000", "--stop", "###",
+                     "--out", str(tmp_path / "b"))
+    assert result.returncode == 0, result.stderr
+    body = server.requests[-1]
+    assert (body["max_tokens"], body["seed"], body["stop"]) == (1000, 1234, ["###"])
+    assert run_cli(*base, "--out", str(tmp_path / "c")).returncode == 0
+    body = server.requests[-1]
+    assert body["max_tokens"] == 4096 and "stop" not in body and "seed" not in body
+    unknown = run_cli(*base, "--preset", "lmeval", "--out", str(tmp_path / "d"))
+    assert unknown.returncode == 2 and "unknown --preset 'lmeval'" in unknown.stderr

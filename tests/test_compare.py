@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 from helpers import run_cli
 
-from merabench.stats import bootstrap_ci, paired_difference
+from merabench.stats import bootstrap_means, interval, paired_difference
 
 
 def test_bootstrap_and_paired_difference_are_seeded_and_sane() -> None:
-    values = [0.0, 1.0] * 50
-    assert bootstrap_ci(values) == bootstrap_ci(values)
-    low, high = bootstrap_ci(values)
+    values = np.array([0.0, 1.0] * 50)
+    assert interval(bootstrap_means(values)) == interval(bootstrap_means(values))
+    low, high = interval(bootstrap_means(values))
     assert low < 0.5 < high
-    assert bootstrap_ci([1.0]) is None
+    graded = np.array([0.1, 0.9, 0.5, 0.7] * 25)  # not 0/1: resampled row by row
+    low, high = interval(bootstrap_means(graded))
+    assert low < graded.mean() < high
     same = paired_difference([0.2, 0.4, 0.6], [0.2, 0.4, 0.6])
     assert same["difference"] == 0 and same["low"] == same["high"] == 0
     better = paired_difference([0.0] * 10, [1.0] * 10)

@@ -9,16 +9,15 @@ import pytest
 
 from merabench.errors import BackendError
 from merabench.models import GenerationOptions
-from merabench.models.base import ModelRequest
+from merabench.models.base import Request
 from merabench.models.openai_compat import OpenAICompatBackend, parse_retry_after
 from merabench.rows import Row
-from merabench.tasks import TASKS
 
 ROW = Row("{source}", {"source": "Превет"}, "Привет", {"id": 1})
 
 
-def request(text: str = "Превет") -> ModelRequest:
-    return ModelRequest(TASKS["sage"], ROW, [{"role": "user", "content": text}])
+def request(text: str = "Превет") -> Request:
+    return Request([{"role": "user", "content": text}])
 
 
 def backend(urls: list[str], **kwargs) -> OpenAICompatBackend:
@@ -26,7 +25,7 @@ def backend(urls: list[str], **kwargs) -> OpenAICompatBackend:
     return OpenAICompatBackend("fake-model", urls, **kwargs)
 
 
-def generate(b: OpenAICompatBackend, req: ModelRequest):
+def generate(b: OpenAICompatBackend, req: Request):
     async def go():
         try:
             return await b.generate(req)

@@ -31,7 +31,7 @@ def test_a_run_with_failed_rows_is_not_packaged(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = run_cli("run", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "sage", "--data",
                      str(data), "--out", str(out), "--no-progress", "--max-retries", "0")
-    assert result.returncode == 0
+    assert result.returncode == 1 and "every request failed: sage: 3/3 rows failed" in result.stderr
     assert all(r["status"] == "error" for r in read_jsonl(out / "samples_sage.jsonl"))
     made = run_cli("submission", "--run", str(out), "--out", str(tmp_path / "s.zip"))
     assert made.returncode == 2 and "3 row(s) have no answer" in made.stderr

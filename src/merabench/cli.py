@@ -1,12 +1,11 @@
-"""The `merabench` command. User mistakes print one clear line and exit 2; Ctrl-C exits 130."""
+"""The `merabench` command: flags -> the pipeline, and printing. User mistakes print one clear
+line and exit 2; Ctrl-C exits 130."""
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import json
+import math
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -14,19 +13,20 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from merabench.cache import ResponseCache
-from merabench.datasource import load_for_tasks, load_task_data
+from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, MerabenchError
-from merabench.judging import JudgeSettings, judge_settings, judge_task, make_judge
-from merabench.models import BackendSettings, GenerationOptions, make_backend
+from merabench.judge_protocol import load_template
+from merabench.judging import judge_settings
+from merabench.models import GenerationOptions
+from merabench.models.presets import PRESETS, resolve
+from merabench.pipeline import Evaluation, JudgeRun, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.predictions import load_predictions
 from merabench.report.html import write_report
-from merabench.results import results_document, summary_table, write_results
-from merabench.runner import Runner, TaskRun, check_run_identity
-from merabench.samples import Record, samples_path, write_final
-from merabench.scoring import TaskResult, score_task, scored_text
-from merabench.tasks import TASKS, get_task, parse_task_list
+from merabench.results import summary_table
+from merabench.scoring import TaskResult
+from merabench.tasks import TASKS, get_task
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
@@ -34,8 +34,9 @@ console = Console(stderr=True, soft_wrap=True)  # messages stay one line each, g
 out = Console() if sys.stdout.isatty() else Console(width=160)  # piped output: don't squeeze tables
 
 
-def _default_out(model: str) -> Path:
-    return Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", model)
+def say(message: str) -> None:
+    """A line for the user; text from models, servers and files is never read as markup."""
+    console.print(escape(message), highlight=False)
 
 
 def _extra_body(value: str | None) -> dict[str, Any]:
@@ -47,49 +48,55 @@ def _extra_body(value: str | None) -> dict[str, Any]:
         raise ConfigError(f"--extra-body is not valid JSON: {exc.msg}") from None
     if not isinstance(body, dict):
         raise ConfigError("--extra-body must be a JSON object")
+    reserved = sorted({"model", "messages"} & set(body))
+    if reserved:
+        raise ConfigError(f"--extra-body cannot set {', '.join(reserved)}: merabench sends them")
     return body
 
 
-def _fail_threshold(results: list[TaskResult], threshold: float | None) -> list[str]:
-    if threshold is None:
-        return []
+def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
+            high: float | None = None) -> None:
+    if value is None:
+        return
+    too_low = value < low if low_inclusive else value <= low
+    if math.isnan(value) or math.isinf(value) or too_low or (high is not None and value > high):
+        bound = f"{'at least' if low_inclusive else 'more than'} {low:g}" + (f" and at most {high:g}" if high else "")
+        raise ConfigError(f"{name} must be a number {bound}, got {value:g}")
+
+
+def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
+    """Tasks whose error rate exceeds --fail-on-error; without it, tasks where every row failed."""
     failing = []
     for r in results:
         rate = r.n_errors / r.n_rows if r.n_rows else 0.0
-        if rate > threshold:
-            failing.append(f"{r.task}: {r.n_errors}/{r.n_rows} rows failed ({rate:.1%} > {threshold:.1%})")
+        if (threshold is None and r.all_failed) or (threshold is not None and rate > threshold):
+            failing.append(f"{r.task}: {r.n_errors}/{r.n_rows} rows failed")
     return failing
+
+
+def _print(result: Evaluation) -> None:
+    out.print(summary_table(list(result.tasks.values()), result.wall_time_s))
+    for note in result.notes:
+        say(f"note: {note}")
+    for r in result.tasks.values():
+        for note in r.to_json().get("notes", []):
+            say(f"note {r.task}: {note}")
 
 
 JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)")]
 JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL (default: $LM_EVAL_JUDGE_API_BASE)")]
 JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)")]
 JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight")]
+JudgePrompt = Annotated[Path | None, typer.Option(
+    help="judge template in the public harness's protocol (default: $LM_EVAL_JUDGE_PROMPT, else merabench's own)")]
 
 
-def _finish(runs: list[TaskRun], records: dict[str, dict[int, Record]], out_path: Path, *, strip: bool,
-            judge: JudgeSettings | None, cache: ResponseCache | None, judge_concurrency: int,
-            max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> list[TaskResult]:
-    """Judge (where a task has a judged metric and a judge is set), score, and write the samples."""
-    results = []
-    for r in runs:
-        task_records = records[r.task.name]
-        if judge is not None and r.task.uses_judge and r.data.has_references:
-            backend = make_judge(judge, concurrency=judge_concurrency, max_retries=max_retries,
-                                 timeout_s=timeout, retry_base_delay_s=retry_delay)
-            sent = asyncio.run(judge_task(r.task, r.data.rows, task_records, backend, cache, strip=strip,
-                                          concurrency=judge_concurrency))
-            console.print(f"judge {judge.model}: {sent} request(s) sent for {r.task.name}")
-        final, result = score_task(r.task, r.data.rows, task_records, source=r.data.source, strip=strip)
-        write_final(samples_path(out_path, r.task.name), final)
-        results.append(result)
-    return results
-
-
-def _print_notes(results: list[TaskResult]) -> None:
-    for r in results:
-        for note in r.to_json().get("notes", []):
-            console.print(f"[yellow]note[/yellow] {r.task}: {note}")
+def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
+           max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
+    settings = judge_settings(model, urls, key, load_template(prompt))
+    if settings is None:
+        return None
+    return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay)
 
 
 @app.command()
@@ -105,71 +112,66 @@ def run(
     max_retries: Annotated[int, typer.Option(min=0)] = 5,
     timeout: Annotated[float, typer.Option(help="per-request timeout, seconds")] = 600.0,
     retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds")] = 1.0,
-    max_tokens: Annotated[int, typer.Option(min=1)] = 4096,
-    temperature: float = 0.0,
-    seed: int | None = None,
-    stop: Annotated[list[str], typer.Option(help="stop sequence, repeatable")] = [],  # noqa: B006
+    preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
+                                                    "(mera: the leaderboard's); flags below override it")] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="[default: 4096, or the preset's]")] = None,
+    temperature: Annotated[float | None, typer.Option(help="[default: 0]")] = None,
+    seed: Annotated[int | None, typer.Option(help="[default: none, or the preset's]")] = None,
+    stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]")] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body")] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt")] = None,
-    limit: Annotated[int | None, typer.Option(help="only the first N rows of each task")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task")] = None,
     cache: Annotated[bool, typer.Option(help="use the response cache")] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
+    cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
+                                                  "model: from any endpoint serving the same model name")] = "endpoint",
     strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring")] = True,
-    fail_on_error: Annotated[float | None, typer.Option(help="exit 1 if a task's error rate exceeds this")] = None,
+    log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record")] = False,
+    fail_on_error: Annotated[float | None, typer.Option(
+        help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]")] = None,
     progress: Annotated[bool, typer.Option(help="live progress bars")] = True,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeUrls = [],  # noqa: B006
     judge_api_key: JudgeKey = None,
     judge_concurrency: JudgeConcurrency = 16,
+    judge_prompt: JudgePrompt = None,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
-    task_list = parse_task_list(tasks)
-    datasets = load_for_tasks(task_list, data, split)
-    if limit is not None:
-        datasets = {k: dataclasses.replace(v, rows=v.rows[:limit]) for k, v in datasets.items()}
-    options = GenerationOptions(max_tokens=max_tokens, temperature=temperature, seed=seed, stop=tuple(stop),
-                                extra_body=_extra_body(extra_body))
+    _finite("--timeout", timeout, low=0, low_inclusive=False)
+    _finite("--retry-delay", retry_delay, low=0)
+    _finite("--temperature", temperature, low=0)
+    _finite("--fail-on-error", fail_on_error, low=0, high=1)
+    if cache_scope not in ("endpoint", "model"):
+        raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
+    params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
+                              "stop": tuple(stop) if stop else None})
+    generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
+                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=_extra_body(extra_body))
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
-    settings = BackendSettings(base_urls=urls, api_key=api_key or os.environ.get("OPENAI_API_KEY"),
-                               concurrency=concurrency, max_retries=max_retries, timeout_s=timeout,
-                               retry_base_delay_s=retry_delay)
-    backend = make_backend(model, options, settings)
-    judge = judge_settings(judge_model, judge_base_url, judge_api_key)
-    out_path = out_dir or _default_out(model)
-    identity = {"model": backend.name, "options": options.fingerprint(), "system_prompt": system_prompt}
-    check_run_identity(out_path, identity)
-    response_cache = ResponseCache(cache_path) if cache else None
-
-    runs = [TaskRun(t, datasets[t.name]) for t in task_list]
-    started = time.monotonic()
+    config = RunConfig(
+        model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
+        out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
+        concurrency=concurrency, max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
+        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
+        cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
+        log_prompts=log_prompts,
+        judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
+                     timeout, retry_delay))
     show = progress and console.is_terminal
     from merabench.progress import RichProgress
 
     sink = RichProgress(console) if show else None
-    runner = Runner(backend, out_dir=out_path, concurrency=concurrency,
-                    cache=response_cache if backend.cacheable else None,
-                    system_prompt=system_prompt, progress=sink)
     if sink is not None:
         with sink:
-            records = asyncio.run(runner.run(runs))
+            result = evaluate(config, progress=sink, say=say)
     else:
-        records = asyncio.run(runner.run(runs))
-
-    results = _finish(runs, records, out_path, strip=strip_think, judge=judge, cache=response_cache,
-                      judge_concurrency=judge_concurrency, max_retries=max_retries, timeout=timeout,
-                      retry_delay=retry_delay)
-    wall = time.monotonic() - started
-    doc_settings = {"tasks": [t.name for t in task_list], "data": list(data), "split": split,
-                    "concurrency": concurrency, "strip_think": strip_think, "options": options.fingerprint(),
-                    "endpoints": len(urls), "judge": judge.model if judge else None}
-    write_results(out_path, results_document(results, model=backend.name, wall_time_s=wall, settings=doc_settings))
-    write_report(out_path)
-    out.print(summary_table(results, wall))
-    _print_notes(results)
-    console.print(f"answers and results in {out_path}/ (open report.html)")
-    failing = _fail_threshold(results, fail_on_error)
+        result = evaluate(config, say=say)
+    _print(result)
+    say(f"answers and results in {result.out}/ (open report.html)")
+    failing = _failing(list(result.tasks.values()), fail_on_error)
     if failing:
-        console.print("[red]--fail-on-error exceeded:[/red] " + "; ".join(failing))
+        reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
+        say(f"{reason}: " + "; ".join(failing))
         raise typer.Exit(1)
 
 
@@ -186,46 +188,34 @@ def score(
     judge_base_url: JudgeUrls = [],  # noqa: B006
     judge_api_key: JudgeKey = None,
     judge_concurrency: JudgeConcurrency = 16,
+    judge_prompt: JudgePrompt = None,
     cache: Annotated[bool, typer.Option(help="use the cache for judge replies")] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
     explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
 ) -> None:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     the_task = get_task(task)
-    judge = judge_settings(judge_model, judge_base_url, judge_api_key)
-    task_data = load_task_data(the_task, data, split)
+    judge = _judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
     answers = load_predictions(predictions, the_task.mera_name)
-    known = {r.id for r in task_data.rows}
-    stray = sorted(set(answers) - known)
-    if stray:
-        console.print(f"[yellow]warning[/yellow]: {len(stray)} prediction id(s) not in the data, ignored "
-                      f"(first: {stray[:5]})")
-    records = {}
-    for row_id, text in answers.items():
-        if row_id in known:
-            records[row_id] = ({"id": row_id, "status": "ok", "output": text} if text is not None
-                               else {"id": row_id, "status": "error", "output": None, "error": "request failed"})
-    missing = len(known) - len(records)
-    if missing:
-        console.print(f"[yellow]warning[/yellow]: {missing} row(s) have no prediction; counted as errors")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    response_cache = ResponseCache(cache_path) if cache and judge else None
-    results = _finish([TaskRun(the_task, task_data)], {the_task.name: records}, out_dir, strip=strip_think,
-                      judge=judge, cache=response_cache, judge_concurrency=judge_concurrency)
-    write_results(out_dir, results_document(results, model=f"predictions:{predictions}", wall_time_s=None,
-                                            settings={"judge": judge.model if judge else None}))
-    write_report(out_dir)
-    out.print(summary_table(results, None))
-    _print_notes(results)
+    config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
+                         data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
+                         cache_path=cache_path, judge=judge)
+    result = score_predictions(config, say=say)
+    _print(result)
     if explain is not None:
-        row = next((r for r in task_data.rows if r.id == explain), None)
-        if row is None:
-            raise ConfigError(f"--explain {explain}: no row with that id in {task_data.source}")
-        record = records.get(explain)
-        if not record or record.get("status") != "ok":
-            raise ConfigError(f"--explain {explain}: the predictions have no answer for that row")
-        out.print(f"\n[bold]row {explain}[/bold]")
-        out.print(the_task.explain(row, scored_text(the_task, record, strip=strip_think)), markup=False, highlight=False)
+        _explain(the_task.name, data, split, answers, explain, strip_think)
+
+
+def _explain(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int, strip: bool) -> None:
+    task = get_task(task_name)
+    row = next((r for r in load_task_data(task, data, split).rows if r.id == row_id), None)
+    if row is None:
+        raise ConfigError(f"--explain {row_id}: no row with that id in {data}")
+    text = answers.get(row_id)
+    if text is None:
+        raise ConfigError(f"--explain {row_id}: the predictions have no answer for that row")
+    out.print(f"\n[bold]row {row_id}[/bold]")
+    out.print(task.explain(row, task.scored_answer(text, strip_think=strip)), markup=False, highlight=False)
 
 
 def _generator_task(task: str) -> None:
@@ -268,7 +258,7 @@ def validate(
     checks = run_checks(folder)
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else "[red]FAIL[/red]"
-        out.print(f"{mark} {check.name:<24} {check.detail}", soft_wrap=True, highlight=False)
+        out.print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
     failed = [c.name for c in checks if not c.ok]
     if failed:
         console.print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
@@ -296,7 +286,7 @@ def submission(
         expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
     found = check_submission(out_zip, expected)
     for problem in found:
-        console.print(f"[red]problem[/red] {problem}", highlight=False)
+        say(f"problem: {problem}")
     if found:
         raise typer.Exit(1)
     console.print(f"{out_zip}: the format is right" + (" and every test row is there" if expected else ""))
@@ -352,27 +342,49 @@ def list_tasks() -> None:
         out.print()
 
 
-def main() -> None:
+def _usage_error_types() -> tuple[type[BaseException], ...]:
+    """click's exception classes: the installed click's and the copy that newer typer vendors."""
+    found: list[type[BaseException]] = []
+    for module in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            mod = __import__(module, fromlist=["ClickException"])
+        except ImportError:
+            continue
+        found.append(mod.ClickException)
+    return tuple(found)
+
+
+def _abort_types() -> tuple[type[BaseException], ...]:
+    found: list[type[BaseException]] = []
+    for module in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            found.append(__import__(module, fromlist=["Abort"]).Abort)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+def main(argv: list[str] | None = None) -> None:
     try:
         # without standalone mode click returns (not raises) the code of a typer.Exit
-        code = app(standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)
     except MerabenchError as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors come through here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            console.print("\ninterrupted: rerun the same command to resume")
-            sys.exit(130)
-        raise
+    except KeyboardInterrupt:
+        say("interrupted: everything answered so far is saved; rerun the same command to resume")
+        sys.exit(130)
+    except _abort_types():
+        say("interrupted: everything answered so far is saved; rerun the same command to resume")
+        sys.exit(130)
+    except _usage_error_types() as exc:
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        console.print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
+        sys.exit(2)
     if code == 130:  # typer turns Ctrl-C into a returned 130
-        console.print("\ninterrupted: everything answered so far is saved; rerun the same command to resume")
+        say("interrupted: everything answered so far is saved; rerun the same command to resume")
     if isinstance(code, int) and code:
         sys.exit(code)
 

@@ -19,7 +19,7 @@ RESULTS_FILE = "results.json"
 
 
 def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: float | None,
-                     settings: dict[str, Any] | None = None) -> dict[str, Any]:
+                     settings: dict[str, Any] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "merabench_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -28,6 +28,8 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
         "wall_time_s": None if wall_time_s is None else round(wall_time_s, 3),
         "tasks": {r.task: r.to_json() for r in results},
     }
+    if notes:
+        doc["notes"] = list(notes)
     if len(results) == 1:  # a single task's metrics also at the top, as `score` users expect
         only = doc["tasks"][results[0].task]
         doc.update({k: only[k] for k in ("metrics", "denominators", "n")})
@@ -50,7 +52,7 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None) -> T
         headline = [m.name for m in get_task(r.task).metrics if m.headline]
         metrics = r.aggregate.metrics if r.aggregate else {}
         shown = [m for m in headline if m in metrics] or list(metrics)[:3] or ["—"]
-        tokens = f"{r.tokens.get('prompt', 0):,}/{r.tokens.get('completion', 0):,}"
+        tokens = f"{r.usage.prompt:,}/{r.usage.completion:,}"
         for i, name in enumerate(shown):
             value = metrics.get(name)
             denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""

@@ -1,32 +1,35 @@
-"""The async evaluation loop: prompts -> model -> samples files, with cache and resume.
+"""The async evaluation loop: work items -> answers, with cache and resume.
 
 A fixed set of `concurrency` workers pulls requests from one work queue shared by all tasks
-(never a coroutine per row). Each answer goes first to the response cache, then to the task's
-samples file. On a rerun into the same folder, rows already answered there (same messages) are
-kept, and the cache answers any that were received but not yet written, so a killed run resumes
-without asking the endpoint again.
+(never a coroutine per row). An answer is written to its task's samples file at the end of the
+event-loop turn that received it, so a killed run loses only the requests in flight; the response
+cache gets answers in batches, at most CACHE_BATCH_S later (a commit per answer would cap a fast
+endpoint). On a rerun into the same folder, rows already answered there (same messages) are
+kept, and the cache answers any it has.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import sqlite3
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
-from merabench.errors import BackendError, ConfigError, DataError
-from merabench.models.base import Backend, Completion, ModelRequest
+from merabench.errors import BackendError, DataError
+from merabench.models.base import Backend, Completion, Request
+from merabench.models.baselines import BaselineKind, baseline_answer
 from merabench.prompts import HistoryIndex, Message, messages_digest
+from merabench.records import Answer, Status
 from merabench.rows import Row, TaskData
-from merabench.samples import Record, SampleWriter, read_records, samples_path, write_atomic
+from merabench.samples import SampleWriter, read_answers, samples_path
 from merabench.tasks.base import Task
 
-RUN_FILE = "run.json"
+CACHE_BATCH_S = 0.05
 
 
 class ProgressSink(Protocol):
@@ -52,7 +55,7 @@ class TaskRun:
 class WorkItem:
     task: Task
     row: Row
-    messages: Sequence[Message]
+    messages: tuple[Message, ...]
     digest: str
 
     @property
@@ -60,158 +63,208 @@ class WorkItem:
         return self.digest[:16]
 
 
-def answer_record(item: WorkItem, completion: Completion, *, cached: bool) -> Record:
-    return {"id": item.row.id, "status": "ok", "output": completion.text, "error": None,
-            "messages_hash": item.messages_hash, "cached": cached, "attempts": 0 if cached else completion.attempts,
-            "latency_s": round(completion.latency_s, 4), "prompt_tokens": completion.prompt_tokens,
-            "completion_tokens": completion.completion_tokens, "finish_reason": completion.finish_reason,
-            "endpoint": completion.endpoint}
+class AnswerSource(Protocol):
+    """Whatever answers the work items: a backend, or a baseline."""
+
+    name: str
+
+    def cache_key(self, item: WorkItem) -> str | None: ...
+    async def complete(self, item: WorkItem) -> Completion: ...
+    async def aclose(self) -> None: ...
 
 
-def error_record(row: Row, reason: str, mhash: str | None, latency_s: float = 0.0) -> Record:
-    return {"id": row.id, "status": "error", "output": None, "error": reason, "messages_hash": mhash,
-            "latency_s": round(latency_s, 4)}
+@dataclass
+class BackendSource:
+    backend: Backend
+    cache_scope: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def cache_key(self, item: WorkItem) -> str | None:
+        return request_key(self.backend.name, self.backend.options.fingerprint(), item.digest, self.cache_scope)
+
+    async def complete(self, item: WorkItem) -> Completion:
+        return await self.backend.generate(Request(item.messages))
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
 
 
-def check_run_identity(out_dir: Path, identity: dict) -> None:
-    """A folder holds one model's run; resuming it with another model or settings would mix them."""
-    path = out_dir / RUN_FILE
-    if path.exists():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            previous = None
-        if previous is not None and previous != identity:
-            raise ConfigError(f"{out_dir} holds a run with other settings ({previous}); "
-                              "use another --out, or delete the folder to start over")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+@dataclass
+class BaselineSource:
+    kind: BaselineKind
+    seed: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kind
+
+    def cache_key(self, item: WorkItem) -> str | None:
+        return None  # instant and deterministic: never cached
+
+    async def complete(self, item: WorkItem) -> Completion:
+        return Completion(text=baseline_answer(self.kind, item.task, item.row, self.seed), finish_reason="stop",
+                          attempts=1)
+
+    async def aclose(self) -> None:
+        pass
 
 
+def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_prompts: bool) -> Answer:
+    return Answer(
+        id=item.row.id, status=Status.OK, output=completion.text, messages_hash=item.messages_hash, cached=cached,
+        attempts=0 if cached else completion.attempts, latency_s=round(completion.latency_s, 4),
+        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+        reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning,
+        finish_reason=completion.finish_reason, endpoint=completion.endpoint,
+        messages=item.messages if log_prompts else None)
+
+
+@dataclass
 class Runner:
-    def __init__(self, backend: Backend, *, out_dir: Path, concurrency: int = 32,
-                 cache: ResponseCache | None = None, system_prompt: str | None = None,
-                 progress: ProgressSink | None = None) -> None:
-        self.backend = backend
-        self.out_dir = out_dir
-        self.concurrency = max(1, concurrency)
-        self.cache = cache if backend.cacheable else None
-        self.system_prompt = system_prompt
-        self.progress = progress or NoProgress()
-        self._unsaved: list[tuple[str, str, Completion]] = []  # answers not yet in the cache
-        self._keys: dict[str, str] = {}  # messages digest -> cache key
+    source: AnswerSource
+    out_dir: Path
+    concurrency: int = 32
+    cache: ResponseCache | None = None
+    system_prompt: str | None = None
+    progress: ProgressSink = field(default_factory=NoProgress)
+    log_prompts: bool = False
+    #: asked before each new request; once true, no new request is sent (a cost or time budget)
+    should_stop: Callable[[], bool] = lambda: False
+    #: called with each fresh completion (cost accounting)
+    on_completion: Callable[[Completion], None] = lambda completion: None
+    notes: list[str] = field(default_factory=list)
 
-    def plan(self, run: TaskRun, existing: dict[int, Record]) -> tuple[list[WorkItem], list[Record], int]:
+    def plan(self, run: TaskRun, existing: dict[int, Answer]) -> tuple[list[WorkItem], list[Answer], int]:
         """Split a task's rows into work to do, errors known before asking, and rows already done."""
         history = HistoryIndex(run.data.shots)
         todo, failed, done = [], [], 0
         for row in run.data.rows:
             try:
-                messages = run.task.messages(row, history, self.system_prompt)
+                messages = tuple(run.task.messages(row, history, self.system_prompt))
             except DataError as exc:
-                failed.append(error_record(row, str(exc), None))
+                failed.append(Answer.failed(row.id, str(exc)))
                 continue
             digest = messages_digest(messages)
             previous = existing.get(row.id)
-            if previous and previous.get("status") == "ok" and previous.get("messages_hash") == digest[:16]:
+            if previous is not None and previous.ok and previous.messages_hash == digest[:16]:
                 done += 1
                 continue
             todo.append(WorkItem(run.task, row, messages, digest))
         return todo, failed, done
 
-    async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Record]]:
-        """Answer every row of every task; return the records by task and id."""
+    async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
+        """Answer every row of every task; return the answers by task and id."""
         writers: dict[str, SampleWriter] = {}
-        records: dict[str, dict[int, Record]] = {}
+        answers: dict[str, dict[int, Answer]] = {}
         work: list[WorkItem] = []
         for run in runs:
             path = samples_path(self.out_dir, run.task.name)
-            existing = read_records(path)
-            records[run.task.name] = existing  # updated in place as answers arrive
+            existing = read_answers(path)
+            answers[run.task.name] = existing
             todo, failed, done = self.plan(run, existing)
             writers[run.task.name] = SampleWriter(path)
             if failed:
                 writers[run.task.name].write_many(failed)
-                existing.update((r["id"], r) for r in failed)
+                existing.update((a.id, a) for a in failed)
             self.progress.start(run.task.name, len(run.data.rows), done)
             for _ in failed:
                 self.progress.advance(run.task.name, error=True)
             work.extend(todo)
 
+        loop = asyncio.get_running_loop()
+        unwritten: dict[str, list[Answer]] = {name: [] for name in writers}
+        uncached: list[tuple[str, str, Completion]] = []
+        flush_scheduled = False
         cache_due = asyncio.Event()
 
-        unwritten: dict[str, list[Record]] = {name: [] for name in writers}
-        loop = asyncio.get_running_loop()
-        write_scheduled = False
-
-        def write_out() -> None:
-            # to the OS at the end of this loop turn: a killed process loses nothing written, and
-            # a power cut at most the last second (SampleWriter fsyncs about every second)
-            nonlocal write_scheduled
-            write_scheduled = False
+        def flush() -> None:
+            # to the OS at the end of this loop turn: a killed process loses nothing written, and a
+            # power cut at most the last second (SampleWriter fsyncs about every second)
+            nonlocal flush_scheduled
+            flush_scheduled = False
             for name, batch in unwritten.items():
                 if batch:
                     writers[name].write_many(batch)
                     batch.clear()
 
-        def emit(task_name: str, record: Record) -> None:
-            nonlocal write_scheduled
-            unwritten[task_name].append(record)
-            records[task_name][record["id"]] = record
-            if not write_scheduled:
-                write_scheduled = True
-                loop.call_soon(write_out)
-            self.progress.advance(task_name, error=record["status"] != "ok")
-            cache_due.set()
-
-        def save_cache() -> None:
-            if self.cache is not None and self._unsaved:
-                self.cache.put_many(self._unsaved)
-                self._unsaved.clear()
+        def emit(item_task: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
+            nonlocal flush_scheduled
+            unwritten[item_task].append(answer)
+            answers[item_task][answer.id] = answer
+            if key is not None and completion is not None:
+                uncached.append((key, self.source.name, completion))
+                cache_due.set()
+            if not flush_scheduled:
+                flush_scheduled = True
+                loop.call_soon(flush)
+            self.progress.advance(item_task, error=not answer.ok)
 
         async def cache_saver() -> None:
-            while True:  # one transaction per batch of answers: a commit each would cap a fast endpoint
+            while True:
                 await cache_due.wait()
                 cache_due.clear()
-                save_cache()
-                await asyncio.sleep(0.05)
+                self._save(uncached)
+                await asyncio.sleep(CACHE_BATCH_S)
 
-        cached = self.cached_answers(work)
+        keys = {item.digest: self.source.cache_key(item) for item in work} if self.cache is not None else {}
+        cached = self._cached(keys)
+        remaining = []
         for item in work:
-            if item.digest in cached:
-                emit(item.task.name, answer_record(item, cached[item.digest], cached=True))
-        work = [item for item in work if item.digest not in cached]
+            hit = cached.get(item.digest)
+            if hit is not None:
+                emit(item.task.name, answer_of(item, hit, cached=True, log_prompts=self.log_prompts))
+            else:
+                remaining.append(item)
 
-        async def answer_and_emit(item: WorkItem) -> None:
-            emit(item.task.name, await self.answer(item))
+        async def answer_one(item: WorkItem) -> None:
+            started = time.monotonic()
+            try:
+                completion = await self.source.complete(item)
+            except BackendError as exc:
+                emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
+                                                   time.monotonic() - started))
+                return
+            self.on_completion(completion)
+            emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
+                 keys.get(item.digest), completion)
 
         saver = asyncio.create_task(cache_saver())
         try:
-            await run_pool(work, answer_and_emit, self.concurrency)
+            await run_pool(remaining, answer_one, self.concurrency, stop=self.should_stop)
         finally:
             saver.cancel()
-            write_out()
-            save_cache()
+            flush()
+            self._save(uncached)
             for writer in writers.values():
                 writer.close()
-            await self.backend.aclose()
-        return records
+            await self.source.aclose()
+        return answers
 
-    def cached_answers(self, work: Sequence[WorkItem]) -> dict[str, Completion]:
+    def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:
         """Answers the cache already has, by messages digest, looked up in bulk before any request."""
-        if self.cache is None:
+        wanted = {key: digest for digest, key in keys.items() if key is not None}
+        if self.cache is None or not wanted:
             return {}
-        options = self.backend.options.fingerprint()
-        self._keys = {item.digest: request_key(self.backend.name, options, item.digest) for item in work}
-        by_key = {key: digest for digest, key in self._keys.items()}
-        return {by_key[key]: completion for key, completion in self.cache.get_many(list(by_key)).items()}
-
-    async def answer(self, item: WorkItem) -> Record:
-        started = time.monotonic()
         try:
-            completion = await self.backend.generate(ModelRequest(item.task, item.row, item.messages))
-        except BackendError as exc:
-            return error_record(item.row, str(exc), item.messages_hash, time.monotonic() - started)
-        if self.cache is not None:
-            self._unsaved.append((self._keys[item.digest], self.backend.name, completion))  # saved with the next batch
-        return answer_record(item, completion, cached=False)
+            found = self.cache.get_many(list(wanted))
+        except sqlite3.Error as exc:
+            self._cache_failed(exc)
+            return {}
+        return {wanted[key]: completion for key, completion in found.items()}
+
+    def _save(self, uncached: list[tuple[str, str, Completion]]) -> None:
+        if self.cache is None or not uncached:
+            uncached.clear()
+            return
+        try:
+            self.cache.put_many(uncached)
+        except sqlite3.Error as exc:
+            self._cache_failed(exc)
+        uncached.clear()
+
+    def _cache_failed(self, exc: Exception) -> None:
+        self.notes.append(f"the response cache stopped working ({exc}); answers are still in the samples files")
+        self.cache = None

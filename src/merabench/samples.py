@@ -1,9 +1,9 @@
-"""samples_<task>.jsonl: the per-row answer records, streamed during a run and rewritten sorted
-(with metrics) at its end.
+"""samples_<task>.jsonl: one line per row, streamed as answers arrive and rewritten sorted, with
+the metrics, when the run is scored.
 
-While a run is under way records are appended as they arrive and flushed to the OS after every
-batch (so a killed process loses nothing the OS has), and fsync'd at most every second (so a
-power cut loses at most that). A crash can leave a partial last line; readers skip it.
+While a run is under way answer records are appended and flushed to the OS after every batch
+(so a killed process loses nothing the OS has), and fsync'd at most every second (so a power cut
+loses at most that). A crash can leave a partial last line; readers skip it.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-Record = dict[str, Any]
+from merabench.records import Answer, Scored
 
 FSYNC_INTERVAL_S = 1.0
 
@@ -26,27 +26,40 @@ def samples_path(out_dir: Path, task_name: str) -> Path:
     return out_dir / f"samples_{task_name}.jsonl"
 
 
-def dumps(record: Record) -> str:
+def dumps(record: Mapping[str, Any]) -> str:
     try:
         return orjson.dumps(record).decode("utf-8")
     except TypeError:  # e.g. a lone surrogate in a model's answer, which orjson refuses: keep it escaped
         return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
 
 
-def read_records(path: Path) -> dict[int, Record]:
-    """The last record per id; unreadable lines (a write cut short by a crash) are skipped."""
-    records: dict[int, Record] = {}
+def read_lines(path: Path) -> Iterable[dict[str, Any]]:
+    """Every JSON object line; unreadable lines (a write cut short by a crash) are skipped."""
     if not path.exists():
-        return records
+        return
     with path.open(encoding="utf-8", errors="replace") as fh:
         for text in fh:
             try:
                 record = json.loads(text)
             except json.JSONDecodeError:
                 continue
-            if isinstance(record, dict) and isinstance(record.get("id"), int):
-                records[record["id"]] = record
-    return records
+            if isinstance(record, dict):
+                yield record
+
+
+def read_records(path: Path) -> dict[int, dict[str, Any]]:
+    """The last raw line per id (for tools that read the scored fields too)."""
+    return {r["id"]: r for r in read_lines(path) if isinstance(r.get("id"), int)}
+
+
+def read_answers(path: Path) -> dict[int, Answer]:
+    """The last answer record per id."""
+    answers = {}
+    for line in read_lines(path):
+        answer = Answer.from_json(line)
+        if answer is not None:
+            answers[answer.id] = answer
+    return answers
 
 
 class SampleWriter:
@@ -63,8 +76,8 @@ class SampleWriter:
                     self._fh.write("\n")
         self._last_sync = time.monotonic()
 
-    def write_many(self, records: Iterable[Record]) -> None:
-        self._fh.write("".join(dumps(r) + "\n" for r in records))
+    def write_many(self, answers: Iterable[Answer]) -> None:
+        self._fh.write("".join(dumps(a.to_json()) + "\n" for a in answers))
         self._fh.flush()
         if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
             self.sync()
@@ -81,14 +94,18 @@ class SampleWriter:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Write via a temporary file and rename, so a reader never sees half a file. A lone surrogate
+    (a model can emit one) is written as its escape `\\udXXX`, which JSON reads back as itself."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def write_final(path: Path, records: Iterable[Record]) -> None:
-    write_atomic(path, "".join(dumps(r) + "\n" for r in sorted(records, key=lambda r: r["id"])))
+def write_final(path: Path, scored: Iterable[Scored]) -> None:
+    write_atomic(path, "".join(dumps(s.to_json()) + "\n" for s in sorted(scored, key=lambda s: s.id)))

@@ -1,8 +1,9 @@
-"""Answers -> scores: per-sample metrics on every answered row, then the task's aggregate.
+"""Answers (+ judgements) -> scored rows and the task's result.
 
 Rows whose request failed keep `status: "error"` and get no metrics: they are counted, never
 scored as an empty answer. Sets without reference answers (the public test split) are left
-unscored, and the result says so.
+unscored, and the result says so. Answers cut by the token limit (`finish_reason: length`) are
+scored as they are, as the leaderboard scores them, and counted.
 """
 
 from __future__ import annotations
@@ -12,10 +13,38 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from merabench.records import Answer, Judgement, Scored
 from merabench.rows import Row
-from merabench.samples import Record
-from merabench.stats import bootstrap_ci
+from merabench.stats import intervals
 from merabench.tasks.base import Aggregate, SampleScore, Task
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens (and their cost, when prices are known) over a task's answers."""
+
+    prompt: int = 0
+    completion: int = 0
+    reasoning: int = 0
+    answered: int = 0           # answers whose tokens were counted
+    with_reasoning: int = 0     # answers that reported reasoning tokens
+    truncated: int = 0          # answers cut by the token limit
+
+    @classmethod
+    def of(cls, answers: Sequence[Answer]) -> Usage:
+        ok = [a for a in answers if a.ok]
+        reasoning = [a.reasoning_tokens for a in ok if a.reasoning_tokens is not None]
+        return cls(prompt=sum(a.prompt_tokens or 0 for a in ok), completion=sum(a.completion_tokens or 0 for a in ok),
+                   reasoning=sum(reasoning), answered=len(ok), with_reasoning=len(reasoning),
+                   truncated=sum(a.truncated for a in ok))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"prompt": self.prompt, "completion": self.completion}
+        if self.with_reasoning:
+            out["reasoning"] = self.reasoning
+            out["mean_reasoning"] = round(self.reasoning / self.with_reasoning, 1)
+        out["truncated"] = self.truncated
+        return out
 
 
 @dataclass(frozen=True)
@@ -27,9 +56,13 @@ class TaskResult:
     n_errors: int
     n_scored: int
     aggregate: Aggregate | None
-    tokens: dict[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
     notes: tuple[str, ...] = ()
     ci95: dict[str, list[float]] = field(default_factory=dict)
+
+    @property
+    def all_failed(self) -> bool:
+        return self.n_rows > 0 and self.n_errors == self.n_rows
 
     def to_json(self) -> dict[str, Any]:
         agg = self.aggregate
@@ -38,7 +71,7 @@ class TaskResult:
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
-            "tokens": self.tokens,
+            "tokens": self.usage.to_json(),
         }
         if self.ci95:
             out["ci95"] = self.ci95
@@ -50,65 +83,44 @@ class TaskResult:
         return out
 
 
-def intervals(aggregate: Aggregate, scores: Sequence[SampleScore | None]) -> dict[str, list[float]]:
-    """95 % bootstrap intervals for the aggregate metrics that are plain means of per-row values."""
-    per_row: dict[str, list[float]] = {}
-    for score in scores:
-        if score is not None:
-            for name, value in score.metrics.items():
-                per_row.setdefault(name, []).append(value)
-    out = {}
-    for name, value in aggregate.metrics.items():
-        values = per_row.get(name)
-        if values and abs(sum(values) / len(values) - value) < 1e-12:
-            bounds = bootstrap_ci(values)
-            if bounds:
-                out[name] = [round(bounds[0], 6), round(bounds[1], 6)]
-    return out
-
-
-def scored_text(task: Task, record: Record, *, strip: bool) -> str:
-    return task.scored_answer(record.get("output") or "", strip_think=strip)
-
-
-def score_task(task: Task, rows: Sequence[Row], records: Mapping[int, Record], *, source: str,
-               strip: bool) -> tuple[list[Record], TaskResult]:
-    """Score every answered row; return the final records (one per row) and the task result."""
+def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
+               judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool
+               ) -> tuple[list[Scored], TaskResult]:
+    """Score every answered row; return the scored rows (one per row) and the task result."""
     has_references = any(r.outputs.strip() for r in rows)
-    final: list[Record] = []
+    judgements = judgements or {}
+    scored: list[Scored] = []
     scores: list[SampleScore | None] = []
-    tokens = {"prompt": 0, "completion": 0}
-    n_errors = 0
     reasons: Counter[str] = Counter()
+    row_answers = []
     for row in rows:
-        record = dict(records.get(row.id) or {"id": row.id, "status": "error", "error": "no answer"})
-        record.pop("metrics", None)
-        record.pop("details", None)
-        record.pop("answer", None)
-        tokens["prompt"] += record.get("prompt_tokens") or 0
-        tokens["completion"] += record.get("completion_tokens") or 0
+        answer = answers.get(row.id) or Answer.failed(row.id, "no answer")
+        row_answers.append(answer)
         score = None
-        if record.get("status") != "ok":
-            n_errors += 1
-            reasons[str(record.get("error") or "unknown")[:160]] += 1
+        if not answer.ok:
+            reasons[str(answer.error or "unknown")[:160]] += 1
+            scored.append(Scored(answer))
         elif has_references:
-            answer = scored_text(task, record, strip=strip)
-            if answer != record.get("output"):
-                record["answer"] = answer
-            score = task.score(row, answer, record.get("judge"))
-            record["metrics"] = score.metrics
-            if score.details:
-                record["details"] = score.details
+            text = task.scored_answer(answer.output or "", strip_think=strip)
+            judgement = judgements.get(row.id)
+            score = task.score(row, text, judgement)
+            scored.append(Scored(answer, score.metrics, score.details, None if text == answer.output else text,
+                                 judgement))
+        else:
+            scored.append(Scored(answer))
         scores.append(score)
-        final.append(record)
+    n_errors = sum(not a.ok for a in row_answers)
+    usage = Usage.of(row_answers)
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
+    if usage.truncated:
+        notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
+                     "scored as they are, as the leaderboard scores them")
     n_scored = sum(s is not None for s in scores)
     aggregate = task.aggregate(rows, scores) if n_scored else None
-    ci95 = intervals(aggregate, scores) if aggregate else {}
-    n_answered = len(rows) - n_errors
-    result = TaskResult(task=task.name, source=source, n_rows=len(rows),
-                        n_answered=n_answered, n_errors=n_errors, n_scored=n_scored, aggregate=aggregate,
-                        tokens=tokens, notes=tuple(notes), ci95=ci95)
-    return final, result
+    ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
+    result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
+                        n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
+                        ci95=ci95)
+    return scored, result

@@ -1,33 +1,103 @@
-"""Confidence intervals for metrics that are means over rows: a seeded percentile bootstrap."""
+"""Confidence intervals by a seeded, vectorised percentile bootstrap, resampling each metric's own
+unit: rows for a mean, groups for an all-or-nothing group metric, rows within each group for a
+balance (geometric mean of group means). Reruns give the same intervals.
+"""
 
 from __future__ import annotations
 
-import random
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from merabench.rows import Row
+from merabench.tasks.aggregation import groups_of, values_of
+from merabench.tasks.base import Aggregation, MetricSpec, SampleScore
 
 RESAMPLES = 1000
+LEVEL = 0.95
+_CHUNK_CELLS = 2_000_000  # resample indices held at once (keeps memory flat for large sets)
 
 
-def bootstrap_ci(values: Sequence[float], *, level: float = 0.95, resamples: int = RESAMPLES,
-                 seed: int = 0) -> tuple[float, float] | None:
-    """(low, high) of the mean; None for fewer than two values. Seeded, so reruns agree."""
-    n = len(values)
-    if n < 2:
+def _rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
+    """`resamples` means of `values` (n,) or of each column of `values` (n, k) resampled by row."""
+    n = values.shape[0]
+    rng = _rng(seed)
+    if values.ndim == 1 and np.isin(values, (0.0, 1.0)).all():
+        return rng.binomial(n, values.mean(), size=resamples) / n  # exact for 0/1 values, and O(resamples)
+    chunk = max(1, _CHUNK_CELLS // max(1, n))
+    out = []
+    for start in range(0, resamples, chunk):
+        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
+        out.append(values[idx].mean(axis=1))
+    return np.concatenate(out)
+
+
+def interval(samples: np.ndarray, level: float = LEVEL) -> tuple[float, float]:
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail], axis=0)
+    return float(low), float(high)
+
+
+def _mean_ci(values: list[float], seed: int) -> tuple[float, float] | None:
+    if len(values) < 2:
         return None
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
-    tail = (1 - level) / 2
-    return means[int(tail * resamples)], means[min(resamples - 1, int((1 - tail) * resamples))]
+    return interval(bootstrap_means(np.asarray(values, dtype=float), seed=seed))
 
 
-def paired_difference(first: Sequence[float], second: Sequence[float], *, level: float = 0.95,
-                      resamples: int = RESAMPLES, seed: int = 0) -> dict[str, float] | None:
+def _all_or_nothing_ci(groups: dict[Hashable, list[float | None]], seed: int) -> tuple[float, float] | None:
+    outcomes = [0.0 if any(v is not None and v < 1.0 for v in g) else 1.0
+                for g in groups.values() if any(v is not None and v < 1.0 for v in g) or all(v is not None for v in g)]
+    return _mean_ci(outcomes, seed)
+
+
+def _balance_ci(groups: dict[Hashable, list[float | None]], floor: float, seed: int) -> tuple[float, float] | None:
+    members = [np.asarray([v for v in g if v is not None], dtype=float) for g in groups.values()]
+    members = [m for m in members if m.size]
+    if not members or sum(m.size for m in members) < 2:
+        return None
+    logs = np.zeros(RESAMPLES)
+    for n, values in enumerate(members):
+        logs += np.log(np.maximum(floor, bootstrap_means(values, seed=seed + n)))
+    return interval(np.exp(logs / len(members)))
+
+
+def metric_interval(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[SampleScore | None], seed: int = 0
+                    ) -> tuple[float, float] | None:
+    """The 95 % interval of one declared metric, or None when it cannot be drawn (under 2 units)."""
+    values = values_of(spec.name, scores)
+    if spec.aggregation is Aggregation.MEAN:
+        return _mean_ci([v for v in values if v is not None], seed)
+    if all(v is None for v in values):
+        return None
+    groups = groups_of(spec, rows, values)
+    if spec.aggregation is Aggregation.ALL_OR_NOTHING:
+        return _all_or_nothing_ci(groups, seed)
+    return _balance_ci(groups, spec.floor, seed)
+
+
+def intervals(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]
+              ) -> dict[str, list[float]]:
+    """{metric: [low, high]} for every declared per-row metric that has one."""
+    out = {}
+    for spec in specs:
+        if spec.derived:
+            continue
+        bounds = metric_interval(spec, rows, scores)
+        if bounds is not None:
+            out[spec.name] = [round(bounds[0], 6), round(bounds[1], 6)]
+    return out
+
+
+def paired_difference(first: Sequence[float], second: Sequence[float], *, seed: int = 0) -> dict[str, float] | None:
     """Mean of second - first over the same rows, with a paired bootstrap interval, and how many
     rows each side wins. None without at least two shared rows."""
-    differences = [b - a for a, b in zip(first, second, strict=True)]
-    bounds = bootstrap_ci(differences, level=level, resamples=resamples, seed=seed)
-    if bounds is None:
+    differences = np.asarray(second, dtype=float) - np.asarray(first, dtype=float)
+    if differences.size < 2:
         return None
-    return {"difference": sum(differences) / len(differences), "low": bounds[0], "high": bounds[1],
-            "n": len(differences), "second_better": sum(d > 0 for d in differences),
-            "first_better": sum(d < 0 for d in differences)}
+    low, high = interval(bootstrap_means(differences, seed=seed))
+    return {"difference": float(differences.mean()), "low": low, "high": high, "n": int(differences.size),
+            "second_better": int((differences > 0).sum()), "first_better": int((differences < 0).sum())}

@@ -1,15 +1,15 @@
-"""Model specs -> backends: `openai:<model>`, `hf:<path or hub id>`, and the baselines `reference`,
-`copy`, `random`."""
+"""Model specs -> backends: `openai:<model>` and `hf:<path or hub id>`. The baselines `reference`,
+`copy` and `random` answer from the task itself (models/baselines.py) and need no backend."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from merabench.errors import ConfigError
-from merabench.models.base import Backend, Completion, GenerationOptions, ModelRequest
-from merabench.models.baselines import BASELINES, BaselineBackend
+from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.models.baselines import BASELINES
 
-__all__ = ["Backend", "BackendSettings", "Completion", "GenerationOptions", "ModelRequest", "make_backend"]
+__all__ = ["BASELINES", "Backend", "BackendSettings", "Completion", "GenerationOptions", "Request", "make_backend"]
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,6 @@ class BackendSettings:
 
 
 def make_backend(spec: str, options: GenerationOptions, settings: BackendSettings) -> Backend:
-    if spec in BASELINES:
-        return BaselineBackend(spec, seed=options.seed)  # type: ignore[arg-type]
     kind, _, model = spec.partition(":")
     if kind == "openai" and model:
         from merabench.models.openai_compat import OpenAICompatBackend

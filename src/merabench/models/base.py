@@ -1,17 +1,17 @@
-"""The backend seam: one async `generate` per backend, plus the records that cross it."""
+"""The backend seam: one async `generate` per backend, and the records that cross it.
+
+A backend sees a Request (the chat messages) and its own GenerationOptions; it never sees a task
+or a row. It returns a Completion or raises BackendError (after its own retries).
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from merabench.prompts import Message
-from merabench.rows import Row
-
-if TYPE_CHECKING:
-    from merabench.tasks.base import Task
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,7 @@ class GenerationOptions:
 
 
 @dataclass(frozen=True)
-class ModelRequest:
-    task: Task
-    row: Row
+class Request:
     messages: Sequence[Message]
 
 
@@ -45,19 +43,24 @@ class Completion:
     latency_s: float = 0.0
     endpoint: str | None = None
     attempts: int = 1
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
 
 
 class Backend(ABC):
-    """A model. `generate` raises BackendError when a request fails for good."""
+    """A model behind an API or in this process. `generate` raises BackendError when a request
+    fails for good."""
 
     #: the model spec as the user gave it (e.g. "openai:qwen3-8b"); part of the cache key
     name: str
-    #: whether answers are worth caching (baselines are not)
-    cacheable: bool = True
     options: GenerationOptions = GenerationOptions()
 
     @abstractmethod
-    async def generate(self, request: ModelRequest) -> Completion: ...
+    async def generate(self, request: Request) -> Completion: ...
+
+    def cache_scope(self) -> dict[str, Any]:
+        """What, besides the name and options, tells this model's answers apart in the cache."""
+        return {}
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass

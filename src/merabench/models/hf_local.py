@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError
-from merabench.models.base import Backend, Completion, GenerationOptions, ModelRequest
+from merabench.models.base import Backend, Completion, GenerationOptions, Request
 
 
 class HFLocalBackend(Backend):
@@ -78,7 +78,7 @@ class HFLocalBackend(Backend):
         return Completion(text=text, prompt_tokens=int(ids.shape[1]), completion_tokens=int(len(new)),
                           finish_reason=finish, latency_s=time.monotonic() - started, endpoint=self.name)
 
-    async def generate(self, request: ModelRequest) -> Completion:
+    async def generate(self, request: Request) -> Completion:
         try:
             return await asyncio.to_thread(self._generate, list(request.messages))
         except (ConfigError, BackendError):

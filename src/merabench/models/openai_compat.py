@@ -18,8 +18,9 @@ import aiohttp
 import orjson
 
 from merabench.errors import BackendError, ConfigError
-from merabench.models.base import Backend, Completion, GenerationOptions, ModelRequest
+from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.endpoints import EndpointPool
+from merabench.urls import redact
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -69,7 +70,12 @@ class OpenAICompatBackend(Backend):
         self._session: aiohttp.ClientSession | None = None
 
     def __repr__(self) -> str:  # never show the key
-        return f"OpenAICompatBackend(model={self.model!r}, urls={self.urls!r})"
+        return f"OpenAICompatBackend(model={self.model!r}, urls={[redact(u) for u in self.urls]!r})"
+
+    def cache_scope(self) -> dict[str, Any]:
+        """The endpoints (credentials removed): another server behind the same model name is
+        another model until the user says otherwise (--cache-scope model)."""
+        return {"endpoints": sorted(redact(u) for u in self.urls)}
 
     @property
     def pool(self) -> EndpointPool:
@@ -87,7 +93,7 @@ class OpenAICompatBackend(Backend):
                                                   timeout=aiohttp.ClientTimeout(total=self.timeout_s))
         return self._session
 
-    def payload(self, request: ModelRequest) -> dict[str, Any]:
+    def payload(self, request: Request) -> dict[str, Any]:
         opts = self.options
         body: dict[str, Any] = {"model": self.model, "messages": list(request.messages),
                                 "max_tokens": opts.max_tokens, "temperature": opts.temperature}
@@ -98,7 +104,7 @@ class OpenAICompatBackend(Backend):
         body.update(opts.extra_body)
         return body
 
-    async def generate(self, request: ModelRequest) -> Completion:
+    async def generate(self, request: Request) -> Completion:
         body = orjson.dumps(self.payload(request))
         started = time.monotonic()
         attempt = 0
@@ -125,7 +131,7 @@ class OpenAICompatBackend(Backend):
             return Completion(text=completion["text"], prompt_tokens=completion["prompt_tokens"],
                               completion_tokens=completion["completion_tokens"],
                               finish_reason=completion["finish_reason"],
-                              latency_s=time.monotonic() - started, endpoint=endpoint.url, attempts=attempt)
+                              latency_s=time.monotonic() - started, endpoint=redact(endpoint.url), attempts=attempt)
 
     def _backoff(self, attempt: int) -> float:
         """Exponential with full jitter, so retrying workers do not arrive together."""

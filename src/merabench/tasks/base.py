@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from merabench import think
+from merabench.judge_protocol import HarnessTemplate
 from merabench.prompts import HistoryIndex, Message, build_messages
+from merabench.records import Judgement
 from merabench.rows import Row
 
 
@@ -79,10 +81,10 @@ class Task(ABC):
         return think.strip_think(raw) if strip_think else raw
 
     @abstractmethod
-    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+    def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
         """Score one answer against the row's reference. Pure: no I/O, never raises on bad answers.
 
-        `judgement` is what the judging stage recorded for this row (replies, errors), if it ran.
+        `judgement` is what the judging stage made of this answer, if a judge ran.
         """
 
     def explain(self, row: Row, answer: str) -> str:
@@ -92,9 +94,18 @@ class Task(ABC):
         score = self.score(row, answer)
         return json.dumps({"metrics": score.metrics, "details": score.details}, ensure_ascii=False, indent=1)
 
-    def judge_prompts(self, row: Row, answer: str) -> list[list[Message]]:
-        """The judge requests for one answer; tasks without a judge have none."""
+    def judge_prompts(self, row: Row, answer: str, template: HarnessTemplate | None = None) -> list[list[Message]]:
+        """The judge requests for one answer (the task's own prompt, or `template` in the public
+        harness's protocol); tasks without a judge have none."""
         return []
+
+    def judge_value(self, reply: str) -> float | None:
+        """The score a reply to the task's own judge prompt gives; None when it gives none."""
+        return None
+
+    def judge_template_sha(self) -> str:
+        """A short hash of the task's own judge prompt (what results.json records)."""
+        return ""
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
         """`scores[i]` belongs to `rows[i]`; None marks a row without a score (its request failed).

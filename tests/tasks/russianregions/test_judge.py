@@ -150,3 +150,78 @@ def test_run_asks_the_model_then_the_judge(tmp_path: Path, make_server) -> None:
     assert doc["metrics"]["group_judge_score"] == 1.0 and doc["denominators"]["judge_score"] == len(ROWS)
     judged = [b for b in server.requests if b["model"] == "judge"]
     assert len(judged) == 2 * len(ROWS)  # both readings of "Ответ: X"
+
+
+HARNESS = json.loads((Path(__file__).parent / "harness_judge_requests.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("template_name", ["harness default", "custom {{braces}}"])
+def test_a_harness_template_sends_exactly_the_public_request(tmp_path: Path, make_server, template_name: str) -> None:
+    """The request bodies the public harness's code builds (computed outside this repository, in
+    harness_judge_requests.json) for six answers, byte for byte: one user message, temperature 0,
+    256 tokens, the template's five places filled as the harness fills them."""
+    cases = [c for c in HARNESS["cases"] if c["template_name"] == template_name]
+    server = make_server(reply=lambda body: "Оценка: 2")
+    template = tmp_path / "judge.txt"
+    template.write_text(cases[0]["template"], encoding="utf-8")
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": c["row"], "output": c["answer"]} for c in cases])
+    result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                     "--judge-model", "openai:judge-model", "--judge-base-url", server.url,
+                     "--judge-prompt", str(template), "--no-cache")
+    assert result.returncode == 0, result.stderr
+    expected = sorted(json.dumps(r, ensure_ascii=False, sort_keys=True) for c in cases for r in c["requests"])
+    sent = sorted(json.dumps(r, ensure_ascii=False, sort_keys=True) for r in server.requests)
+    assert sent == expected
+    doc = json.loads((tmp_path / "s" / "results.json").read_text())
+    judge = doc["settings"]["judge"]
+    assert judge["model"] == "openai:judge-model" and judge["prompt"].startswith("harness")
+    assert len(judge["template_sha256"]) == 16 and doc["metrics"]["judge_score"] == 1.0
+
+
+def test_harness_environment_template_and_api_base_without_v1(tmp_path: Path, make_server) -> None:
+    case = next(c for c in HARNESS["cases"] if c["template_name"] == "harness default")
+    server = make_server(reply=lambda body: "1")
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": case["row"], "output": case["answer"]}])
+    result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                     "--no-cache", env={"LM_EVAL_JUDGE_MODEL": "judge-model", "LM_EVAL_JUDGE_PROMPT": case["template"],
+                                        "LM_EVAL_JUDGE_API_BASE": server.url.removesuffix("/v1")})
+    assert result.returncode == 0, result.stderr
+    as_text = lambda bodies: sorted(json.dumps(b, sort_keys=True) for b in bodies)  # noqa: E731
+    assert as_text(server.requests) == as_text(case["requests"])
+    assert json.loads((tmp_path / "s" / "results.json").read_text())["metrics"]["judge_score"] == 0.5
+
+
+def test_a_template_that_cannot_format_is_one_error_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Оцени {answer} против {reference_answer}, учитывая {контекст}", encoding="utf-8")
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": ROWS[0].id, "output": "Б"}])
+    result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                     "--judge-model", "openai:j", "--judge-base-url", "http://127.0.0.1:9/v1", "--judge-prompt", str(bad))
+    assert result.returncode == 2 and "does not format" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_judge_replies_are_reused_only_by_the_same_judge_and_template(tmp_path: Path, make_server) -> None:
+    server = make_server(reply=lambda body: "2")
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": r.id, "output": r.outputs} for r in ROWS[:4]])
+    template = tmp_path / "t.txt"
+    template.write_text("{instruction}\n{reference_answer}\n{answer}\n{criteria_name}\n{criteria_rubrics}", encoding="utf-8")
+
+    def score(*extra: str, out: str = "s"):
+        result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / out), *extra)
+        assert result.returncode == 0, result.stderr
+        return json.loads((tmp_path / out / "results.json").read_text())
+
+    judged = ("--judge-model", "openai:judge", "--judge-base-url", server.url)
+    assert score(*judged)["metrics"]["judge_score"] == 1.0
+    first = len(server.requests)
+    assert first == 4
+    score(*judged)                                          # same judge, same prompt: all from the cache
+    assert len(server.requests) == first
+    score(*judged, "--judge-prompt", str(template))         # another template: asked again
+    assert len(server.requests) == 2 * first
+    score("--judge-model", "openai:other-judge", "--judge-base-url", server.url)   # another judge: asked again
+    assert len(server.requests) == 3 * first
+    # the same folder rescored without a judge: its samples file holds judge replies, none is used
+    plain = score(out="s")
+    assert "judge_score" not in plain["metrics"] and plain["settings"]["judge"] is None
+    assert all("judge" not in line for line in read_jsonl(tmp_path / "s" / "samples_russianregions.jsonl"))

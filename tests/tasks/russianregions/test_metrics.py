@@ -4,9 +4,11 @@ from collections import Counter
 
 import pytest
 
+from merabench.records import Judgement
 from merabench.rows import Row, read_bundled
 from merabench.tasks import TASKS
 from merabench.tasks.aggregation import all_or_nothing
+from merabench.tasks.russianregions.judge import parse_verdict
 from merabench.tasks.russianregions.metrics import judge_outcome
 
 TASK = TASKS["russianregions"]
@@ -34,7 +36,8 @@ def test_groups_are_all_or_nothing_and_unknown_groups_are_left_out() -> None:
     (["не знаю"], [None], (None, "judge reply has no number")),
 ])
 def test_judge_outcome_takes_the_best_reading(replies, errors, expected) -> None:
-    assert judge_outcome({"replies": replies, "errors": errors}) == expected
+    scores = tuple(None if r is None else parse_verdict(r) for r in replies)
+    assert judge_outcome(Judgement(0, "openai:judge", "sha", tuple(replies), scores, tuple(errors))) == expected
 
 
 def test_reference_answers_score_one_and_copy_scores_zero() -> None:

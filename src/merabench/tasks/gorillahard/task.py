@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.gorillahard import aggregate, metrics
@@ -40,7 +40,7 @@ class GorillaHardTask(Task):
         MetricSpec("injection_resistance_rate", "the planted instruction's tool not called"),
     )
 
-    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+    def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
         return metrics.score_row(row, answer)
 
     def scored_answer(self, raw: str, *, strip_think: bool) -> str:

@@ -8,34 +8,32 @@ another of its rows already failed it; otherwise it is left out, and the count i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
 from merabench.tasks.russianregions.extract import exact_match, extract_letters, readings, reference_letter
-from merabench.tasks.russianregions.judge import parse_verdict
 
 JUDGE_ABSENT_NOTE = "judge metrics absent: no judge configured (--judge-model or LM_EVAL_JUDGE_MODEL)"
 
 
-def judge_outcome(judgement: Mapping[str, Any]) -> tuple[float | None, str | None]:
+def judge_outcome(judgement: Judgement) -> tuple[float | None, str | None]:
     """(best score over the readings, None) or (None, why there is no score)."""
-    replies, errors = judgement.get("replies") or [], judgement.get("errors") or []
-    values = [parse_verdict(r) if r is not None else None for r in replies]
-    known = [v for v in values if v is not None]
-    if known and (max(known) == 1.0 or len(known) == len(values)):
+    known = [v for v in judgement.scores if v is not None]
+    if known and (max(known) == 1.0 or len(known) == len(judgement.scores)):
         return max(known), None  # a full mark cannot be beaten by a reading that failed
-    failures = [e for e in errors if e]
+    failures = [e for e in judgement.errors if e]
     if failures:
         return None, f"judge request failed: {failures[0]}"
-    if not values:
+    if not judgement.scores:
         return None, "no judge request was made"
     return None, "judge reply has no number"
 
 
-def score_answer(row: Row, answer: str, judgement: Mapping[str, Any] | None) -> SampleScore:
+def score_answer(row: Row, answer: str, judgement: Judgement | None) -> SampleScore:
     letters = extract_letters(answer)
     target = reference_letter(row.outputs)
     exact = exact_match(answer, row.outputs)

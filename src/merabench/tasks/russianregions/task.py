@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from merabench.judge_protocol import HarnessTemplate, harness_instruction, short_hash
 from merabench.prompts import Message, render_row
+from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.russianregions import metrics
 from merabench.tasks.russianregions.extract import LETTERS, readings, reference_letter
-from merabench.tasks.russianregions.judge import judge_messages
+from merabench.tasks.russianregions.judge import JUDGE_TEMPLATE, judge_messages, parse_verdict
 
 
 class RussianRegionsTask(Task):
@@ -31,13 +32,22 @@ class RussianRegionsTask(Task):
         MetricSpec("format_error_rate", "no reading of the answer yields an answer letter", higher_is_better=False),
     )
 
-    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+    def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
         return metrics.score_answer(row, answer, judgement)
 
-    def judge_prompts(self, row: Row, answer: str) -> list[list[Message]]:
+    def judge_prompts(self, row: Row, answer: str, template: HarnessTemplate | None = None) -> list[list[Message]]:
         """One judge request per distinct reading; the judge score is the best of them."""
+        if template is not None:
+            instruction = harness_instruction(row.instruction, dict(row.inputs))
+            return [template.messages(instruction, row.outputs, reading) for reading in readings(answer)]
         task_text = render_row(row)
         return [judge_messages(task_text, row.outputs, reading) for reading in readings(answer)]
+
+    def judge_value(self, reply: str) -> float | None:
+        return parse_verdict(reply)
+
+    def judge_template_sha(self) -> str:
+        return short_hash(JUDGE_TEMPLATE)
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
         return metrics.aggregate(self.metrics, rows, scores)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
 from merabench.tasks.sage.aggregate import aggregate
@@ -33,7 +33,7 @@ class SageTask(Task):
           for kind in TYPES for suffix, label in (("f1", "F1"), ("f05", "F0.5"))),
     )
 
-    def score(self, row: Row, answer: str, judgement: Mapping[str, Any] | None = None) -> SampleScore:
+    def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
         result = score_example(row.inputs.get("source", ""), row.outputs, answer)
         return SampleScore(result.metrics, result.details)
 

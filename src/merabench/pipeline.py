@@ -1,0 +1,224 @@
+"""The whole evaluation as two functions that the CLI and a user's Python both call.
+
+    evaluate(RunConfig(...))          rows -> requests -> answers -> judgements -> scores -> files
+    score_predictions(ScoreConfig())  saved answers -> judgements -> scores -> files
+
+Each writes its folder (samples_<task>.jsonl, results.json, report.html) under the folder's lock
+and returns an Evaluation with the task results and the results document.
+
+    from merabench.pipeline import RunConfig, evaluate
+    result = evaluate(RunConfig(model="openai:qwen3-8b", base_urls=("http://127.0.0.1:8000/v1",),
+                                tasks=("sage",), out=Path("runs/qwen")))
+    print(result.tasks["sage"].aggregate.metrics["errant_f1"])
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from merabench.cache import ResponseCache
+from merabench.datasource import load_for_tasks, load_task_data
+from merabench.judging import JudgeSettings, judge_task, make_judge
+from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
+from merabench.records import Answer, Judgement, Status
+from merabench.report.html import write_report
+from merabench.results import results_document, write_results
+from merabench.rows import TaskData
+from merabench.rundir import check_identity, locked, make_folder
+from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
+from merabench.samples import samples_path, write_final
+from merabench.scoring import TaskResult, score_task
+from merabench.tasks import TASKS, get_task, parse_task_list
+from merabench.urls import redact
+
+CacheScope = Literal["endpoint", "model"]
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """A judge and how to call it."""
+
+    settings: JudgeSettings
+    concurrency: int = 16
+    max_retries: int = 5
+    timeout_s: float = 600.0
+    retry_delay_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    model: str = "reference"
+    tasks: tuple[str, ...] = tuple(TASKS)
+    data: tuple[str, ...] = ("bundled",)
+    split: str = "test"
+    out: Path | None = None
+    base_urls: tuple[str, ...] = ()
+    api_key: str | None = field(default=None, repr=False)
+    concurrency: int = 32
+    max_retries: int = 5
+    timeout_s: float = 600.0
+    retry_delay_s: float = 1.0
+    generation: GenerationOptions = GenerationOptions()
+    preset: str | None = None
+    system_prompt: str | None = None
+    limit: int | None = None
+    cache: bool = True
+    cache_path: Path | None = None
+    cache_scope: CacheScope = "endpoint"
+    strip_think: bool = True
+    log_prompts: bool = False
+    judge: JudgeRun | None = None
+
+    def out_dir(self) -> Path:
+        import re
+
+        return self.out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", self.model)
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    task: str
+    predictions: Mapping[int, str | None]   # answers by row id (None: the saved request failed)
+    predictions_source: str = "predictions"
+    data: str = "bundled"
+    split: str = "test"
+    out: Path = Path("scored")
+    strip_think: bool = True
+    cache: bool = True
+    cache_path: Path | None = None
+    judge: JudgeRun | None = None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    out: Path
+    tasks: dict[str, TaskResult]
+    document: dict[str, Any]
+    wall_time_s: float | None
+    notes: tuple[str, ...] = ()
+
+
+def answer_source(config: RunConfig) -> AnswerSource:
+    if config.model in BASELINES:
+        return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
+    backend = make_backend(config.model, config.generation, BackendSettings(
+        base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
+        max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s))
+    scope = backend.cache_scope() if config.cache_scope == "endpoint" else {}
+    return BackendSource(backend, scope)
+
+
+def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
+    """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
+    return {"tasks": list(tasks), "data": list(config.data), "split": config.split, "preset": config.preset,
+            "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
+            "concurrency": config.concurrency, "strip_think": config.strip_think,
+            "endpoints": [redact(u) for u in config.base_urls], "cache_scope": config.cache_scope,
+            "limit": config.limit}
+
+
+def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
+               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]) -> dict[str, dict[int, Judgement]]:
+    judged: dict[str, dict[int, Judgement]] = {}
+    if judge is None:
+        return judged
+    for run in runs:
+        if not (run.task.uses_judge and run.data.has_references):
+            continue
+        backend = make_judge(judge.settings, concurrency=judge.concurrency, max_retries=judge.max_retries,
+                             timeout_s=judge.timeout_s, retry_base_delay_s=judge.retry_delay_s)
+        judged[run.task.name], sent = asyncio.run(judge_task(
+            run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
+            concurrency=judge.concurrency))
+        say(f"judge {judge.settings.model}: {sent} request(s) sent for {run.task.name}")
+    return judged
+
+
+def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], out: Path, *, strip: bool,
+            judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None]) -> list[TaskResult]:
+    """Judge (tasks with a judged metric, when a judge is set), score, and write the final samples."""
+    judged = _judge_all(runs, answers, judge, cache, strip, say)
+    results = []
+    for run in runs:
+        scored, result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
+                                    source=run.data.source, strip=strip)
+        write_final(samples_path(out, run.task.name), scored)
+        results.append(result)
+    return results
+
+
+def _judge_document(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> dict[str, Any] | None:
+    if judge is None:
+        return None
+    judged = [r.task for r in runs if r.task.uses_judge]
+    return judge.settings.describe(judged[0]) if judged else {"model": judge.settings.model}
+
+
+def _limited(datasets: dict[str, TaskData], limit: int | None) -> dict[str, TaskData]:
+    if limit is None:
+        return datasets
+    return {k: dataclasses.replace(v, rows=v.rows[:limit]) for k, v in datasets.items()}
+
+
+def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
+             say: Callable[[str], None] = lambda message: None) -> Evaluation:
+    """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
+    task_list = parse_task_list(",".join(config.tasks))
+    datasets = _limited(load_for_tasks(task_list, config.data, config.split), config.limit)
+    source = answer_source(config)
+    out = config.out_dir()
+    runs = [TaskRun(t, datasets[t.name]) for t in task_list]
+    with locked(out):
+        check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
+                             "system_prompt": config.system_prompt})
+        needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
+        cache = ResponseCache(config.cache_path) if needs_cache else None
+        started = time.monotonic()
+        runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
+                        system_prompt=config.system_prompt,
+                        log_prompts=config.log_prompts, **({"progress": progress} if progress else {}))
+        answers = asyncio.run(runner.run(runs))
+        results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say)
+        wall = time.monotonic() - started
+        settings = run_settings(config, [t.name for t in task_list])
+        settings["judge"] = _judge_document(config.judge, runs)
+        document = results_document(results, model=source.name, wall_time_s=wall, settings=settings,
+                                    notes=runner.notes)
+        write_results(out, document)
+        write_report(out)
+    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes))
+
+
+def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambda message: None) -> Evaluation:
+    """Score saved answers without any model (an LLM judge is asked only if one is set)."""
+    task = get_task(config.task)
+    data = load_task_data(task, config.data, config.split)
+    known = {r.id for r in data.rows}
+    stray = sorted(set(config.predictions) - known)
+    if stray:
+        say(f"warning: {len(stray)} prediction id(s) not in the data, ignored (first: {stray[:5]})")
+    answers = {row_id: (Answer(row_id, Status.OK, text) if text is not None
+                        else Answer.failed(row_id, "the saved request failed"))
+               for row_id, text in config.predictions.items() if row_id in known}
+    missing = len(known) - len(answers)
+    if missing:
+        say(f"warning: {missing} row(s) have no prediction; counted as errors")
+    make_folder(config.out)
+    run = TaskRun(task, data)
+    with locked(config.out):
+        cache = ResponseCache(config.cache_path) if config.cache and config.judge else None
+        results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=config.judge,
+                          cache=cache, say=say)
+        settings = {"tasks": [task.name], "data": [config.data], "split": config.split,
+                    "strip_think": config.strip_think, "judge": _judge_document(config.judge, [run])}
+        document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings)
+        write_results(config.out, document)
+        write_report(config.out)
+    return Evaluation(config.out, {r.task: r for r in results}, document, None)
+

@@ -1,0 +1,145 @@
+"""The frozen records that cross the pipeline's stages.
+
+    Answer      what the model (or a baseline) said for one row, or why it could not: one line of
+                samples_<task>.jsonl while a run is under way
+    Judgement   what an LLM judge said about one answer (its replies, or why it failed)
+    Scored      an answer with the text the scorer saw, its per-row metrics and reasons, and
+                the judgement they used: one line of the final samples file
+
+A stage returns new records and never edits old ones, so a judgement cannot outlive the judge
+that made it and a rescore cannot inherit the metrics of an earlier one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+
+class Status(StrEnum):
+    OK = "ok"
+    ERROR = "error"
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _float(value: Any, default: float = 0.0) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+@dataclass(frozen=True)
+class Answer:
+    id: int
+    status: Status
+    output: str | None                    # the raw answer text, exactly as it came
+    error: str | None = None              # why there is no answer
+    messages_hash: str | None = None      # identity of the request's messages (resume checks it)
+    cached: bool = False
+    attempts: int = 0
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    reasoning: str | None = None          # reasoning the server returned beside the answer (never scored)
+    finish_reason: str | None = None      # "length": the answer was cut by the token limit
+    endpoint: str | None = None
+    messages: tuple[Mapping[str, Any], ...] | None = None   # the full request, with --log-prompts
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+    @property
+    def truncated(self) -> bool:
+        return self.ok and self.finish_reason == "length"
+
+    @classmethod
+    def failed(cls, row_id: int, reason: str, messages_hash: str | None = None, latency_s: float = 0.0) -> Answer:
+        return cls(row_id, Status.ERROR, None, error=reason, messages_hash=messages_hash,
+                   latency_s=round(latency_s, 4))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id, "status": self.status.value, "output": self.output, "error": self.error,
+            "messages_hash": self.messages_hash, "cached": self.cached, "attempts": self.attempts,
+            "latency_s": self.latency_s, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "finish_reason": self.finish_reason,
+            "endpoint": self.endpoint}
+        if self.reasoning_tokens is not None:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
+        if self.messages is not None:
+            out["messages"] = [dict(m) for m in self.messages]
+        return out
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> Answer | None:
+        """A record from a samples line (ours, or one written by an older version); None if it has no id."""
+        row_id = _int(obj.get("id"))
+        if row_id is None:
+            return None
+        ok = obj.get("status", "ok") == "ok" and isinstance(obj.get("output"), str)
+        messages = obj.get("messages")
+        return cls(
+            id=row_id, status=Status.OK if ok else Status.ERROR, output=obj.get("output") if ok else None,
+            error=None if ok else str(obj.get("error") or "no answer"), messages_hash=_str(obj.get("messages_hash")),
+            cached=bool(obj.get("cached")), attempts=_int(obj.get("attempts")) or 0,
+            latency_s=_float(obj.get("latency_s")), prompt_tokens=_int(obj.get("prompt_tokens")),
+            completion_tokens=_int(obj.get("completion_tokens")), reasoning_tokens=_int(obj.get("reasoning_tokens")),
+            reasoning=_str(obj.get("reasoning")), finish_reason=_str(obj.get("finish_reason")),
+            endpoint=_str(obj.get("endpoint")),
+            messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
+
+
+ANSWER_FIELDS = frozenset(f.name for f in fields(Answer))
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The judge's replies to one answer's judge requests (one per reading), the score each reply
+    gives under the judge's protocol (None: no number in it), or why a request failed."""
+
+    id: int
+    judge: str                               # the judge model
+    template: str                            # short hash of the judge prompt template
+    replies: tuple[str | None, ...]
+    scores: tuple[float | None, ...]
+    errors: tuple[str | None, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.judge, "template": self.template, "replies": list(self.replies),
+                "scores": list(self.scores), "errors": list(self.errors)}
+
+
+@dataclass(frozen=True)
+class Scored:
+    answer: Answer
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    scored_text: str | None = None           # what the scorer saw, when it differs from the raw output
+    judgement: Judgement | None = None
+
+    @property
+    def id(self) -> int:
+        return self.answer.id
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.answer.to_json()
+        if self.scored_text is not None:
+            out["answer"] = self.scored_text
+        if self.judgement is not None:
+            out["judge"] = self.judgement.to_json()
+        if self.answer.ok and (self.metrics or self.details):
+            out["metrics"] = dict(self.metrics)
+            if self.details:
+                out["details"] = dict(self.details)
+        return out

@@ -1,0 +1,69 @@
+"""A run folder: one writer at a time, and one model with one set of settings per folder.
+
+The lock is an advisory `flock` on `.merabench.lock`, held while a run or a scoring writes the
+folder; the kernel drops it when the process dies, so a killed run never leaves a stale lock.
+`run.json` names the model and the settings that shape its answers: resuming a folder with
+other ones would mix two runs, and is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from merabench.errors import ConfigError
+from merabench.samples import write_atomic
+
+RUN_FILE = "run.json"
+LOCK_FILE = ".merabench.lock"
+
+
+def make_folder(path: Path, what: str = "--out") -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot create the folder ({exc.strerror or exc})") from None
+    if not os.access(path, os.W_OK):
+        raise ConfigError(f"{what} {path}: the folder is not writable")
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the folder's lock, or fail at once when another merabench process holds it."""
+    make_folder(path)
+    handle = (path / LOCK_FILE).open("a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise ConfigError(f"{path} is being written by another merabench run ({holder}); wait for it, "
+                              "or use another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
+    """Refuse to resume a folder that holds a run with another model or other settings."""
+    path = out_dir / RUN_FILE
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            previous = None
+        if previous is not None and previous != identity:
+            changed = sorted(k for k in set(previous) | set(identity) if previous.get(k) != identity.get(k))
+            raise ConfigError(f"{out_dir} holds a run with other settings (changed: {', '.join(changed)}); "
+                              "use another --out, or delete the folder to start over")
+    write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
