@@ -20,20 +20,30 @@ on sub-spans from the longest down:
   with character similarity > 0.75 splits off.
 Two rules of the reference never fire and are left out: its AUX/PART/VERB and final-determiner
 rules compare spaCy's integer POS ids with strings. Its English possessive rule cannot fire either.
+
+The reference builds every sub-span of a run of differences and checks each on its tokens: cubic
+in the run's length (a rewritten paragraph takes seconds, a looping answer never ends). We try
+the same spans in the same order, but each check is O(1): operation counts and token ranges from
+prefix sums, the joined lower-cased texts compared by prefix hashes (then for real), one part of
+speech across a span from run lengths. The one departure: a run of more than MAX_RUN differing
+operations (no real correction has one) is merged in consecutive windows of MAX_RUN, so that no
+answer can make the work grow without bound; tests/tasks/sage/oracle.py keeps the reference's
+own form to check this one against.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import combinations
 from string import punctuation
 
 from merabench.tasks.sage.align import Op, char_similarity
 from merabench.tasks.sage.tokenize import Token
 
 _TRIPLE = re.compile("M[DIS]M")
-_TRIPLES = (["M", "D", "M"], ["M", "I", "M"], ["M", "S", "M"])
 _APOSTROPHE_HYPHEN = re.compile("['-]")
+MAX_RUN = 400
+_MOD = (1 << 61) - 1
+_BASE = 1_000_003
 
 Span = tuple[int, int, int, int]  # o_start, o_end, c_start, c_end
 
@@ -67,46 +77,165 @@ def _merged(seq: list[Op]) -> list[Op]:
     return [("X", seq[0][1], seq[-1][2], seq[0][3], seq[-1][4])] if seq else []
 
 
-def _is_punct(token: Token) -> bool:
-    return token.text in punctuation  # a substring test, as the reference does
+def _triple(seq: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> list[Op]:
+    """A match-edit-match triple: whole when its middle is a hyphen and the sides differ in length
+    (the reference reads `o[1]`/`c[1]` of the triple's tokens), else just the edit."""
+    o = orig[seq[0][1]:seq[2][2]]
+    c = cor[seq[0][3]:seq[2][4]]
+    if (o[1].text == "-" or c[1].text == "-") and len(o) != len(c):
+        return _merged(seq)
+    return seq[1:2]
 
 
-def process(seq: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> list[Op]:
-    if len(seq) <= 1:
-        return seq
-    ops = [op[0] for op in seq]
-    spans = sorted(combinations(range(len(seq)), 2), key=lambda s: s[1] - s[0], reverse=True)
-    for start, end in spans:
-        window = ops[start:end + 1]
-        if not any(t in window for t in ("D", "I", "S")):
-            continue
-        before, inside, after = seq[:start], seq[start:end + 1], seq[end + 1:]
-        if set(window) in ({"D"}, {"I"}):
-            return process(before, orig, cor) + _merged(inside) + process(after, orig, cor)
-        o = orig[seq[start][1]:seq[end][2]]
-        c = cor[seq[start][3]:seq[end][4]]
-        if window in _TRIPLES:
-            if (o[start + 1].text == "-" or c[start + 1].text == "-") and len(o) != len(c):
-                return process(before, orig, cor) + _merged(inside) + process(after, orig, cor)
-            return seq[start + 1:end]
-        if o and c and o[-1].lower == c[-1].lower:
-            if (start == 0 and len(o) == 1 and c[0].text[0].isupper()) or (len(c) == 1 and o[0].text[0].isupper()):
-                return _merged(inside) + process(after, orig, cor)
-            if (len(o) > 1 and _is_punct(o[-2])) or (len(c) > 1 and _is_punct(c[-2])):
-                return process(seq[:end - 1], orig, cor) + _merged(seq[end - 1:end + 1]) + process(after, orig, cor)
-        o_str = _APOSTROPHE_HYPHEN.sub("", "".join(t.lower for t in o))
-        c_str = _APOSTROPHE_HYPHEN.sub("", "".join(t.lower for t in c))
-        if o_str == c_str or o_str.replace(" ", "") == c_str.replace(" ", ""):
-            return process(before, orig, cor) + _merged(inside) + process(after, orig, cor)
-        if len(o) != len(c) and len({t.pos for t in o} | {t.pos for t in c}) == 1:
-            return process(before, orig, cor) + _merged(inside) + process(after, orig, cor)
-        if end - start < 2:
-            if len(o) == len(c) == 2:
-                return process(seq[:start + 1], orig, cor) + process(seq[start + 1:], orig, cor)
-            if ((ops[start] == "S" and char_similarity(o[0].text, c[0].text) > 0.75)
-                    or (ops[end] == "S" and char_similarity(o[-1].text, c[-1].text) > 0.75)):
-                return process(seq[:start + 1], orig, cor) + process(seq[start + 1:], orig, cor)
-    return seq
+class _Hashes:
+    """Prefix hashes of the tokens' lower-cased texts without `'`, `-` and spaces."""
+
+    def __init__(self, tokens: tuple[Token, ...], lo: int, hi: int) -> None:
+        self.lo = lo
+        self.texts = [_APOSTROPHE_HYPHEN.sub("", t.lower).replace(" ", "") for t in tokens[lo:hi]]
+        self.length = [0]
+        self.hash = [0]
+        for text in self.texts:
+            h = 0
+            for ch in text:
+                h = (h * _BASE + ord(ch)) % _MOD
+            self.length.append(self.length[-1] + len(text))
+            self.hash.append((self.hash[-1] * pow(_BASE, len(text), _MOD) + h) % _MOD)
+
+    def of(self, a: int, b: int) -> tuple[int, int]:
+        """(length, hash) of tokens [a, b) joined."""
+        a, b = a - self.lo, b - self.lo
+        length = self.length[b] - self.length[a]
+        return length, (self.hash[b] - self.hash[a] * pow(_BASE, length, _MOD)) % _MOD
+
+    def text(self, a: int, b: int) -> str:
+        return "".join(self.texts[a - self.lo:b - self.lo])
+
+
+class _Parts:
+    """Parts of speech of a token range, analysed when first needed, with run lengths."""
+
+    def __init__(self, tokens: tuple[Token, ...], lo: int, hi: int) -> None:
+        self.lo = lo
+        self.pos = [t.pos for t in tokens[lo:hi]]
+        self.run_end = [0] * len(self.pos)  # first index after i whose part of speech differs
+        end = len(self.pos)
+        for i in range(len(self.pos) - 1, -1, -1):
+            if i + 1 < len(self.pos) and self.pos[i + 1] != self.pos[i]:
+                end = i + 1
+            self.run_end[i] = end + lo
+
+    def uniform(self, a: int, b: int) -> str | None:
+        """The one part of speech of tokens [a, b), or None if they have several."""
+        return self.pos[a - self.lo] if self.run_end[a - self.lo] >= b else None
+
+
+class _Run:
+    """One run of adjacent deletions, insertions and substitutions, and the reference's rules
+    over its sub-spans (see the module docstring).
+
+    Every rule but one depends on the span alone, so each span is judged once, here; a call of
+    `process` on ops[lo:hi] then takes the first span in the reference's order (longest first,
+    then leftmost) that lies inside and fires. The one rule that also looks at the call (a
+    one-token source side at the call's first op with a capitalised other side) is kept apart,
+    by start, and tried for the call's own start.
+    """
+
+    JOIN, HEAD, TAIL, SPLIT = "join", "head", "tail", "split"
+
+    def __init__(self, ops: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> None:
+        self.ops, self.orig, self.cor = ops, orig, cor
+        self.letters = [op[0] for op in ops]
+        self.n_d, self.n_i = [0], [0]
+        for letter in self.letters:
+            self.n_d.append(self.n_d[-1] + (letter == "D"))
+            self.n_i.append(self.n_i[-1] + (letter == "I"))
+        o_lo, o_hi, c_lo, c_hi = ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]
+        self.o_hash, self.c_hash = _Hashes(orig, o_lo, o_hi), _Hashes(cor, c_lo, c_hi)
+        self._ranges = (o_lo, o_hi, c_lo, c_hi)
+        self._parts: tuple[_Parts, _Parts] | None = None
+        self.firing: list[tuple[int, int, str]] = []   # in the reference's order
+        self.heads: dict[int, list[int]] = {}          # start -> ends, longest first, of head-only spans
+        for size in range(len(ops), 1, -1):
+            for start in range(len(ops) - size + 1):
+                end = start + size - 1
+                rule, head_only = self._judge(start, end)
+                if rule is not None:
+                    self.firing.append((start, end, rule))
+                elif head_only:
+                    self.heads.setdefault(start, []).append(end)
+
+    def _one_pos(self, a: int, b: int, x: int, y: int) -> bool:
+        if self._parts is None:
+            o_lo, o_hi, c_lo, c_hi = self._ranges
+            self._parts = (_Parts(self.orig, o_lo, o_hi), _Parts(self.cor, c_lo, c_hi))
+        o_parts, c_parts = self._parts
+        o_pos = o_parts.uniform(a, b) if b > a else None
+        c_pos = c_parts.uniform(x, y) if y > x else None
+        if b > a and y > x:
+            return o_pos is not None and o_pos == c_pos
+        return (o_pos or c_pos) is not None
+
+    def _judge(self, start: int, end: int) -> tuple[str | None, bool]:
+        """(the rule that fires on the span wherever it stands, whether it fires as a head only
+        when the span starts the call)."""
+        ops, orig, cor, size = self.ops, self.orig, self.cor, end - start + 1
+        if self.n_d[end + 1] - self.n_d[start] == size or self.n_i[end + 1] - self.n_i[start] == size:
+            return self.JOIN, False
+        a, b, x, y = ops[start][1], ops[end][2], ops[start][3], ops[end][4]
+        n_o, n_c = b - a, y - x
+        head_only = False
+        if n_o and n_c and orig[b - 1].lower == cor[y - 1].lower:
+            if n_c == 1 and orig[a].text[0].isupper():
+                return self.HEAD, False
+            head_only = n_o == 1 and cor[x].text[0].isupper()
+            if (n_o > 1 and orig[b - 2].text in punctuation) or (n_c > 1 and cor[y - 2].text in punctuation):
+                return self.TAIL, head_only
+        if self.o_hash.of(a, b) == self.c_hash.of(x, y) and self.o_hash.text(a, b) == self.c_hash.text(x, y):
+            return self.JOIN, head_only
+        if n_o != n_c and self._one_pos(a, b, x, y):
+            return self.JOIN, head_only
+        if size == 2:
+            if n_o == n_c == 2:
+                return self.SPLIT, head_only
+            if ((self.letters[start] == "S" and char_similarity(orig[a].text, cor[x].text) > 0.75)
+                    or (self.letters[end] == "S" and char_similarity(orig[b - 1].text, cor[y - 1].text) > 0.75)):
+                return self.SPLIT, head_only
+        return None, head_only
+
+    def process(self, lo: int, hi: int) -> list[Op]:
+        """The reference's `process` on ops[lo:hi]."""
+        ops = self.ops
+        if hi - lo <= 1:
+            return ops[lo:hi]
+        pick = next(((s, e, rule) for s, e, rule in self.firing if s >= lo and e < hi), None)
+        head = next((e for e in self.heads.get(lo, ()) if e < hi), None)
+        if pick is not None and pick[0] == lo and self._judge(lo, pick[1])[1]:
+            # a span that starts the call and fires anyway: the head clause is tried before the
+            # later rules (a span where the first rule fires is never a head)
+            pick = (lo, pick[1], self.HEAD)
+        if head is not None and (pick is None or head - lo > pick[1] - pick[0]
+                                 or (head - lo == pick[1] - pick[0] and lo <= pick[0])):
+            pick = (lo, head, self.HEAD)
+        if pick is None:
+            return ops[lo:hi]
+        start, end, rule = pick
+        if rule == self.JOIN:
+            return self.process(lo, start) + _merged(ops[start:end + 1]) + self.process(end + 1, hi)
+        if rule == self.HEAD:
+            return _merged(ops[start:end + 1]) + self.process(end + 1, hi)
+        if rule == self.TAIL:
+            return self.process(lo, end - 1) + _merged(ops[end - 1:end + 1]) + self.process(end + 1, hi)
+        return self.process(lo, start + 1) + self.process(start + 1, hi)
+
+
+def process_run(ops: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> list[Op]:
+    """A run of differences as the reference merges it, in windows of at most MAX_RUN ops."""
+    out: list[Op] = []
+    for lo in range(0, len(ops), MAX_RUN):
+        window = ops[lo:lo + MAX_RUN]
+        out += _Run(window, orig, cor).process(0, len(window))
+    return out
 
 
 def merge(path: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> list[Span]:
@@ -115,6 +244,11 @@ def merge(path: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> li
     for kind, group in group_operations(path):
         if kind == "M":
             continue
-        chosen = group if kind == "T" else process(group, orig, cor)
+        if kind == "T":
+            chosen = group
+        elif kind == "MSM":
+            chosen = _triple(group, orig, cor)
+        else:
+            chosen = process_run(group, orig, cor)
         spans.extend(op[1:] for op in chosen)
     return spans
