@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from merabench.rows import read_bundled
 from merabench.tasks.sage.align import align
 from merabench.tasks.sage.classify import classify
 from merabench.tasks.sage.edits import extract
 from merabench.tasks.sage.merge import merge
-from merabench.tasks.sage.tokenize import spacy_tokens, tokenize
+from merabench.tasks.sage.tokenize import tokenize
 
 
 def texts(text: str) -> list[str]:
@@ -129,18 +126,3 @@ def test_many_token_punctuation_and_spelling() -> None:
     assert classify(o[1:3], c[1:2]) == [("PUNCT", ";")]
     o, c = tokenize("в общем то"), tokenize("вообщем-то")
     assert classify(o[0:3], c[0:3]) == [("SPELL", "вообщем-то")]
-
-
-_POOL = " \n\t  абвгдеёжАБВ.,!?-—–«»\"'()[]{}:;…1234567890%$+=/\\@#№ hello https://x.ru/a "
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=_POOL, max_size=40) | st.text(max_size=40))
-def test_the_fast_tokenizer_equals_spacy_on_the_whole_text(text: str) -> None:
-    assert tokenize(text) == spacy_tokens(text)
-
-
-def test_the_fast_tokenizer_equals_spacy_on_the_bundled_texts() -> None:
-    for row in read_bundled("sage")["test"]:
-        for text in (row.inputs["source"], row.outputs, row.outputs + "\n", "  " + row.outputs):
-            assert tokenize(text) == spacy_tokens(text)

@@ -3,9 +3,11 @@
 The reference runs spaCy's rule-based Russian tokenizer rebuilt with: the default prefixes plus a
 backslash-quote, the default suffixes plus a backslash, the default infixes without the last one
 (the `:<>=/`-between-letters rule) plus `](`, no token_match, url_match `^https?://`, and no
-tokenizer exceptions. We build the same tokenizer from `spacy.blank("ru")` (no model needed), so
-single spaces vanish into token whitespace, longer runs of whitespace and newlines become tokens
-of their own, `кто-то` splits into `кто - то` while `50–52` (en dash) stays one token.
+tokenizer exceptions. We apply the same affix patterns (tokenizer_tables.py, read from spaCy by
+tools/build_sage_tokenizer_tables.py) with our own splitting, so spaCy (and what it imports) is
+not needed to score: single spaces vanish into token whitespace, longer runs of whitespace and
+newlines become tokens of their own, `кто-то` splits into `кто - то` while `50–52` (en dash)
+stays one token. The tests check every text they have against spaCy's own tokenizer.
 
 Lemmas and parts of speech come from pymorphy3 (the reference uses a spaCy model): they only
 decide near-ties in the alignment and two merge rules. Whitespace tokens are SPACE, punctuation
@@ -17,6 +19,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any, NamedTuple
+
+from merabench.tasks.sage.tokenizer_tables import INFIXES, PREFIXES, SUFFIXES
 
 # OpenCorpora part-of-speech tags -> Universal Dependencies tags, as a Russian spaCy model uses them
 _UD = {"NOUN": "NOUN", "ADJF": "ADJ", "ADJS": "ADJ", "COMP": "ADJ", "VERB": "VERB", "INFN": "VERB",
@@ -51,24 +55,53 @@ def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
     return "".join(t.text + t.ws for t in tokens[:-1]) + tokens[-1].text
 
 
-@lru_cache(maxsize=1)
-def _tokenizer() -> Any:
-    import spacy
-    from spacy.tokenizer import Tokenizer
-    from spacy.util import compile_infix_regex, compile_prefix_regex, compile_suffix_regex
-    from spacy.vocab import Vocab
+_PREFIX = re.compile("|".join("^" + p for p in PREFIXES))
+_SUFFIX = re.compile("|".join(p + "$" for p in SUFFIXES))
+_INFIX = re.compile("|".join(INFIXES))
+_URL = re.compile(r"^https?://")
 
-    defaults = spacy.blank("ru").Defaults
-    # A bare vocabulary: the lexical attributes the model would use (like_num, shape, ...) are
-    # computed for every new word and slow the tokenizer down; splitting does not use them.
-    return Tokenizer(
-        Vocab(),
-        prefix_search=compile_prefix_regex(list(defaults.prefixes) + [r'\\"']).search,
-        suffix_search=compile_suffix_regex(list(defaults.suffixes) + [r"\\"]).search,
-        infix_finditer=compile_infix_regex(list(defaults.infixes)[:-1] + [r"\]\("]).finditer,
-        token_match=None,
-        url_match=re.compile(r"^https?://").match,
-    )
+
+@lru_cache(maxsize=200_000)
+def split_run(run: str) -> tuple[str, ...]:
+    """The tokens of one whitespace-free run: prefixes and suffixes peeled off in turns until
+    neither matches (a prefix and a suffix together only when they do not overlap), then the
+    rest split at its infixes unless it is a URL, in spaCy's tokenizer's order."""
+    prefixes: list[str] = []
+    suffixes: list[str] = []
+    rest = run
+    last_size = -1
+    while rest and len(rest) != last_size:
+        last_size = len(rest)
+        match = _PREFIX.search(rest)
+        pre = match.end() - match.start() if match else 0
+        match = _SUFFIX.search(rest[pre:])
+        suf = match.end() - match.start() if match else 0
+        if pre and suf and pre + suf <= len(rest):
+            prefixes.append(rest[:pre])
+            suffixes.append(rest[-suf:])
+            rest = rest[pre:-suf]
+        elif pre:
+            prefixes.append(rest[:pre])
+            rest = rest[pre:]
+        elif suf:
+            suffixes.append(rest[-suf:])
+            rest = rest[:-suf]
+    tokens = prefixes
+    if rest:
+        matches = [] if _URL.match(rest) else list(_INFIX.finditer(rest))
+        start = 0
+        for match in matches:
+            if match.start() == 0:  # an infix at the very start is no split
+                continue
+            if match.start() != start:
+                tokens.append(rest[start:match.start()])
+            if match.end() != match.start():
+                tokens.append(rest[match.start():match.end()])
+            start = match.end()
+        if rest[start:]:
+            tokens.append(rest[start:])
+    tokens.extend(reversed(suffixes))
+    return tuple(tokens)
 
 
 @lru_cache(maxsize=1)
@@ -102,44 +135,26 @@ _RUNS = re.compile(r"(\s+)")
 
 
 @lru_cache(maxsize=100_000)
-def spacy_tokens(text: str) -> tuple[Token, ...]:
-    """The tokenizer run on the whole text: the definition `tokenize` must agree with."""
-    return tuple(Token(t.text, t.whitespace_, t.text.lower()) for t in _tokenizer()(text))
-
-
-@lru_cache(maxsize=100_000)
 def tokenize(text: str) -> tuple[Token, ...]:
-    """Tokens as `spacy_tokens` gives them, faster.
+    """Tokens as the reference's tokenizer makes them.
 
-    spaCy tokenises each whitespace-free run on its own, so we split the runs ourselves and send
-    to spaCy (in one call, joined by single spaces) only those that are not plain words: a run of
-    letters never splits, and on new words the tokenizer's affix regexes are most of its cost.
-    Whitespace as spaCy treats it: one space after a token is that token's trailing whitespace;
-    any other whitespace run (or the rest of it) is a token of its own.
+    Each whitespace-free run is split on its own (a run of letters never splits). Whitespace as
+    spaCy treats it: one space after a token is that token's trailing whitespace; any other
+    whitespace run (or the rest of it) is a token of its own.
     """
-    runs = [run for run in _RUNS.split(text) if run]
-    complex_runs = [run for run in runs if not run[0].isspace() and not run.isalpha()]
-    pieces: list[list[str]] = []
-    if complex_runs:
-        current: list[str] = []
-        for t in _tokenizer()(" ".join(complex_runs)):
-            current.append(t.text)
-            if t.whitespace_:
-                pieces.append(current)
-                current = []
-        pieces.append(current)
-    pieces.reverse()
     tokens: list[Token] = []
-    for run in runs:
+    for run in _RUNS.split(text):
+        if not run:
+            continue
         if run[0].isspace():
             if tokens and run[0] == " ":
                 last = tokens[-1]
                 tokens[-1] = Token(last.text, " ", last.lower)
                 run = run[1:]
-            if run:
-                tokens.append(Token(run, "", run.lower()))
+            if run:  # whitespace goes through the affix rules too (U+3000 is a CJK "letter" there)
+                tokens.extend(Token(word, "", word.lower()) for word in split_run(run))
         elif run.isalpha():
             tokens.append(Token(run, "", run.lower()))
         else:
-            tokens.extend(Token(word, "", word.lower()) for word in pieces.pop())
+            tokens.extend(Token(word, "", word.lower()) for word in split_run(run))
     return tuple(tokens)

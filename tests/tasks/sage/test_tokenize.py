@@ -1,0 +1,67 @@
+"""merabench's tokenizer against the reference's (spaCy's rule-based Russian tokenizer, built as
+the reference builds it): equal on every text the tests have and on random text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle import spacy_tokens
+
+from merabench.rows import read_bundled
+from merabench.tasks.sage import tokenizer_tables
+from merabench.tasks.sage.tokenize import tokenize
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def test_the_tables_are_what_spacy_gives() -> None:
+    """tokenizer_tables.py is generated; a spaCy release that changes its rules shows up here."""
+    defaults = spacy.blank("ru").Defaults
+    assert list(tokenizer_tables.PREFIXES) == [p for p in list(defaults.prefixes) + [r'\\"'] if p.strip()]
+    assert list(tokenizer_tables.SUFFIXES) == [p for p in list(defaults.suffixes) + [r"\\"] if p.strip()]
+    assert list(tokenizer_tables.INFIXES) == [p for p in list(defaults.infixes)[:-1] + [r"\]\("] if p.strip()]
+
+
+def test_every_ruspellru_text() -> None:
+    for name in ("sources.txt", "corrections.txt"):
+        for text in (DATA / "ruspellru" / name).read_text(encoding="utf-8").splitlines():
+            assert tokenize(text) == spacy_tokens(text), text
+
+
+def test_every_agreement_answer_and_bundled_text() -> None:
+    texts = [row.inputs["source"] for row in read_bundled("sage")["test"]]
+    texts += [row.outputs for row in read_bundled("sage")["test"]]
+    for path in sorted((DATA / "sage-agreement").glob("answers_*.jsonl")):
+        texts += [json.loads(line)["output"] for line in path.read_text(encoding="utf-8").splitlines()]
+    for text in texts:
+        for variant in (text, text + "\n", "  " + text + "  \n\n"):
+            assert tokenize(variant) == spacy_tokens(variant), variant
+
+
+_POOL = (" \n\t\u00a0\u3000  абвгдеёжАБВЁ.,!?-—–‐«»\"'`()[]{}<>:;…1234567890%$€₽+=/\\@#№°©®™ hello HTTPS https://x.ru/a "
+         "кто-то 50-52 1990-х COVID-19 т.е. км² 5кг US$ 😀🫠 ̆ ́")
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=_POOL, max_size=60))
+def test_random_text_over_the_characters_that_matter(text: str) -> None:
+    assert tokenize(text) == spacy_tokens(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=40))
+def test_random_unicode(text: str) -> None:
+    assert tokenize(text) == spacy_tokens(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["кто", "-", "то", ".", "..", "...", "(", ")", "[", "](", "\"", "\\", "'", "s", "С",
+                                 "5", "%", "+", "км", "тб", "тбكم", ":", "/", "=", "<", ">", "http://", "x.ru", "!", "?"]),
+                max_size=12))
+def test_random_affix_soups(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert tokenize(text) == spacy_tokens(text)
