@@ -15,34 +15,34 @@ provably exact:
   the true costs of the window's top and left edges are exactly the distance from the diagonal,
   which is what the window starts with. If the path read back inside the window runs along an
   edge instead of reaching its corner, the window grows back and the alignment is redone.
-- Only the diagonals d = j - i that a path costing at most w + 2 can visit are filled (reaching d
-  takes |d| insertions or deletions, leaving it |m - n - d| more). A cell whose banded cost c has
-  c + |m - n - d| <= w + 2 then has its true cost, since any path through the unfilled diagonals
-  costs more; so if the whole path costs at most w and no transposition search on it looked at a
-  cell beyond that bound, every choice on the path is the reference's (a candidate that could
-  beat the path is within the bound, hence exact). Otherwise w doubles, ending at worst in the
-  full matrix.
-- The transposition search stops once k exceeds the best other candidate's cost: a longer
-  transposition costs at least k and could not win.
-- Substitution costs are cached per pair of token texts.
+- Few edits: only the diagonals d = j - i that a path costing at most w + 2 can visit are filled
+  (reaching d takes |d| insertions or deletions, leaving it |m - n - d| more). A cell whose banded
+  cost c has c + |m - n - d| <= w + 2 then has its true cost, since any path through the unfilled
+  diagonals costs more; so if the whole path costs at most w and no transposition search on it
+  looked at a cell beyond that bound, every choice on the path is the reference's (a candidate
+  that could beat the path is within the bound, hence exact). Otherwise w doubles. The
+  transposition search stops once k exceeds the best other candidate's cost (a longer
+  transposition costs at least k and could not win); substitution costs are cached per pair.
+- Many edits (a band past BAND_CELLS cells): the whole matrix, vectorised with numpy along its
+  anti-diagonals, all substitution costs at once, and the transposition search reduced to one
+  comparison per cell (`_shortest_transpositions`). Same candidates, same float sums, same tie
+  order: equal to the plain fill, which tests/tasks/sage/oracle.py keeps to check it against.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 
+import numpy as np
 from rapidfuzz.distance import Indel
+from rapidfuzz.process import cdist
 
 from merabench.tasks.sage.tokenize import Token, analyze
 
 OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
 FIRST_BAND = 6
-SEGMENT_OVER = 120
-ANCHOR_RUN = 4
-ANCHOR_GRAM = 3
+BAND_CELLS = 20_000
 _INF = float("inf")
 _FAR = 1 << 30
 
@@ -181,6 +181,169 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
     return ops, cost, unsafe
 
 
+_M, _S, _I, _D, _T = 1, 2, 3, 4, 5
+_LETTER = {_M: "M", _S: "S", _I: "I", _D: "D"}
+_WEIGHT_SEED = 20251201
+
+
+def _ids(*sequences: Sequence[str]) -> list[np.ndarray]:
+    """Each sequence as integer ids, equal strings getting equal ids across all of them."""
+    table: dict[str, int] = {}
+    return [np.fromiter((table.setdefault(x, len(table)) for x in seq), dtype=np.int64, count=len(seq))
+            for seq in sequences]
+
+
+def _substitution_matrix(orig: Sequence[Token], cor: Sequence[Token], low_eq: np.ndarray) -> np.ndarray:
+    """sub_cost for every pair at once, with the same float operations in the same order."""
+    o_an = [analyze(t.text) for t in orig]
+    c_an = [analyze(t.text) for t in cor]
+    o_lemma, c_lemma = _ids([a[0] for a in o_an], [a[0] for a in c_an])
+    o_pos, c_pos = _ids([a[1] for a in o_an], [a[1] for a in c_an])
+    open_o = np.array([a[1] in OPEN_POS for a in o_an])
+    open_c = np.array([a[1] in OPEN_POS for a in c_an])
+    lemma_cost = np.where(o_lemma[:, None] == c_lemma[None, :], 0.0, 0.499)
+    pos_cost = np.where(o_pos[:, None] == c_pos[None, :], 0.0,
+                        np.where(open_o[:, None] & open_c[None, :], 0.25, 0.5))
+    similarity = cdist([t.text for t in orig], [t.text for t in cor], scorer=Indel.normalized_similarity,
+                       dtype=np.float64)
+    return np.where(low_eq, 0.0, lemma_cost + pos_cost + (1.0 - similarity))
+
+
+def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray:
+    """k[a][b]: a candidate for the least k >= 1 for which orig[a-1-k .. a-1] and cor[b-1-k .. b-1]
+    hold the same lower-cased tokens in any order (0 if none).
+
+    Along a diagonal two such windows match exactly when the difference of the prefix multisets
+    repeats, so each cell gets one 64-bit hash of that difference (mixed with its diagonal) and one
+    stable sort puts every cell after the earlier cells of its diagonal with the same hash. A
+    candidate is checked for real before it is used (a hash collision is astronomically rare and
+    then only costs a plain search)."""
+    rng = np.random.default_rng(_WEIGHT_SEED)
+    vocabulary = int(max(o_low.max(initial=-1), c_low.max(initial=-1))) + 1
+    weights = rng.integers(1, 2**63, size=vocabulary, dtype=np.uint64)
+    po = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[o_low], dtype=np.uint64)])
+    pc = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[c_low], dtype=np.uint64)])
+    n1, m1 = len(po), len(pc)
+    rows = np.repeat(np.arange(n1, dtype=np.int64), m1)
+    diagonal = (np.tile(np.arange(m1, dtype=np.int64), n1) - rows + n1).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        key = (po[:, None] - pc[None, :]).ravel() ^ (diagonal * np.uint64(0x9E3779B97F4A7C15))
+    order = np.argsort(key, kind="stable")           # equal keys stay in row order
+    sorted_key, sorted_rows = key[order], rows[order]
+    prev1 = np.full(n1 * m1, -1, dtype=np.int64)     # the previous row with the same key
+    prev2 = np.full(n1 * m1, -1, dtype=np.int64)     # and the one before it
+    same = sorted_key[1:] == sorted_key[:-1]
+    prev1[order[1:]] = np.where(same, sorted_rows[:-1], -1)
+    prev2[order[2:]] = np.where(same[1:] & same[:-1], sorted_rows[:-2], -1)
+    earlier = np.where(prev1 <= rows - 2, prev1, prev2)   # k >= 1: a row at most two back
+    return np.where(earlier >= 0, rows - 1 - earlier, 0).reshape(n1, m1)
+
+
+def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, row: int, col: int
+                         ) -> int:
+    """The reference's own search at one cell (used only after a hash collision): k, or 0."""
+    k = 1
+    while row - 1 - k >= 0 and col - 1 - k >= 0 and cost[row - k, col - k] != cost[row - 1 - k, col - 1 - k]:
+        if sorted(t.lower for t in orig[row - 1 - k:row]) == sorted(t.lower for t in cor[col - 1 - k:col]):
+            return k
+        k += 1
+    return 0
+
+
+def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               ks: np.ndarray, at: np.ndarray, other: np.ndarray, op: np.ndarray, size: np.ndarray) -> None:
+    """Where a transposition wins (ties go to it), take it: cost, op and size of the cells `at`."""
+    trans = cost[rows - 1 - ks, cols - 1 - ks] + ks
+    wins = trans <= other[at]
+    for pos, row, col, k in zip(at[wins], rows[wins], cols[wins], ks[wins], strict=True):
+        if sorted(t.lower for t in orig[row - 1 - k:row]) != sorted(t.lower for t in cor[col - 1 - k:col]):
+            k = _plain_transposition(orig, cor, cost, row, col)  # pragma: no cover - a hash collision
+            if not k or cost[row - 1 - k, col - 1 - k] + k > other[pos]:
+                continue
+        other[pos] = cost[row - 1 - k, col - 1 - k] + k
+        op[pos] = _T
+        size[row, col] = k + 1
+
+
+def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
+                 ) -> tuple[np.ndarray, np.ndarray, float]:
+    """The whole ERRANT matrix, vectorised along anti-diagonals: (ops, transposition sizes, cost).
+
+    Equal to the plain cell-by-cell fill: the same candidates, the same float sums, the same
+    tie order (transposition, substitution, insertion, deletion). The transposition search of a
+    cell stops, as the reference's does, at the first step back along its diagonal whose cost did
+    not change; the shortest same-multiset window behind the cell is known in advance, so the
+    search is one comparison per cell.
+    """
+    n, m = len(orig), len(cor)
+    o_txt, c_txt = _ids([t.text for t in orig], [t.text for t in cor])
+    o_low, c_low = _ids([t.lower for t in orig], [t.lower for t in cor])
+    match = o_txt[:, None] == c_txt[None, :]
+    substitution = _substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :])
+    shortest = _shortest_transpositions(o_low, c_low)
+    cost = np.zeros((n + 1, m + 1))
+    ops = np.zeros((n + 1, m + 1), dtype=np.int8)
+    size = np.zeros((n + 1, m + 1), dtype=np.int32)
+    cost[:, 0] = np.add.accumulate(np.concatenate([[base], np.ones(n)]))  # one addition at a time,
+    cost[0, :] = np.add.accumulate(np.concatenate([[base], np.ones(m)]))  # as the plain fill sums
+    ops[1:, 0], ops[0, 1:] = _D, _I
+    last_equal = np.full(n + m + 1, -1, dtype=np.int64)  # per diagonal (b - a + n): the latest row a
+    # whose step in from (a-1, b-1) kept the cost
+    for total in range(2, n + m + 1):
+        a = np.arange(max(1, total - m), min(n, total - 1) + 1)
+        b = total - a
+        diag = cost[a - 1, b - 1]
+        ins = cost[a, b - 1] + 1
+        dele = cost[a - 1, b] + 1
+        one_sided = np.where(ins < dele, ins, dele)
+        sub = diag + substitution[a - 1, b - 1]
+        use_sub = sub <= one_sided
+        other = np.where(use_sub, sub, one_sided)
+        op = np.where(use_sub, _S, np.where(ins == other, _I, _D)).astype(np.int8)
+        d = b - a + n
+        k = shortest[a, b]
+        if k.any():
+            k_stop = np.where(last_equal[d] >= 0, a - last_equal[d], a + b)
+            candidates = np.flatnonzero((k > 0) & (k < k_stop) & (a - 1 - k >= 0) & (b - 1 - k >= 0))
+            if candidates.size:
+                _transpose(orig, cor, cost, a[candidates], b[candidates], k[candidates], candidates, other, op, size)
+        matched = match[a - 1, b - 1]
+        value = np.where(matched, diag, other)
+        cost[a, b] = value
+        ops[a, b] = np.where(matched, _M, op)
+        steady = value == diag
+        last_equal[d[steady]] = a[steady]
+    return ops, size, float(cost[n, m])
+
+
+def _read_back_matrix(ops: np.ndarray, size: np.ndarray) -> list[Op]:
+    i, j = ops.shape[0] - 1, ops.shape[1] - 1
+    path: list[Op] = []
+    while i + j != 0:
+        code = int(ops[i, j])
+        if code in (_M, _S):
+            path.append((_LETTER[code], i - 1, i, j - 1, j))
+            i, j = i - 1, j - 1
+        elif code == _D:
+            path.append(("D", i - 1, i, j, j))
+            i -= 1
+        elif code == _I:
+            path.append(("I", i, i, j - 1, j))
+            j -= 1
+        else:
+            k = int(size[i, j])
+            path.append((f"T{k}", i - k, i, j - k, j))
+            i, j = i - k, j - k
+    path.reverse()
+    return path
+
+
+def align_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0) -> tuple[list[Op], float]:
+    """The reference's alignment by the vectorised whole-matrix fill, and its cost."""
+    ops, size, total = _fill_matrix(orig, cor, base)
+    return _read_back_matrix(ops, size), total
+
+
 def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
     """The cheapest path from (i, j) to the origin, and whether it ran along an edge to get there."""
     path: list[Op] = []
@@ -206,67 +369,44 @@ def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
     return path, on_edge
 
 
+def _band_cells(n: int, m: int, w: int) -> int:
+    return n * min(m + 1, w + 3 + abs(m - n))
+
+
 def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> tuple[list[Op], bool, float]:
     """The exact path for a window (as if it were the whole problem), whether it touched an edge,
     and the cost at its end."""
     n, m = len(orig), len(cor)
-    w: int | None = max(FIRST_BAND, abs(n - m))
-    while True:
-        if w is not None and w >= max(n, m):
-            w = None
+    w = max(FIRST_BAND, abs(n - m))
+    while _band_cells(n, m, w) <= BAND_CELLS and w < max(n, m):
         ops, cost, unsafe = _fill(orig, cor, w, base)
         path, touched_edge = _read_back(ops, n, m)
-        if w is None:
-            return path, touched_edge, cost[n][m]
-        certain = cost[n][m] - base <= w and not any((op[2], op[4]) in unsafe for op in path)
-        if certain:
+        if cost[n][m] - base <= w and not any((op[2], op[4]) in unsafe for op in path):
             return path, touched_edge, cost[n][m]
         w *= 2
+    if n * m <= BAND_CELLS:  # small enough for the plain fill, which starts faster
+        ops, cost, _ = _fill(orig, cor, None, base)
+        path, touched_edge = _read_back(ops, n, m)
+        return path, touched_edge, cost[n][m]
+    path, total = align_matrix(orig, cor, base)
+    return path, _touches_edge(path, n, m), total
 
 
-def anchors(orig: Sequence[Token], cor: Sequence[Token]) -> list[tuple[int, int]]:
-    """Cut points for long texts: the middles of identical runs of ANCHOR_RUN+ tokens whose middle
-    ANCHOR_GRAM tokens occur once in each text (so the path cannot pass them elsewhere cheaply)."""
-    o_text = [t.text for t in orig]
-    c_text = [t.text for t in cor]
-    blocks = SequenceMatcher(None, o_text, c_text, autojunk=False).get_matching_blocks()
-    o_grams = Counter(tuple(o_text[i:i + ANCHOR_GRAM]) for i in range(len(o_text) - ANCHOR_GRAM + 1))
-    c_grams = Counter(tuple(c_text[j:j + ANCHOR_GRAM]) for j in range(len(c_text) - ANCHOR_GRAM + 1))
-    cuts = []
-    for a, b, size in blocks:
-        if size < ANCHOR_RUN:
-            continue
-        middle = size // 2
-        first = a + middle - ANCHOR_GRAM // 2
-        gram = tuple(o_text[first:first + ANCHOR_GRAM])
-        if o_grams[gram] == 1 and c_grams[gram] == 1:
-            cuts.append((a + middle, b + middle))
-    return cuts
+def _touches_edge(path: list[Op], n: int, m: int) -> bool:
+    """What `_read_back` reports: whether the path, read back from the corner, stands on the top
+    or left edge anywhere but at the origin."""
+    points = [(n, m)] + [(op[1], op[3]) for op in path[1:]]
+    return any((i == 0 or j == 0) and i + j != 0 for i, j in points)
 
 
 def align(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
-    """The reference's alignment of two token sequences, as (op, o_start, o_end, c_start, c_end).
-
-    Texts of more than SEGMENT_OVER tokens are aligned in segments cut at `anchors`. That is the
-    one step not proven exact: it assumes the reference's path runs through the middle of a long
-    identical run whose middle occurs nowhere else, which the tests check on long real texts.
-    """
-    if max(len(orig), len(cor)) > SEGMENT_OVER:
-        cuts = anchors(orig, cor)
-        if cuts:
-            path: list[Op] = []
-            total = 0.0
-            bounds = [(0, 0), *cuts, (len(orig), len(cor))]
-            for (a0, b0), (a1, b1) in zip(bounds, bounds[1:], strict=False):
-                segment, total = align_exact(orig[a0:a1], cor[b0:b1], total)
-                path.extend((op, a + a0, b + a0, c + b0, d + b0) for op, a, b, c, d in segment)
-            return path
+    """The reference's alignment of two token sequences, as (op, o_start, o_end, c_start, c_end)."""
     return align_exact(orig, cor)[0]
 
 
 def align_exact(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0) -> tuple[list[Op], float]:
-    """The reference's alignment with only the provably exact shortcuts, and its total cost
-    (starting from `base`, the cost already paid before these tokens)."""
+    """The reference's alignment and its total cost (starting from `base`, the cost already paid
+    before these tokens)."""
     n, m = len(orig), len(cor)
     suffix = 0
     while suffix < min(n, m) and orig[n - 1 - suffix].text == cor[m - 1 - suffix].text:
