@@ -65,3 +65,14 @@ def test_random_unicode(text: str) -> None:
 def test_random_affix_soups(parts: list[str]) -> None:
     text = "".join(parts)
     assert tokenize(text) == spacy_tokens(text)
+
+
+def test_long_runs_of_affixes_around_the_search_window() -> None:
+    """Long remainders are searched near their end only (linear, where spaCy's own search is
+    quadratic); lengths around the switch and past the reach of every suffix pattern."""
+    pieces = ["(", "[", "«", '"', ".", "..", "…", "!", "?", ")", "]", "»", "5", "км", "+", "%", "$", "'s", "а.", "Б."]
+    for n in (30, 31, 32, 33, 62, 63, 64, 65, 66, 100, 250):
+        for left, right in zip(pieces, reversed(pieces), strict=True):
+            for text in (left * n + "слово" + right * n, "5" + "." * n, "ТАСС" + "." * n, "кто-то" + right * n,
+                         left * n + "5" + "км" + right * (n // 2)):
+                assert tokenize(text) == spacy_tokens(text), (n, left, right)

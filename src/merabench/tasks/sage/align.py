@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from rapidfuzz.distance import Indel
+from rapidfuzz.distance import Indel, Levenshtein
 from rapidfuzz.process import cdist
 
 from merabench.tasks.sage.tokenize import Token, analyze
@@ -43,6 +43,7 @@ OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
 FIRST_BAND = 6
 BAND_CELLS = 20_000
+MATRIX_CELLS = 1_500_000  # past this (a text far longer than any correction), the alignment is approximate
 _INF = float("inf")
 _FAR = 1 << 30
 
@@ -388,8 +389,41 @@ def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> t
         ops, cost, _ = _fill(orig, cor, None, base)
         path, touched_edge = _read_back(ops, n, m)
         return path, touched_edge, cost[n][m]
+    if n * m > MATRIX_CELLS:
+        raise _TooLarge(n, m)
     path, total = align_matrix(orig, cor, base)
     return path, _touches_edge(path, n, m), total
+
+
+class _TooLarge(Exception):
+    def __init__(self, n: int, m: int) -> None:
+        self.cells = n * m
+
+
+def approximate(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
+    """A uniform-cost Levenshtein alignment of the tokens (rapidfuzz, in C): no lemmas, parts of
+    speech or transpositions. Only for problems past MATRIX_CELLS."""
+    o_ids, c_ids = _ids([t.text for t in orig], [t.text for t in cor])
+    path: list[Op] = []
+    for tag, a0, a1, b0, b1 in Levenshtein.opcodes(o_ids.tolist(), c_ids.tolist()):
+        pairs = min(a1 - a0, b1 - b0) if tag == "replace" else 0
+        if tag == "equal":
+            path += [("M", a0 + t, a0 + t + 1, b0 + t, b0 + t + 1) for t in range(a1 - a0)]
+            continue
+        path += [("S", a0 + t, a0 + t + 1, b0 + t, b0 + t + 1) for t in range(pairs)]
+        path += [("D", a, a + 1, b0 + pairs, b0 + pairs) for a in range(a0 + pairs, a1)]
+        path += [("I", a1, a1, b, b + 1) for b in range(b0 + pairs, b1)]
+    return path
+
+
+def align_bounded(orig: Sequence[Token], cor: Sequence[Token]) -> tuple[list[Op], str | None]:
+    """The reference's alignment, or past MATRIX_CELLS an approximate one and a note saying so."""
+    try:
+        return align(orig, cor), None
+    except _TooLarge as big:
+        note = (f"too long to align exactly ({big.cells:,} cells past the {MATRIX_CELLS:,} bound): aligned "
+                "by a plain token Levenshtein instead, so the edits may differ from the reference's")
+        return approximate(orig, cor), note
 
 
 def _touches_edge(path: list[Op], n: int, m: int) -> bool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from merabench.tasks.sage.align import align
+from merabench.tasks.sage.align import align_bounded
 from merabench.tasks.sage.classify import classify
-from merabench.tasks.sage.merge import merge
+from merabench.tasks.sage.merge import merge_with_notes
 from merabench.tasks.sage.tokenize import Token, span_text, tokenize
 
 
@@ -25,20 +25,34 @@ class Edit:
         return (self.start, self.end, self.type, self.correction)
 
 
-def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> list[Edit]:
+@dataclass(frozen=True)
+class Extraction:
+    """The typed edits from one text to another, and notes on any bound that changed how."""
+
+    edits: tuple[Edit, ...]
+    notes: tuple[str, ...] = ()
+
+
+def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> Extraction:
+    path, note = align_bounded(source, target)
+    spans, notes = merge_with_notes(path, source, target)
     found = []
-    for o_start, o_end, c_start, c_end in merge(align(source, target), source, target):
+    for o_start, o_end, c_start, c_end in spans:
         for kind, correction in classify(source[o_start:o_end], target[c_start:c_end]):
             found.append(Edit(o_start, o_end, kind, correction))
-    return found
+    return Extraction(tuple(found), tuple(([note] if note else []) + notes))
 
 
 @lru_cache(maxsize=50_000)
-def extract(source: str, target: str) -> tuple[Edit, ...]:
+def extraction(source: str, target: str) -> Extraction:
     """Edits from `source` to `target`, memoised: a good hypothesis often equals the reference."""
     if source == target:  # all matches: no edits (models often leave a text untouched)
-        return ()
-    return tuple(edits_between(tokenize(source), tokenize(target)))
+        return Extraction(())
+    return edits_between(tokenize(source), tokenize(target))
+
+
+def extract(source: str, target: str) -> tuple[Edit, ...]:
+    return extraction(source, target).edits
 
 
 def source_text(source: tuple[Token, ...], edit: Edit) -> str:

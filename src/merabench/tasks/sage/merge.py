@@ -154,16 +154,24 @@ class _Run:
         self.o_hash, self.c_hash = _Hashes(orig, o_lo, o_hi), _Hashes(cor, c_lo, c_hi)
         self._ranges = (o_lo, o_hi, c_lo, c_hi)
         self._parts: tuple[_Parts, _Parts] | None = None
-        self.firing: list[tuple[int, int, str]] = []   # in the reference's order
-        self.heads: dict[int, list[int]] = {}          # start -> ends, longest first, of head-only spans
-        for size in range(len(ops), 1, -1):
-            for start in range(len(ops) - size + 1):
-                end = start + size - 1
-                rule, head_only = self._judge(start, end)
-                if rule is not None:
-                    self.firing.append((start, end, rule))
-                elif head_only:
-                    self.heads.setdefault(start, []).append(end)
+        self._table: tuple[list[tuple[int, int, str]], dict[int, list[int]]] | None = None
+
+    def _spans(self) -> tuple[list[tuple[int, int, str]], dict[int, list[int]]]:
+        """Every sub-span judged once: the firing ones in the reference's order, and, by start,
+        the ends (longest first) of spans that fire only as a call's head."""
+        if self._table is None:
+            firing: list[tuple[int, int, str]] = []
+            heads: dict[int, list[int]] = {}
+            for size in range(len(self.ops), 1, -1):
+                for start in range(len(self.ops) - size + 1):
+                    end = start + size - 1
+                    rule, head_only = self._judge(start, end)
+                    if rule is not None:
+                        firing.append((start, end, rule))
+                    elif head_only:
+                        heads.setdefault(start, []).append(end)
+            self._table = (firing, heads)
+        return self._table
 
     def _one_pos(self, a: int, b: int, x: int, y: int) -> bool:
         if self._parts is None:
@@ -208,8 +216,16 @@ class _Run:
         ops = self.ops
         if hi - lo <= 1:
             return ops[lo:hi]
-        pick = next(((s, e, rule) for s, e, rule in self.firing if s >= lo and e < hi), None)
-        head = next((e for e in self.heads.get(lo, ()) if e < hi), None)
+        if lo == 0 and hi == len(ops) and self._table is None:
+            # the whole run is the first span tried: when it merges (a run of insertions, say),
+            # nothing else is ever looked at
+            rule, head_only = self._judge(0, hi - 1)
+            if rule is not None or head_only:
+                return _merged(ops) if rule == self.JOIN or head_only or rule == self.HEAD else self._apply(
+                    lo, hi, (0, hi - 1, rule))
+        firing, heads = self._spans()
+        pick = next(((s, e, rule) for s, e, rule in firing if s >= lo and e < hi), None)
+        head = next((e for e in heads.get(lo, ()) if e < hi), None)
         if pick is not None and pick[0] == lo and self._judge(lo, pick[1])[1]:
             # a span that starts the call and fires anyway: the head clause is tried before the
             # later rules (a span where the first rule fires is never a head)
@@ -219,6 +235,10 @@ class _Run:
             pick = (lo, head, self.HEAD)
         if pick is None:
             return ops[lo:hi]
+        return self._apply(lo, hi, pick)
+
+    def _apply(self, lo: int, hi: int, pick: tuple[int, int, str]) -> list[Op]:
+        ops = self.ops
         start, end, rule = pick
         if rule == self.JOIN:
             return self.process(lo, start) + _merged(ops[start:end + 1]) + self.process(end + 1, hi)
@@ -240,7 +260,13 @@ def process_run(ops: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) 
 
 def merge(path: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> list[Span]:
     """Edits as token spans (o_start, o_end, c_start, c_end), in the reference's order."""
+    return merge_with_notes(path, orig, cor)[0]
+
+
+def merge_with_notes(path: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> tuple[list[Span], list[str]]:
+    """`merge`, and a note for every run merged in windows rather than whole."""
     spans: list[Span] = []
+    notes: list[str] = []
     for kind, group in group_operations(path):
         if kind == "M":
             continue
@@ -250,5 +276,8 @@ def merge(path: list[Op], orig: tuple[Token, ...], cor: tuple[Token, ...]) -> li
             chosen = _triple(group, orig, cor)
         else:
             chosen = process_run(group, orig, cor)
+            if len(group) > MAX_RUN:
+                notes.append(f"a run of {len(group)} differing tokens was merged in windows of {MAX_RUN} "
+                             "(the reference merges a run whole, which takes it hours at this length)")
         spans.extend(op[1:] for op in chosen)
-    return spans
+    return spans, notes

@@ -6,6 +6,11 @@ edits are false positives and unmatched reference edits false negatives. Per typ
 P = TP/(TP+FP), or 1 without hypothesis edits of the type; R = TP/(TP+FN), or 1 without reference
 edits of the type; F1 = 2PR/(P+R), or 0 when P+R = 0. The hypothesis is left-stripped first; an
 empty hypothesis or reference scores 0.
+
+Bounded work: an answer longer than twice the longer of source and reference plus 1,000
+characters (a model looping until its token limit) is scored on its first part, and the rest
+counts as one inserted edit, a false positive, as the reference makes of a repeated tail. The row's
+details say so; the few other bounds (alignment size, merge windows) are noted the same way.
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from merabench.tasks.sage.classify import CASE, PUNCT, SPELL, TYPES, YO
-from merabench.tasks.sage.edits import Edit, extract, source_text
+from merabench.tasks.sage.classify import CASE, PUNCT, SPELL, TYPES, YO, classify
+from merabench.tasks.sage.edits import Edit, extract, extraction, source_text
 from merabench.tasks.sage.tokenize import tokenize
 
 METRIC_OF_TYPE = {SPELL: "spell_f1", PUNCT: "punct_f1", CASE: "case_f1", YO: "yo_f1"}
@@ -80,14 +85,46 @@ def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
             "note": f"{why}: scores 0",
             "reference_edits": [_edit_view(e, src, verdicts[e.key]) for e in ref_edits],
             "counts": {t: [c.tp, c.fp, c.fn] for t, c in counts.items() if c.tp or c.fp or c.fn}})
-    hyp_edits = extract(source, hypothesis)
+    hypothesis, tail, notes = _bounded(source, reference, hypothesis)
+    found = extraction(source, hypothesis)
+    hyp_edits = found.edits + _tail_edit(src, tail)
+    notes += list(found.notes)
     ref_edits = extract(source, reference)
     counts, verdicts = compare(hyp_edits, ref_edits)
     metrics = {METRIC_OF_TYPE[t]: counts[t].prf()[2] for t in TYPES}
     metrics["errant_f1"] = (metrics["spell_f1"] + metrics["punct_f1"]) / 2
-    details = {
+    details: dict[str, Any] = {
         "hypothesis_edits": [_edit_view(e, src, verdicts[e.key]) for e in hyp_edits],
         "reference_edits": [_edit_view(e, src, verdicts[e.key]) for e in ref_edits],
         "counts": {t: [c.tp, c.fp, c.fn] for t, c in counts.items() if c.tp or c.fp or c.fn},
     }
+    if notes:
+        details["bounded"] = notes
     return ExampleScore(metrics, counts, details)
+
+
+def answer_limit(source: str, reference: str) -> int:
+    """The longest answer scored in full: twice the longer text, plus 1,000 characters."""
+    return 2 * max(len(source), len(reference)) + 1000
+
+
+def _bounded(source: str, reference: str, hypothesis: str) -> tuple[str, str, list[str]]:
+    """(the part of the answer that is aligned, the tail that is not, a note when there is one)."""
+    limit = answer_limit(source, reference)
+    if len(hypothesis) <= limit:
+        return hypothesis, "", []
+    space = hypothesis.rfind(" ", limit - 200, limit)  # cut between words where one is near
+    cut = space if space > 0 else limit
+    note = (f"the answer has {len(hypothesis):,} characters, more than {limit:,} (twice the longer text plus "
+            f"1,000): its first {cut:,} are scored, the rest counts as one inserted edit (a false positive)")
+    return hypothesis[:cut], hypothesis[cut:], [note]
+
+
+def _tail_edit(source_tokens: tuple, tail: str) -> tuple[Edit, ...]:
+    """The unscored tail as one insertion at the end of the source, typed as the reference types
+    an insertion (from the tail's first tokens: its first 2,000 characters)."""
+    if not tail.strip():
+        return ()
+    inserted = tokenize(tail[:2000].lstrip())
+    end = len(source_tokens)
+    return tuple(Edit(end, end, kind, correction) for kind, correction in classify((), inserted))

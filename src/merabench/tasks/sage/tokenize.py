@@ -55,10 +55,23 @@ def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
     return "".join(t.text + t.ws for t in tokens[:-1]) + tokens[-1].text
 
 
-_PREFIX = re.compile("|".join("^" + p for p in PREFIXES))
+_PREFIX = re.compile("|".join(PREFIXES))         # matched at the current start
 _SUFFIX = re.compile("|".join(p + "$" for p in SUFFIXES))
 _INFIX = re.compile("|".join(INFIXES))
 _URL = re.compile(r"^https?://")
+# Every suffix pattern matches at most 16 characters, but for a run of dots (`\.\.+`); so a suffix
+# is searched for only near the end: a long run of affixes is peeled in linear time, not quadratic.
+_SUFFIX_REACH = 32
+_SHORT = 64  # shorter remainders are searched as slices, as the reference slices them
+
+
+def _suffix_length(run: str, start: int, end: int) -> int:
+    if end - start <= _SHORT:
+        match = _SUFFIX.search(run[start:end])
+    else:  # lookbehinds near the end only ever look inside [start, end)
+        dots = end - len(run[start:end].rstrip(".")) - start
+        match = _SUFFIX.search(run, max(start, end - _SUFFIX_REACH - dots), end)
+    return match.end() - match.start() if match else 0
 
 
 @lru_cache(maxsize=200_000)
@@ -68,25 +81,25 @@ def split_run(run: str) -> tuple[str, ...]:
     rest split at its infixes unless it is a URL, in spaCy's tokenizer's order."""
     prefixes: list[str] = []
     suffixes: list[str] = []
-    rest = run
+    start, end = 0, len(run)
     last_size = -1
-    while rest and len(rest) != last_size:
-        last_size = len(rest)
-        match = _PREFIX.search(rest)
-        pre = match.end() - match.start() if match else 0
-        match = _SUFFIX.search(rest[pre:])
-        suf = match.end() - match.start() if match else 0
-        if pre and suf and pre + suf <= len(rest):
-            prefixes.append(rest[:pre])
-            suffixes.append(rest[-suf:])
-            rest = rest[pre:-suf]
+    while start < end and end - start != last_size:
+        last_size = end - start
+        match = _PREFIX.match(run, start, end)
+        pre = match.end() - start if match else 0
+        suf = _suffix_length(run, start + pre, end)
+        if pre and suf and pre + suf <= end - start:
+            prefixes.append(run[start:start + pre])
+            suffixes.append(run[end - suf:end])
+            start, end = start + pre, end - suf
         elif pre:
-            prefixes.append(rest[:pre])
-            rest = rest[pre:]
+            prefixes.append(run[start:start + pre])
+            start += pre
         elif suf:
-            suffixes.append(rest[-suf:])
-            rest = rest[:-suf]
+            suffixes.append(run[end - suf:end])
+            end -= suf
     tokens = prefixes
+    rest = run[start:end]
     if rest:
         matches = [] if _URL.match(rest) else list(_INFIX.finditer(rest))
         start = 0
