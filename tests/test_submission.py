@@ -26,10 +26,11 @@ def test_a_run_becomes_a_complete_submission_that_scores_the_same(tmp_path: Path
     assert json.loads((tmp_path / "s" / "results.json").read_text())["metrics"] == original
 
 
-def test_a_run_with_failed_rows_is_not_packaged(tmp_path: Path) -> None:
+def test_a_run_with_failed_rows_is_not_packaged(tmp_path: Path, make_server) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
     out = tmp_path / "run"
-    result = run_cli("run", "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "sage", "--data",
+    server = make_server(plan=lambda n, body: "500")
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data",
                      str(data), "--out", str(out), "--no-progress", "--max-retries", "0")
     assert result.returncode == 1 and "every request failed: sage: 3/3 rows failed" in result.stderr
     assert all(r["status"] == "error" for r in read_jsonl(out / "samples_sage.jsonl"))

@@ -5,10 +5,21 @@
     ├── ConfigError           a flag or setting that cannot work (unknown task, bad model spec, ...)
     └── BackendError          a model request that failed; `retryable` says whether to try again
 
-`cli.py` catches MerabenchError once; nothing else in the package prints errors.
+`cli.py` catches MerabenchError once; nothing else in the package prints errors. Where files are
+read, `reading(path)` maps what the standard library raises (OS, decoding, JSON, ZIP, sqlite
+errors) into a DataError that names the file, and `writing(path)` maps OS errors into a
+ConfigError, in one place (as httpx maps its transport's exceptions at one boundary).
 """
 
 from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
 
 
 class MerabenchError(Exception):
@@ -44,8 +55,47 @@ class BackendError(MerabenchError):
     """A failed model request. `retryable` errors are retried by the backend's retry loop."""
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None) -> None:
+                 status: int | None = None, body: object = None) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
+        self.body = body  # the server's parsed error body, when it sent JSON
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+@contextlib.contextmanager
+def reading(path: Path | str, what: str = "") -> Iterator[None]:
+    """Turn the errors of reading `path` into a DataError naming it (`what` says what it is)."""
+    label = f"{what} {path}".strip()
+    try:
+        yield
+    except MerabenchError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
+                        file=label) from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=label) from None
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise DataError(f"not a readable ZIP file ({exc})", file=label) from None
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"not a readable sqlite database ({exc})", file=label) from None
+    except FileNotFoundError:
+        raise DataError("no such file or directory", file=label) from None
+    except OSError as exc:
+        raise DataError(f"cannot be read ({_os_reason(exc)})", file=label) from None
+
+
+@contextlib.contextmanager
+def writing(path: Path | str, what: str = "") -> Iterator[None]:
+    """Turn the OS errors of writing `path` into a ConfigError naming it."""
+    try:
+        yield
+    except MerabenchError:
+        raise
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot be written ({_os_reason(exc)})".strip()) from None

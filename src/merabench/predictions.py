@@ -1,8 +1,10 @@
-"""Saved answers for `merabench score`: {id: answer text}.
+"""Saved answers for `merabench score`: {id: answer text, or None where the saved request failed}.
 
-Accepted: JSONL `{"id": <meta.id>, "output": "..."}` (merabench's own samples files too), a MERA
-submission JSON `{"data": {"test": [{"outputs", "meta": {"id"}}]}}` or a ZIP of those, and
-lm-evaluation-harness `samples_*.jsonl` (`doc.meta.id` with `filtered_resps` or `resps`).
+Accepted: JSONL `{"id": <meta.id>, "output": "..."}`, merabench's own samples files (a log: a row
+answered again appears twice, and its last record counts, as a resumed run reads it), a MERA submission
+JSON `{"data": {"test": [{"outputs", "meta": {"id"}}]}}` or a ZIP of those, and
+lm-evaluation-harness `samples_*.jsonl` (`doc.meta.id` with `filtered_resps` or `resps`). An id
+given twice anywhere else is a mistake and an error, not a silent last-one-wins.
 """
 
 from __future__ import annotations
@@ -12,19 +14,29 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import DataError
+from merabench.errors import DataError, reading
+
+
+def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, Any]:
+    doc = obj.get("doc")
+    if not isinstance(doc, dict):
+        raise DataError("an lm-eval samples line needs doc to be an object", file=file, line=line, field="doc")
+    meta = doc.get("meta", {})
+    if not isinstance(meta, dict):
+        raise DataError(f"doc.meta must be an object, got {type(meta).__name__}", file=file, line=line,
+                        field="doc.meta")
+    row_id = meta.get("id", obj.get("doc_id"))
+    resp = obj.get("filtered_resps") or obj.get("resps") or [None]
+    while isinstance(resp, list):
+        resp = resp[0] if resp else None
+    return row_id, resp
 
 
 def _from_line(obj: Any, *, file: str, line: int) -> tuple[int, str | None]:
     if not isinstance(obj, dict):
         raise DataError("a prediction must be a JSON object", file=file, line=line)
-    if "doc" in obj:  # lm-eval samples line
-        doc = obj["doc"] if isinstance(obj["doc"], dict) else {}
-        row_id = (doc.get("meta") or {}).get("id", obj.get("doc_id"))
-        resp = obj.get("filtered_resps") or obj.get("resps") or [None]
-        while isinstance(resp, list):
-            resp = resp[0] if resp else None
-        text = resp
+    if "doc" in obj:
+        row_id, text = _lm_eval_line(obj, file=file, line=line)
     else:
         row_id = obj.get("id")
         if row_id is None and isinstance(obj.get("meta"), dict):
@@ -40,40 +52,47 @@ def _from_line(obj: Any, *, file: str, line: int) -> tuple[int, str | None]:
     return row_id, text
 
 
+def _collect(items: list[tuple[int, str | None]], *, file: str, log: bool) -> dict[int, str | None]:
+    answers: dict[int, str | None] = {}
+    for row_id, text in items:
+        if row_id in answers and not log:
+            raise DataError("the same id is answered twice", file=file, field="id", row_id=row_id)
+        answers[row_id] = text  # in a log the last record is the row's state, as a resumed run reads it
+    return answers
+
+
 def _from_submission(doc: Any, *, file: str) -> dict[int, str | None]:
-    try:
-        items = doc["data"]["test"]
-    except (KeyError, TypeError):
-        raise DataError('expected {"data": {"test": [...]}}', file=file) from None
-    return dict(_from_line(item, file=file, line=i) for i, item in enumerate(items))
+    items = doc.get("data", {}).get("test") if isinstance(doc, dict) and isinstance(doc.get("data"), dict) else None
+    if not isinstance(items, list):
+        raise DataError('expected {"data": {"test": [...]}} with a list of answers', file=file, field="data.test")
+    return _collect([_from_line(item, file=file, line=i) for i, item in enumerate(items)], file=file, log=False)
 
 
 def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int, str | None]:
     """Answers by row id; None where the saved record says the request failed."""
-    if not path.exists():
-        raise DataError("no such file", file=str(path))
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            names = [n for n in zf.namelist() if n.endswith(".json")]
-            wanted = f"{task_mera_name}.json" if task_mera_name else None
-            if wanted not in names:
-                raise DataError(f"the ZIP has no {wanted} (has: {', '.join(names)})", file=str(path))
-            return _from_submission(json.loads(zf.read(wanted)), file=f"{path}!{wanted}")
-    if path.suffix == ".json":
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
-        return _from_submission(doc, file=str(path))
-    predictions: dict[int, str | None] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=lineno) from None
-            row_id, answer = _from_line(obj, file=str(path), line=lineno)
-            predictions[row_id] = answer
-    return predictions
+    with reading(path, "predictions"):
+        if not path.is_file():
+            raise DataError("no such file", file=str(path))
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                names = [n for n in zf.namelist() if n.endswith(".json")]
+                wanted = f"{task_mera_name}.json" if task_mera_name else None
+                if wanted not in names:
+                    raise DataError(f"the ZIP has no {wanted} (has: {', '.join(names) or 'nothing'})", file=str(path))
+                label = f"{path}!{wanted}"
+                with reading(label):
+                    return _from_submission(json.loads(zf.read(wanted).decode("utf-8")), file=label)
+        if path.suffix == ".json":
+            return _from_submission(json.loads(path.read_text(encoding="utf-8")), file=str(path))
+        items, log = [], False
+        with path.open(encoding="utf-8") as fh:
+            for lineno, text in enumerate(fh, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=lineno) from None
+                log = log or (isinstance(obj, dict) and "status" in obj)
+                items.append(_from_line(obj, file=str(path), line=lineno))
+        return _collect(items, file=str(path), log=log)

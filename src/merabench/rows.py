@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import ConfigError, DataError
+from merabench.errors import ConfigError, DataError, reading
 
 SPLITS = ("test", "shots")
 
@@ -83,6 +83,10 @@ def parse_row(obj: Any, *, file: str, line: int) -> Row:
         raise fail("meta.id", "missing")
     if isinstance(meta["id"], bool) or not isinstance(meta["id"], int):
         raise fail("meta.id", f"must be an integer, got {meta['id']!r}")
+    for key in ("turn_id", "n_turns"):  # dialogue position: history and dialogue metrics count on them
+        value = meta.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise fail(f"meta.{key}", f"must be an integer, got {value!r}")
     return Row(obj["instruction"], dict(inputs), outputs, dict(meta))
 
 
@@ -96,7 +100,7 @@ def check_unique_ids(rows: Iterable[Row], *, file: str) -> None:
 
 def _read_jsonl(path: Path) -> list[Row]:
     rows = []
-    with path.open(encoding="utf-8") as fh:
+    with reading(path), path.open(encoding="utf-8") as fh:
         for lineno, text in enumerate(fh, start=1):
             if not text.strip():
                 continue
@@ -110,10 +114,8 @@ def _read_jsonl(path: Path) -> list[Row]:
 
 
 def _read_json(path: Path) -> dict[str, list[Row]]:
-    try:
+    with reading(path):
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
     if isinstance(doc, list):
         return {"test": [parse_row(o, file=str(path), line=i) for i, o in enumerate(doc)]}
     if isinstance(doc, dict) and isinstance(doc.get("data"), dict):

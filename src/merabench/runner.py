@@ -28,6 +28,7 @@ from merabench.records import Answer, Status
 from merabench.rows import Row, TaskData
 from merabench.samples import SampleWriter, read_answers, samples_path
 from merabench.tasks.base import Task
+from merabench.think import think_text
 
 CACHE_BATCH_S = 0.05
 
@@ -69,7 +70,9 @@ class AnswerSource(Protocol):
     name: str
 
     def cache_key(self, item: WorkItem) -> str | None: ...
+    async def preflight(self) -> list[str]: ...
     async def complete(self, item: WorkItem) -> Completion: ...
+    def notes(self) -> list[str]: ...
     async def aclose(self) -> None: ...
 
 
@@ -85,8 +88,14 @@ class BackendSource:
     def cache_key(self, item: WorkItem) -> str | None:
         return request_key(self.backend.name, self.backend.options.fingerprint(), item.digest, self.cache_scope)
 
+    async def preflight(self) -> list[str]:
+        return await self.backend.preflight()
+
     async def complete(self, item: WorkItem) -> Completion:
         return await self.backend.generate(Request(item.messages))
+
+    def notes(self) -> list[str]:
+        return self.backend.notes()
 
     async def aclose(self) -> None:
         await self.backend.aclose()
@@ -104,9 +113,15 @@ class BaselineSource:
     def cache_key(self, item: WorkItem) -> str | None:
         return None  # instant and deterministic: never cached
 
+    async def preflight(self) -> list[str]:
+        return []
+
     async def complete(self, item: WorkItem) -> Completion:
         return Completion(text=baseline_answer(self.kind, item.task, item.row, self.seed), finish_reason="stop",
                           attempts=1)
+
+    def notes(self) -> list[str]:
+        return []
 
     async def aclose(self) -> None:
         pass
@@ -117,7 +132,7 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         id=item.row.id, status=Status.OK, output=completion.text, messages_hash=item.messages_hash, cached=cached,
         attempts=0 if cached else completion.attempts, latency_s=round(completion.latency_s, 4),
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning,
+        reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
         finish_reason=completion.finish_reason, endpoint=completion.endpoint,
         messages=item.messages if log_prompts else None)
 
@@ -157,6 +172,14 @@ class Runner:
 
     async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         """Answer every row of every task; return the answers by task and id."""
+        try:
+            self.notes += await self.source.preflight()
+            return await self._run(runs)
+        finally:
+            self.notes += [n for n in self.source.notes() if n not in self.notes]
+            await self.source.aclose()
+
+    async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         writers: dict[str, SampleWriter] = {}
         answers: dict[str, dict[int, Answer]] = {}
         work: list[WorkItem] = []
@@ -240,7 +263,6 @@ class Runner:
             self._save(uncached)
             for writer in writers.values():
                 writer.close()
-            await self.source.aclose()
         return answers
 
     def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:

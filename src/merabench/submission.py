@@ -2,7 +2,9 @@
 
 A submission is a ZIP with one JSON per task at its top level, named SAGE.json,
 RussianRegions.json, GorillaHard.json, each `{"data": {"test": [{"outputs": "<answer>",
-"meta": {"id": <int>}}, ...]}}` with one entry per test row, ids unique and complete.
+"meta": {"id": <int>}}, ...]}}` with one entry per test row, ids unique and complete. A ZIP made
+by MERA's own packer also holds the JSONs of MERA's other tasks and `logs_public.zip`: those are
+accepted and left unchecked.
 """
 
 from __future__ import annotations
@@ -10,74 +12,122 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
-from merabench.errors import DataError
-from merabench.samples import read_records, samples_path
+from merabench.errors import DataError, reading, writing
+from merabench.results import RESULTS_FILE
+from merabench.samples import read_answers, read_records, samples_path
 from merabench.tasks import TASKS
 
+LOGS_FILE = "logs_public.zip"
 
-def write_submission(run_dir: Path, out: Path) -> dict[str, int]:
-    """Write the ZIP; returns the number of answers per task. Every row must have an answer."""
-    entries: dict[str, list[dict]] = {}
+
+def _finished_counts(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / RESULTS_FILE
+    if not path.exists():
+        raise DataError("the run has not finished (no results.json): rerun the same command to finish it, "
+                        "or pass --allow-incomplete", file=str(run_dir))
+    with reading(path):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    if not isinstance(tasks, dict):
+        raise DataError("has no tasks", file=str(path))
+    return tasks
+
+
+def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False) -> tuple[dict[str, int], list[str]]:
+    """Write the ZIP; returns the answers per task and what is incomplete (only allowed with
+    `allow_incomplete`): a task not run, a row without an answer, a run that did not finish."""
+    problems: list[str] = []
+    try:
+        finished = _finished_counts(run_dir)
+    except DataError as exc:
+        if not allow_incomplete:
+            raise
+        finished, problems = {}, [str(exc)]
+    entries: dict[str, list[dict[str, Any]]] = {}
     for task in TASKS.values():
         path = samples_path(run_dir, task.name)
         if not path.exists():
+            problems.append(f"{task.mera_name}: not in this run (run it with --tasks {task.name})")
             continue
-        records = read_records(path)
-        failed = sorted(i for i, r in records.items() if r.get("status") != "ok")
+        answers = read_answers(path)
+        lines = read_records(path)
+        failed = sorted(i for i, a in answers.items() if not a.ok)
         if failed:
-            raise DataError(f"{len(failed)} row(s) have no answer (first ids: {failed[:5]}); rerun the same "
-                            "command to retry them before submitting", file=str(path))
-        # the scored answer (think blocks removed, as the harness's think_end_token does) when it differs
-        entries[task.mera_name] = [{"outputs": r.get("answer", r["output"]), "meta": {"id": i}}
-                                   for i, r in sorted(records.items())]
+            problems.append(f"{task.mera_name}: {len(failed)} row(s) have no answer (first ids: {failed[:5]}); "
+                            "rerun the same command to retry them")
+        planned = (finished.get(task.name) or {}).get("n")
+        if isinstance(planned, int) and len(answers) < planned:
+            problems.append(f"{task.mera_name}: {len(answers)} of {planned} rows answered")
+        # the answer as it was scored (think blocks removed), as the harness's think_end_token leaves it
+        entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
+                                   for i, a in sorted(answers.items()) if a.ok]
     if not entries:
         raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for name, items in entries.items():
-            zf.writestr(f"{name}.json", json.dumps({"data": {"test": items}}, ensure_ascii=False))
-    return {name: len(items) for name, items in entries.items()}
+    if problems and not allow_incomplete:
+        raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
+    with writing(out, "--out"):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, items in entries.items():
+                # ASCII-escaped: a lone surrogate in an answer must not stop the write
+                zf.writestr(f"{name}.json", json.dumps({"data": {"test": items}}))
+        tmp.replace(out)
+    return {name: len(items) for name, items in entries.items()}, problems
+
+
+def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
+    try:
+        with reading(f"{zf.filename}!{name}"):
+            doc = json.loads(zf.read(name).decode("utf-8"))
+    except DataError as exc:
+        return [str(exc)]
+    items = doc.get("data", {}).get("test") if isinstance(doc, dict) and isinstance(doc.get("data"), dict) else None
+    if not isinstance(items, list):
+        return [f'{name}: not {{"data": {{"test": [...]}}}} with a list']
+    problems, ids = [], []
+    for n, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("outputs"), str):
+            problems.append(f"{name}: entry {n} has no string outputs")
+            continue
+        meta = item.get("meta")
+        row_id = meta.get("id") if isinstance(meta, dict) else None
+        if isinstance(row_id, bool) or not isinstance(row_id, int):
+            problems.append(f"{name}: entry {n} has no integer meta.id")
+            continue
+        ids.append(row_id)
+    seen: set[int] = set()
+    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+    if duplicates:
+        problems.append(f"{name}: duplicate ids {duplicates[:5]}")
+    if expected is not None:
+        missing, extra = sorted(expected - set(ids)), sorted(set(ids) - expected)
+        if missing:
+            problems.append(f"{name}: {len(missing)} test row(s) missing (first {missing[:5]})")
+        if extra:
+            problems.append(f"{name}: {len(extra)} id(s) not in the test split (first {extra[:5]})")
+    return problems
 
 
 def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None) -> list[str]:
-    """Problems with a submission ZIP; `expected_ids` (by MERA name) adds the completeness check."""
-    if not zipfile.is_zipfile(path):
-        return [f"{path} is not a ZIP file"]
-    known = {t.mera_name for t in TASKS.values()}
-    problems = []
-    with zipfile.ZipFile(path) as zf:
-        names = zf.namelist()
-        for name in names:
-            stem = name.removesuffix(".json")
-            if "/" in name or not name.endswith(".json") or stem not in known:
-                problems.append(f"{name}: not one of {sorted(f'{k}.json' for k in known)} at the top level")
-                continue
-            try:
-                items = json.loads(zf.read(name))["data"]["test"]
-            except (ValueError, KeyError, TypeError):
-                problems.append(f'{name}: not {{"data": {{"test": [...]}}}}')
-                continue
-            ids = []
-            for n, item in enumerate(items):
-                if not isinstance(item, dict) or not isinstance(item.get("outputs"), str):
-                    problems.append(f"{name}: entry {n} has no string outputs")
-                    continue
-                row_id = (item.get("meta") or {}).get("id")
-                if isinstance(row_id, bool) or not isinstance(row_id, int):
-                    problems.append(f"{name}: entry {n} has no integer meta.id")
-                    continue
-                ids.append(row_id)
-            duplicates = sorted({i for i in ids if ids.count(i) > 1})
-            if duplicates:
-                problems.append(f"{name}: duplicate ids {duplicates[:5]}")
-            if expected_ids and stem in expected_ids:
-                missing = sorted(expected_ids[stem] - set(ids))
-                extra = sorted(set(ids) - expected_ids[stem])
-                if missing:
-                    problems.append(f"{name}: {len(missing)} test row(s) missing (first {missing[:5]})")
-                if extra:
-                    problems.append(f"{name}: {len(extra)} id(s) not in the test split (first {extra[:5]})")
-    if not names:
-        problems.append("the ZIP is empty")
-    return problems
+    """Every problem of a submission ZIP. Each of merabench's tasks must be there; with
+    `expected_ids` (by MERA name) every test row must be too."""
+    try:
+        with reading(path, "submission"):
+            if not zipfile.is_zipfile(path):
+                return [f"{path} is not a ZIP file"]
+            with zipfile.ZipFile(path) as zf:
+                names = zf.namelist()
+                problems = [f"{name}: inside a folder; MERA reads the task files at the top level"
+                            for name in names if "/" in name and name.endswith(".json")]
+                for task in TASKS.values():
+                    name = f"{task.mera_name}.json"
+                    if name not in names:
+                        problems.append(f"{name}: missing")
+                        continue
+                    problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
+                return problems
+    except DataError as exc:
+        return [str(exc)]

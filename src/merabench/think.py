@@ -28,3 +28,15 @@ def strip_think(text: str) -> str:
     the text tasks when a reasoning model's trace is cut off (lm-eval's think_end_token, then
     the `remove_whitespace_and_nones` filter)."""
     return remove_think(text).lstrip()
+
+
+def think_text(text: str) -> str | None:
+    """The reasoning an answer carries in think blocks (matched ones, then an unmatched tail),
+    joined; None when it has none."""
+    parts = [m.group(0)[7:-8] for m in _BLOCK.finditer(text)]
+    rest = _BLOCK.sub("", text)
+    unmatched = _OPEN.search(rest)
+    if unmatched:
+        parts.append(rest[unmatched.end():])
+    joined = "\n".join(p.strip() for p in parts if p.strip())
+    return joined or None

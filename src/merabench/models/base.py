@@ -16,17 +16,27 @@ from merabench.prompts import Message
 
 @dataclass(frozen=True)
 class GenerationOptions:
-    """Endpoint-independent generation settings; they are part of the cache key."""
+    """What shapes an answer, endpoint aside; all of it is part of the cache key."""
 
     max_tokens: int = 4096
-    temperature: float = 0.0
+    temperature: float | None = None      # None: 0 for chat endpoints, the server's own for reasoning ones
     seed: int | None = None
     stop: tuple[str, ...] = ()
     extra_body: Mapping[str, Any] = field(default_factory=dict)
+    reasoning_effort: str | None = None
+    api_profile: str = "chat"             # models/shaping.py
+    drop_params: tuple[str, ...] = ()
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
-                "stop": list(self.stop), "extra_body": dict(self.extra_body)}
+        out = {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
+               "stop": list(self.stop), "extra_body": dict(self.extra_body)}
+        if self.reasoning_effort is not None:
+            out["reasoning_effort"] = self.reasoning_effort
+        if self.api_profile != "chat":
+            out["api_profile"] = self.api_profile
+        if self.drop_params:
+            out["drop_params"] = sorted(self.drop_params)
+        return out
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,15 @@ class Backend(ABC):
     def cache_scope(self) -> dict[str, Any]:
         """What, besides the name and options, tells this model's answers apart in the cache."""
         return {}
+
+    async def preflight(self) -> list[str]:
+        """Checks before the first request (raising a MerabenchError when the run cannot work);
+        returns notes on what it found."""
+        return []
+
+    def notes(self) -> list[str]:
+        """What the backend learned or changed during the run, for results.json."""
+        return []
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass

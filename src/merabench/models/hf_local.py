@@ -60,7 +60,7 @@ class HFLocalBackend(Backend):
             torch = self._torch
             options = self.options
             ids = self._prompt_ids(messages).to(self._device)
-            sampling = options.temperature > 0
+            sampling = (options.temperature or 0.0) > 0
             if sampling and options.seed is not None:
                 torch.manual_seed(options.seed)
             kwargs: dict[str, Any] = {"max_new_tokens": options.max_tokens, "do_sample": sampling}

@@ -1,8 +1,14 @@
 """Any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, TGI, llama.cpp, Ollama, APIs).
 
 Retries: timeouts, connection errors, truncated or malformed bodies, 408/409/429 and 5xx are
-retried with exponential back-off (or the server's Retry-After), possibly on another replica;
-other 4xx fail at once. The API key goes only into the Authorization header.
+retried with exponential back-off (or the server's Retry-After, never longer than the back-off
+ceiling), possibly on another replica; other 4xx fail at once, except that the `auto` profile
+learns from a 400 that names an unsupported parameter (models/shaping.py). The API key goes only
+into the Authorization header; credentials in a URL are used and never written anywhere.
+
+A reply keeps what reasoning servers send beside the answer (`reasoning_content` or
+`reasoning`, and `usage.completion_tokens_details.reasoning_tokens`); a null `content` is an
+empty answer with its `finish_reason` (`length`: the budget went on thinking), not an error.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import json
 import random
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
@@ -20,6 +27,7 @@ import orjson
 from merabench.errors import BackendError, ConfigError
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.endpoints import EndpointPool
+from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.urls import redact
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -57,9 +65,22 @@ class OpenAICompatBackend(Backend):
                  max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0) -> None:
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
+        for url in base_urls:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ConfigError(f"--base-url {redact(url)}: not an http(s) URL")
+            if (parts.username or parts.password) and api_key:
+                raise ConfigError(f"--base-url {redact(url)} carries credentials and an API key is set too "
+                                  "(--api-key or OPENAI_API_KEY): give one of them")
         self.model = model
         self.name = f"openai:{model}"
         self.options = options or GenerationOptions()
+        try:
+            profile = ApiProfile(self.options.api_profile)
+        except ValueError:
+            raise ConfigError(f"unknown --api-profile '{self.options.api_profile}'; known: "
+                              f"{', '.join(p.value for p in ApiProfile)}") from None
+        self.shaper = RequestShaper(profile, frozenset(self.options.drop_params))
         self.urls = [u.rstrip("/") for u in base_urls]
         self._api_key = api_key
         self._concurrency = concurrency
@@ -68,6 +89,7 @@ class OpenAICompatBackend(Backend):
         self.retry_base_delay_s = retry_base_delay_s
         self._pool: EndpointPool | None = None
         self._session: aiohttp.ClientSession | None = None
+        self._notes: list[str] = []
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAICompatBackend(model={self.model!r}, urls={[redact(u) for u in self.urls]!r})"
@@ -76,6 +98,34 @@ class OpenAICompatBackend(Backend):
         """The endpoints (credentials removed): another server behind the same model name is
         another model until the user says otherwise (--cache-scope model)."""
         return {"endpoints": sorted(redact(u) for u in self.urls)}
+
+    def notes(self) -> list[str]:
+        adapted = self.shaper.adaptations()
+        return self._notes + ([f"the endpoint refused parameters; from then on: {', '.join(adapted)}"] if adapted else [])
+
+    async def preflight(self) -> list[str]:
+        """Fail at once, naming the URL, when no endpoint accepts a connection; leave out the ones
+        that do not when others do."""
+        async def reach(url: str) -> str | None:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port),
+                                                   timeout=min(10.0, self.timeout_s))
+            except (OSError, TimeoutError) as exc:
+                return f"{redact(url)}: {exc.strerror or type(exc).__name__}" if isinstance(exc, OSError) else \
+                    f"{redact(url)}: no answer in {min(10.0, self.timeout_s):g} s"
+            writer.close()
+            return None
+
+        failures = await asyncio.gather(*(reach(u) for u in self.urls))
+        down = [f for f in failures if f]
+        if len(down) == len(self.urls):
+            raise ConfigError("cannot connect to " + "; ".join(down) + " (is the server running?)")
+        if down:
+            self.urls = [u for u, f in zip(self.urls, failures, strict=True) if not f]
+            self._notes.append(f"left out {len(down)} endpoint(s) that refused connections: {'; '.join(down)}")
+        return list(self._notes)
 
     @property
     def pool(self) -> EndpointPool:
@@ -94,44 +144,41 @@ class OpenAICompatBackend(Backend):
         return self._session
 
     def payload(self, request: Request) -> dict[str, Any]:
-        opts = self.options
-        body: dict[str, Any] = {"model": self.model, "messages": list(request.messages),
-                                "max_tokens": opts.max_tokens, "temperature": opts.temperature}
-        if opts.seed is not None:
-            body["seed"] = opts.seed
-        if opts.stop:
-            body["stop"] = list(opts.stop)
-        body.update(opts.extra_body)
-        return body
+        return self.shaper.body(self.model, list(request.messages), self.options)
 
     async def generate(self, request: Request) -> Completion:
-        body = orjson.dumps(self.payload(request))
         started = time.monotonic()
         attempt = 0
         while True:
             attempt += 1
+            body = self.payload(request)
             endpoint = await self.pool.acquire()
             try:
-                completion = await self._post(endpoint.url, body)
+                reply = await self._post(endpoint.url, orjson.dumps(body))
             except BackendError as exc:
-                throttle = None
-                if exc.status in THROTTLE_STATUS:
-                    throttle = exc.retry_after if exc.retry_after is not None else self._backoff(attempt)
-                self.pool.release(endpoint, ok=False, throttle_for=throttle)
+                self.pool.release(endpoint, ok=exc.status == 400,
+                                  throttle_for=self._throttle(exc, attempt) if exc.status in THROTTLE_STATUS else None)
+                if exc.status == 400 and self.shaper.learn(exc.body, body):
+                    attempt -= 1  # the same request again, shaped as the server wants: not a retry
+                    continue
                 if not exc.retryable or attempt > self.max_retries:
                     suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
                     raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status) from None
-                delay = exc.retry_after if exc.retry_after is not None else self._backoff(attempt)
-                await asyncio.sleep(delay)
+                await asyncio.sleep(self._throttle(exc, attempt))
                 continue
             except BaseException:
                 self.pool.release(endpoint, ok=False)
                 raise
             self.pool.release(endpoint, ok=True)
-            return Completion(text=completion["text"], prompt_tokens=completion["prompt_tokens"],
-                              completion_tokens=completion["completion_tokens"],
-                              finish_reason=completion["finish_reason"],
-                              latency_s=time.monotonic() - started, endpoint=redact(endpoint.url), attempts=attempt)
+            return Completion(**reply, latency_s=time.monotonic() - started, endpoint=redact(endpoint.url),
+                              attempts=attempt)
+
+    def _throttle(self, exc: BackendError, attempt: int) -> float:
+        """How long to wait: the server's Retry-After, but never past the back-off ceiling (an
+        hour-long Retry-After must not stall a run), else exponential back-off."""
+        if exc.retry_after is not None:
+            return min(exc.retry_after, MAX_BACKOFF_S)
+        return self._backoff(attempt)
 
     def _backoff(self, attempt: int) -> float:
         """Exponential with full jitter, so retrying workers do not arrive together."""
@@ -140,38 +187,65 @@ class OpenAICompatBackend(Backend):
 
     async def _post(self, base_url: str, body: bytes) -> dict[str, Any]:
         url = f"{base_url}/chat/completions"
+        shown = redact(url)
         try:
             async with self._client().post(url, data=body) as resp:
                 raw = await resp.read()
                 if resp.status != 200:
                     snippet = raw[:300].decode("utf-8", "replace")
-                    raise BackendError(f"HTTP {resp.status} from {url}: {snippet}",
+                    try:
+                        parsed = json.loads(raw)
+                    except ValueError:
+                        parsed = None
+                    raise BackendError(f"HTTP {resp.status} from {shown}: {snippet}",
                                        retryable=resp.status in RETRYABLE_STATUS or resp.status >= 500,
                                        retry_after=parse_retry_after(resp.headers.get("Retry-After")),
-                                       status=resp.status)
+                                       status=resp.status, body=parsed)
         except TimeoutError:
-            raise BackendError(f"timed out after {self.timeout_s:g} s at {url}", retryable=True) from None
+            raise BackendError(f"timed out after {self.timeout_s:g} s at {shown}", retryable=True) from None
         except aiohttp.ClientError as exc:  # refused, reset, dropped, truncated payload
-            raise BackendError(f"{type(exc).__name__} at {url}: {exc}", retryable=True) from None
-        return self._parse(raw, url)
-
-    @staticmethod
-    def _parse(raw: bytes, url: str) -> dict[str, Any]:
-        try:
-            doc = _loads(raw)
-            choice = doc["choices"][0]
-            message = choice.get("message") or {}
-            text = message.get("content") or ""
-            usage = doc.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise BackendError(f"malformed response body from {url}: {raw[:200]!r}", retryable=True) from None
-        if not isinstance(text, str):
-            raise BackendError(f"non-text message content from {url}", retryable=False)
-        return {"text": text, "prompt_tokens": usage.get("prompt_tokens"),
-                "completion_tokens": usage.get("completion_tokens"),
-                "finish_reason": choice.get("finish_reason")}
+            raise BackendError(f"{type(exc).__name__} at {shown}", retryable=True) from None
+        return parse_reply(raw, shown)
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _text(content: Any) -> str | None:
+    """A message's content: a string, or the text parts of a list of parts; None if neither."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type", "text") == "text"]
+        if all(isinstance(p, str) for p in parts):
+            return "".join(parts)
+    return None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
+    """The Completion fields of a chat-completions reply body."""
+    try:
+        doc = _loads(raw)
+        choice = doc["choices"][0]
+        message = choice.get("message") or {}
+        usage = doc.get("usage") or {}
+        details = usage.get("completion_tokens_details") or {}
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise BackendError(f"malformed response body from {url}: {raw[:200]!r}", retryable=True) from None
+    text = _text(message.get("content"))
+    if text is None:
+        raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return {"text": text, "prompt_tokens": _int(usage.get("prompt_tokens")),
+            "completion_tokens": _int(usage.get("completion_tokens")),
+            "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+            "reasoning": reasoning if isinstance(reasoning, str) else None,
+            "reasoning_tokens": _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None}

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from merabench.errors import writing
 from merabench.prompts import render
 from merabench.tasks.gorillahard.generator.catalog import build_catalog
 from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
@@ -211,11 +212,12 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
 
 def write_set(plan: SetPlan, out: Path) -> tuple[Path, Path]:
     test, shots = generate(plan)
-    out.mkdir(parents=True, exist_ok=True)
     paths = out / "test.jsonl", out / "shots.jsonl"
-    for path, rows in zip(paths, (test, shots), strict=True):
-        path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
-                        encoding="utf-8")
-    # the manifest last: a folder with one is complete
-    (out / "manifest.json").write_text(json.dumps(plan.manifest(), indent=1) + "\n", encoding="utf-8")
+    with writing(out, "--out"):
+        out.mkdir(parents=True, exist_ok=True)
+        for path, rows in zip(paths, (test, shots), strict=True):
+            path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
+                            encoding="utf-8")
+        # the manifest last: a folder with one is complete
+        (out / "manifest.json").write_text(json.dumps(plan.manifest(), indent=1) + "\n", encoding="utf-8")
     return paths

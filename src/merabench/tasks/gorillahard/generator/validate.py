@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import DataError
+from merabench.errors import DataError, reading
 from merabench.prompts import HistoryIndex, render_row
 from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
@@ -263,11 +263,37 @@ def check_scorer(test: list[Row], shots: list[Row]) -> Check:
 
 
 
+def check_well_formed(rows: list[Row], folder: Path) -> None:
+    """Rows the checks can read at all: a catalog that is a JSON list of objects and a reference
+    that is a JSON object. Anything else is a malformed set, not a failed check."""
+    for row in rows:
+        try:
+            catalog, reference = json.loads(row.inputs.get("tools", "")), json.loads(row.outputs)
+        except (ValueError, RecursionError):
+            field = "inputs.tools" if not _parses(row.inputs.get("tools", "")) else "outputs"
+            raise DataError("is not JSON", file=str(folder), row_id=row.id, field=field) from None
+        if not isinstance(catalog, list) or not all(isinstance(t, dict) for t in catalog):
+            raise DataError("must be a JSON list of tool objects", file=str(folder), row_id=row.id, field="inputs.tools")
+        if not isinstance(reference, dict):
+            raise DataError("must be a JSON object (an answer envelope)", file=str(folder), row_id=row.id,
+                            field="outputs")
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def validate(folder: Path) -> list[Check]:
     splits = read_local(folder)
     test, shots = splits["test"], splits.get("shots", [])
+    check_well_formed(test + shots, folder)
     manifest_path = folder / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    with reading(manifest_path):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
     assembly, prompts = check_prompts(test, shots)
     return [
         check_ids(test, shots),
