@@ -3,7 +3,10 @@
 Runs aiohttp in its own thread and loop. `plan(n, body)` decides what the n-th request (1-based,
 counted over all requests) gets: "ok", "slow", "429", "503", "500", "truncate" (a body shorter
 than its Content-Length, then the connection closes), "drop" (the connection closes before any
-response), or "400". Every request is logged with its headers and body.
+response), or "400" (with `error_body`, when set, as the JSON error). `reply(body)` gives the
+answer: a string, or a dict with `content` (None for a null content), and optionally
+`reasoning_content`, `reasoning`, `finish_reason` and `usage`. Every request is logged with its
+headers and body.
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ def default_reply(body: dict[str, Any]) -> str:
 class FakeServer:
     latency_s: float = 0.0
     plan: Plan = lambda n, body: "ok"  # noqa: E731
-    reply: Callable[[dict[str, Any]], str] = default_reply
+    reply: Callable[[dict[str, Any]], Any] = default_reply
     retry_after: str = "0.2"
     slow_s: float = 5.0
+    error_message: str | None = None   # the message of 4xx/5xx error bodies
+    error_body: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # the whole 400 body, per request
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
@@ -63,18 +68,31 @@ class FakeServer:
         if action == "slow":
             await asyncio.sleep(self.slow_s)
         if action in ("429", "503"):
-            return web.json_response({"error": {"message": "slow down"}}, status=int(action),
+            return web.json_response({"error": {"message": self.error_message or "slow down"}}, status=int(action),
                                      headers={"Retry-After": self.retry_after})
+        if action == "400" and self.error_body is not None:
+            return web.json_response(self.error_body(body), status=400)
         if action in ("500", "400"):
-            return web.json_response({"error": {"message": f"fake {action}"}}, status=int(action))
+            return web.json_response({"error": {"message": self.error_message or f"fake {action}"}}, status=int(action))
         if action == "drop":
             request.transport.close()
             return web.Response(status=200)
+        answer = self.reply(body)
+        message: dict[str, Any] = {"role": "assistant"}
+        finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+        if isinstance(answer, dict):
+            message["content"] = answer.get("content")
+            for key in ("reasoning_content", "reasoning"):
+                if key in answer:
+                    message[key] = answer[key]
+            finish = answer.get("finish_reason", finish)
+            usage = answer.get("usage", usage)
+        else:
+            message["content"] = answer
         payload = json.dumps({
             "id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": self.reply(body)}}],
-            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+            "usage": usage,
         }, ensure_ascii=False).encode()
         if action == "truncate":
             resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})

@@ -10,7 +10,8 @@ import pytest
 from merabench.errors import BackendError
 from merabench.models import GenerationOptions
 from merabench.models.base import Request
-from merabench.models.openai_compat import OpenAICompatBackend, parse_retry_after
+from merabench.models.openai_compat import MAX_BACKOFF_S, OpenAICompatBackend, parse_retry_after
+from merabench.models.shaping import refused_parameter
 from merabench.rows import Row
 
 ROW = Row("{source}", {"source": "Превет"}, "Привет", {"id": 1})
@@ -111,3 +112,87 @@ def test_retry_after_parsing() -> None:
     assert parse_retry_after("2") == 2.0
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") < 1  # a past date: go now
+
+
+def test_a_huge_retry_after_is_capped_at_the_back_off_ceiling() -> None:
+    be = backend(["http://127.0.0.1:1/v1"])
+    assert be._throttle(BackendError("slow", retryable=True, retry_after=3600.0, status=429), 1) == MAX_BACKOFF_S
+    assert be._throttle(BackendError("slow", retryable=True, retry_after=0.5, status=429), 1) == 0.5
+
+
+def reasoning_refusals(body: dict) -> dict:
+    """A hosted reasoning model's 400s, as OpenAI words them."""
+    if "max_tokens" in body:
+        return {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                     "Use 'max_completion_tokens' instead.", "type": "invalid_request_error",
+                          "param": "max_tokens", "code": "unsupported_parameter"}}
+    return {"error": {"message": "Unsupported value: 'temperature' does not support 0 with this model. Only the "
+                                 "default (1) value is supported.", "type": "invalid_request_error",
+                      "param": None, "code": "unsupported_value"}}
+
+
+def refuses_reasoning_parameters(n: int, body: dict) -> str:
+    return "400" if "max_tokens" in body or "temperature" in body else "ok"
+
+
+def test_auto_learns_each_refused_parameter_once(make_server) -> None:
+    server = make_server(plan=refuses_reasoning_parameters, error_body=reasoning_refusals)
+    be = backend([server.url], options=GenerationOptions(max_tokens=500, api_profile="auto"))
+
+    async def go():
+        try:
+            first = await be.generate(request("раз"))
+            rest = [await be.generate(request(f"ещё {i}")) for i in range(3)]
+            return first, rest
+        finally:
+            await be.aclose()
+
+    first, rest = asyncio.run(go())
+    assert first.text == "echo:раз" and first.attempts == 1  # the adaptations are not retries
+    assert len(server.requests) == 3 + 3  # two refusals, then every request shaped right at once
+    last = server.requests[-1]
+    assert last["max_completion_tokens"] == 500 and "max_tokens" not in last and "temperature" not in last
+    assert be.notes() == ["the endpoint refused parameters; from then on: max_tokens renamed to "
+                          "max_completion_tokens, temperature dropped"]
+
+
+def test_chat_profile_does_not_learn(make_server) -> None:
+    server = make_server(plan=refuses_reasoning_parameters, error_body=reasoning_refusals)
+    with pytest.raises(BackendError, match="max_tokens"):
+        generate(backend([server.url]), request())
+    assert len(server.requests) == 1
+
+
+def test_reasoning_profile_and_dropped_parameters(make_server) -> None:
+    server = make_server()
+    options = GenerationOptions(max_tokens=32768, stop=("\n\n",), reasoning_effort="high",
+                                api_profile="openai-reasoning", drop_params=("stop",))
+    generate(backend([server.url], options=options), request())
+    body = server.requests[0]
+    assert body["max_completion_tokens"] == 32768 and body["reasoning_effort"] == "high"
+    assert "max_tokens" not in body and "temperature" not in body and "stop" not in body
+    generate(backend([server.url], options=GenerationOptions(temperature=1.0, api_profile="openai-reasoning")),
+             request())
+    assert server.requests[1]["temperature"] == 1.0  # set explicitly, so sent
+
+
+@pytest.mark.parametrize(("reply", "text", "reasoning", "tokens", "finish"), [
+    ({"content": "Ответ", "reasoning_content": "думаю", "usage": {
+        "prompt_tokens": 5, "completion_tokens": 9, "completion_tokens_details": {"reasoning_tokens": 7}}},
+     "Ответ", "думаю", 7, "stop"),
+    ({"content": None, "reasoning": "долго думал", "finish_reason": "length"}, "", "долго думал", None, "length"),
+    ({"content": [{"type": "text", "text": "Отв"}, {"type": "text", "text": "ет"}]}, "Ответ", None, None, "stop"),
+])
+def test_replies_keep_reasoning_tokens_and_why_they_ended(make_server, reply, text, reasoning, tokens, finish) -> None:
+    server = make_server(reply=lambda body: reply)
+    completion = generate(backend([server.url]), request())
+    assert (completion.text, completion.reasoning, completion.reasoning_tokens, completion.finish_reason) == (
+        text, reasoning, tokens, finish)
+
+
+def test_the_refusal_reader_on_other_servers_wordings() -> None:
+    body = {"model": "m", "messages": [], "max_tokens": 5, "temperature": 0.0, "stop": ["x"], "seed": 1}
+    assert refused_parameter({"object": "error", "message": "stop is not supported by this model"}, body) == "stop"
+    assert refused_parameter({"detail": "Extra inputs are not permitted: `seed`"}, body) == "seed"
+    assert refused_parameter({"error": {"message": "context length exceeded"}}, body) is None
+    assert refused_parameter({"error": {"message": "unsupported: 'messages'"}}, body) is None  # never the messages

@@ -119,6 +119,11 @@ def run(
     seed: Annotated[int | None, typer.Option(help="[default: none, or the preset's]")] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]")] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body")] = None,
+    api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
+                                                  "(max_completion_tokens, no temperature or stop unless set), auto "
+                                                  "(chat, adapting to parameters the server refuses)")] = "chat",
+    drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable")] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: low, medium, high")] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task")] = None,
     cache: Annotated[bool, typer.Option(help="use the response cache")] = True,
@@ -146,7 +151,11 @@ def run(
     params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
                               "stop": tuple(stop) if stop else None})
     generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
-                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=_extra_body(extra_body))
+                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=_extra_body(extra_body),
+                                   reasoning_effort=reasoning_effort, api_profile=api_profile,
+                                   drop_params=tuple(drop_param or ()))
+    if api_profile not in ("chat", "openai-reasoning", "auto"):
+        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
@@ -197,6 +206,8 @@ def score(
     the_task = get_task(task)
     judge = _judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
     answers = load_predictions(predictions, the_task.mera_name)
+    if explain is not None:
+        _explainable(the_task.name, data, split, answers, explain)
     config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
                          data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
                          cache_path=cache_path, judge=judge)
@@ -206,16 +217,20 @@ def score(
         _explain(the_task.name, data, split, answers, explain, strip_think)
 
 
+def _explainable(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int) -> None:
+    """--explain's row exists and has an answer: checked before any scoring."""
+    if not any(r.id == row_id for r in load_task_data(get_task(task_name), data, split).rows):
+        raise ConfigError(f"--explain {row_id}: no row with that id in {data}")
+    if answers.get(row_id) is None:
+        raise ConfigError(f"--explain {row_id}: the predictions have no answer for that row")
+
+
 def _explain(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int, strip: bool) -> None:
     task = get_task(task_name)
-    row = next((r for r in load_task_data(task, data, split).rows if r.id == row_id), None)
-    if row is None:
-        raise ConfigError(f"--explain {row_id}: no row with that id in {data}")
-    text = answers.get(row_id)
-    if text is None:
-        raise ConfigError(f"--explain {row_id}: the predictions have no answer for that row")
+    row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
     out.print(f"\n[bold]row {row_id}[/bold]")
-    out.print(task.explain(row, task.scored_answer(text, strip_think=strip)), markup=False, highlight=False)
+    out.print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+              highlight=False)
 
 
 def _generator_task(task: str) -> None:

@@ -33,7 +33,7 @@ class DataError(MerabenchError):
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
                  field: str | None = None, row_id: object = None) -> None:
-        self.file, self.line, self.field, self.row_id = file, line, field, row_id
+        self.file, self.line, self.field, self.row_id, self.reason = file, line, field, row_id, message
         where = []
         if file is not None:
             where.append(f"{file}" + (f":{line}" if line is not None else ""))

@@ -24,8 +24,10 @@ from typing import Any, Literal
 
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
+from merabench.errors import DataError
 from merabench.judging import JudgeSettings, judge_task, make_judge
 from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
+from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
 from merabench.report.html import write_report
 from merabench.results import results_document, write_results
@@ -166,23 +168,36 @@ def _limited(datasets: dict[str, TaskData], limit: int | None) -> dict[str, Task
     return {k: dataclasses.replace(v, rows=v.rows[:limit]) for k, v in datasets.items()}
 
 
+def check_prompts(run: TaskRun) -> None:
+    """Every row of a run renders: a placeholder without its input is a malformed row, stopping
+    the run before any request (a dialogue turn without its history is recorded as an error)."""
+    for row in run.data.rows:
+        try:
+            render_row(row)
+        except DataError as exc:
+            raise DataError(exc.reason, file=run.data.source, row_id=row.id, field=exc.field) from None
+
+
 def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
              say: Callable[[str], None] = lambda message: None) -> Evaluation:
     """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
     task_list = parse_task_list(",".join(config.tasks))
     datasets = _limited(load_for_tasks(task_list, config.data, config.split), config.limit)
-    source = answer_source(config)
-    out = config.out_dir()
     runs = [TaskRun(t, datasets[t.name]) for t in task_list]
+    for run in runs:
+        check_prompts(run)
+    source = answer_source(config)
+    needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
+    cache = ResponseCache(config.cache_path) if needs_cache else None
+    preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
+    out = config.out_dir()
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
                              "system_prompt": config.system_prompt})
-        needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
-        cache = ResponseCache(config.cache_path) if needs_cache else None
         started = time.monotonic()
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
-                        system_prompt=config.system_prompt,
-                        log_prompts=config.log_prompts, **({"progress": progress} if progress else {}))
+                        system_prompt=config.system_prompt, log_prompts=config.log_prompts,
+                        notes=list(preflight_notes), **({"progress": progress} if progress else {}))
         answers = asyncio.run(runner.run(runs))
         results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say)
         wall = time.monotonic() - started

@@ -173,7 +173,6 @@ class Runner:
     async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         """Answer every row of every task; return the answers by task and id."""
         try:
-            self.notes += await self.source.preflight()
             return await self._run(runs)
         finally:
             self.notes += [n for n in self.source.notes() if n not in self.notes]

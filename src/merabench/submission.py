@@ -113,21 +113,19 @@ def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> li
 
 def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None) -> list[str]:
     """Every problem of a submission ZIP. Each of merabench's tasks must be there; with
-    `expected_ids` (by MERA name) every test row must be too."""
-    try:
-        with reading(path, "submission"):
-            if not zipfile.is_zipfile(path):
-                return [f"{path} is not a ZIP file"]
-            with zipfile.ZipFile(path) as zf:
-                names = zf.namelist()
-                problems = [f"{name}: inside a folder; MERA reads the task files at the top level"
-                            for name in names if "/" in name and name.endswith(".json")]
-                for task in TASKS.values():
-                    name = f"{task.mera_name}.json"
-                    if name not in names:
-                        problems.append(f"{name}: missing")
-                        continue
-                    problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
-                return problems
-    except DataError as exc:
-        return [str(exc)]
+    `expected_ids` (by MERA name) every test row must be too. A file that is not a readable ZIP
+    is a DataError (nothing can be checked), not a problem."""
+    with reading(path, "submission"):
+        if not zipfile.is_zipfile(path):
+            raise DataError("is not a ZIP file", file=str(path))
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            problems = [f"{name}: inside a folder; MERA reads the task files at the top level"
+                        for name in names if "/" in name and name.endswith(".json")]
+            for task in TASKS.values():
+                name = f"{task.mera_name}.json"
+                if name not in names:
+                    problems.append(f"{name}: missing")
+                    continue
+                problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
+            return problems

@@ -192,12 +192,12 @@ class OpenAICompatBackend(Backend):
             async with self._client().post(url, data=body) as resp:
                 raw = await resp.read()
                 if resp.status != 200:
-                    snippet = raw[:300].decode("utf-8", "replace")
                     try:
                         parsed = json.loads(raw)
                     except ValueError:
                         parsed = None
-                    raise BackendError(f"HTTP {resp.status} from {shown}: {snippet}",
+                    said = error_message(parsed) or raw[:300].decode("utf-8", "replace")
+                    raise BackendError(f"HTTP {resp.status} from {shown}: {said[:300]}",
                                        retryable=resp.status in RETRYABLE_STATUS or resp.status >= 500,
                                        retry_after=parse_retry_after(resp.headers.get("Retry-After")),
                                        status=resp.status, body=parsed)
@@ -211,6 +211,19 @@ class OpenAICompatBackend(Backend):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def error_message(body: Any) -> str | None:
+    """The message an error body carries (OpenAI's `error.message`, vLLM's `message`, FastAPI's
+    `detail`), or None."""
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error")
+    for value in ((inner or {}).get("message") if isinstance(inner, dict) else inner, body.get("message"),
+                  body.get("detail")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _text(content: Any) -> str | None:

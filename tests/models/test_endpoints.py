@@ -1,0 +1,80 @@
+"""The endpoint pool alone, in-process: least busy first, halving on throttling, regrowth, pauses."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from merabench.models.endpoints import EndpointPool
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_least_busy_first_and_round_robin_among_equals() -> None:
+    async def go():
+        pool = EndpointPool(["a", "b", "c"], max_in_flight=4)
+        first = [await pool.acquire() for _ in range(3)]
+        assert sorted(e.url for e in first) == ["a", "b", "c"]  # one each before any doubles up
+        pool.release(first[0], ok=True)
+        return (await pool.acquire()).url, first[0].url
+
+    again, freed = run(go())
+    assert again == freed  # the one with room is the least busy
+
+
+def test_a_throttled_endpoint_halves_its_limit_and_pauses() -> None:
+    async def go():
+        pool = EndpointPool(["a", "b"], max_in_flight=8)
+        a = next(e for e in pool.endpoints if e.url == "a")
+        a.in_flight += 1
+        pool.release(a, ok=False, throttle_for=0.3)
+        assert a.limit == 4.0 and a.paused_until > time.monotonic()
+        picks = {(await pool.acquire()).url for _ in range(5)}
+        return picks
+
+    assert run(go()) == {"b"}  # a is paused
+
+
+def test_the_limit_grows_back_one_per_limit_successes() -> None:
+    pool = EndpointPool(["a"], max_in_flight=8)
+    a = pool.endpoints[0]
+    for _ in range(3):  # 8 -> 4 -> 2 -> 1
+        a.in_flight += 1
+        pool.release(a, ok=False, throttle_for=0.0)
+    assert a.limit == 1.0
+    for _ in range(10):
+        a.in_flight += 1
+        pool.release(a, ok=True)
+    assert 4.0 < a.limit < 5.0  # additive increase: about one per `limit` successes
+    for _ in range(200):
+        a.in_flight += 1
+        pool.release(a, ok=True)
+    assert a.limit == 8.0  # never past the maximum
+
+
+def test_waiters_wake_when_every_endpoint_is_paused_and_the_pause_ends() -> None:
+    async def go():
+        pool = EndpointPool(["a"], max_in_flight=1)
+        a = await pool.acquire()
+        pool.release(a, ok=False, throttle_for=0.2)
+        started = time.monotonic()
+        await pool.acquire()
+        return time.monotonic() - started
+
+    waited = run(go())
+    assert 0.15 < waited < 2.0
+
+
+def test_a_full_endpoint_makes_the_next_acquire_wait_for_a_release() -> None:
+    async def go():
+        pool = EndpointPool(["a"], max_in_flight=1)
+        held = await pool.acquire()
+        waiter = asyncio.create_task(pool.acquire())
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        pool.release(held, ok=True)
+        return await asyncio.wait_for(waiter, 1.0)
+
+    assert run(go()).url == "a"

@@ -1,0 +1,138 @@
+"""The runner, the samples files and the cache in-process, with a mock backend: most of the
+runner's behaviour without a subprocess or a socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import correction_of, sage_rows
+
+from merabench.cache import ResponseCache, request_key
+from merabench.errors import BackendError, ConfigError
+from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.records import Answer, Status
+from merabench.rows import TaskData, parse_row
+from merabench.runner import BackendSource, Runner, TaskRun
+from merabench.samples import SampleWriter, read_answers, samples_path
+from merabench.tasks import TASKS
+
+
+class MockBackend(Backend):
+    """Answers with the correction; fails the prompts it is told to; counts what it is asked."""
+
+    name = "mock:m"
+
+    def __init__(self, fail: set[str] = frozenset(), delay: float = 0.0) -> None:
+        self.options = GenerationOptions()
+        self.fail, self.delay, self.asked = set(fail), delay, []
+
+    async def generate(self, request: Request) -> Completion:
+        prompt = request.messages[-1]["content"]
+        self.asked.append(prompt)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if any(f in prompt for f in self.fail):
+            raise BackendError("HTTP 500 from mock", retryable=False, status=500)
+        return Completion(correction_of(prompt), prompt_tokens=10, completion_tokens=5, finish_reason="stop")
+
+
+def task_run(n: int) -> TaskRun:
+    rows = tuple(parse_row(r, file="mem", line=i) for i, r in enumerate(sage_rows(n)))
+    return TaskRun(TASKS["sage"], TaskData("mem", rows))
+
+
+def run(backend: MockBackend, out: Path, n: int = 12, **kwargs) -> dict[int, Answer]:
+    runner = Runner(BackendSource(backend), out_dir=out, concurrency=4, **kwargs)
+    return asyncio.run(runner.run([task_run(n)]))["sage"]
+
+
+def test_every_row_ends_answered_or_as_an_error_and_failures_are_asked_again(tmp_path: Path) -> None:
+    failing = MockBackend(fail={"(3)", "(7)"})
+    answers = run(failing, tmp_path)
+    assert sorted(answers) == list(range(12))
+    assert {i for i, a in answers.items() if not a.ok} == {3, 7}
+    assert answers[3].status is Status.ERROR and "HTTP 500" in answers[3].error and answers[3].output is None
+    again = MockBackend()
+    answers = run(again, tmp_path)
+    assert len(again.asked) == 2 and all(a.ok for a in answers.values())  # only the failed rows
+
+
+def test_a_rerun_keeps_what_is_on_disk_and_the_cache_answers_the_rest(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    first = MockBackend()
+    run(first, tmp_path / "run", cache=cache)
+    assert len(first.asked) == 12
+    again = MockBackend()
+    run(again, tmp_path / "run", cache=cache)
+    assert again.asked == []  # all on disk
+    elsewhere = MockBackend()
+    answers = run(elsewhere, tmp_path / "other", cache=cache)
+    assert elsewhere.asked == [] and all(a.cached for a in answers.values())  # another folder: the cache
+
+
+def test_a_broken_cache_is_noted_and_the_run_goes_on(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache._db.execute("DROP TABLE responses")  # as if the file were damaged under the run
+    runner = Runner(BackendSource(MockBackend()), out_dir=tmp_path / "run", concurrency=4, cache=cache)
+    answers = asyncio.run(runner.run([task_run(6)]))["sage"]
+    assert all(a.ok for a in answers.values())
+    assert any("the response cache stopped working" in note for note in runner.notes)
+
+
+def test_should_stop_stops_sending_and_what_was_sent_is_kept(tmp_path: Path) -> None:
+    backend = MockBackend(delay=0.01)
+    runner = Runner(BackendSource(backend), out_dir=tmp_path, concurrency=2,
+                    should_stop=lambda: len(backend.asked) >= 5)
+    answers = asyncio.run(runner.run([task_run(20)]))["sage"]
+    assert 5 <= len(backend.asked) <= 6 and len(answers) == len(backend.asked)
+    assert len(read_answers(samples_path(tmp_path, "sage"))) == len(backend.asked)
+
+
+def test_log_prompts_keeps_the_messages(tmp_path: Path) -> None:
+    runner = Runner(BackendSource(MockBackend()), out_dir=tmp_path, concurrency=2, log_prompts=True)
+    answers = asyncio.run(runner.run([task_run(2)]))["sage"]
+    assert answers[0].messages[-1]["role"] == "user" and "Превет" in answers[0].messages[-1]["content"]
+    line = json.loads(samples_path(tmp_path, "sage").read_text().splitlines()[0])
+    assert line["messages"][-1]["content"].startswith("Исправь")
+
+
+def test_the_samples_writer_starts_fresh_after_a_partial_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "samples_sage.jsonl"
+    path.write_text('{"id": 0, "status": "ok", "output": "a"}\n{"id": 1, "status": "o', encoding="utf-8")
+    writer = SampleWriter(path)
+    writer.write_many([Answer(2, Status.OK, "в")])
+    writer.close()
+    assert sorted(read_answers(path)) == [0, 2]  # the cut line is skipped, the new one intact
+    assert path.read_text().splitlines()[-1].startswith('{"id":2')
+
+
+def test_answers_with_lone_surrogates_and_nul_survive_the_samples_file_and_the_cache(tmp_path: Path) -> None:
+    text = "ответ \ud800 с \x00 нулём"
+    writer = SampleWriter(tmp_path / "s.jsonl")
+    writer.write_many([Answer(0, Status.OK, text)])
+    writer.close()
+    assert read_answers(tmp_path / "s.jsonl")[0].output == text
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put_many([("k", "m", Completion(text, reasoning="\udfff"))])
+    assert cache.get("k").text == text and cache.get("k").reasoning == "\udfff"
+
+
+def test_the_cache_key_holds_the_endpoints_and_the_options() -> None:
+    options = GenerationOptions().fingerprint()
+    a = request_key("openai:m", options, "d", {"endpoints": ["http://a/v1"]})
+    assert a != request_key("openai:m", options, "d", {"endpoints": ["http://b/v1"]})
+    assert a != request_key("openai:m", GenerationOptions(max_tokens=5).fingerprint(), "d", {"endpoints": ["http://a/v1"]})
+    assert request_key("openai:m", options, "d", {}) == request_key("openai:m", options, "d", {})
+
+
+def test_a_file_that_is_no_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"definitely not sqlite " * 200)
+    with pytest.raises(ConfigError, match="cannot use the response cache"):
+        ResponseCache(path)
+    with pytest.raises(sqlite3.DatabaseError):
+        sqlite3.connect(path).execute("SELECT 1 FROM sqlite_master").fetchall()
