@@ -50,3 +50,21 @@ def test_check_names_every_problem(tmp_path: Path) -> None:
     for fragment in ("duplicate ids [1]", "entry 2 has no string outputs", "nested/GorillaHard.json",
                      "test row(s) missing"):
         assert fragment in result.stderr, fragment
+
+
+def test_an_interrupted_or_partial_run_is_refused_unless_allowed(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert run_cli("run", "--model", "reference", "--tasks", "sage", "--out", str(run), "--no-progress").returncode == 0
+    partial = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "a.zip"))
+    assert partial.returncode == 2 and "RussianRegions: not in this run" in partial.stderr
+    assert not (tmp_path / "a.zip").exists()
+    lines = (run / "samples_sage.jsonl").read_text(encoding="utf-8").splitlines()
+    (run / "samples_sage.jsonl").write_text("\n".join(lines[:20]) + "\n", encoding="utf-8")  # as if cut short
+    (run / "results.json").unlink()
+    unfinished = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "b.zip"))
+    assert unfinished.returncode == 2 and "has not finished" in unfinished.stderr
+    allowed = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "c.zip"), "--allow-incomplete")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "incomplete (--allow-incomplete)" in allowed.stderr
+    with zipfile.ZipFile(tmp_path / "c.zip") as zf:
+        assert len(json.loads(zf.read("SAGE.json"))["data"]["test"]) == 20

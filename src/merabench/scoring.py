@@ -16,7 +16,7 @@ from typing import Any
 from merabench.records import Answer, Judgement, Scored
 from merabench.rows import Row
 from merabench.stats import intervals
-from merabench.tasks.base import Aggregate, SampleScore, Task
+from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,8 @@ class TaskResult:
         if self.ci95:
             out["ci95"] = self.ci95
         if agg and agg.breakdowns:
-            out["breakdowns"] = agg.breakdowns
+            out["breakdowns"] = {name: value.to_json() if isinstance(value, Table) else value
+                                 for name, value in agg.breakdowns.items()}
         notes = list(self.notes) + (list(agg.notes) if agg else [])
         if notes:
             out["notes"] = notes

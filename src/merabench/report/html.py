@@ -55,29 +55,32 @@ def _bar(value: float) -> str:
     return f'<div class="bar"><div style="width:{width:.1f}%"></div></div>'
 
 
-def _breakdown(name: str, cells: dict[str, Any]) -> str:
-    if not isinstance(cells, dict) or not cells or not all(isinstance(v, dict) for v in cells.values()):
-        return ""
-    first = next(iter(cells.values()))
-    if "metrics" in first:  # {label: {"metrics": {...}, "denominators": {...}}}
-        names = sorted({m for cell in cells.values() for m in cell["metrics"]})
-        head = "".join(f"<th>{_e(m)}</th>" for m in names)
-        rows = "".join(f"<tr><td>{_e(label)}</td>" + "".join(
-            f'<td class="num">{_fmt(cell["metrics"].get(m, ""))}</td>' for m in names) + "</tr>"
-            for label, cell in cells.items())
-        return f"<h3>by {_e(name)}</h3><table><tr><th></th>{head}</tr>{rows}</table>"
-    if "sample_pass_rate" in first:
-        rows = "".join(f'<tr><td>{_e(label)}</td><td class="num">{cell["n"]}</td><td>{_bar(cell["sample_pass_rate"])}</td>'
-                       f'<td class="num">{cell["sample_pass_rate"]:.3f}</td><td class="num">{cell["format_pass_rate"]:.3f}</td></tr>'
-                       for label, cell in sorted(cells.items(), key=lambda kv: -kv[1]["n"]))
-        return (f"<h3>sample_pass_rate by {_e(name)}</h3><table><tr><th></th><th>rows</th><th></th><th>pass</th>"
-                f"<th>format</th></tr>{rows}</table>")
-    if "tp" in first:  # SAGE micro counts
-        rows = "".join(f'<tr><td>{_e(kind)}</td>' + "".join(f'<td class="num">{_fmt(c[k])}</td>' for k in
-                       ("tp", "fp", "fn", "precision", "recall", "f1", "f0.5")) + "</tr>" for kind, c in cells.items())
-        head = "".join(f"<th>{k}</th>" for k in ("TP", "FP", "FN", "P", "R", "F1", "F0.5"))
-        return f"<h3>corpus-level edits by type</h3><table><tr><th></th>{head}</tr>{rows}</table>"
-    return ""
+def _table(table: dict[str, Any]) -> str:
+    """A breakdown the task declared: its rows, its columns, and its bar column drawn as a bar."""
+    columns, bar = table.get("columns") or [], table.get("bar")
+    head = "".join(f"<th>{_e(c)}</th>" for c in columns) + ("<th></th>" if bar else "")
+    body = []
+    for label, values in (table.get("rows") or {}).items():
+        cells = "".join(f'<td class="num">{_fmt(values.get(c, ""))}</td>' for c in columns)
+        if bar:
+            value = values.get(bar)
+            cells += f"<td>{_bar(value) if isinstance(value, int | float) else ''}</td>"
+        body.append(f"<tr><td>{_e(label)}</td>{cells}</tr>")
+    return f"<h3>{_e(table.get('title', ''))}</h3><table><tr><th></th>{head}</tr>{''.join(body)}</table>"
+
+
+def _breakdowns(breakdowns: dict[str, Any]) -> str:
+    """Tables as tables; plain figures (counts, spreads) as one line each."""
+    tables, facts = [], []
+    for name, value in breakdowns.items():
+        if isinstance(value, dict) and "columns" in value and "rows" in value:
+            tables.append(_table(value))
+        elif isinstance(value, dict):
+            facts += [f"{_e(name)} · {_e(k)}: {_fmt(v)}" for k, v in value.items()]
+        else:
+            facts.append(f"{_e(name.replace('_', ' '))}: {_fmt(value)}")
+    listed = f'<div class="muted">{" · ".join(facts)}</div>' if facts else ""
+    return listed + "".join(tables)
 
 
 def _worst(task_name: str, run_dir: Path) -> str:
@@ -116,15 +119,16 @@ def render(run_dir: Path) -> str:
         spec = TASKS.get(name)
         headline = [m.name for m in spec.metrics if m.headline] if spec else []
         notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
-        breakdowns = task.get("breakdowns", {})
-        parts = [_breakdown(key.removeprefix("by_").replace("_", " "), value) for key, value in breakdowns.items()
-                 if key not in ("failure_reasons", "counts")]
-        reasons = breakdowns.get("failure_reasons") or {}
-        if reasons:
-            rows = "".join(f'<tr><td>{_e(r)}</td><td class="num">{n}</td></tr>' for r, n in reasons.items())
-            parts.append(f"<h3>most frequent failure reasons</h3><table>{rows}</table>")
+        tokens = task.get("tokens", {})
         counts = (f'{task.get("n", 0)} rows · {task.get("n_scored", 0)} scored · {task.get("n_errors", 0)} failed · '
-                  f'tokens {task.get("tokens", {}).get("prompt", 0):,} in / {task.get("tokens", {}).get("completion", 0):,} out')
+                  f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
+        if tokens.get("reasoning"):
+            counts += f' · reasoning {tokens["reasoning"]:,} (mean {tokens.get("mean_reasoning", 0):,} per answer)'
+        if tokens.get("truncated"):
+            counts += f' · <span class="err">{tokens["truncated"]} cut by the token limit</span>'
+        if tokens.get("cost") is not None:
+            counts += f' · cost {tokens["cost"]:.4f}'
+        parts = [_breakdowns(task.get("breakdowns", {}))]
         sections.append(f'<h2>{_e(spec.mera_name if spec else name)}</h2><div class="muted">{_e(task.get("source", ""))} · '
                         f'{counts}</div>{notes}{_cards(task, headline)}{"".join(parts)}{_worst(name, run_dir)}')
     wall = doc.get("wall_time_s")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -53,12 +53,27 @@ class SampleScore:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A breakdown as the report draws it: a row per label, a column per figure; `bar` names the
+    column (a rate in [0, 1]) drawn as a bar beside the numbers."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: Mapping[str, Mapping[str, float | int | None]]
+    bar: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "columns": list(self.columns), "bar": self.bar,
+                "rows": {label: dict(values) for label, values in self.rows.items()}}
+
+
+@dataclass(frozen=True)
 class Aggregate:
     """Task-level results: each metric with the number of rows (or groups) it averages over."""
 
     metrics: dict[str, float]
     denominators: dict[str, int]
-    breakdowns: dict[str, Any] = field(default_factory=dict)
+    breakdowns: dict[str, Any] = field(default_factory=dict)  # Tables, and plain figures (counts, spreads)
     notes: tuple[str, ...] = ()
 
 

@@ -47,7 +47,7 @@ def test_reference_answers_score_one_and_copy_scores_zero() -> None:
     assert agg.metrics["format_error_rate"] == 0.0 and agg.denominators["group_exact_match"] == 12
     copy = TASK.aggregate(ROWS, [TASK.score(r, TASK.copy_answer(r)) for r in ROWS])
     assert copy.metrics["exact_match"] == copy.metrics["letter_accuracy"] == 0.0
-    assert set(copy.breakdowns["by_task_type"]) == {"task_type_1", "task_type_2", "task_type_3"}
+    assert set(copy.breakdowns["by_task_type"].rows) == {"task_type_1", "task_type_2", "task_type_3"}
 
 
 def test_unscored_rows_shrink_denominators() -> None:

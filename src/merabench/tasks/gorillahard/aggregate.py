@@ -13,7 +13,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
 from merabench.tasks.gorillahard.metrics import NO_REFERENCE, categories, dialog_of, lever_of
 
 LEVERS = ("scan", "catalog", "grounding", "schema", "constraint", "plan", "parallel", "clarify", "dialog",
@@ -44,28 +44,31 @@ DIMENSIONS: dict[str, Callable[[Row], list[str]]] = {
 }
 
 
-def breakdown(rows: Sequence[Row], scores: Sequence[SampleScore | None], labels: Callable[[Row], list[str]]) -> dict:
+def breakdown(name: str, rows: Sequence[Row], scores: Sequence[SampleScore | None],
+              labels: Callable[[Row], list[str]]) -> Table:
     cells: dict[str, list[SampleScore]] = {}
     for row, score in zip(rows, scores, strict=True):
         if score is not None and "sample_pass_rate" in score.metrics:
             for label in labels(row):
                 cells.setdefault(label, []).append(score)
-    return {label: {"n": len(members),
-                    "sample_pass_rate": sum(s.metrics["sample_pass_rate"] for s in members) / len(members),
-                    "format_pass_rate": sum(s.metrics["format_pass_rate"] for s in members) / len(members)}
-            for label, members in sorted(cells.items())}
+    return Table(f"sample_pass_rate by {name.replace('_', ' ')}", ("n", "sample_pass_rate", "format_pass_rate"),
+                 {label: {"n": len(members),
+                          "sample_pass_rate": sum(s.metrics["sample_pass_rate"] for s in members) / len(members),
+                          "format_pass_rate": sum(s.metrics["format_pass_rate"] for s in members) / len(members)}
+                  for label, members in sorted(cells.items(), key=lambda kv: (-len(kv[1]), kv[0]))},
+                 bar="sample_pass_rate")
 
 
 def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
     base = aggregate_metrics(specs, rows, scores)
     notes: list[str] = list(base.notes)
-    breakdowns: dict[str, Any] = {name: breakdown(rows, scores, labels) for name, labels in DIMENSIONS.items()}
-    missing = [lever for lever in LEVERS if lever not in breakdowns["lever"]]
+    breakdowns: dict[str, Any] = {name: breakdown(name, rows, scores, labels) for name, labels in DIMENSIONS.items()}
+    missing = [lever for lever in LEVERS if lever not in breakdowns["lever"].rows]
     if missing and "balance_score" in base.metrics:
         notes.append(f"balance_score over {base.denominators['balance_score']} lever(s); "
                      f"no scored rows for: {', '.join(missing)}")
 
-    wordings = [cell["sample_pass_rate"] for cell in breakdowns["wording"].values()]
+    wordings = [cell["sample_pass_rate"] for cell in breakdowns["wording"].rows.values()]
     if len(wordings) > 1:
         breakdowns["wording_spread"] = max(wordings) - min(wordings)
 
@@ -74,7 +77,8 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
         if score is not None:
             reasons.update(score.details.get("reasons", []))
     if reasons:
-        breakdowns["failure_reasons"] = dict(reasons.most_common(TOP_REASONS))
+        breakdowns["failure_reasons"] = Table("most frequent failure reasons", ("rows",),
+                                              {r: {"rows": n} for r, n in reasons.most_common(TOP_REASONS)})
         top = ", ".join(f"{r} ({n})" for r, n in reasons.most_common(5))
         notes.append(f"most frequent failure reasons: {top}")
     unreferenced = sum(1 for s in scores if s is not None and s.details.get("note") == NO_REFERENCE)

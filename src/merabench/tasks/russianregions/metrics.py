@@ -14,7 +14,7 @@ from typing import Any
 from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
 from merabench.tasks.russianregions.extract import exact_match, extract_letters, readings, reference_letter
 
 JUDGE_ABSENT_NOTE = "judge metrics absent: no judge configured (--judge-model or LM_EVAL_JUDGE_MODEL)"
@@ -60,11 +60,11 @@ def group_of(row: Row) -> Any:
 
 def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
     base = aggregate_metrics(specs, rows, scores)
-    by_type: dict[str, Any] = {}
+    by_type: dict[str, dict[str, float | int]] = {}
     for task_type in sorted({r.meta.get("task_type") for r in rows if "task_type" in r.meta}, key=str):
         pairs = [(r, s) for r, s in zip(rows, scores, strict=True) if r.meta.get("task_type") == task_type]
         sub = aggregate_metrics(specs, [p[0] for p in pairs], [p[1] for p in pairs])
-        by_type[f"task_type_{task_type}"] = {"metrics": sub.metrics, "denominators": sub.denominators}
+        by_type[f"task_type_{task_type}"] = {"n": sub.denominators.get("exact_match", 0), **sub.metrics}
     notes = list(base.notes)
     judged = [s for s in scores if s is not None and "judge_status" in s.details]
     if not judged:
@@ -73,7 +73,9 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
     if judge_errors:
         notes.append(f"{judge_errors} row(s) have no judge score (judge failed or gave no number); "
                      "left out of judge_score and group_judge_score")
-    breakdowns: dict[str, Any] = {**base.breakdowns, "by_task_type": by_type}
+    columns = ("n", *(spec.name for spec in specs if any(spec.name in cell for cell in by_type.values())))
+    breakdowns: dict[str, Any] = {**base.breakdowns, "by_task_type": Table("by task type", columns, by_type,
+                                                                          bar="exact_match")}
     if judge_errors:
         breakdowns["counts"] = {"judge_errors": judge_errors}
     return Aggregate(dict(base.metrics), dict(base.denominators), breakdowns, tuple(notes))

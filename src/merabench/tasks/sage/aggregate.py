@@ -12,7 +12,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore
+from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
 from merabench.tasks.sage.classify import TYPES
 from merabench.tasks.sage.metrics import Counts
 
@@ -45,4 +45,5 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
     notes = ()
     if empty:
         notes = (f"{empty} example(s) with an empty answer or reference score 0 (as the public harness)",)
-    return Aggregate(metrics, denominators, {"micro": micro}, notes)
+    table = Table("corpus-level edits by type", ("tp", "fp", "fn", "precision", "recall", "f1", "f0.5"), micro)
+    return Aggregate(metrics, denominators, {**base.breakdowns, "micro": table}, notes)
