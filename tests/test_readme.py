@@ -1,0 +1,27 @@
+"""The README's Python examples run as written (in a scratch folder, with the built-in data)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"block{n}" for n in range(len(BLOCKS))])
+def test_python_examples_run(block: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(block, "README.md", "exec"), {})
+    finally:
+        os.chdir(here)
+    assert capsys.readouterr().out.strip()
+
+
+def test_there_are_examples() -> None:
+    assert BLOCKS
