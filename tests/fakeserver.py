@@ -89,11 +89,12 @@ class FakeServer:
             usage = answer.get("usage", usage)
         else:
             message["content"] = answer
-        payload = json.dumps({
-            "id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-            "usage": usage,
-        }, ensure_ascii=False).encode()
+        doc = {"id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
+               "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage}
+        try:
+            payload = json.dumps(doc, ensure_ascii=False).encode()
+        except UnicodeEncodeError:  # a lone surrogate: escaped, as a real server sends it
+            payload = json.dumps(doc).encode()
         if action == "truncate":
             resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
             resp.content_length = len(payload)

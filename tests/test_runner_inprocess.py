@@ -136,3 +136,19 @@ def test_a_file_that_is_no_database_is_a_clear_error(tmp_path: Path) -> None:
         ResponseCache(path)
     with pytest.raises(sqlite3.DatabaseError):
         sqlite3.connect(path).execute("SELECT 1 FROM sqlite_master").fetchall()
+
+
+def test_an_unexpected_error_in_one_worker_stops_the_others() -> None:
+    from merabench.aio import run_pool
+
+    started: list[int] = []
+
+    async def handle(job: int) -> None:
+        started.append(job)
+        if job == 3:
+            raise ZeroDivisionError("a bug")
+        await asyncio.sleep(0.05)
+
+    with pytest.raises(ZeroDivisionError):
+        asyncio.run(run_pool(range(100), handle, 4))
+    assert len(started) < 10  # the other workers were cancelled, not left running through the rest

@@ -84,3 +84,27 @@ def test_think_blocks_in_the_content_are_kept_as_reasoning(tmp_path: Path, make_
     record = read_jsonl(tmp_path / "r" / "samples_sage.jsonl")[0]
     assert record["reasoning"] == "сначала проверю" and record["output"].startswith("<think>")
     assert record["metrics"]["errant_f1"] == 1.0
+
+
+def test_any_unicode_flows_through_run_cache_score_report_and_submission(tmp_path: Path, make_server) -> None:
+    weird = "\ud800 нуль\x00 \udfff 😀 \u202e"
+    server = make_server(reply=lambda body: correction_of(body["messages"][-1]["content"]) + weird)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(4))
+    out = tmp_path / "r"
+    first = run_cli(*run_args(server.url, data, out, "--cache-path", str(tmp_path / "c.sqlite")))
+    assert first.returncode == 0, first.stderr
+    again = run_cli(*run_args(server.url, data, tmp_path / "r2", "--cache-path", str(tmp_path / "c.sqlite")))
+    assert again.returncode == 0 and len(server.requests) == 4  # the second run came from the cache
+    records = read_jsonl(out / "samples_sage.jsonl")
+    assert all(r["output"].endswith(weird) for r in records)
+    assert read_jsonl(tmp_path / "r2" / "samples_sage.jsonl")[0]["output"].endswith(weird)
+    assert "\\ud800" in (out / "report.html").read_text(encoding="utf-8")
+    rescored = run_cli("score", "sage", "--data", str(data), "--predictions", str(out / "samples_sage.jsonl"),
+                       "--out", str(tmp_path / "s"))
+    assert rescored.returncode == 0, rescored.stderr
+    assert [r["metrics"] for r in read_jsonl(tmp_path / "s" / "samples_sage.jsonl")] == [r["metrics"] for r in records]
+    packed = run_cli("submission", "--run", str(out), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
+    assert packed.returncode == 0, packed.stderr
+    back = run_cli("score", "sage", "--data", str(data), "--predictions", str(tmp_path / "sub.zip"),
+                   "--out", str(tmp_path / "s2"))
+    assert back.returncode == 0, back.stderr
