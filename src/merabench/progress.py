@@ -37,6 +37,9 @@ class RichProgress:
     def __exit__(self, *exc: object) -> None:
         self._progress.stop()
 
+    def finish(self) -> None:
+        self._progress.stop()
+
     def start(self, task: str, total: int, done: int) -> None:
         self._errors[task] = 0
         self._ids[task] = self._progress.add_task(task, total=total, completed=done, errors=0)

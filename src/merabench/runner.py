@@ -36,6 +36,7 @@ CACHE_BATCH_S = 0.05
 class ProgressSink(Protocol):
     def start(self, task: str, total: int, done: int) -> None: ...
     def advance(self, task: str, *, error: bool) -> None: ...
+    def finish(self) -> None: ...
 
 
 class NoProgress:
@@ -43,6 +44,9 @@ class NoProgress:
         pass
 
     def advance(self, task: str, *, error: bool) -> None:
+        pass
+
+    def finish(self) -> None:
         pass
 
 
@@ -175,6 +179,7 @@ class Runner:
         try:
             return await self._run(runs)
         finally:
+            self.progress.finish()  # the display's thread ends with the answering
             self.notes += [n for n in self.source.notes() if n not in self.notes]
             await self.source.aclose()
 

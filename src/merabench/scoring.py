@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
 from merabench.rows import Row
 from merabench.stats import intervals
@@ -90,23 +91,23 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     """Score every answered row; return the scored rows (one per row) and the task result."""
     has_references = any(r.outputs.strip() for r in rows)
     judgements = judgements or {}
+    row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
+    texts = [task.scored_answer(a.output or "", strip_think=strip) if a.ok else None for a in row_answers]
+    jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
+            if text is not None and has_references]
+    done = iter(score_rows(task, jobs))
     scored: list[Scored] = []
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
-    row_answers = []
-    for row in rows:
-        answer = answers.get(row.id) or Answer.failed(row.id, "no answer")
-        row_answers.append(answer)
+    for row, answer, text in zip(rows, row_answers, texts, strict=True):
         score = None
         if not answer.ok:
             reasons[str(answer.error or "unknown")[:160]] += 1
             scored.append(Scored(answer))
         elif has_references:
-            text = task.scored_answer(answer.output or "", strip_think=strip)
-            judgement = judgements.get(row.id)
-            score = task.score(row, text, judgement)
+            score = next(done)
             scored.append(Scored(answer, score.metrics, score.details, None if text == answer.output else text,
-                                 judgement))
+                                 judgements.get(row.id)))
         else:
             scored.append(Scored(answer))
         scores.append(score)

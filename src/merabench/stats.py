@@ -23,16 +23,20 @@ def _rng(seed: int = 0) -> np.random.Generator:
 
 
 def bootstrap_means(values: np.ndarray, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
-    """`resamples` means of `values` (n,) or of each column of `values` (n, k) resampled by row."""
-    n = values.shape[0]
+    """`resamples` means of `values` (n,), or of each column of `values` (n, k) under the same
+    resampling of rows: a row's weight is how often it was drawn (bincount), then one matrix
+    product gives every column's means."""
     rng = _rng(seed)
+    n = values.shape[0]
     if values.ndim == 1 and np.isin(values, (0.0, 1.0)).all():
         return rng.binomial(n, values.mean(), size=resamples) / n  # exact for 0/1 values, and O(resamples)
     chunk = max(1, _CHUNK_CELLS // max(1, n))
     out = []
     for start in range(0, resamples, chunk):
-        idx = rng.integers(0, n, size=(min(chunk, resamples - start), n))
-        out.append(values[idx].mean(axis=1))
+        size = min(chunk, resamples - start)
+        drawn = rng.integers(0, n, size=(size, n)) + (np.arange(size) * n)[:, None]
+        weights = np.bincount(drawn.ravel(), minlength=size * n).reshape(size, n).astype(np.float64)
+        out.append(weights @ values / n)
     return np.concatenate(out)
 
 
@@ -81,15 +85,34 @@ def metric_interval(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[Samp
 
 def intervals(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]
               ) -> dict[str, list[float]]:
-    """{metric: [low, high]} for every declared per-row metric that has one."""
-    out = {}
+    """{metric: [low, high]} for every declared per-row metric that has one. Means over the same
+    rows share one resampling (one matrix product for all of them)."""
+    out: dict[str, tuple[float, float]] = {}
+    by_rows: dict[tuple[int, ...], list[tuple[str, list[float]]]] = {}
     for spec in specs:
         if spec.derived:
             continue
+        if spec.aggregation is Aggregation.MEAN:
+            values = values_of(spec.name, scores)
+            present = tuple(i for i, v in enumerate(values) if v is not None)
+            if len(present) >= 2:
+                by_rows.setdefault(present, []).append((spec.name, [values[i] for i in present]))
+            continue
         bounds = metric_interval(spec, rows, scores)
         if bounds is not None:
-            out[spec.name] = [round(bounds[0], 6), round(bounds[1], 6)]
-    return out
+            out[spec.name] = bounds
+    for columns in by_rows.values():
+        matrix = np.asarray([v for _, v in columns], dtype=float).T
+        binary = np.isin(matrix, (0.0, 1.0)).all(axis=0)
+        shared = bootstrap_means(matrix[:, ~binary]) if (~binary).any() else None
+        k = 0
+        for n, (name, values) in enumerate(columns):
+            if binary[n]:
+                out[name] = interval(bootstrap_means(np.asarray(values)))
+            else:
+                out[name] = interval(shared[:, k])  # type: ignore[index]
+                k += 1
+    return {name: [round(out[name][0], 6), round(out[name][1], 6)] for name in (s.name for s in specs) if name in out}
 
 
 def paired_difference(first: Sequence[float], second: Sequence[float], *, seed: int = 0) -> dict[str, float] | None:

@@ -89,6 +89,11 @@ class Task(ABC):
 
     #: whether the task has an LLM-judged metric (then `judge_prompts` gives its requests)
     uses_judge: ClassVar[bool] = False
+    #: whether scoring a row takes real time (then big sets are scored on every core: parallel.py)
+    costly_scoring: ClassVar[bool] = False
+
+    def warm_up(self) -> None:  # noqa: B027 - an optional hook
+        """Load what scoring needs before the work is shared out among processes."""
 
     def scored_answer(self, raw: str, *, strip_think: bool) -> str:
         """The text the scorer sees: with `strip_think`, think blocks removed and the rest

@@ -51,6 +51,7 @@ _FAR = 1 << 30
 Op = tuple[str, int, int, int, int]
 
 _SUB_COSTS: dict[str, dict[str, float]] = {}  # orig text -> cor text -> cost
+_SIMILARITY: dict[str, dict[str, float]] = {}  # orig text -> cor text -> char_similarity
 
 
 def char_similarity(a: str, b: str) -> float:
@@ -122,6 +123,11 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
         o_tok, o_txt, o_lw = orig[i], o_text[i], o_low[i]
         last_in_orig[o_lw] = i
         known_row = _SUB_COSTS.get(o_txt) or {}
+        sim_row = _SIMILARITY.get(o_txt)
+        if sim_row is None:
+            if len(_SIMILARITY) > 200_000:
+                _SIMILARITY.clear()
+            sim_row = _SIMILARITY[o_txt] = {}
         occurrences = positions.get(o_lw, ())
         n_occurrences = len(occurrences)
         j_first, j_stop = max(0, i + d_lo), min(m, i + 1 + d_hi)
@@ -144,7 +150,9 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
                 substitution = _INF
             elif (known := known_row.get(c_txt)) is not None:
                 substitution = diagonal + known
-            elif o_lw != c_low[j] and diagonal + 1 - char_similarity(o_txt, c_txt) > one_sided:
+            elif o_lw != c_low[j] and diagonal + 1 - (
+                    sim_row[c_txt] if c_txt in sim_row else sim_row.setdefault(c_txt, char_similarity(o_txt, c_txt))
+            ) > one_sided:
                 # even with equal lemmas and parts of speech it would lose: skip the morphology
                 substitution = _INF
             else:

@@ -13,6 +13,7 @@ from merabench.tasks.sage.aggregate import aggregate
 from merabench.tasks.sage.classify import TYPES
 from merabench.tasks.sage.explain import explain
 from merabench.tasks.sage.metrics import score_example
+from merabench.tasks.sage.tokenize import warm_up
 
 _WORD = re.compile(r"[А-Яа-яЁё]{4,}")
 
@@ -20,6 +21,7 @@ _WORD = re.compile(r"[А-Яа-яЁё]{4,}")
 class SageTask(Task):
     name = "sage"
     mera_name = "SAGE"
+    costly_scoring = True
     hub_id = "MERA-evaluation/SAGE"
     description = "correct spelling and punctuation in Russian text; edit-level SPELL/PUNCT/ERRANT F1"
     metrics = (
@@ -36,6 +38,9 @@ class SageTask(Task):
     def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
         result = score_example(row.inputs.get("source", ""), row.outputs, answer)
         return SampleScore(result.metrics, result.details)
+
+    def warm_up(self) -> None:
+        warm_up()
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
         return aggregate(self.metrics, rows, scores)

@@ -55,22 +55,27 @@ def span_text(tokens: tuple[Token, ...] | list[Token]) -> str:
     return "".join(t.text + t.ws for t in tokens[:-1]) + tokens[-1].text
 
 
-_PREFIX = re.compile("|".join(PREFIXES))         # matched at the current start
-_SUFFIX = re.compile("|".join(p + "$" for p in SUFFIXES))
-_INFIX = re.compile("|".join(INFIXES))
 _URL = re.compile(r"^https?://")
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The prefix (matched at the current start), suffix and infix patterns, compiled when first
+    needed (50 KB of character classes: not at import, so `run` starts fast)."""
+    return (re.compile("|".join(PREFIXES)), re.compile("|".join(p + "$" for p in SUFFIXES)),
+            re.compile("|".join(INFIXES)))
 # Every suffix pattern matches at most 16 characters, but for a run of dots (`\.\.+`); so a suffix
 # is searched for only near the end: a long run of affixes is peeled in linear time, not quadratic.
 _SUFFIX_REACH = 32
 _SHORT = 64  # shorter remainders are searched as slices, as the reference slices them
 
 
-def _suffix_length(run: str, start: int, end: int) -> int:
+def _suffix_length(suffix: re.Pattern[str], run: str, start: int, end: int) -> int:
     if end - start <= _SHORT:
-        match = _SUFFIX.search(run[start:end])
+        match = suffix.search(run[start:end])
     else:  # lookbehinds near the end only ever look inside [start, end)
         dots = end - len(run[start:end].rstrip(".")) - start
-        match = _SUFFIX.search(run, max(start, end - _SUFFIX_REACH - dots), end)
+        match = suffix.search(run, max(start, end - _SUFFIX_REACH - dots), end)
     return match.end() - match.start() if match else 0
 
 
@@ -79,15 +84,16 @@ def split_run(run: str) -> tuple[str, ...]:
     """The tokens of one whitespace-free run: prefixes and suffixes peeled off in turns until
     neither matches (a prefix and a suffix together only when they do not overlap), then the
     rest split at its infixes unless it is a URL, in spaCy's tokenizer's order."""
+    prefix_pattern, suffix_pattern, infix_pattern = _patterns()
     prefixes: list[str] = []
     suffixes: list[str] = []
     start, end = 0, len(run)
     last_size = -1
     while start < end and end - start != last_size:
         last_size = end - start
-        match = _PREFIX.match(run, start, end)
+        match = prefix_pattern.match(run, start, end)
         pre = match.end() - start if match else 0
-        suf = _suffix_length(run, start + pre, end)
+        suf = _suffix_length(suffix_pattern, run, start + pre, end)
         if pre and suf and pre + suf <= end - start:
             prefixes.append(run[start:start + pre])
             suffixes.append(run[end - suf:end])
@@ -101,7 +107,7 @@ def split_run(run: str) -> tuple[str, ...]:
     tokens = prefixes
     rest = run[start:end]
     if rest:
-        matches = [] if _URL.match(rest) else list(_INFIX.finditer(rest))
+        matches = [] if _URL.match(rest) else list(infix_pattern.finditer(rest))
         start = 0
         for match in matches:
             if match.start() == 0:  # an infix at the very start is no split
@@ -171,3 +177,10 @@ def tokenize(text: str) -> tuple[Token, ...]:
         else:
             tokens.extend(Token(word, "", word.lower()) for word in split_run(run))
     return tuple(tokens)
+
+
+def warm_up() -> None:
+    """Load what scoring needs (the patterns, the morphological dictionaries) in this process,
+    so that forked workers share it instead of each loading it."""
+    _patterns()
+    analyze("прогрев")
