@@ -21,7 +21,8 @@ from merabench.rows import Row
 from merabench.tasks.base import SampleScore, Task
 
 MIN_ROWS = 300          # fewer rows are scored faster than workers start and return
-CHUNKS_PER_WORKER = 4   # rows are dealt out in turns, so a few long texts do not stall one worker
+CHUNKS_PER_WORKER = 8   # enough chunks that a few long texts do not stall one worker
+MAX_CHUNK = 200         # and small enough that only a few chunks' details are held at once
 
 Job = tuple[Row, str, Judgement | None]
 
@@ -47,32 +48,29 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _score(task: Task, jobs: Sequence[Job]) -> list[SampleScore]:
-    with _collector_paused():
-        return [task.score(row, text, judgement) for row, text, judgement in jobs]
-
-
 def _score_chunk(args: tuple[str, list[Job]]) -> list[SampleScore]:
     from merabench.tasks import get_task
 
-    return _score(get_task(args[0]), args[1])
+    task = get_task(args[0])
+    with _collector_paused():
+        return [task.score(row, text, judgement) for row, text, judgement in args[1]]
 
 
-def score_rows(task: Task, jobs: Sequence[Job]) -> list[SampleScore]:
-    """`task.score` of every job, in order; on several cores when it pays."""
+def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
+    """`task.score` of every job, in order, as they are done; on several cores when it pays."""
     count = workers()
     if not task.costly_scoring or count < 2 or len(jobs) < MIN_ROWS or sys.platform != "linux":
-        return _score(task, jobs)
+        with _collector_paused():
+            for row, text, judgement in jobs:
+                yield task.score(row, text, judgement)
+        return
     task.warm_up()  # loaded once here, shared by the forked workers
-    n_chunks = count * CHUNKS_PER_WORKER
-    chunks = [list(jobs[i::n_chunks]) for i in range(n_chunks)]
+    size = max(1, min(MAX_CHUNK, -(-len(jobs) // (count * CHUNKS_PER_WORKER))))
+    chunks = [(task.name, list(jobs[i:i + size])) for i in range(0, len(jobs), size)]
     gc.freeze()  # the inherited heap stays untouched in the workers (no collector writes to it)
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
-            parts = pool.map(_score_chunk, [(task.name, chunk) for chunk in chunks])
+            for part in pool.imap(_score_chunk, chunks):
+                yield from part
     finally:
         gc.unfreeze()
-    results: list[SampleScore | None] = [None] * len(jobs)
-    for i, part in enumerate(parts):
-        results[i::n_chunks] = part
-    return results  # type: ignore[return-value]

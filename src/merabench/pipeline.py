@@ -34,7 +34,7 @@ from merabench.results import results_document, write_results
 from merabench.rows import TaskData
 from merabench.rundir import check_identity, locked, make_folder
 from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
-from merabench.samples import samples_path, write_final
+from merabench.samples import samples_path
 from merabench.scoring import TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.urls import redact
@@ -148,9 +148,8 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]]
     judged = _judge_all(runs, answers, judge, cache, strip, say)
     results = []
     for run in runs:
-        scored, result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
-                                    source=run.data.source, strip=strip)
-        write_final(samples_path(out, run.task.name), scored)
+        result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
+                            source=run.data.source, strip=strip, samples=samples_path(out, run.task.name))
         results.append(result)
     return results
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from merabench.records import Answer, Scored
+from merabench.records import Answer
 
 FSYNC_INTERVAL_S = 1.0
 
@@ -93,13 +93,17 @@ class SampleWriter:
             self._fh.close()
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file. A lone surrogate
-    (a model can emit one) is written as its escape `\\udXXX`, which JSON reads back as itself."""
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a file; `text` may come
+    in pieces (written as they come, never joined). A lone surrogate (a model can emit one) is
+    written as its escape `\\udXXX`, which JSON reads back as itself."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(text)
+            if isinstance(text, str):
+                fh.write(text)
+            else:
+                fh.writelines(text)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -107,5 +111,33 @@ def write_atomic(path: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def write_final(path: Path, scored: Iterable[Scored]) -> None:
-    write_atomic(path, "".join(dumps(s.to_json()) + "\n" for s in sorted(scored, key=lambda s: s.id)))
+class SamplesFile:
+    """The final samples file, written a line at a time to a temporary file that replaces the
+    old one only when complete (a reader never sees half of it); `None`: write nothing."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp") if path else None
+        self._fh: Any = None
+
+    def __enter__(self) -> SamplesFile:
+        if self._tmp is not None:
+            self._fh = self._tmp.open("w", encoding="utf-8", errors="backslashreplace")
+        return self
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        if self._fh is not None:
+            self._fh.write(dumps(record) + "\n")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if self._fh is None or self._tmp is None or self.path is None:
+            return
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            if kind is None:
+                os.replace(self._tmp, self.path)
+        finally:
+            self._fh.close()
+            self._tmp.unlink(missing_ok=True)

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
 from merabench.rows import Row
+from merabench.samples import SamplesFile
 from merabench.stats import intervals
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
@@ -86,31 +88,38 @@ class TaskResult:
 
 
 def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
-               judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool
-               ) -> tuple[list[Scored], TaskResult]:
-    """Score every answered row; return the scored rows (one per row) and the task result."""
+               judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool,
+               samples: Path | None = None) -> TaskResult:
+    """Score every answered row and return the task result; with `samples`, write there the
+    final samples file (a line per row, in the data's order).
+
+    A row's line is written as soon as it is scored, and of its details only what the task's
+    aggregation reads is kept: a big run never holds every row's edits in memory."""
     has_references = any(r.outputs.strip() for r in rows)
     judgements = judgements or {}
     row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
     texts = [task.scored_answer(a.output or "", strip_think=strip) if a.ok else None for a in row_answers]
     jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
             if text is not None and has_references]
-    done = iter(score_rows(task, jobs))
-    scored: list[Scored] = []
+    done = score_rows(task, jobs)
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
-    for row, answer, text in zip(rows, row_answers, texts, strict=True):
-        score = None
-        if not answer.ok:
-            reasons[str(answer.error or "unknown")[:160]] += 1
-            scored.append(Scored(answer))
-        elif has_references:
-            score = next(done)
-            scored.append(Scored(answer, score.metrics, score.details, None if text == answer.output else text,
-                                 judgements.get(row.id)))
-        else:
-            scored.append(Scored(answer))
-        scores.append(score)
+    with SamplesFile(samples) as out:
+        for row, answer, text in zip(rows, row_answers, texts, strict=True):
+            score = None
+            if not answer.ok:
+                reasons[str(answer.error or "unknown")[:160]] += 1
+                record = Scored(answer)
+            elif has_references:
+                full = next(done)
+                record = Scored(answer, full.metrics, full.details, None if text == answer.output else text,
+                                judgements.get(row.id))
+                score = SampleScore(full.metrics, {k: full.details[k] for k in task.aggregated_details
+                                                   if k in full.details})
+            else:
+                record = Scored(answer)
+            out.write(record.to_json())
+            scores.append(score)
     n_errors = sum(not a.ok for a in row_answers)
     usage = Usage.of(row_answers)
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
@@ -125,4 +134,4 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
                         ci95=ci95)
-    return scored, result
+    return result

@@ -7,12 +7,13 @@ with what the model answered. Everything from the model is escaped: an answer is
 
 from __future__ import annotations
 
+import heapq
 import html
 import json
 from pathlib import Path
 from typing import Any
 
-from merabench.samples import read_records, samples_path, write_atomic
+from merabench.samples import read_lines, samples_path, write_atomic
 from merabench.tasks import TASKS
 
 CSS = """
@@ -83,18 +84,37 @@ def _breakdowns(breakdowns: dict[str, Any]) -> str:
     return listed + "".join(tables)
 
 
+def _lowest(task_name: str, run_dir: Path, headline: str | None) -> tuple[list[dict], list[dict], int]:
+    """(the WORST scored rows, the first 20 failed ones, how many failed), reading the samples file
+    line by line: the report never holds a whole run in memory."""
+    worst: list[tuple[float, int, int, dict]] = []   # a max-heap by (-score, -id) of the WORST lowest
+    failed: list[dict] = []
+    n_failed = 0
+    for n, record in enumerate(read_lines(samples_path(run_dir, task_name))):
+        if not isinstance(record.get("id"), int):
+            continue
+        if record.get("status") != "ok":
+            n_failed += 1
+            if len(failed) < 20:
+                failed.append(record)
+            continue
+        value = (record.get("metrics") or {}).get(headline)
+        if isinstance(value, int | float) and value < 1.0:
+            item = (-value, -record["id"], n, record)
+            if len(worst) < WORST:
+                heapq.heappush(worst, item)
+            elif item > worst[0]:
+                heapq.heapreplace(worst, item)
+    return [r for *_, r in sorted(worst, reverse=True)], failed, n_failed
+
+
 def _worst(task_name: str, run_dir: Path) -> str:
-    records = read_records(samples_path(run_dir, task_name))
-    if not records:
-        return ""
     headline = next((m.name for m in TASKS[task_name].metrics if m.headline), None)
-    failed = [r for r in records.values() if r.get("status") != "ok"]
-    scored = [r for r in records.values() if headline in (r.get("metrics") or {})]
-    scored.sort(key=lambda r: (r["metrics"][headline], r["id"]))
+    scored, failed, n_failed = _lowest(task_name, run_dir, headline)
     parts = []
     if failed:
-        items = "".join(f'<tr><td class="num">{r["id"]}</td><td class="err">{_e(r.get("error"))}</td></tr>' for r in failed[:20])
-        parts.append(f"<h3>{len(failed)} request(s) failed</h3><table>{items}</table>")
+        items = "".join(f'<tr><td class="num">{r["id"]}</td><td class="err">{_e(r.get("error"))}</td></tr>' for r in failed)
+        parts.append(f"<h3>{n_failed} request(s) failed</h3><table>{items}</table>")
     rows = []
     for r in scored[:WORST]:
         if r["metrics"][headline] >= 1.0:

@@ -91,6 +91,8 @@ class Task(ABC):
     uses_judge: ClassVar[bool] = False
     #: whether scoring a row takes real time (then big sets are scored on every core: parallel.py)
     costly_scoring: ClassVar[bool] = False
+    #: the per-row details `aggregate` reads; the rest goes to the samples file and is not kept
+    aggregated_details: ClassVar[tuple[str, ...]] = ()
 
     def warm_up(self) -> None:  # noqa: B027 - an optional hook
         """Load what scoring needs before the work is shared out among processes."""

@@ -18,6 +18,7 @@ COPY_ANSWER = json.dumps({"tool": "baseline.noop", "args": {}})
 
 class GorillaHardTask(Task):
     name = "gorillahard"
+    aggregated_details = ("reasons", "note")
     mera_name = "GorillaHard"
     hub_id = "MERA-evaluation/GorillaHard"
     description = "pick tools from a catalog and answer with one JSON envelope; strict deterministic scorer"

@@ -43,7 +43,7 @@ def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> Extra
     return Extraction(tuple(found), tuple(([note] if note else []) + notes))
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=8192)  # the source is extracted twice in a row (reference, answer): a run needs little
 def extraction(source: str, target: str) -> Extraction:
     """Edits from `source` to `target`, memoised: a good hypothesis often equals the reference."""
     if source == target:  # all matches: no edits (models often leave a text untouched)

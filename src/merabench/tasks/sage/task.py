@@ -20,6 +20,7 @@ _WORD = re.compile(r"[А-Яа-яЁё]{4,}")
 
 class SageTask(Task):
     name = "sage"
+    aggregated_details = ("counts", "note")
     mera_name = "SAGE"
     costly_scoring = True
     hub_id = "MERA-evaluation/SAGE"

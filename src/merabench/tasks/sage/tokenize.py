@@ -79,7 +79,7 @@ def _suffix_length(suffix: re.Pattern[str], run: str, start: int, end: int) -> i
     return match.end() - match.start() if match else 0
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=50_000)
 def split_run(run: str) -> tuple[str, ...]:
     """The tokens of one whitespace-free run: prefixes and suffixes peeled off in turns until
     neither matches (a prefix and a suffix together only when they do not overlap), then the
@@ -153,7 +153,7 @@ def analyze(text: str) -> tuple[str, str]:
 _RUNS = re.compile(r"(\s+)")
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=8192)
 def tokenize(text: str) -> tuple[Token, ...]:
     """Tokens as the reference's tokenizer makes them.
 
