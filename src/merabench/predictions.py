@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading
+from merabench.jsonio import loads
 
 
 def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, Any]:
@@ -90,7 +91,7 @@ def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int,
                 if not text.strip():
                     continue
                 try:
-                    obj = json.loads(text)
+                    obj = loads(text)
                 except json.JSONDecodeError as exc:
                     raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=lineno) from None
                 log = log or (isinstance(obj, dict) and "status" in obj)

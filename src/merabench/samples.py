@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from merabench.jsonio import loads
 from merabench.records import Answer
 
 FSYNC_INTERVAL_S = 1.0
@@ -40,7 +41,7 @@ def read_lines(path: Path) -> Iterable[dict[str, Any]]:
     with path.open(encoding="utf-8", errors="replace") as fh:
         for text in fh:
             try:
-                record = json.loads(text)
+                record = loads(text)
             except json.JSONDecodeError:
                 continue
             if isinstance(record, dict):

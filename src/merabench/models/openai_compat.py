@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import random
 import time
 from typing import Any
@@ -25,6 +24,7 @@ import aiohttp
 import orjson
 
 from merabench.errors import BackendError, ConfigError
+from merabench.jsonio import loads
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.endpoints import EndpointPool
 from merabench.models.shaping import ApiProfile, RequestShaper
@@ -48,15 +48,6 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-def _loads(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        # orjson rejects lone surrogate escapes ("\\ud800") that the json module accepts; a model
-        # can emit them, and the answer must not be lost over it
-        return json.loads(raw)
 
 
 class OpenAICompatBackend(Backend):
@@ -193,7 +184,7 @@ class OpenAICompatBackend(Backend):
                 raw = await resp.read()
                 if resp.status != 200:
                     try:
-                        parsed = json.loads(raw)
+                        parsed = loads(raw)
                     except ValueError:
                         parsed = None
                     said = error_message(parsed) or raw[:300].decode("utf-8", "replace")
@@ -246,7 +237,7 @@ def _int(value: Any) -> int | None:
 def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     """The Completion fields of a chat-completions reply body."""
     try:
-        doc = _loads(raw)
+        doc = loads(raw)
         choice = doc["choices"][0]
         message = choice.get("message") or {}
         usage = doc.get("usage") or {}
