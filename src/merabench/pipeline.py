@@ -35,7 +35,7 @@ from merabench.rows import TaskData
 from merabench.rundir import check_identity, locked, make_folder
 from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
 from merabench.samples import samples_path
-from merabench.scoring import TaskResult, score_task
+from merabench.scoring import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.urls import redact
 
@@ -143,13 +143,15 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answe
 
 
 def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], out: Path, *, strip: bool,
-            judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None]) -> list[TaskResult]:
+            judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None],
+            early: EarlyScores | None = None) -> list[TaskResult]:
     """Judge (tasks with a judged metric, when a judge is set), score, and write the final samples."""
     judged = _judge_all(runs, answers, judge, cache, strip, say)
     results = []
     for run in runs:
         result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
-                            source=run.data.source, strip=strip, samples=samples_path(out, run.task.name))
+                            source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
+                            early=early.scores.get(run.task.name) if early else None)
         results.append(result)
     return results
 
@@ -194,11 +196,15 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
                              "system_prompt": config.system_prompt})
         started = time.monotonic()
+        early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
+                            judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
-                        notes=list(preflight_notes), **({"progress": progress} if progress else {}))
+                        notes=list(preflight_notes), on_answer=early.add, on_drained=early.warm_up,
+                        **({"progress": progress} if progress else {}))
         answers = asyncio.run(runner.run(runs))
-        results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say)
+        results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say,
+                          early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
         settings["judge"] = _judge_document(config.judge, runs)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,6 +31,7 @@ from merabench.tasks.base import Task
 from merabench.think import think_text
 
 CACHE_BATCH_S = 0.05
+CACHE_LOOKUP_BATCH = 256  # cache lookups per query while preparing requests
 
 
 class ProgressSink(Protocol):
@@ -154,25 +155,69 @@ class Runner:
     should_stop: Callable[[], bool] = lambda: False
     #: called with each fresh completion (cost accounting)
     on_completion: Callable[[Completion], None] = lambda completion: None
+    #: called with each answer as it is recorded, fresh, cached or failed (scoring on the way)
+    on_answer: Callable[[str, Answer], None] = lambda task, answer: None
+    #: called once the last request is sent, while answers are still in flight
+    on_drained: Callable[[], None] = lambda: None
     notes: list[str] = field(default_factory=list)
 
-    def plan(self, run: TaskRun, existing: dict[int, Answer]) -> tuple[list[WorkItem], list[Answer], int]:
-        """Split a task's rows into work to do, errors known before asking, and rows already done."""
+    def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
+        """Ids of the rows answered in this folder before, for the same messages: not asked again."""
         history = HistoryIndex(run.data.shots)
-        todo, failed, done = [], [], 0
+        done = set()
         for row in run.data.rows:
-            try:
-                messages = tuple(run.task.messages(row, history, self.system_prompt))
-            except DataError as exc:
-                failed.append(Answer.failed(row.id, str(exc)))
-                continue
-            digest = messages_digest(messages)
             previous = existing.get(row.id)
-            if previous is not None and previous.ok and previous.messages_hash == digest[:16]:
-                done += 1
+            if previous is None or not previous.ok:
                 continue
-            todo.append(WorkItem(run.task, row, messages, digest))
-        return todo, failed, done
+            prepared = self._prepare(run.task, history, row)
+            if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
+                done.add(row.id)
+        return done
+
+    def _prepare(self, task: Task, history: HistoryIndex, row: Row) -> WorkItem | Answer:
+        """A row's request, or the error that keeps it from being asked (a turn without its history)."""
+        try:
+            messages = tuple(task.messages(row, history, self.system_prompt))
+        except DataError as exc:
+            return Answer.failed(row.id, str(exc))
+        return WorkItem(task, row, messages, messages_digest(messages))
+
+    def _pending(self, runs: Sequence[TaskRun], done: dict[str, set[int]],
+                 emit: Callable[[str, Answer], None]) -> Iterator[WorkItem]:
+        """The requests still to send, prepared as the workers reach them (the first request leaves
+        before the last row is rendered); answers the cache has, and rows that cannot be asked,
+        are emitted on the way, looked up CACHE_LOOKUP_BATCH at a time."""
+        batch: list[WorkItem] = []
+        for run in runs:
+            history = HistoryIndex(run.data.shots)
+            for row in run.data.rows:
+                if row.id in done[run.task.name]:
+                    continue
+                prepared = self._prepare(run.task, history, row)
+                if isinstance(prepared, Answer):
+                    emit(run.task.name, prepared)
+                    continue
+                if self.cache is None:
+                    yield prepared
+                    continue
+                batch.append(prepared)
+                if len(batch) >= CACHE_LOOKUP_BATCH:
+                    yield from self._uncached(batch, emit)
+                    batch = []
+        yield from self._uncached(batch, emit)
+        self.on_drained()
+
+    def _uncached(self, items: list[WorkItem], emit: Callable[[str, Answer], None]) -> list[WorkItem]:
+        """Emit the answers the cache has for these items; return the others."""
+        hits = self._cached({item.digest: self.source.cache_key(item) for item in items})
+        remaining = []
+        for item in items:
+            hit = hits.get(item.digest)
+            if hit is None:
+                remaining.append(item)
+            else:
+                emit(item.task.name, answer_of(item, hit, cached=True, log_prompts=self.log_prompts))
+        return remaining
 
     async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         """Answer every row of every task; return the answers by task and id."""
@@ -186,20 +231,13 @@ class Runner:
     async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         writers: dict[str, SampleWriter] = {}
         answers: dict[str, dict[int, Answer]] = {}
-        work: list[WorkItem] = []
+        done: dict[str, set[int]] = {}
         for run in runs:
             path = samples_path(self.out_dir, run.task.name)
-            existing = read_answers(path)
-            answers[run.task.name] = existing
-            todo, failed, done = self.plan(run, existing)
+            answers[run.task.name] = read_answers(path)
+            done[run.task.name] = self.resumed(run, answers[run.task.name])
             writers[run.task.name] = SampleWriter(path)
-            if failed:
-                writers[run.task.name].write_many(failed)
-                existing.update((a.id, a) for a in failed)
-            self.progress.start(run.task.name, len(run.data.rows), done)
-            for _ in failed:
-                self.progress.advance(run.task.name, error=True)
-            work.extend(todo)
+            self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
 
         loop = asyncio.get_running_loop()
         unwritten: dict[str, list[Answer]] = {name: [] for name in writers}
@@ -217,17 +255,18 @@ class Runner:
                     writers[name].write_many(batch)
                     batch.clear()
 
-        def emit(item_task: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
+        def emit(task_name: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
             nonlocal flush_scheduled
-            unwritten[item_task].append(answer)
-            answers[item_task][answer.id] = answer
+            unwritten[task_name].append(answer)
+            answers[task_name][answer.id] = answer
             if key is not None and completion is not None:
                 uncached.append((key, self.source.name, completion))
                 cache_due.set()
             if not flush_scheduled:
                 flush_scheduled = True
                 loop.call_soon(flush)
-            self.progress.advance(item_task, error=not answer.ok)
+            self.progress.advance(task_name, error=not answer.ok)
+            self.on_answer(task_name, answer)
 
         async def cache_saver() -> None:
             while True:
@@ -235,16 +274,6 @@ class Runner:
                 cache_due.clear()
                 self._save(uncached)
                 await asyncio.sleep(CACHE_BATCH_S)
-
-        keys = {item.digest: self.source.cache_key(item) for item in work} if self.cache is not None else {}
-        cached = self._cached(keys)
-        remaining = []
-        for item in work:
-            hit = cached.get(item.digest)
-            if hit is not None:
-                emit(item.task.name, answer_of(item, hit, cached=True, log_prompts=self.log_prompts))
-            else:
-                remaining.append(item)
 
         async def answer_one(item: WorkItem) -> None:
             started = time.monotonic()
@@ -255,12 +284,13 @@ class Runner:
                                                    time.monotonic() - started))
                 return
             self.on_completion(completion)
+            key = self.source.cache_key(item) if self.cache is not None else None
             emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
-                 keys.get(item.digest), completion)
+                 key, completion)
 
         saver = asyncio.create_task(cache_saver())
         try:
-            await run_pool(remaining, answer_one, self.concurrency, stop=self.should_stop)
+            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency, stop=self.should_stop)
         finally:
             saver.cancel()
             flush()

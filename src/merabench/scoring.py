@@ -18,7 +18,6 @@ from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
 from merabench.rows import Row
 from merabench.samples import SamplesFile
-from merabench.stats import intervals
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
 
@@ -87,20 +86,63 @@ class TaskResult:
         return out
 
 
+class EarlyScores:
+    """Scores of a run's answers taken as they arrive, in the time the run waits for the endpoint,
+    so that little is left to score when the last answer is in.
+
+    Only for tasks whose scoring is cheap (costly ones score at the end on every core) and that
+    need no judge; `score_task` takes a kept score only for the same text with no judgement, so a
+    kept score is always the one it would compute."""
+
+    def __init__(self, runs: Sequence[tuple[Task, Sequence[Row]]], *, strip: bool, judged: Sequence[str] = ()):
+        self._strip = strip
+        self._rows: dict[str, tuple[Task, dict[int, Row]]] = {
+            task.name: (task, {row.id: row for row in rows}) for task, rows in runs
+            if not task.costly_scoring and task.name not in judged and any(r.outputs.strip() for r in rows)}
+        self.scores: dict[str, dict[int, tuple[str, SampleScore]]] = {name: {} for name in self._rows}
+        self._tasks = [task for task, _ in runs]
+
+    def add(self, task_name: str, answer: Answer) -> None:
+        known = self._rows.get(task_name)
+        row = known[1].get(answer.id) if known else None
+        if known is None or row is None or not answer.ok:
+            return
+        text = known[0].scored_answer(answer.output or "", strip_think=self._strip)
+        try:
+            self.scores[task_name][answer.id] = (text, known[0].score(row, text, None))
+        except Exception:  # noqa: BLE001 - scored again at the end, where a failure is reported
+            self.scores[task_name].pop(answer.id, None)
+
+    def warm_up(self) -> None:
+        """Load what the end of the run needs (the intervals' numpy, the tasks' scorers) while the
+        last answers are still in flight."""
+        import merabench.stats  # noqa: F401
+
+        for task in self._tasks:
+            task.warm_up()
+
+
 def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool,
-               samples: Path | None = None) -> TaskResult:
+               samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None) -> TaskResult:
     """Score every answered row and return the task result; with `samples`, write there the
-    final samples file (a line per row, in the data's order).
+    final samples file (a line per row, in the data's order). `early` holds scores already
+    taken during the run (EarlyScores), used where the text is the same and no judge is involved.
 
     A row's line is written as soon as it is scored, and of its details only what the task's
     aggregation reads is kept: a big run never holds every row's edits in memory."""
     has_references = any(r.outputs.strip() for r in rows)
     judgements = judgements or {}
+    early = early or {}
     row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
     texts = [task.scored_answer(a.output or "", strip_think=strip) if a.ok else None for a in row_answers]
+
+    def kept(row: Row, text: str | None) -> SampleScore | None:
+        found = early.get(row.id)
+        return found[1] if found and found[0] == text and row.id not in judgements else None
+
     jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
-            if text is not None and has_references]
+            if text is not None and has_references and kept(row, text) is None]
     done = score_rows(task, jobs)
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
@@ -111,7 +153,8 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                 reasons[str(answer.error or "unknown")[:160]] += 1
                 record = Scored(answer)
             elif has_references:
-                full = next(done)
+                full = kept(row, text)
+                full = full if full is not None else next(done)
                 record = Scored(answer, full.metrics, full.details, None if text == answer.output else text,
                                 judgements.get(row.id))
                 score = SampleScore(full.metrics, {k: full.details[k] for k in task.aggregated_details
@@ -130,6 +173,8 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                      "scored as they are, as the leaderboard scores them")
     n_scored = sum(s is not None for s in scores)
     aggregate = task.aggregate(rows, scores) if n_scored else None
+    from merabench.stats import intervals  # numpy: loaded when the first result is scored, not before the run
+
     ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),

@@ -22,10 +22,10 @@ from string import punctuation
 
 from rapidfuzz.distance import Levenshtein
 
+from merabench.tasks.sage.edit_types import CASE, PUNCT, SPELL, TYPES, YO
 from merabench.tasks.sage.tokenize import Token, span_text
 
-SPELL, PUNCT, CASE, YO = "SPELL", "PUNCT", "CASE", "YO"
-TYPES = (SPELL, PUNCT, CASE, YO)
+__all__ = ["CASE", "PUNCT", "SPELL", "TYPES", "YO", "classify"]
 _PUNCT_OR_SPACE = frozenset(punctuation + " ")
 
 

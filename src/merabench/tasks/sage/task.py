@@ -9,11 +9,10 @@ from collections.abc import Sequence
 from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
-from merabench.tasks.sage.aggregate import aggregate
-from merabench.tasks.sage.classify import TYPES
-from merabench.tasks.sage.explain import explain
-from merabench.tasks.sage.metrics import score_example
-from merabench.tasks.sage.tokenize import warm_up
+from merabench.tasks.sage.edit_types import TYPES
+
+# The scorer's modules (numpy, rapidfuzz, the tokenizer tables) load on first use: a run of the
+# other tasks, and every run until its first answer is scored, does without them.
 
 _WORD = re.compile(r"[А-Яа-яЁё]{4,}")
 
@@ -37,16 +36,24 @@ class SageTask(Task):
     )
 
     def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:
+        from merabench.tasks.sage.metrics import score_example
+
         result = score_example(row.inputs.get("source", ""), row.outputs, answer)
         return SampleScore(result.metrics, result.details)
 
     def warm_up(self) -> None:
+        from merabench.tasks.sage.tokenize import warm_up
+
         warm_up()
 
     def aggregate(self, rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+        from merabench.tasks.sage.aggregate import aggregate
+
         return aggregate(self.metrics, rows, scores)
 
     def explain(self, row: Row, answer: str) -> str:
+        from merabench.tasks.sage.explain import explain
+
         return explain(row.inputs.get("source", ""), row.outputs, answer)
 
     def copy_answer(self, row: Row) -> str:
