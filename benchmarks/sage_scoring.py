@@ -9,7 +9,8 @@
    200 examples/s on these pairs).
 2. The time to score one text of 250 / 1,000 / 5,000 characters: dense edits (RUSpellRU
    sentences joined; their corrections drop most punctuation) and sparse edits (the corrections
-   joined, with a typo planted every ~12 words), with the hypothesis = the source.
+   joined, with a typo planted every ~12 words), with the hypothesis = the source; and a full
+   rewrite (the hypothesis an unrelated text of the same length: every token an edit).
 """
 
 from __future__ import annotations
@@ -67,12 +68,12 @@ def planted_typos(text: str, every: int) -> str:
 
 def curve() -> list[str]:
     pin_one_core()
-    from merabench.tasks.sage.edits import extract
+    from merabench.tasks.sage.edits import extraction
     from merabench.tasks.sage.metrics import score_example
 
     pairs = load_pairs()
     lines = []
-    for label in ("dense", "sparse"):
+    for label in ("dense", "sparse", "rewrite"):
         for chars in (250, 1000, 5000):
             parts_s, parts_c, i = [], [], 0
             while sum(len(p) + 1 for p in parts_s) < chars:
@@ -83,10 +84,13 @@ def curve() -> list[str]:
                 parts_c.append(correction)
                 i += 1
             source, correction = " ".join(parts_s), " ".join(parts_c)
+            # the rewrite: the corrections of the pairs that follow, as long as the source
+            rewrite = " ".join(c for _, c in pairs[i: i + 4 * len(parts_s)])[: len(source)]
             best = float("inf")
             for attempt in range(3):
-                extract.cache_clear()
-                hypothesis = source + " " * attempt  # a new string, so nothing is memoised
+                extraction.cache_clear()
+                # a new string each attempt, so nothing is memoised
+                hypothesis = (rewrite if label == "rewrite" else source) + " " * attempt
                 started = time.perf_counter()
                 score_example(source, correction, hypothesis)
                 best = min(best, time.perf_counter() - started)
@@ -115,7 +119,7 @@ def main() -> None:
         plain = max(float(child("pass", hypothesis, "plain")) for _ in range(3))
         print(f"   hypothesis = {hypothesis:<10} merabench {ours:7.0f} ex/s   plain full-matrix aligner "
               f"{plain:6.0f} ex/s   ratio {ours / plain:4.1f}x   (goal >= 2,000 ex/s)")
-    print("2. one text, hypothesis = source (goal: 5,000 characters under 20 ms)")
+    print("2. one text (goal: any text of 5,000 characters, however edited, under 0.3 s)")
     print(child("curve"))
 
 

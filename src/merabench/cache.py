@@ -16,7 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ import orjson
 from merabench.errors import ConfigError
 from merabench.models.base import Completion
 
-_COMPLETION_FIELDS = {f.name for f in fields(Completion)} - {"endpoint", "attempts"}
+_COMPLETION_FIELDS = tuple(f.name for f in fields(Completion) if f.name not in ("endpoint", "attempts"))
 
 
 def default_cache_path() -> Path:
@@ -100,7 +100,8 @@ class ResponseCache:
         """Store answers in one transaction (a commit per answer would cap a fast endpoint). The
         JSON is ASCII-escaped: a lone surrogate in an answer must not stop the write."""
         now = time.time()
-        rows = [(key, model, now, json.dumps({k: v for k, v in asdict(c).items() if k in _COMPLETION_FIELDS}))
+        # getattr, not dataclasses.asdict: asdict deep-copies every field, a fifth of a fast run's time
+        rows = [(key, model, now, json.dumps({k: getattr(c, k) for k in _COMPLETION_FIELDS}))
                 for key, model, c in entries]
         with self._db:
             self._db.executemany(

@@ -12,9 +12,9 @@ answer names at least one tool and every one is in the catalog) and `cost_optima
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from merabench.jsonio import loads
 from merabench.rows import Row
 from merabench.tasks.base import SampleScore
 from merabench.tasks.gorillahard.checks import CHECKS, format_checks
@@ -47,7 +47,7 @@ def catalog_of(row: Row) -> Catalog:
     """The tool names of `inputs.tools` as the public scorer reads them (every object's `name`,
     whatever it is), and their families for our failure reasons."""
     try:
-        tools = json.loads(row.inputs.get("tools") or "[]")
+        tools = loads(row.inputs.get("tools") or "[]")  # our data, not an answer: the fast parser
     except (ValueError, RecursionError):
         tools = []
     if not isinstance(tools, list):
