@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from merabench.prompts import render_row
+from merabench.rows import read_bundled
+from merabench.tasks import TASKS
+
 SAGE_INSTRUCTION = "Исправь ошибки в тексте, ответь только текстом.\n\nТекст:\n{source}"
 PAIRS = [("Превет, как дила?", "Привет, как дела?"), ("Я незнаю что сказать", "Я не знаю, что сказать"),
          ("Он пришол домой поздно", "Он пришёл домой поздно"), ("В москве идет дождь", "В Москве идёт дождь"),
@@ -46,3 +50,21 @@ def cli_command(*args: str) -> list[str]:
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run(cli_command(*args), capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+def mixed_answers() -> dict[str, str]:
+    """By rendered prompt, an answer for every bundled row: the reference in the wrappers models
+    use (a think block, a code fence, a trailing newline, a leading space) on two rows of three,
+    something wrong on the third, so that every metric has both outcomes."""
+    answers = {}
+    for task in TASKS:
+        for row in read_bundled(task)["test"]:
+            kind = row.id % 3
+            if task == "gorillahard":
+                answer = [f"<think>план</think>```json\n{row.outputs}\n```", f" {row.outputs}\n", "не знаю"][kind]
+            elif task == "sage":
+                answer = [f"<think>ищу ошибки</think>{row.outputs}\n", f" {row.outputs}", row.inputs["source"]][kind]
+            else:
+                answer = [f"<think>вспоминаю</think>{row.outputs}", f"Ответ: {row.outputs}\n", "Z"][kind]
+            answers[render_row(row)] = answer
+    return answers

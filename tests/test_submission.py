@@ -17,7 +17,7 @@ def test_a_run_becomes_a_complete_submission_that_scores_the_same(tmp_path: Path
     assert made.returncode == 0, made.stderr
     assert "every test row is there" in made.stderr
     with zipfile.ZipFile(zip_path) as zf:
-        assert sorted(zf.namelist()) == ["GorillaHard.json", "RussianRegions.json", "SAGE.json"]
+        assert sorted(zf.namelist()) == ["GorillaHard.json", "RussianRegions.json", "SAGE.json", "logs_public.zip"]
         sage = json.loads(zf.read("SAGE.json"))["data"]["test"]
     assert [e["meta"]["id"] for e in sage] == list(range(len(sage)))
     rescored = run_cli("score", "sage", "--predictions", str(zip_path), "--out", str(tmp_path / "s"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -51,6 +52,23 @@ class TaskData:
         """Public test rows carry empty outputs: nothing can be scored locally then."""
         return any(r.outputs.strip() for r in self.rows)
 
+    def content_sha256(self) -> str:
+        """A hash of the evaluated rows' content (not of the file's bytes): the same rows from a
+        JSONL file, a JSON file or the hub give the same hash."""
+        return rows_sha256(self.rows)
+
+
+def rows_sha256(rows: Iterable[Row]) -> str:
+    import hashlib
+
+    import orjson
+
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(orjson.dumps(row.to_dict(), option=orjson.OPT_SORT_KEYS))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
 
 def parse_row(obj: Any, *, file: str, line: int) -> Row:
     """Validate one decoded row; `line` is the 1-based line (JSONL) or list index (JSON)."""
@@ -88,7 +106,10 @@ def parse_row(obj: Any, *, file: str, line: int) -> Row:
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise fail(f"meta.{key}", f"must be an integer, got {value!r}")
-    return Row(obj["instruction"], dict(inputs), outputs, dict(meta))
+    # rows repeat a few instruction templates and many inputs (a GorillaHard tool catalog, a shared
+    # text): one copy of each keeps a large set's memory down
+    return Row(sys.intern(obj["instruction"]), {sys.intern(k): sys.intern(v) for k, v in inputs.items()},
+               outputs, dict(meta))
 
 
 def check_unique_ids(rows: Iterable[Row], *, file: str) -> None:

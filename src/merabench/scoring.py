@@ -16,8 +16,9 @@ from typing import Any
 
 from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
-from merabench.rows import Row
+from merabench.rows import Row, rows_sha256
 from merabench.samples import SamplesFile
+from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
 
@@ -61,6 +62,7 @@ class TaskResult:
     usage: Usage = field(default_factory=Usage)
     notes: tuple[str, ...] = ()
     ci95: dict[str, list[float]] = field(default_factory=dict)
+    data_sha256: str | None = None
 
     @property
     def all_failed(self) -> bool:
@@ -70,6 +72,7 @@ class TaskResult:
         agg = self.aggregate
         out: dict[str, Any] = {
             "source": self.source,
+            "data_sha256": self.data_sha256,
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
@@ -77,6 +80,11 @@ class TaskResult:
         }
         if self.ci95:
             out["ci95"] = self.ci95
+        # how to read each metric: which way is better, and over what unit it is aggregated
+        out["metric_info"] = {m.name: {"higher_is_better": m.higher_is_better,
+                                       "aggregation": "corpus" if m.derived else m.aggregation.value,
+                                       "headline": m.headline}
+                              for m in get_task(self.task).metrics if m.name in out["metrics"]}
         if agg and agg.breakdowns:
             out["breakdowns"] = {name: value.to_json() if isinstance(value, Table) else value
                                  for name, value in agg.breakdowns.items()}
@@ -178,5 +186,5 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
-                        ci95=ci95)
+                        ci95=ci95, data_sha256=rows_sha256(rows))
     return result

@@ -2,14 +2,18 @@
 
 A submission is a ZIP with one JSON per task at its top level, named SAGE.json,
 RussianRegions.json, GorillaHard.json, each `{"data": {"test": [{"outputs": "<answer>",
-"meta": {"id": <int>}}, ...]}}` with one entry per test row, ids unique and complete. A ZIP made
-by MERA's own packer also holds the JSONs of MERA's other tasks and `logs_public.zip`: those are
-accepted and left unchecked.
+"meta": {"id": <int>}}, ...]}}` with one entry per test row, ids unique and complete, and
+`logs_public.zip` beside them: the run's logs in lm-eval's layout (`samples_<task>_<stamp>.jsonl`
+and `results_<stamp>.json`, at its top level), which MERA asks for with a public submission. A
+ZIP made by MERA's own packer also holds the JSONs of MERA's other tasks: those are left
+unchecked.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,9 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
     if problems and not allow_incomplete:
         raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
+    logs = _public_logs(run_dir) if (run_dir / RESULTS_FILE).exists() else None
+    if logs is None:
+        problems.append(f"{LOGS_FILE}: left out, the run has no results.json to export")
     with writing(out, "--out"):
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.name + ".tmp")
@@ -74,8 +81,51 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
             for name, items in entries.items():
                 # ASCII-escaped: a lone surrogate in an answer must not stop the write
                 zf.writestr(f"{name}.json", json.dumps({"data": {"test": items}}))
+            if logs is not None:
+                zf.writestr(LOGS_FILE, logs)
         tmp.replace(out)
     return {name: len(items) for name, items in entries.items()}, problems
+
+
+def _public_logs(run_dir: Path) -> bytes:
+    """logs_public.zip: the run's lm-eval-style samples and results files at its top level."""
+    from merabench.lmeval import export_lmeval
+
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path in export_lmeval(run_dir, Path(tmp)):
+            zf.write(path, path.name)
+    return buffer.getvalue()
+
+
+def _check_logs(zf: zipfile.ZipFile) -> list[str]:
+    """logs_public.zip, when present: a ZIP whose samples files read as MERA's packer reads them
+    (`doc.meta.id`, `filtered_resps`) and whose results file matches their stamp."""
+    try:
+        inner = zipfile.ZipFile(io.BytesIO(zf.read(LOGS_FILE)))
+    except zipfile.BadZipFile:
+        return [f"{LOGS_FILE}: not a ZIP file"]
+    problems = []
+    names = [n for n in inner.namelist() if not n.endswith("/")]
+    samples = [n for n in names if Path(n).name.startswith("samples_") and ".json" in n]
+    stamps = {Path(n).name.split(".json")[0].split("_")[-1] for n in samples}
+    results = {Path(n).name.split(".json")[0].split("_")[-1] for n in names if Path(n).name.startswith("results_")}
+    if not samples:
+        problems.append(f"{LOGS_FILE}: no samples_<task>_<stamp>.jsonl")
+    if stamps - results:
+        problems.append(f"{LOGS_FILE}: no results_<stamp>.json for the samples of {sorted(stamps - results)}")
+    for name in samples:
+        for n, text in enumerate(inner.read(name).decode("utf-8", "replace").splitlines(), start=1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+                int(line["doc"]["meta"]["id"])
+                line["filtered_resps"]  # noqa: B018 - the packer reads it
+            except (ValueError, KeyError, TypeError):
+                problems.append(f"{LOGS_FILE}!{name}: line {n} has no doc.meta.id or filtered_resps")
+                break
+    return problems
 
 
 def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
@@ -128,4 +178,6 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
                     problems.append(f"{name}: missing")
                     continue
                 problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
+            if LOGS_FILE in names:
+                problems += _check_logs(zf)
             return problems
