@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from merabench.budget import STOPPED_EXIT, Prices, parse_duration, resolve_prices
 from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, MerabenchError
 from merabench.judge_protocol import load_template
@@ -23,6 +24,7 @@ from merabench.judging import judge_settings
 from merabench.models import GenerationOptions
 from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, JudgeRun, RunConfig, ScoreConfig, evaluate, score_predictions
+from merabench.pipeline import export_requests as export_pending
 from merabench.predictions import load_predictions
 from merabench.report.html import write_report
 from merabench.results import summary_table
@@ -75,8 +77,8 @@ def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
     return failing
 
 
-def _print(result: Evaluation) -> None:
-    out.print(summary_table(list(result.tasks.values()), result.wall_time_s))
+def _print(result: Evaluation, prices: Prices | None = None) -> None:
+    out.print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
     for note in result.notes:
         say(f"note: {note}")
     for r in result.tasks.values():
@@ -102,6 +104,7 @@ def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | N
 
 @app.command()
 def run(
+    ctx: typer.Context,
     model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random")] = "reference",
     tasks: Annotated[str, typer.Option(help="comma-separated tasks")] = ",".join(TASKS),
     data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC")] = ["bundled"],  # noqa: B006
@@ -141,12 +144,33 @@ def run(
     judge_api_key: JudgeKey = None,
     judge_concurrency: JudgeConcurrency = 16,
     judge_prompt: JudgePrompt = None,
+    price_in: Annotated[float | None, typer.Option(help="price per million prompt tokens: cost in results and report")] = None,
+    price_out: Annotated[float | None, typer.Option(help="price per million completion tokens (reasoning included)")] = None,
+    price_file: Annotated[Path | None, typer.Option(help='TOML prices by model: ["gpt-4o-mini"] input = 0.15, output = 0.6')] = None,
+    max_cost: Annotated[float | None, typer.Option(help="stop sending once fresh answers cost this much (needs prices); "
+                                                        "rerun to continue")] = None,
+    deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue")] = None,
+    export_requests: Annotated[Path | None, typer.Option(
+        help="write the requests still to send as OpenAI Batch input lines to this file, and stop")] = None,
+    import_responses: Annotated[Path | None, typer.Option(
+        help="answer from a batch output (OpenAI Batch output, or {custom_id, text} lines) instead of an endpoint")] = None,
+    config: Annotated[Path | None, typer.Option(help="a TOML file of these options (the flags' names as keys); "
+                                                     "flags given here override it")] = None,
+    dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop")] = False,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
+    if dump_config:
+        from merabench.config_file import dump
+
+        sys.stdout.write(dump(ctx.params, ctx.command.params))
+        return
     _finite("--timeout", timeout, low=0, low_inclusive=False)
     _finite("--retry-delay", retry_delay, low=0)
     _finite("--temperature", temperature, low=0)
     _finite("--fail-on-error", fail_on_error, low=0, high=1)
+    _finite("--max-cost", max_cost, low=0, low_inclusive=False)
+    prices = resolve_prices(price_in, price_out, price_file, model)
+    deadline_s = parse_duration(deadline) if deadline is not None else None
     if cache_scope not in ("endpoint", "model"):
         raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
     params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
@@ -164,9 +188,15 @@ def run(
         concurrency=concurrency, max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
-        log_prompts=log_prompts,
+        log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
+        import_responses=import_responses,
         judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
                      timeout, retry_delay))
+    if export_requests is not None:
+        count = export_pending(config, export_requests)
+        say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input; answer them, then rerun this "
+            "command with --import-responses OUTPUT instead of --export-requests)")
+        return
     show = progress and console.is_terminal
     from merabench.progress import RichProgress
 
@@ -176,8 +206,11 @@ def run(
             result = evaluate(config, progress=sink, say=say)
     else:
         result = evaluate(config, say=say)
-    _print(result)
+    _print(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
+    if result.stopped_by:
+        say(f"stopped early: {result.stopped_by}; rerun the same command to continue (exit {STOPPED_EXIT})")
+        raise typer.Exit(STOPPED_EXIT)
     failing = _failing(list(result.tasks.values()), fail_on_error)
     if failing:
         reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
@@ -315,6 +348,21 @@ def submission(
 
 
 @app.command()
+def export(
+    kind: Annotated[str, typer.Argument(help="the format: lmeval (lm-evaluation-harness 0.4 logs)")],
+    run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")],
+    out: Annotated[Path, typer.Option(help="the folder to write results_<stamp>.json and samples_<task>_<stamp>.jsonl")],
+) -> None:
+    """Write a finished run's logs in another tool's format (lmeval: what lm-eval and MERA's packer read)."""
+    if kind != "lmeval":
+        raise ConfigError(f"unknown export format '{kind}'; known: lmeval")
+    from merabench.lmeval import export_lmeval
+
+    for path in export_lmeval(run_dir, out):
+        say(f"wrote {path}")
+
+
+@app.command()
 def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")]) -> None:
     """Write (again) the self-contained report.html of a run or score folder."""
     if not (run_dir / "results.json").exists():
@@ -386,10 +434,52 @@ def _abort_types() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
+def _config_defaults(argv: list[str]) -> dict[str, Any]:
+    """click's default_map from `run --config FILE` (the file's values become the defaults, so
+    every flag on the command line overrides them)."""
+    if not argv or argv[0] != "run":
+        return {}
+    path = None
+    for n, arg in enumerate(argv):
+        if arg == "--config" and n + 1 < len(argv):
+            path = argv[n + 1]
+        elif arg.startswith("--config="):
+            path = arg.split("=", 1)[1]
+    if path is None:
+        return {}
+    from merabench.config_file import load_defaults
+
+    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+    return {"run": load_defaults(Path(path), command.params)}
+
+
+def _batch_aliases(args: list[str]) -> list[str]:
+    """`export-requests ... --out FILE [--run DIR]` and `import-responses FILE ... --out DIR` are
+    `run` with --export-requests / --import-responses: one set of options, one identity, so the
+    run they describe resumes with any of the three."""
+    if args[:1] == ["export-requests"]:
+        rest, out = list(args[1:]), []
+        for flag, target in (("--out", "--export-requests"), ("--run", "--out")):
+            for n, arg in enumerate(rest):
+                if arg == flag and n + 1 < len(rest):
+                    out += [target, rest[n + 1]]
+                    del rest[n:n + 2]
+                    break
+        if "--export-requests" not in out and "--help" not in rest:
+            raise ConfigError("export-requests needs --out FILE (the requests to write)")
+        return ["run", *rest, *out]
+    if args[:1] == ["import-responses"]:
+        if len(args) < 2 or args[1].startswith("-"):
+            raise ConfigError("import-responses needs the batch output file: import-responses FILE --out RUN_DIR ...")
+        return ["run", *args[2:], "--import-responses", args[1]]
+    return args
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
+        args = _batch_aliases(list(sys.argv[1:] if argv is None else argv))
         # without standalone mode click returns (not raises) the code of a typer.Exit
-        code = app(args=argv, standalone_mode=False)
+        code = app(args=args, standalone_mode=False, default_map=_config_defaults(args))
     except MerabenchError as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
