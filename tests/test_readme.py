@@ -1,4 +1,6 @@
-"""The README's Python examples run as written (in a scratch folder, with the built-in data)."""
+"""The README's Python examples run as written (in a scratch folder, with the built-in data). A
+block fenced ```python with more words after it is an illustration for another system (Ray Data
+on a GPU cluster) and is not run here."""
 
 from __future__ import annotations
 

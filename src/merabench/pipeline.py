@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
 from merabench.errors import DataError
@@ -76,6 +77,10 @@ class RunConfig:
     strip_think: bool = True
     log_prompts: bool = False
     judge: JudgeRun | None = None
+    prices: Prices | None = None          # per million tokens: the cost estimate in results and the report
+    max_cost: float | None = None         # stop sending once the estimate of fresh answers reaches it
+    deadline_s: float | None = None       # stop sending after this much wall time
+    import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
 
     def out_dir(self) -> Path:
         import re
@@ -104,9 +109,15 @@ class Evaluation:
     document: dict[str, Any]
     wall_time_s: float | None
     notes: tuple[str, ...] = ()
+    stopped_by: str | None = None   # --max-cost or --deadline ended the run early (it resumes)
 
 
 def answer_source(config: RunConfig) -> AnswerSource:
+    if config.import_responses is not None:
+        from merabench.batch import ImportedSource, served_model
+
+        served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
+        return ImportedSource.read(config.import_responses, config.model)
     if config.model in BASELINES:
         return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
     backend = make_backend(config.model, config.generation, BackendSettings(
@@ -122,7 +133,8 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
             "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
             "concurrency": config.concurrency, "strip_think": config.strip_think,
             "endpoints": [redact(u) for u in config.base_urls], "cache_scope": config.cache_scope,
-            "limit": config.limit}
+            "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
+            "max_cost": config.max_cost, "deadline_s": config.deadline_s}
 
 
 def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
@@ -179,14 +191,33 @@ def check_prompts(run: TaskRun) -> None:
             raise DataError(exc.reason, file=run.data.source, row_id=row.id, field=exc.field) from None
 
 
-def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
-             say: Callable[[str], None] = lambda message: None) -> Evaluation:
-    """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
+def planned_runs(config: RunConfig) -> list[TaskRun]:
+    """The tasks and rows a run covers, every prompt checked before anything is sent."""
     task_list = parse_task_list(",".join(config.tasks))
     datasets = _limited(load_for_tasks(task_list, config.data, config.split), config.limit)
     runs = [TaskRun(t, datasets[t.name]) for t in task_list]
     for run in runs:
         check_prompts(run)
+    return runs
+
+
+def export_requests(config: RunConfig, path: Path) -> int:
+    """Write the requests the run would still send (none already answered in its --out folder,
+    when it exists) as OpenAI Batch input lines; returns how many."""
+    from merabench.batch import request_lines, served_model, write_requests
+
+    model = served_model(config.model)
+    runs = planned_runs(config)
+    out = config.out_dir()
+    return write_requests(path, request_lines(runs, model, config.generation, config.system_prompt,
+                                              out if out.exists() else None))
+
+
+def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
+             say: Callable[[str], None] = lambda message: None) -> Evaluation:
+    """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
+    runs = planned_runs(config)
+    task_list = [r.task for r in runs]
     source = answer_source(config)
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
     cache = ResponseCache(config.cache_path) if needs_cache else None
@@ -198,21 +229,30 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
         started = time.monotonic()
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
+        budget = Budget(config.prices, config.max_cost, config.deadline_s)
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
                         notes=list(preflight_notes), on_answer=early.add, on_drained=early.warm_up,
+                        should_stop=budget.should_stop,
+                        on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
                         **({"progress": progress} if progress else {}))
         answers = asyncio.run(runner.run(runs))
+        if budget.stopped_by:
+            unasked = sum(len(r.data.rows) - len(answers[r.task.name]) for r in runs)
+            runner.notes.append(f"stopped early: {budget.stopped_by}; {unasked} row(s) not asked yet, counted as "
+                                "errors here; rerun the same command to continue")
         results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say,
                           early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
         settings["judge"] = _judge_document(config.judge, runs)
+        if budget.stopped_by:
+            settings["stopped_by"] = budget.stopped_by
         document = results_document(results, model=source.name, wall_time_s=wall, settings=settings,
-                                    notes=runner.notes)
+                                    notes=runner.notes, prices=config.prices)
         write_results(out, document)
         write_report(out)
-    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes))
+    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.stopped_by)
 
 
 def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambda message: None) -> Evaluation:

@@ -142,6 +142,29 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         messages=item.messages if log_prompts else None)
 
 
+def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:
+    """A row's request, or the error that keeps it from being asked (a turn without its history)."""
+    try:
+        messages = tuple(task.messages(row, history, system_prompt))
+    except DataError as exc:
+        return Answer.failed(row.id, str(exc))
+    return WorkItem(task, row, messages, messages_digest(messages))
+
+
+def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: str | None) -> set[int]:
+    """Ids of the rows answered in a folder before, for the same messages: not asked again."""
+    history = HistoryIndex(run.data.shots)
+    done = set()
+    for row in run.data.rows:
+        previous = existing.get(row.id)
+        if previous is None or not previous.ok:
+            continue
+        prepared = prepare(run.task, history, row, system_prompt)
+        if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
+            done.add(row.id)
+    return done
+
+
 @dataclass
 class Runner:
     source: AnswerSource
@@ -162,25 +185,10 @@ class Runner:
     notes: list[str] = field(default_factory=list)
 
     def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
-        """Ids of the rows answered in this folder before, for the same messages: not asked again."""
-        history = HistoryIndex(run.data.shots)
-        done = set()
-        for row in run.data.rows:
-            previous = existing.get(row.id)
-            if previous is None or not previous.ok:
-                continue
-            prepared = self._prepare(run.task, history, row)
-            if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
-                done.add(row.id)
-        return done
+        return answered_before(run, existing, self.system_prompt)
 
     def _prepare(self, task: Task, history: HistoryIndex, row: Row) -> WorkItem | Answer:
-        """A row's request, or the error that keeps it from being asked (a turn without its history)."""
-        try:
-            messages = tuple(task.messages(row, history, self.system_prompt))
-        except DataError as exc:
-            return Answer.failed(row.id, str(exc))
-        return WorkItem(task, row, messages, messages_digest(messages))
+        return prepare(task, history, row, self.system_prompt)
 
     def _pending(self, runs: Sequence[TaskRun], done: dict[str, set[int]],
                  emit: Callable[[str, Answer], None]) -> Iterator[WorkItem]:

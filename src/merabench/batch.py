@@ -1,0 +1,184 @@
+"""Batch engines: hand merabench's requests to a batch job and take its answers back.
+
+`merabench run ... --export-requests requests.jsonl` writes every request the run would still send,
+one line each in the OpenAI Batch API's input shape: `{"custom_id", "method": "POST", "url":
+"/v1/chat/completions", "body"}`, the body exactly as merabench would send it. The custom id is
+`<task>/<row id>/<messages hash>`: it names the row and proves, on the way back, that the answer
+is for the prompt merabench renders now.
+
+`merabench run ... --import-responses responses.jsonl` answers the run from a batch output instead
+of an endpoint: the OpenAI Batch output shape (`{"custom_id", "response": {"status_code", "body":
+<chat.completion>}, "error"}`) or a plain `{"custom_id", "text"}` (with optional `reasoning`,
+`prompt_tokens`, `completion_tokens`, `finish_reason`) that a Ray Data or vLLM offline job writes
+easily. The run folder is then scored and reported like any run. Rows the file does not answer
+are recorded as errors, so a later `merabench run` with an endpoint, or another import, asks only
+those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from merabench.errors import BackendError, ConfigError, DataError, reading, writing
+from merabench.jsonio import loads
+from merabench.models.base import Completion, GenerationOptions
+from merabench.models.openai_compat import parse_reply
+from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.prompts import HistoryIndex
+from merabench.runner import TaskRun, WorkItem, answered_before, prepare
+from merabench.samples import read_answers, samples_path, write_atomic
+
+BATCH_URL = "/v1/chat/completions"
+
+
+def custom_id(item: WorkItem) -> str:
+    return f"{item.task.name}/{item.row.id}/{item.messages_hash}"
+
+
+def parse_custom_id(text: Any) -> tuple[str, int, str] | None:
+    """(task, row id, messages hash) of a custom id merabench wrote, or None."""
+    if not isinstance(text, str):
+        return None
+    parts = text.split("/")
+    if len(parts) != 3:
+        return None
+    try:
+        return parts[0], int(parts[1]), parts[2]
+    except ValueError:
+        return None
+
+
+def served_model(model: str) -> str:
+    """The model name in the request bodies: a batch job needs the `openai:` form."""
+    if not model.startswith("openai:") or not model[len("openai:"):]:
+        raise ConfigError(f"--model {model}: batch requests need openai:<model name>, the name the batch "
+                          "engine serves")
+    return model[len("openai:"):]
+
+
+def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOptions, system_prompt: str | None,
+                  out_dir: Path | None) -> Iterator[dict[str, Any]]:
+    """The requests still to send: every row not answered in out_dir (when given) for the same prompt."""
+    shaper = RequestShaper(ApiProfile(options.api_profile), frozenset(options.drop_params))
+    for run in runs:
+        existing = read_answers(samples_path(out_dir, run.task.name)) if out_dir is not None else {}
+        done = answered_before(run, existing, system_prompt) if existing else set()
+        history = HistoryIndex(run.data.shots)
+        for row in run.data.rows:
+            if row.id in done:
+                continue
+            item = prepare(run.task, history, row, system_prompt)
+            if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
+                continue
+            yield {"custom_id": custom_id(item), "method": "POST", "url": BATCH_URL,
+                   "body": shaper.body(model, list(item.messages), options)}
+
+
+def write_requests(path: Path, lines: Iterator[dict[str, Any]]) -> int:
+    count = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal count
+        for line in lines:
+            count += 1
+            yield orjson.dumps(line).decode("utf-8") + "\n"
+
+    with writing(path, "--export-requests"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, counted())
+    return count
+
+
+def _error_of(line: dict[str, Any]) -> str | None:
+    error = line.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message") or error)
+    return str(error) if error else None
+
+
+def _completion(line: dict[str, Any], where: str) -> Completion | str:
+    """The answer of one output line, or why it has none."""
+    response = line.get("response")
+    if isinstance(response, dict):  # the OpenAI Batch output shape
+        status, body = response.get("status_code"), response.get("body")
+        if status != 200:
+            message = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
+                body.get("error"), dict) else None
+            return f"the batch request failed with status {status}: {message or _error_of(line) or 'no message'}"
+        try:
+            return Completion(**parse_reply(orjson.dumps(body), where))
+        except BackendError as exc:
+            return str(exc)
+    if "text" in line:
+        text = line["text"]
+        if not isinstance(text, str):
+            return f"{where}: text must be a string, got {type(text).__name__}"
+        ints = {k: line.get(k) if isinstance(line.get(k), int) and not isinstance(line.get(k), bool) else None
+                for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens")}
+        return Completion(text=text, finish_reason=line.get("finish_reason") if isinstance(
+            line.get("finish_reason"), str) else None, reasoning=line.get("reasoning") if isinstance(
+            line.get("reasoning"), str) else None, **ints)
+    return _error_of(line) or f"{where}: neither a response nor a text"
+
+
+@dataclass
+class ImportedSource:
+    """Answers from a batch output, as an AnswerSource: the run goes through the usual runner,
+    samples, scoring and report."""
+
+    name: str
+    answers: dict[tuple[str, int], tuple[str, Completion | str]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path, model: str) -> ImportedSource:
+        source = cls(model)
+        with reading(path, "--import-responses"):
+            if not path.is_file():
+                raise DataError("no such file", file=str(path))
+            with path.open("rb") as fh:
+                for lineno, raw in enumerate(fh, start=1):
+                    if not raw.strip():
+                        continue
+                    try:
+                        line = loads(raw)
+                    except ValueError as exc:
+                        raise DataError(f"not valid JSON ({exc})", file=str(path), line=lineno) from None
+                    key = parse_custom_id(line.get("custom_id")) if isinstance(line, dict) else None
+                    if key is None:
+                        raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>)",
+                                        file=str(path), line=lineno, field="custom_id")
+                    task, row_id, messages_hash = key
+                    source.answers[(task, row_id)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
+        if not source.answers:
+            raise DataError("holds no responses", file=str(path))
+        return source
+
+    def cache_key(self, item: WorkItem) -> str | None:
+        return None  # a batch's answers are already kept in its output file and in the samples
+
+    async def preflight(self) -> list[str]:
+        return []
+
+    async def complete(self, item: WorkItem) -> Completion:
+        found = self.answers.get((item.task.name, item.row.id))
+        if found is None:
+            raise BackendError("not in the imported responses; ask it with `merabench run` and an endpoint, "
+                               "or import a file that has it", retryable=False)
+        messages_hash, answer = found
+        if messages_hash != item.messages_hash:
+            raise BackendError("the imported response answers another prompt than this row's (the data or the "
+                               "options changed since the export)", retryable=False)
+        if isinstance(answer, str):
+            raise BackendError(answer, retryable=False)
+        return answer
+
+    def notes(self) -> list[str]:
+        return []
+
+    async def aclose(self) -> None:
+        pass

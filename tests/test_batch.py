@@ -1,0 +1,138 @@
+"""Batch engines: --export-requests / --import-responses (and the export-requests and
+import-responses commands) round-trip to the same run as a live endpoint gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import mixed_answers, read_jsonl, run_cli
+
+from merabench.tasks import TASKS
+
+ANSWERS = mixed_answers()
+
+
+def reply_to(body: dict) -> str:
+    return ANSWERS.get(body["messages"][-1]["content"], "?")
+
+
+def batch_output(requests: list[dict], *, shape: str) -> list[dict]:
+    """What a batch job writes for these requests: the OpenAI Batch output, or plain text lines."""
+    lines = []
+    for n, request in enumerate(requests):
+        text = reply_to(request["body"])
+        if shape == "plain":
+            lines.append({"custom_id": request["custom_id"], "text": text})
+            continue
+        body = {"id": f"chatcmpl-{n}", "object": "chat.completion", "model": request["body"]["model"],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+        lines.append({"id": f"batch_req_{n}", "custom_id": request["custom_id"],
+                      "response": {"status_code": 200, "request_id": f"req-{n}", "body": body}, "error": None})
+    return lines
+
+
+def write_lines(path: Path, lines: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def per_row(folder: Path, task: str) -> dict[int, dict]:
+    return {s["id"]: s.get("metrics") for s in read_jsonl(folder / f"samples_{task}.jsonl")}
+
+
+def test_export_then_import_equals_a_direct_run(tmp_path: Path, make_server) -> None:
+    server = make_server(reply=reply_to)
+    direct = tmp_path / "direct"
+    assert run_cli("run", "--model", "openai:m", "--base-url", server.url, "--out", str(direct), "--no-progress",
+                   "--no-cache", "--preset", "mera").returncode in (0, 1)
+
+    requests_file = tmp_path / "requests.jsonl"
+    done = run_cli("export-requests", "--model", "openai:m", "--preset", "mera", "--out", str(requests_file))
+    assert done.returncode == 0, done.stderr + done.stdout
+    requests = read_jsonl(requests_file)
+    sent = {json.dumps(b["messages"], ensure_ascii=False) for b in server.requests}
+    assert len(requests) == len(server.requests) == sum(1 for _ in sent)
+    for request in requests:  # the bodies merabench sends, in the Batch API's envelope
+        assert request["method"] == "POST" and request["url"] == "/v1/chat/completions"
+        assert request["body"]["max_tokens"] == 256 and request["body"]["stop"] == ["\n\n"]
+        assert json.dumps(request["body"]["messages"], ensure_ascii=False) in sent
+
+    for shape in ("openai", "plain"):
+        imported = tmp_path / f"imported_{shape}"
+        output = write_lines(tmp_path / f"output_{shape}.jsonl", batch_output(requests, shape=shape))
+        done = run_cli("import-responses", str(output), "--model", "openai:m", "--preset", "mera",
+                       "--out", str(imported), "--no-progress")
+        assert done.returncode in (0, 1), done.stderr + done.stdout
+        first = json.loads((direct / "results.json").read_text(encoding="utf-8"))
+        second = json.loads((imported / "results.json").read_text(encoding="utf-8"))
+        assert (imported / "report.html").exists()
+        for task in TASKS:
+            assert second["tasks"][task]["metrics"] == first["tasks"][task]["metrics"], (shape, task)
+            assert per_row(imported, task) == per_row(direct, task)
+
+
+def test_a_partial_import_leaves_the_rest_to_ask(tmp_path: Path, make_server) -> None:
+    requests_file = tmp_path / "requests.jsonl"
+    assert run_cli("export-requests", "--model", "openai:m", "--tasks", "sage,gorillahard",
+                   "--out", str(requests_file)).returncode == 0
+    requests = read_jsonl(requests_file)
+    half, rest = requests[::2], requests[1::2]
+    run = tmp_path / "run"
+    done = run_cli("import-responses", str(write_lines(tmp_path / "half.jsonl", batch_output(half, shape="plain"))),
+                   "--model", "openai:m", "--tasks", "sage,gorillahard", "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not in the imported responses" in done.stdout + done.stderr
+
+    again = tmp_path / "again.jsonl"  # the custom ids of what is left, exactly
+    assert run_cli("export-requests", "--model", "openai:m", "--tasks", "sage,gorillahard", "--out", str(again),
+                   "--run", str(run)).returncode == 0
+    assert [r["custom_id"] for r in read_jsonl(again)] == [r["custom_id"] for r in rest]
+
+    server = make_server(reply=reply_to)  # a live endpoint finishes the run: only the rest is asked
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage,gorillahard",
+                   "--out", str(run), "--no-progress", "--no-cache")
+    assert done.returncode in (0, 1), done.stderr
+    assert len(server.requests) == len(rest)
+    samples = read_jsonl(run / "samples_sage.jsonl")
+    assert all(s["status"] == "ok" for s in samples)
+
+
+def test_batch_failures_and_stale_answers_are_errors_not_scores(tmp_path: Path) -> None:
+    requests_file = tmp_path / "requests.jsonl"
+    assert run_cli("export-requests", "--model", "openai:m", "--tasks", "sage", "--out",
+                   str(requests_file)).returncode == 0
+    requests = read_jsonl(requests_file)
+    lines = batch_output(requests, shape="openai")
+    lines[0] = {"id": "b0", "custom_id": requests[0]["custom_id"], "error": None,
+                "response": {"status_code": 429, "body": {"error": {"message": "Rate limit reached"}}}}
+    task, row_id, _ = requests[1]["custom_id"].split("/")
+    lines[1]["custom_id"] = f"{task}/{row_id}/0000000000000000"  # answers an older prompt
+    output = write_lines(tmp_path / "output.jsonl", lines)
+    run = tmp_path / "run"
+    done = run_cli("import-responses", str(output), "--model", "openai:m", "--tasks", "sage", "--out", str(run),
+                   "--no-progress")
+    assert done.returncode == 0, done.stderr
+    samples = {s["id"]: s for s in read_jsonl(run / "samples_sage.jsonl")}
+    first, second = int(requests[0]["custom_id"].split("/")[1]), int(row_id)
+    assert samples[first]["status"] == "error" and "status 429: Rate limit reached" in samples[first]["error"]
+    assert samples[second]["status"] == "error" and "another prompt" in samples[second]["error"]
+
+
+def test_batch_mistakes_are_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"custom_id": "sage/1/abc", "text": "x"}\n{"text": "no id"}\n', encoding="utf-8")
+    cases = [
+        (["import-responses", str(bad), "--model", "openai:m", "--tasks", "sage", "--out", str(tmp_path / "o")],
+         "bad.jsonl:2, field 'custom_id'"),
+        (["import-responses", str(tmp_path / "missing.jsonl"), "--model", "openai:m"], "no such file"),
+        (["export-requests", "--model", "reference", "--out", str(tmp_path / "r.jsonl")], "openai:<model name>"),
+        (["export-requests", "--model", "openai:m"], "needs --out FILE"),
+        (["import-responses"], "needs the batch output file"),
+    ]
+    for args, fragment in cases:
+        done = run_cli(*args)
+        message = (done.stdout + done.stderr).strip()
+        assert done.returncode == 2, (args, message)
+        assert fragment in message and "Traceback" not in message and len(message.splitlines()) == 1, message
