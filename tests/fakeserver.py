@@ -46,6 +46,7 @@ class FakeServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
+    ready: bool = True  # False: GET /v1/models answers 503 (a server still loading, forever)
     _count: int = 0
 
     @property
@@ -104,6 +105,11 @@ class FakeServer:
             return resp
         return web.Response(body=payload, content_type="application/json")
 
+    async def _models(self, request: web.Request) -> web.Response:
+        if not self.ready:
+            return web.json_response({"error": {"message": "loading"}}, status=503)
+        return web.json_response({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
     def start(self) -> FakeServer:
         ready = threading.Event()
 
@@ -112,6 +118,7 @@ class FakeServer:
             asyncio.set_event_loop(self._loop)
             app = web.Application()
             app.router.add_post("/v1/chat/completions", self._handle)
+            app.router.add_get("/v1/models", self._models)
             self._runner = web.AppRunner(app, access_log=None)
             self._loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, "127.0.0.1", self.port)
@@ -132,3 +139,36 @@ class FakeServer:
         asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+def main() -> None:
+    """Run as a server process, the way `--serve-cmd` starts an engine: python fakeserver.py --port N."""
+    import argparse
+    import os
+    import sys
+    import time
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--startup", type=float, default=0.3, help="seconds before listening, like a model loading")
+    parser.add_argument("--die-at-start", action="store_true", help="print an error and exit 3 while loading")
+    parser.add_argument("--never-ready", action="store_true", help="listen, but answer /v1/models with 503")
+    parser.add_argument("--pidfile", help="write this process's id here")
+    args = parser.parse_args()
+    if args.pidfile:
+        with open(args.pidfile, "w") as fh:
+            fh.write(str(os.getpid()))
+    print(f"fake engine: loading, pid {os.getpid()}", flush=True)
+    time.sleep(args.startup)
+    if args.die_at_start:
+        print("RuntimeError: CUDA out of memory while loading the weights", flush=True)
+        sys.exit(3)
+    FakeServer(latency_s=args.latency, port=args.port, ready=not args.never_ready).start()
+    print(f"fake engine: listening on 127.0.0.1:{args.port}", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

@@ -150,6 +150,16 @@ def run(
     max_cost: Annotated[float | None, typer.Option(help="stop sending once fresh answers cost this much (needs prices); "
                                                         "rerun to continue")] = None,
     deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue")] = None,
+    serve: Annotated[str | None, typer.Option(help="start the model's server for the run: vllm or sglang "
+                                                   "(--model is then the checkpoint path or hub id)")] = None,
+    serve_cmd: Annotated[str | None, typer.Option(help="the server command instead of --serve, with {port} "
+                                                       "(and {model}) filled in")] = None,
+    serve_args: Annotated[str | None, typer.Option(help="arguments passed to the server, e.g. "
+                                                        "'--tensor-parallel-size 2 --max-model-len 32768'")] = None,
+    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each")] = 1,
+    serve_gpus: Annotated[str | None, typer.Option(help="each replica's CUDA_VISIBLE_DEVICES, ';' between replicas: "
+                                                        "'0,1;2,3' [default: replica n gets GPU n]")] = None,
+    serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models")] = 600.0,
     export_requests: Annotated[Path | None, typer.Option(
         help="write the requests still to send as OpenAI Batch input lines to this file, and stop")] = None,
     import_responses: Annotated[Path | None, typer.Option(
@@ -182,6 +192,20 @@ def run(
     if api_profile not in ("chat", "openai-reasoning", "auto"):
         raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
+    served = None
+    if serve is not None or serve_cmd is not None:
+        import shlex
+
+        from merabench.serving import ServeSpec
+
+        _finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
+        if base_url:
+            raise ConfigError("--serve starts its own endpoint: leave out --base-url")
+        name = model.removeprefix("openai:")
+        served = ServeSpec(engine=serve, model=name, args=tuple(shlex.split(serve_args or "")), command=serve_cmd,
+                           replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
+                           timeout_s=serve_timeout)
+        model = f"openai:{name}"  # the base URLs are known once the servers run
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
         out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
@@ -189,7 +213,7 @@ def run(
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
-        import_responses=import_responses,
+        import_responses=import_responses, serve=served,
         judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
                      timeout, retry_delay))
     if export_requests is not None:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
@@ -39,6 +39,9 @@ from merabench.samples import samples_path
 from merabench.scoring import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.urls import redact
+
+if TYPE_CHECKING:
+    from merabench.serving import ServeSpec
 
 CacheScope = Literal["endpoint", "model"]
 
@@ -81,6 +84,7 @@ class RunConfig:
     max_cost: float | None = None         # stop sending once the estimate of fresh answers reaches it
     deadline_s: float | None = None       # stop sending after this much wall time
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
+    serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
 
     def out_dir(self) -> Path:
         import re
@@ -123,7 +127,10 @@ def answer_source(config: RunConfig) -> AnswerSource:
     backend = make_backend(config.model, config.generation, BackendSettings(
         base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
         max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s))
-    scope = backend.cache_scope() if config.cache_scope == "endpoint" else {}
+    if config.cache_scope == "model":
+        scope: dict[str, Any] = {}
+    else:  # a served model is known by what it serves; its ports change every run
+        scope = config.serve.identity() if config.serve is not None else backend.cache_scope()
     return BackendSource(backend, scope)
 
 
@@ -134,7 +141,8 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
             "concurrency": config.concurrency, "strip_think": config.strip_think,
             "endpoints": [redact(u) for u in config.base_urls], "cache_scope": config.cache_scope,
             "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
-            "max_cost": config.max_cost, "deadline_s": config.deadline_s}
+            "max_cost": config.max_cost, "deadline_s": config.deadline_s,
+            "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None}
 
 
 def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
@@ -217,6 +225,16 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
              say: Callable[[str], None] = lambda message: None) -> Evaluation:
     """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
     runs = planned_runs(config)
+    if config.serve is None:
+        return _evaluate(config, runs, progress=progress, say=say)
+    from merabench.serving import serving
+
+    with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
+        return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
+
+
+def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink | None,
+              say: Callable[[str], None]) -> Evaluation:
     task_list = [r.task for r in runs]
     source = answer_source(config)
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
