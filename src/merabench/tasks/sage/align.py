@@ -218,60 +218,98 @@ def _substitution_matrix(orig: Sequence[Token], cor: Sequence[Token], low_eq: np
     return np.where(low_eq, 0.0, lemma_cost + pos_cost + (1.0 - similarity))
 
 
-def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray:
-    """k[a][b]: a candidate for the least k >= 1 for which orig[a-1-k .. a-1] and cor[b-1-k .. b-1]
-    hold the same lower-cased tokens in any order (0 if none).
+def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray | None:
+    """k at [a + b, a] (the anti-diagonal layout of _Skewed): a candidate for the least k >= 1 for
+    which orig[a-1-k .. a-1] and cor[b-1-k .. b-1] hold the same lower-cased tokens in any order
+    (0 if none); None when no cell has a candidate.
 
     Along a diagonal two such windows match exactly when the difference of the prefix multisets
-    repeats, so each cell gets one 64-bit hash of that difference (mixed with its diagonal) and one
-    stable sort puts every cell after the earlier cells of its diagonal with the same hash. A
-    candidate is checked for real before it is used (a hash collision is astronomically rare and
+    repeats, so each cell gets one 64-bit hash of that difference, and a stable sort of each
+    diagonal's hashes finds, for every cell, the earlier cells of its diagonal with the same hash.
+    A candidate is checked for real before it is used (a hash collision is astronomically rare and
     then only costs a plain search)."""
     rng = np.random.default_rng(_WEIGHT_SEED)
     vocabulary = int(max(o_low.max(initial=-1), c_low.max(initial=-1))) + 1
     weights = rng.integers(1, 2**63, size=vocabulary, dtype=np.uint64)
     po = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[o_low], dtype=np.uint64)])
     pc = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[c_low], dtype=np.uint64)])
-    n1, m1 = len(po), len(pc)
-    rows = np.repeat(np.arange(n1, dtype=np.int64), m1)
-    diagonal = (np.tile(np.arange(m1, dtype=np.int64), n1) - rows + n1).astype(np.uint64)
-    with np.errstate(over="ignore"):
-        key = (po[:, None] - pc[None, :]).ravel() ^ (diagonal * np.uint64(0x9E3779B97F4A7C15))
-    order = np.argsort(key, kind="stable")           # equal keys stay in row order
-    sorted_key, sorted_rows = key[order], rows[order]
-    prev1 = np.full(n1 * m1, -1, dtype=np.int64)     # the previous row with the same key
-    prev2 = np.full(n1 * m1, -1, dtype=np.int64)     # and the one before it
-    same = sorted_key[1:] == sorted_key[:-1]
-    prev1[order[1:]] = np.where(same, sorted_rows[:-1], -1)
-    prev2[order[2:]] = np.where(same[1:] & same[:-1], sorted_rows[:-2], -1)
-    earlier = np.where(prev1 <= rows - 2, prev1, prev2)   # k >= 1: a row at most two back
-    return np.where(earlier >= 0, rows - 1 - earlier, 0).reshape(n1, m1)
+    n, m = len(o_low), len(c_low)
+    out: np.ndarray | None = None
+    for d in range(-n, m + 1):  # the cells (a, a + d)
+        first, last = max(0, -d), min(n, m - d)
+        if last - first < 2:
+            continue
+        with np.errstate(over="ignore"):
+            keys = po[first:last + 1] - pc[first + d:last + d + 1]
+        order = np.argsort(keys, kind="stable")  # equal keys stay in row order
+        ordered = keys[order]
+        same = ordered[1:] == ordered[:-1]
+        if not same.any():
+            continue
+        prev1 = np.full(keys.size, -1)  # the previous cell with the same key
+        prev2 = np.full(keys.size, -1)  # and the one before it
+        prev1[order[1:]] = np.where(same, order[:-1], -1)
+        prev2[order[2:]] = np.where(same[1:] & same[:-1], order[:-2], -1)
+        position = np.arange(keys.size)
+        earlier = np.where(prev1 <= position - 2, prev1, prev2)  # k >= 1: a cell at least two back
+        k = np.where(earlier >= 0, position - 1 - earlier, 0)
+        if k.any():
+            if out is None:
+                out = np.zeros((n + m + 1, n + 1), dtype=np.int64)
+            rows = position + first
+            out[2 * rows + d, rows] = k
+    return out
 
 
-def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, row: int, col: int
-                         ) -> int:
+def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: _Skewed, row: int, col: int) -> int:
     """The reference's own search at one cell (used only after a hash collision): k, or 0."""
     k = 1
-    while row - 1 - k >= 0 and col - 1 - k >= 0 and cost[row - k, col - k] != cost[row - 1 - k, col - 1 - k]:
+    while row - 1 - k >= 0 and col - 1 - k >= 0 and cost.at(row - k, col - k) != cost.at(row - 1 - k, col - 1 - k):
         if sorted(t.lower for t in orig[row - 1 - k:row]) == sorted(t.lower for t in cor[col - 1 - k:col]):
             return k
         k += 1
     return 0
 
 
-def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: _Skewed, rows: np.ndarray, cols: np.ndarray,
                ks: np.ndarray, at: np.ndarray, other: np.ndarray, op: np.ndarray, size: np.ndarray) -> None:
     """Where a transposition wins (ties go to it), take it: cost, op and size of the cells `at`."""
-    trans = cost[rows - 1 - ks, cols - 1 - ks] + ks
+    trans = cost.at(rows - 1 - ks, cols - 1 - ks) + ks
     wins = trans <= other[at]
     for pos, row, col, k in zip(at[wins], rows[wins], cols[wins], ks[wins], strict=True):
         if sorted(t.lower for t in orig[row - 1 - k:row]) != sorted(t.lower for t in cor[col - 1 - k:col]):
             k = _plain_transposition(orig, cor, cost, row, col)  # pragma: no cover - a hash collision
-            if not k or cost[row - 1 - k, col - 1 - k] + k > other[pos]:
+            if not k or cost.at(row - 1 - k, col - 1 - k) + k > other[pos]:
                 continue
-        other[pos] = cost[row - 1 - k, col - 1 - k] + k
+        other[pos] = cost.at(row - 1 - k, col - 1 - k) + k
         op[pos] = _T
         size[row, col] = k + 1
+
+
+class _Skewed:
+    """An (n+1) x (m+1) matrix stored by anti-diagonals: cell (i, j) at [i + j, i]. Each
+    anti-diagonal is then a contiguous slice, and the fill reads its three neighbours as views
+    instead of gathering them cell by cell."""
+
+    def __init__(self, n: int, m: int, dtype: type, fill: float | int = 0) -> None:
+        self.n, self.m = n, m
+        self.data = np.full((n + m + 1, n + 1), fill, dtype=dtype)
+
+    def at(self, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
+        return self.data[i + j, i]
+
+    @classmethod
+    def interior(cls, values: np.ndarray, dtype: type) -> _Skewed:
+        """The cells (1.., 1..) of a matrix whose [a - 1, b - 1] holds cell (a, b)'s value."""
+        n, m = values.shape
+        out = cls(n, m, dtype)
+        rows = np.repeat(np.arange(1, n + 1), m)
+        out.data[rows + np.tile(np.arange(1, m + 1), n), rows] = values.ravel()
+        return out
+
+    def unskew(self) -> np.ndarray:
+        rows = np.repeat(np.arange(self.n + 1), self.m + 1)
+        return self.data[rows + np.tile(np.arange(self.m + 1), self.n + 1), rows].reshape(self.n + 1, self.m + 1)
 
 
 def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
@@ -282,47 +320,56 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
     tie order (transposition, substitution, insertion, deletion). The transposition search of a
     cell stops, as the reference's does, at the first step back along its diagonal whose cost did
     not change; the shortest same-multiset window behind the cell is known in advance, so the
-    search is one comparison per cell.
+    search is one comparison per cell (and no search at all when no window repeats).
     """
     n, m = len(orig), len(cor)
     o_txt, c_txt = _ids([t.text for t in orig], [t.text for t in cor])
     o_low, c_low = _ids([t.lower for t in orig], [t.lower for t in cor])
-    match = o_txt[:, None] == c_txt[None, :]
-    substitution = _substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :])
+    match = _Skewed.interior(o_txt[:, None] == c_txt[None, :], np.bool_).data
+    substitution = _Skewed.interior(_substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :]),
+                                    np.float64).data
     shortest = _shortest_transpositions(o_low, c_low)
-    cost = np.zeros((n + 1, m + 1))
-    ops = np.zeros((n + 1, m + 1), dtype=np.int8)
+    transpositions = shortest is not None
+    cost = _Skewed(n, m, np.float64)
+    ops = _Skewed(n, m, np.int8)
     size = np.zeros((n + 1, m + 1), dtype=np.int32)
-    cost[:, 0] = np.add.accumulate(np.concatenate([[base], np.ones(n)]))  # one addition at a time,
-    cost[0, :] = np.add.accumulate(np.concatenate([[base], np.ones(m)]))  # as the plain fill sums
-    ops[1:, 0], ops[0, 1:] = _D, _I
+    down = np.arange(n + 1)
+    cost.data[down, down] = np.add.accumulate(np.concatenate([[base], np.ones(n)]))  # one addition at a
+    cost.data[np.arange(m + 1), 0] = np.add.accumulate(np.concatenate([[base], np.ones(m)]))  # time, as the
+    ops.data[down[1:], down[1:]] = _D                                                  # plain fill sums
+    ops.data[np.arange(1, m + 1), 0] = _I
+    c, o = cost.data, ops.data
     last_equal = np.full(n + m + 1, -1, dtype=np.int64)  # per diagonal (b - a + n): the latest row a
     # whose step in from (a-1, b-1) kept the cost
     for total in range(2, n + m + 1):
-        a = np.arange(max(1, total - m), min(n, total - 1) + 1)
-        b = total - a
-        diag = cost[a - 1, b - 1]
-        ins = cost[a, b - 1] + 1
-        dele = cost[a - 1, b] + 1
-        one_sided = np.where(ins < dele, ins, dele)
-        sub = diag + substitution[a - 1, b - 1]
+        lo, hi = max(1, total - m), min(n, total - 1)
+        diag = c[total - 2, lo - 1:hi]
+        ins = c[total - 1, lo:hi + 1] + 1
+        dele = c[total - 1, lo - 1:hi] + 1
+        one_sided = np.minimum(ins, dele)  # equal values when tied: which one is the op, below
+        sub = diag + substitution[total, lo:hi + 1]
         use_sub = sub <= one_sided
         other = np.where(use_sub, sub, one_sided)
         op = np.where(use_sub, _S, np.where(ins == other, _I, _D)).astype(np.int8)
-        d = b - a + n
-        k = shortest[a, b]
-        if k.any():
-            k_stop = np.where(last_equal[d] >= 0, a - last_equal[d], a + b)
-            candidates = np.flatnonzero((k > 0) & (k < k_stop) & (a - 1 - k >= 0) & (b - 1 - k >= 0))
-            if candidates.size:
-                _transpose(orig, cor, cost, a[candidates], b[candidates], k[candidates], candidates, other, op, size)
-        matched = match[a - 1, b - 1]
+        if transpositions:
+            a = down[lo:hi + 1]
+            d = (total + n) - 2 * a
+            k = shortest[total, lo:hi + 1]  # type: ignore[index]
+            if k.any():
+                b = total - a
+                k_stop = np.where(last_equal[d] >= 0, a - last_equal[d], a + b)
+                candidates = np.flatnonzero((k > 0) & (k < k_stop) & (a - 1 - k >= 0) & (b - 1 - k >= 0))
+                if candidates.size:
+                    _transpose(orig, cor, cost, a[candidates], b[candidates], k[candidates], candidates, other, op,
+                               size)
+        matched = match[total, lo:hi + 1]
         value = np.where(matched, diag, other)
-        cost[a, b] = value
-        ops[a, b] = np.where(matched, _M, op)
-        steady = value == diag
-        last_equal[d[steady]] = a[steady]
-    return ops, size, float(cost[n, m])
+        c[total, lo:hi + 1] = value
+        o[total, lo:hi + 1] = np.where(matched, _M, op)
+        if transpositions:
+            steady = value == diag
+            last_equal[d[steady]] = a[steady]
+    return ops.unskew(), size, float(c[n + m, n])
 
 
 def _read_back_matrix(ops: np.ndarray, size: np.ndarray) -> list[Op]:

@@ -101,12 +101,16 @@ class _Hashes:
                 h = (h * _BASE + ord(ch)) % _MOD
             self.length.append(self.length[-1] + len(text))
             self.hash.append((self.hash[-1] * pow(_BASE, len(text), _MOD) + h) % _MOD)
+        # _BASE ** length % _MOD for every length a span can have: `of` runs for every span pair
+        self.power = [1] * (self.length[-1] + 1)
+        for n in range(1, len(self.power)):
+            self.power[n] = self.power[n - 1] * _BASE % _MOD
 
     def of(self, a: int, b: int) -> tuple[int, int]:
         """(length, hash) of tokens [a, b) joined."""
         a, b = a - self.lo, b - self.lo
         length = self.length[b] - self.length[a]
-        return length, (self.hash[b] - self.hash[a] * pow(_BASE, length, _MOD)) % _MOD
+        return length, (self.hash[b] - self.hash[a] * self.power[length]) % _MOD
 
     def text(self, a: int, b: int) -> str:
         return "".join(self.texts[a - self.lo:b - self.lo])
