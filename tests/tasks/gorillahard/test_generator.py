@@ -130,7 +130,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 12
+    assert checked.stdout.count("ok ") == 15 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -143,3 +143,99 @@ def test_run_on_a_generated_set(tmp_path: Path) -> None:
     doc = json.loads((tmp_path / "r" / "results.json").read_text())
     assert doc["tasks"]["gorillahard"]["metrics"]["sample_pass_rate"] == 1.0
     assert (tmp_path / "c" / "generated").is_dir()
+
+
+def test_a_reference_past_a_stated_limit_is_caught_from_the_catalog_alone(tmp_path: Path, default_set: Path) -> None:
+    """The constraint checker reads the limit from the rendered catalog (k8s.scale: at most 20
+    replicas), not from the family that made the row."""
+    victim = {}
+
+    def too_many_replicas(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "cross_file_scale")
+        victim["id"] = row["meta"]["id"]
+        reference = json.loads(row["outputs"])
+        reference["args"]["replicas"] = 51
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        row["meta"]["derivation"] = {"maker": "unknown"}  # the family check is out of the way
+
+    problems = failed(copy_set(default_set, tmp_path / "s", too_many_replicas))
+    assert f"row {victim['id']}: k8s.scale.replicas 51 > maximum 20" in problems["limits_respected"]
+
+
+def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: Path, default_set: Path) -> None:
+    def surname(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "ticket_assign_author")
+        reference = json.loads(row["outputs"])
+        reference["args"]["user"] = "Иванова"
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+
+    assert "user 'Иванова' does not match" in failed(copy_set(default_set, tmp_path / "a", surname))["limits_respected"]
+
+    def tsv(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "table_sum_deprecated")
+        reference = json.loads(row["outputs"])
+        old = reference["args"]["path"]
+        reference["args"]["path"] = old.rsplit(".", 1)[0] + ".tsv"
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        row["inputs"]["context"] = row["inputs"]["context"].replace(old, reference["args"]["path"])
+
+    assert "table.sum.path" in failed(copy_set(default_set, tmp_path / "b", tsv))["limits_respected"]
+
+
+def test_a_file_attached_twice_and_an_unnamed_target_are_caught(tmp_path: Path, default_set: Path) -> None:
+    picked = {}
+
+    def attach_twice(test, shots):
+        row = next(r for r in test if r["context_files"] == 1) if False else next(
+            r for r in test if r["inputs"]["context"].count("[файл: ") == 1
+            and "path" in json.loads(r["outputs"]).get("args", {}))
+        picked["id"] = row["meta"]["id"]
+        context = row["inputs"]["context"]
+        row["inputs"]["context"] = context + "\n\n" + context[: len(context) // 2]  # a full and a cut copy
+
+    problems = failed(copy_set(default_set, tmp_path / "a", attach_twice))
+    assert f"row {picked['id']}:" in problems["attachments_distinct"] and "attached twice" in problems[
+        "attachments_distinct"]
+
+    def unnamed(test, shots):
+        row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 2
+                   and "path" in json.loads(r["outputs"]).get("args", {}))
+        picked["two"] = row["meta"]["id"]
+        path = json.loads(row["outputs"])["args"]["path"]
+        row["inputs"]["question"] = row["inputs"]["question"].split(path)[0].rstrip(" —").rsplit(" ", 2)[0] + "."
+
+    problems = failed(copy_set(default_set, tmp_path / "b", unnamed))
+    assert f"row {picked['two']}: 2 files attached and the question does not say it means" in problems["targets_named"]
+
+
+def test_the_manifest_counts_families_with_dialogue_turns_and_sums_to_the_rows(default_set: Path) -> None:
+    manifest = json.loads((default_set / "manifest.json").read_text())
+    test = read_jsonl(default_set / "test.jsonl")
+    assert sum(manifest["families"].values()) == len(test) == 1169
+    assert manifest["families"] == dict(Counter(r["meta"]["categories"]["family"] for r in test))
+    assert sum(manifest["makers"].values()) == 1139
+
+
+def test_numerals_agree_with_their_nouns() -> None:
+    from merabench.tasks.gorillahard.generator.numerals import count, ordinal
+
+    assert [count(n, "строка", "accs") for n in (1, 2, 5, 11, 21, 22)] == [
+        "1 строку", "2 строки", "5 строк", "11 строк", "21 строку", "22 строки"]
+    assert [count(n, "сервер") for n in (1, 2, 5, 11, 21, 22)] == [
+        "1 сервер", "2 сервера", "5 серверов", "11 серверов", "21 сервер", "22 сервера"]
+    assert [ordinal("первый", g, "gent") for g in ("masc", "femn", "neut")] == ["первого", "первой", "первого"]
+
+
+def test_log_window_questions_read_as_russian(default_set: Path) -> None:
+    """Every radius the family draws, in every phrasing: the numeral agrees, the ordinal agrees
+    with its event noun, no "по N строк" or "первой ... предупреждения"."""
+    questions = [r["inputs"]["question"] for r in read_jsonl(default_set / "test.jsonl")
+                 if r["meta"]["derivation"]["maker"] in ("log_window", "log_window_nth")]
+    assert questions
+    for q in questions:
+        assert "по 2 строк" not in q and "по 3 строк " not in q
+        assert "первой таймаута" not in q and "первой предупреждения" not in q and "второй предупреждения" not in q
+        for bad in ("2 строк ", "3 строк ", "5 строки", "10 строки"):
+            assert bad not in q, q
+    lower = " ".join(questions)
+    assert "по каждому метеостанции" not in lower

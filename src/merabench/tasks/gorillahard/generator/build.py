@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, mak
 from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
 
-GENERATOR_VERSION = "v1"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v2"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -31,10 +32,13 @@ class SetPlan:
     dialogues: int = 30     # evaluated closing turns of two-turn dialogues
     single_shots: int = 5   # questions in shots outside any dialogue (one per wording)
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest(self, test: list[dict[str, Any]]) -> dict[str, Any]:
+        """The set's description: rows per family as the rows are labelled (dialogue turns
+        included, so the counts sum to `rows`), and per maker (the single-turn generators)."""
+        families = Counter(r["meta"]["categories"]["family"] for r in test)
         return {"seed": self.seed, "rows": self.rows, "dialogues": self.dialogues,
                 "single_shots": self.single_shots, "generator": f"merabench.gorillahard/{GENERATOR_VERSION}",
-                "families": quotas(self.rows - self.dialogues)}
+                "families": dict(sorted(families.items())), "makers": quotas(self.rows - self.dialogues)}
 
 
 def _context(question: Question) -> str:
@@ -75,11 +79,21 @@ NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_mis
 def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
     if len(question.files) != 1 or question.family in NO_COMPANION or rng.random() > COMPANION_SHARE:
         return question
-    if len(question.files[0].text) > 9000:  # already as long as the card's prompts get
+    target = question.files[0]
+    if len(target.text) > 9000:  # already as long as the card's prompts get
         return question
-    kind = "python" if question.files[0].fmt in ("log", "code") else "app_log"
+    # another kind than the target ("this module" beside a second module would be ambiguous)
+    kind = "app_log" if target.fmt == "code" else "python"
     companion = corpus.pick(kind, rng).file
-    return replace(question, files=(question.files[0], companion))
+    if companion.path == target.path:
+        return question
+    # with two files attached, "the file" must say which: the question names its target
+    named = question.question if target.path in question.question else (
+        f"{question.question.rstrip()} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
+    return replace(question, question=named, files=(target, companion))
+
+
+COMPANION_POINTERS = ("Речь о файле {path}.", "Нужен файл {path}.", "Имеется в виду {path}.", "Файл — {path}.")
 
 
 DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
@@ -219,5 +233,5 @@ def write_set(plan: SetPlan, out: Path) -> tuple[Path, Path]:
             path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
                             encoding="utf-8")
         # the manifest last: a folder with one is complete
-        (out / "manifest.json").write_text(json.dumps(plan.manifest(), indent=1) + "\n", encoding="utf-8")
+        (out / "manifest.json").write_text(json.dumps(plan.manifest(test), indent=1) + "\n", encoding="utf-8")
     return paths

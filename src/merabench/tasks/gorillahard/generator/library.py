@@ -322,6 +322,32 @@ _PAIRED = [
 ]
 TOOLS.update({t["name"]: t for t in _PAIRED})
 
+# Operational limits as data: each is rendered into the parameter's spec in the catalog the model
+# sees (JSON Schema keywords: maximum, minimum, pattern), beside the constraint note that states it
+# in words. The validator's constraint checker reads them back from the rendered catalog only.
+LOGIN = r"^[a-z][a-z0-9._-]*$"
+LIMITS: dict[tuple[str, str], dict[str, Any]] = {
+    ("k8s.scale", "replicas"): {"minimum": 0, "maximum": 20},
+    ("billing.refund", "amount"): {"minimum": 0, "maximum": 5000},
+    ("logs.window", "radius"): {"minimum": 0, "maximum": 50},
+    ("logs.tail", "n"): {"minimum": 1, "maximum": 500},
+    ("logs.window", "line"): {"minimum": 1},
+    ("git.blame", "line"): {"minimum": 1},
+    ("table.sum", "path"): {"pattern": r"\.csv$"},           # delimiters "," and ";": no TSV
+    ("table.row_count", "path"): {"pattern": r"\.(csv|tsv)$"},
+    ("table.column_count", "path"): {"pattern": r"\.(csv|tsv)$"},
+    ("http.download", "url"): {"pattern": r"^https://"},
+    ("http.get_json", "url"): {"pattern": r"^https://"},
+    ("db.query_readonly", "sql"): {"pattern": r"^\s*(?i:select)\b"},
+    ("code.lint", "path"): {"pattern": r"\.py$"},
+    ("code.find_symbol", "path"): {"pattern": r"\.py$"},
+    **{(name, "user"): {"pattern": LOGIN} for name in ("tracker.assign", "perm.grant", "perm.revoke", "perm.list",
+                                                        "perm.audit", "perm.check", "perm.temporary_grant",
+                                                        "calendar.invite")},
+}
+for (_name, _param), _limit in LIMITS.items():
+    TOOLS[_name]["parameters"][_param].update(_limit)
+
 # Same-capability pairs: one caveat apart (cost_pick questions turn on it).
 PAIRS = [("asr.transcribe_fast", "asr.transcribe_accurate"), ("storage.archive_cold", "storage.archive_hot")]
 # Deprecated versions and the tools that replace them (catalog-age questions).

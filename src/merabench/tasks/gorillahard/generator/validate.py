@@ -161,6 +161,64 @@ def check_catalogs(rows: list[Row]) -> list[Check]:
     ]
 
 
+def limit_violations(value: Any, spec: dict[str, Any]) -> list[str]:
+    """How an argument breaks the limits its rendered parameter spec states (JSON Schema keywords)."""
+    if isinstance(value, str) and value.startswith("$"):
+        return []  # the result of an earlier plan step: not known before the plan runs
+    found = []
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and "maximum" in spec and value > spec["maximum"]:
+        found.append(f"{value} > maximum {spec['maximum']}")
+    if number and "minimum" in spec and value < spec["minimum"]:
+        found.append(f"{value} < minimum {spec['minimum']}")
+    if isinstance(value, str) and "pattern" in spec and not re.search(spec["pattern"], value):
+        found.append(f"{value!r} does not match {spec['pattern']!r}")
+    if "enum" in spec and value not in spec["enum"]:
+        found.append(f"{value!r} not one of {spec['enum']}")
+    return found
+
+
+def check_limits(rows: list[Row]) -> Check:
+    """Every reference call respects every limit its catalog states. Independent of the families:
+    it reads only the catalog as the model sees it (inputs.tools) and the reference."""
+    broken = []
+    for row in rows:
+        by_name = {t["name"]: t for t in _catalog(row)}
+        for step in _steps(_reference(row)):
+            spec = by_name.get(step["tool"], {}).get("parameters", {})
+            for name, value in step["args"].items():
+                for problem in limit_violations(value, spec.get(name, {})):
+                    broken.append(f"row {row.id}: {step['tool']}.{name} {problem}")
+    return Check("limits_respected", not broken, _first_failures(broken) or "every reference call within its stated limits")
+
+
+def check_attachments(rows: list[Row]) -> Check:
+    """No file is attached twice to one prompt (a full and a cut copy would make either defensible)."""
+    twice = []
+    for row in rows:
+        paths = [m.group(1) for m in _FILE_HEADER.finditer(row.inputs["context"])]
+        repeated = sorted(p for p, n in Counter(paths).items() if n > 1)
+        if repeated:
+            twice.append(f"row {row.id}: {', '.join(repeated)} attached twice")
+    return Check("attachments_distinct", not twice, _first_failures(twice) or "every attached path once")
+
+
+def check_named_targets(rows: list[Row]) -> Check:
+    """With several files attached, a reference that acts on one of them by path is defensible
+    only if the question says which: otherwise another attached file is as good an answer."""
+    vague = []
+    for row in rows:
+        files = attached_files(row.inputs["context"])
+        if len(files) < 2:
+            continue
+        question = row.inputs["question"]
+        for step in _steps(_reference(row)):
+            path = step["args"].get("path")
+            if isinstance(path, str) and path in files and path not in question:
+                vague.append(f"row {row.id}: {len(files)} files attached and the question does not say it means {path}")
+    return Check("targets_named", not vague, _first_failures(vague) or "every file acted on is named where several are attached")
+
+
 def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     problems = []
     counts: dict[str, Counter] = {name: Counter() for name in MIN_PER}
@@ -175,10 +233,14 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
         thin = {k: v for k, v in counts[name].items() if v < minimum}
         if thin and card_size:  # the card keeps every breakdown countable; smaller sets cannot
             problems.append(f"{name} under {minimum}: {thin}")
-    if "families" in manifest:
+    if "makers" in manifest:
         made = Counter(r.meta.get("derivation", {}).get("maker") for r in test if int(r.meta.get("n_turns", 1)) == 1)
-        if dict(made) != {k: v for k, v in manifest["families"].items() if v}:
-            problems.append("rows per family differ from the manifest")
+        if dict(made) != {k: v for k, v in manifest["makers"].items() if v}:
+            problems.append("rows per maker differ from the manifest")
+    if "families" in manifest:
+        labelled = Counter(r.meta["categories"]["family"] for r in test)
+        if dict(labelled) != manifest["families"] or sum(manifest["families"].values()) != len(test):
+            problems.append("rows per family differ from the manifest, or do not sum to the set's rows")
     missing_levers = set(LEVERS) - set(counts["lever"])
     if missing_levers:
         problems.append(f"levers without rows: {sorted(missing_levers)}")
@@ -240,7 +302,11 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
             continue
         view = View(row.inputs["question"], attached_files(row.inputs["context"]), _reference(row),
                     row.meta.get("derivation", {}))
-        problems += [f"row {row.id} ({maker}): {p}" for p in family.check(view)]
+        try:
+            found = family.check(view)
+        except (ValueError, KeyError, IndexError, StopIteration, TypeError) as exc:  # a file not as the family makes it
+            found = [f"could not be recomputed from the files ({type(exc).__name__}: {exc})"]
+        problems += [f"row {row.id} ({maker}): {p}" for p in found]
         checked += 1
     return Check("derived_quantities", not problems, _first_failures(problems) or f"{checked} rows recomputed")
 
@@ -301,6 +367,9 @@ def validate(folder: Path) -> list[Check]:
         check_dialogues(test, shots),
         check_unique_prompts(prompts),
         *check_catalogs(test + shots),
+        check_limits(test + shots),
+        check_attachments(test + shots),
+        check_named_targets(test + shots),
         check_composition(test, manifest),
         check_derivations(test, shots),
         check_scorer(test, shots),

@@ -16,6 +16,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
+from merabench.tasks.gorillahard.generator.numerals import count, ordinal
 
 
 def log_with(corpus: Corpus, rng: random.Random, needle: str) -> CorpusFile:
@@ -53,7 +54,14 @@ def event_log(rng: random.Random, corpus: Corpus) -> tuple[CorpusFile, str]:
 def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
     log, event = event_log(rng, corpus)
     radius = rng.choice([2, 3, 5, 10])
-    question = f"Покажи по {radius} строк до и после первой {LOG_EVENTS[event][1]} в журнале."
+    _, name, gender = LOG_EVENTS[event]
+    lines, first = count(radius, "строка", "accs"), ordinal("первый", gender, "gent")
+    pronoun = "ней" if gender == "femn" else "ним"
+    question = rng.choice([
+        f"Покажи {lines} до и после {first} {name} в журнале.",
+        f"Выведи из журнала {lines} до и {lines} после {first} {name}.",
+        f"Нужен контекст {first} {name}: покажи из журнала {lines} перед {pronoun} и после.",
+    ])
     return build_question(
         "log_window",
         "grounding",
@@ -73,8 +81,9 @@ def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
         if len(hits) >= 3:
             break
     occurrence = rng.randint(2, min(len(hits), 4))
-    ordinal = {2: "второй", 3: "третьей", 4: "четвёртой"}[occurrence]
-    question = f"Покажи по 3 строки вокруг {ordinal} по счёту {LOG_EVENTS[event][1]} в журнале."
+    _, name, gender = LOG_EVENTS[event]
+    nth = ordinal({2: "второй", 3: "третий", 4: "четвёртый"}[occurrence], gender, "gent")
+    question = f"Покажи {count(3, 'строка', 'accs')} до и после {nth} по счёту {name} в журнале."
     return build_question(
         "log_window_nth",
         "scan",

@@ -61,7 +61,9 @@ def issue_key(text: str) -> str:
 
 
 def ticket_author(text: str) -> str:
-    return next(ln.split(":", 1)[1].strip() for ln in text.split("\n") if ln.startswith("Автор:"))
+    """The author's login: `Автор: Фамилия (@login)`."""
+    line = next((ln for ln in text.split("\n") if ln.startswith("Автор:")), "")
+    return line.rsplit("(@", 1)[1].rstrip(")").strip() if "(@" in line else ""
 
 
 def check_download_then_count(view: View) -> list[str]:
