@@ -57,6 +57,8 @@ def test_kill_at_random_moments_and_resume(tmp_path: Path, make_server) -> None:
     asked = Counter(row_of(b) for b in server.requests)
     repeated = sum(n - 1 for n in asked.values())
     assert repeated <= CONCURRENCY * KILLS, f"{repeated} repeated requests for {KILLS} kills"
+    print(f"{KILLS} kills mid-run, {len(done)} of {ROWS} rows on disk before the last resume, "
+          f"{repeated} request(s) asked again (at most {CONCURRENCY} in flight per kill)")
 
     finished = run_cli(*args[3:])
     assert finished.returncode == 0, finished.stderr

@@ -323,6 +323,8 @@ def generate(
 def validate(
     task: Annotated[str, typer.Argument(help="gorillahard")],
     folder: Annotated[Path, typer.Argument(help="a folder with test.jsonl and shots.jsonl")],
+    audit: Annotated[bool, typer.Option(help="also print the set's variety and the shortcut baselines' scores "
+                                             "(against a set of the next seed)")] = False,
 ) -> None:
     """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
     _generator_task(task)
@@ -332,6 +334,11 @@ def validate(
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else "[red]FAIL[/red]"
         out.print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
+    if audit:
+        from merabench.tasks.gorillahard.generator.audit import audit_lines
+
+        for line in audit_lines(folder):
+            out.print(f"info {escape(line)}", soft_wrap=True, highlight=False)
     failed = [c.name for c in checks if not c.ok]
     if failed:
         console.print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")

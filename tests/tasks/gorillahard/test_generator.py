@@ -239,3 +239,31 @@ def test_log_window_questions_read_as_russian(default_set: Path) -> None:
             assert bad not in q, q
     lower = " ".join(questions)
     assert "по каждому метеостанции" not in lower
+
+
+def test_the_audit_normalises_templates_and_scores_shortcuts(default_set: Path) -> None:
+    from merabench.rows import read_local
+    from merabench.tasks.gorillahard.generator.audit import keyword_tool, refusal, template, variety
+
+    assert template("Покажи 5 строк журнала logs/api-031.log про «оплату» на db-2.internal") == \
+        template("Покажи 12 строк журнала var/log/web.log про «доставку» на cache-1.example.net")
+    rows = read_local(default_set)["test"]
+    figures = variety(rows)
+    assert figures.rows == 1169 and figures.templates > 300 and figures.answer_tools > 90
+    assert figures.distinct_pairs <= 1169 and 0 < figures.top_tool_share < 0.2
+    refusing = [r for r in rows if '"abstain"' in r.outputs][:5]
+    assert all(TASK.score(r, refusal(r)).metrics["sample_pass_rate"] == 1.0 for r in refusing)
+    # a row whose question names its tool's words and whose only argument is the attached file
+    row = next(r for r in rows if r.meta["derivation"]["maker"] == "table_columns")
+    assert json.loads(keyword_tool(row))["args"] == json.loads(row.outputs)["args"]
+
+
+def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    assert run_cli("generate", "gorillahard", "--seed", "11", "--rows", "300", "--dialogues", "6",
+                   "--out", str(out)).returncode == 0
+    done = run_cli("validate", "gorillahard", str(out), "--audit")
+    assert done.returncode == 0, done.stdout
+    info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
+    assert len(info) == 5 and "question templates" in info[0] and "always refuse" in info[-1]
+    assert "seed 12" in info[-1]

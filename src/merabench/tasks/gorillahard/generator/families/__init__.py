@@ -64,6 +64,7 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     make_unit_conversion,
     yaml_call_family,
 )
+from merabench.tasks.gorillahard.generator.families.grounded import grounded_families
 from merabench.tasks.gorillahard.generator.families.logs import (
     check_clarify,
     check_grep_optional,
@@ -380,11 +381,13 @@ FAMILIES: dict[str, Family] = {
             lambda r, c: refund_question(r, c, near_miss=True),
             check_refund,
         ),
-        Family("unit_conversion", "approx", "T4_wild", 110, make_unit_conversion, check_unit_conversion),
-        Family("retry_failed_download", "recovery", "T4_wild", 90, make_retry_download, check_retry_download),
-        Family("cross_file_scale", "scan", "T4_wild", 100, make_cross_file_scale, check_cross_file_scale),
+        # these three once held 300 rows between them; 138 went to the grounded calls below
+        Family("unit_conversion", "approx", "T4_wild", 60, make_unit_conversion, check_unit_conversion),
+        Family("retry_failed_download", "recovery", "T4_wild", 50, make_retry_download, check_retry_download),
+        Family("cross_file_scale", "scan", "T4_wild", 52, make_cross_file_scale, check_cross_file_scale),
         Family("cross_file_hosts_scale", "scan", "T4_wild", 36, make_hosts_scale, check_hosts_scale),
         Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
         Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
+        *grounded_families(),  # 46 tools x 3 rows, each reading its argument from the attached file
     ]
 }

@@ -135,13 +135,23 @@ def check_grep_optional(view: View) -> list[str]:
     return expect(view, call("logs.grep", path=path, pattern="slow request"))
 
 
+# one pool for both: the near miss differs from the clarification only in the files attached
+ERROR_COUNT_QUESTIONS = ("Сколько строк с ERROR в журнале сервиса?", "Посчитай, сколько раз в журнале встречается ERROR.",
+                         "сколько в логе сервиса строк уровня ERROR?",
+                         "Будьте добры, подсчитайте строки с ERROR в журнале сервиса.")
+RETRY_QUESTIONS = ("Повтори загрузку, которая упала в журнале.",
+                   "В журнале импорта одна загрузка упала — скачай этот файл ещё раз.",
+                   "перезапусти скачивание файла, на котором импорт споткнулся",
+                   "Файл из журнала так и не скачался. Попробуй загрузить его снова.")
+
+
 def make_clarify(rng: random.Random, corpus: Corpus) -> Question:
     first, second = rng.sample(corpus.by_kind["app_log"], 2)
     return build_question(
         "clarify_file",
         "clarify",
         "T3_expert",
-        "Сколько строк с ERROR в журнале сервиса?",
+        rng.choice(ERROR_COUNT_QUESTIONS),
         (first, second),
         {"clarify": f"Какой журнал посчитать: {first.file.path} или {second.file.path}?"},
         "logs.grep",
@@ -164,7 +174,7 @@ def make_near_miss_clarify(rng: random.Random, corpus: Corpus) -> Question:
         "near_miss_clarify",
         "near_miss",
         "T4_wild",
-        "Сколько строк с ERROR в журнале сервиса?",
+        rng.choice(ERROR_COUNT_QUESTIONS),
         (log,),
         call("logs.count", path=log.file.path, pattern="ERROR"),
         "logs.grep",
@@ -178,7 +188,7 @@ def make_retry_download(rng: random.Random, corpus: Corpus) -> Question:
         "retry_failed_download",
         "recovery",
         "T4_wild",
-        "Повтори загрузку, которая упала в журнале.",
+        rng.choice(RETRY_QUESTIONS),
         (log,),
         call("http.download", url=log.facts["url"]),
         "http.get_json",

@@ -71,7 +71,9 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
 def make_two_means(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     first, second = rng.sample(table.facts["numeric"], 2)
-    question = f"Посчитай средние значения по столбцам «{first.description}» и «{second.description}»."
+    question = rng.choice([f"Посчитай средние значения по столбцам «{first.description}» и «{second.description}».",
+                           f"Какие средние у столбцов «{first.description}» и «{second.description}»?",
+                           f"Нужны два средних: по «{first.description}» и по «{second.description}»."])
     return build_question(
         "two_means",
         "parallel",
@@ -221,7 +223,9 @@ def refund_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Q
     ]
     invoices = rng.choice(candidates)
     top_id, top_amount = max(invoices.facts["items"], key=lambda item: item[1])
-    question = "Оформи полный возврат по самому дорогому счёту."
+    question = rng.choice(["Оформи полный возврат по самому дорогому счёту.",
+                           "Верни клиенту всю сумму по самому крупному счёту из выгрузки.",
+                           "Сделай полный возврат по счёту с наибольшей суммой."])
     if near_miss:
         return build_question(
             "near_miss_refund",

@@ -78,7 +78,8 @@ def hosts_family(name: str, kind: str) -> Callable[[random.Random, Corpus], Ques
             name,
             "parallel",
             "T4_wild",
-            "Проверь A-записи всех хостов из списка.",
+            rng.choice(["Проверь A-записи всех хостов из списка.", "Посмотри A-записи для каждого хоста из файла.",
+                        "Какие IP-адреса сейчас у всех хостов из списка? Нужны A-записи."]),
             (runbook,),
             {"calls": [call("dns.lookup", host=h) for h in runbook.facts["hosts"]]},
             "dns.lookup_legacy",
@@ -136,7 +137,10 @@ def check_assign_author(view: View) -> list[str]:
 def make_hosts_scale(rng: random.Random, corpus: Corpus) -> Question:
     values = corpus.pick("deploy_yaml", rng)
     runbook = corpus.pick("hosts_md", rng)
-    question = "Выставь для сервиса из конфигурации столько реплик, сколько хостов перечислено в ранбуке."
+    question = rng.choice([
+        "Выставь для сервиса из конфигурации столько реплик, сколько хостов перечислено в ранбуке.",
+        "Число реплик сервиса из values-файла сделай равным числу хостов в ранбуке.",
+        "Сколько хостов в ранбуке, столько и реплик должно быть у сервиса из конфига — выставь."])
     return build_question(
         "cross_file_hosts_scale",
         "scan",

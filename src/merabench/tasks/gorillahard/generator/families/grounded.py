@@ -1,0 +1,315 @@
+"""Grounded single calls across the breadth of the tool library: the question points at a value
+in the attached file (the service of a values file, the database host of a JSON config, the
+author of a ticket) and asks for one of many tools with it. The values differ per seed, so the
+reference of a similar question from another set is wrong here, and matching question words to
+tool descriptions finds the tool but not its arguments.
+
+Each spec is a tool, its twin, the file kind it reads, phrasings by different speakers, and how
+the arguments follow from the file (and from a value the question itself states, in «» or as a
+number). The check reads the values back from the file text and the question alone.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
+from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
+    View,
+    build_question,
+    expect,
+    setting,
+)
+from merabench.tasks.gorillahard.generator.families.configs import queue_section
+from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
+from merabench.tasks.gorillahard.generator.model import Question, call
+from merabench.tasks.gorillahard.generator.numerals import count
+
+
+def _yaml(text: str) -> dict[str, Any]:
+    host = next((ln.split(":", 1)[1].strip() for ln in text.split("\n") if ln.strip().startswith("host:")
+                 and not ln.strip().startswith("#")), None)
+    return {"service": setting(text, "deployment"), "namespace": setting(text, "namespace"),
+            "image": setting(text, "image"), "host": host}
+
+
+def _service_json(text: str) -> dict[str, Any]:
+    doc = json.loads(text)
+    return {"service": doc["service"], "host": doc["database"]["host"], "port": doc["database"]["port"]}
+
+
+def _dockerfile(text: str) -> dict[str, Any]:
+    exposed = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("EXPOSE "))
+    return {"image": dockerfile_base(text), "port": int(exposed)}
+
+
+def _pom(text: str) -> dict[str, Any]:
+    lines = text.split("\n")
+    at = next(i for i, ln in enumerate(lines) if "<dependency>" in ln)
+    artifact = lines[at + 1].split(">")[1].split("<")[0]
+    return {"package": artifact, "version": lines[at + 2].split(">")[1].split("<")[0]}
+
+
+def _hosts_txt(text: str) -> dict[str, Any]:
+    return {"host": next(ln.strip() for ln in text.split("\n") if ln.strip() and not ln.startswith("#"))}
+
+
+def _log(text: str) -> dict[str, Any]:
+    failed = next((ln for ln in text.split("\n") if "failed to download" in ln), "")
+    url = re.search(r"https://\S+", failed)
+    return {"url": url.group() if url else None}
+
+
+READERS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "deploy_yaml": _yaml,
+    "service_json": _service_json,
+    "dockerfile": _dockerfile,
+    "worker_ini": lambda t: {"queue": setting(queue_section(t), "name", "=")},
+    "sql": lambda t: {"table": created_table(t)},
+    "pom": _pom,
+    "hosts_txt": _hosts_txt,
+    "ticket": lambda t: {"issue": issue_key(t), "login": ticket_author(t)},
+    "app_log": _log,
+    "table": lambda t: {},
+    "python": lambda t: {},
+    "audio": lambda t: {},
+}
+
+ROLES = ["reader", "deployer", "oncall", "billing-viewer", "support-admin"]
+COMMENTS = ["Выгрузку проверил, всё сходится.", "Беру в работу, отпишусь до вечера.",
+            "Нужны доступы к хранилищу, без них не продолжить.", "Проверили на стейджинге: ошибка не воспроизводится."]
+_QUOTED = re.compile(r"«([^»]*)»")
+_NUMBER = re.compile(r"\b(\d+)\b")
+
+
+def _quoted(question: str) -> str:
+    found = _QUOTED.search(question)
+    return found.group(1) if found else ""
+
+
+def _number(question: str) -> int:
+    found = _NUMBER.search(question)
+    return int(found.group(1)) if found else -1
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    tool: str
+    twin: str
+    kind: str
+    phrasings: tuple[str, ...]
+    args: Callable[[dict[str, Any], str, str], dict[str, Any]]  # (file values, question, path) -> args
+    extra: Callable[[random.Random], dict[str, Any]] = field(default=lambda rng: {})  # values the question states
+
+    def make(self, rng: random.Random, corpus: Corpus) -> Question:
+        phrasing = rng.choice(self.phrasings).format(**self.extra(rng))
+        usable = [(f, args) for f in corpus.by_kind[self.kind]
+                  if (args := self._args(f.file.text, phrasing, f.file.path)) is not None]
+        source, args = rng.choice(usable)
+        return build_question(self.name, "grounding", "T4_wild", phrasing, (source,), call(self.tool, **args),
+                              self.twin)
+
+    def _args(self, text: str, question: str, path: str) -> dict[str, Any] | None:
+        """The arguments for this file, or None when the file lacks a value they need."""
+        try:
+            args = self.args(READERS[self.kind](text), question, path)
+        except (StopIteration, ValueError, KeyError, IndexError, TypeError):
+            return None
+        return args if all(v is not None for v in args.values()) else None
+
+    def check(self, view: View) -> list[str]:
+        path, text = next(iter(view.files.items()))
+        return expect(view, call(self.tool, **self.args(READERS[self.kind](text), view.question, path)))
+
+
+def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
+          args: Callable[[dict[str, Any], str, str], dict[str, Any]],
+          extra: Callable[[random.Random], dict[str, Any]] | None = None) -> Spec:
+    return Spec(name, tool, twin, kind, tuple(phrasings), args, extra or (lambda rng: {}))
+
+
+SERVICE = lambda v, q, p: {"service": v["service"]}  # noqa: E731
+HOST = lambda v, q, p: {"host": v["host"]}  # noqa: E731
+PATH = lambda v, q, p: {"path": p}  # noqa: E731
+
+SPECS = [
+    _spec("warm_cache", "cache.warmup", "cache.stats", "deploy_yaml", [
+        "Прогрей кеш сервиса из этого values-файла.",
+        "перед распродажей надо прогреть кеш у сервиса, который описан в конфиге, сделаешь?",
+        "Будьте добры, прогрейте кеш сервиса из приложенной конфигурации."], SERVICE),
+    _spec("cache_hit_stats", "cache.stats", "cache.warmup", "deploy_yaml", [
+        "Как часто сервис из этого конфига попадает в кеш?",
+        "Покажи статистику попаданий в кеш для сервиса из values-файла."], SERVICE),
+    _spec("service_metrics", "metrics.list", "metrics.query", "deploy_yaml", [
+        "Какие метрики отдаёт сервис из этой конфигурации?",
+        "Слушай, а что вообще за метрики есть у сервиса из конфига? Перечисли."], SERVICE),
+    _spec("service_secrets", "secrets.list", "secrets.get", "deploy_yaml", [
+        "Перечисли имена секретов сервиса, описанного в файле.",
+        "Какие секреты заведены у сервиса из values-файла? Значения не нужны, только имена."], SERVICE),
+    _spec("slowest_traces", "trace.slowest", "trace.search", "deploy_yaml", [
+        "Покажи самые медленные трассы сервиса из конфига за сутки.",
+        "Что у сервиса из этого файла тормозит сильнее всего за последние сутки? Нужны трассы."], SERVICE),
+    _spec("reload_config", "config.reload", "config.get", "deploy_yaml", [
+        "Пусть сервис из values-файла перечитает настройки.",
+        "Я поправил настройки — попроси сервис из конфигурации их перечитать, без перезапуска."], SERVICE),
+    _spec("pod_logs", "k8s.logs", "k8s.restart", "deploy_yaml", [
+        "Покажи журнал pod'ов сервиса из этого файла.",
+        "Срочно: что пишут в лог pod'ы сервиса из конфига?"],
+        lambda v, q, p: {"namespace": v["namespace"], "deployment": v["service"]}),
+    _spec("pull_image", "registry.pull", "registry.scan_image", "deploy_yaml", [
+        "Скачай образ, который указан в values-файле.",
+        "Подтяни к себе образ контейнера из этой конфигурации."], lambda v, q, p: {"image": v["image"]}),
+    _spec("ingress_ttl", "dns.ttl", "dns.lookup", "deploy_yaml", [
+        "Какой TTL у записи ingress-хоста из этого файла?",
+        "Сколько живёт в кеше DNS-запись хоста, на котором опубликован сервис из конфига?"], HOST),
+    _spec("ingress_traceroute", "net.traceroute", "net.ping", "deploy_yaml", [
+        "Построй маршрут до ingress-хоста сервиса из конфигурации.",
+        "Через какие узлы идут пакеты до хоста, на котором висит ingress этого сервиса?"], HOST),
+    _spec("db_port_owner", "net.resolve_port", "net.check_port", "service_json", [
+        "Какой сервис слушает порт базы данных, указанный в этом конфиге?",
+        "На хосте базы из конфига кто-то занимает её порт — выясни, какой это сервис."],
+        lambda v, q, p: {"host": v["host"], "port": v["port"]}),
+    _spec("db_ping", "net.ping", "net.traceroute", "service_json", [
+        "Проверь по ICMP, доступен ли хост базы из конфигурации.",
+        "пингани хост базы данных из этого json"], HOST),
+    _spec("db_uptime", "server.uptime", "server.inventory", "service_json", [
+        "Сколько работает без перезагрузки сервер базы данных из этого JSON?",
+        "Когда последний раз перезагружался сервер базы из конфига? Нужно время работы."], HOST),
+    _spec("db_inventory", "server.inventory", "server.uptime", "service_json", [
+        "Покажи паспорт сервера базы, который прописан в конфиге.",
+        "Что за железо у сервера базы данных из этого файла? Посмотри в инвентаре."], HOST),
+    _spec("db_reboot_window", "server.reboot_scheduled", "server.restart", "service_json", [
+        "Перезагрузи сервер базы из конфига, но в ближайшее окно обслуживания, не сейчас.",
+        "Сервер базы из этого JSON надо перезагрузить — только не сразу, а в плановое окно."], HOST),
+    _spec("service_setting", "config.get", "config.reload", "service_json", [
+        "Какое сейчас значение настройки «{key}» у сервиса из этого файла?",
+        "Глянь, что стоит в настройке «{key}» у сервиса, чей конфиг приложен."],
+        lambda v, q, p: {"service": v["service"], "key": _quoted(q)},
+        lambda rng: {"key": rng.choice(["database.pool", "database.port", "features", "log.level"])}),
+    _spec("copy_image", "registry.copy", "registry.pull", "dockerfile", [
+        "Скопируй базовый образ этого Dockerfile в реестр «{target}».",
+        "Нужна копия базового образа из Dockerfile в реестре «{target}»."],
+        lambda v, q, p: {"image": v["image"], "target": _quoted(q)},
+        lambda rng: {"target": rng.choice(["registry.backup.example.org", "mirror.example.net", "cr.example.com"])}),
+    _spec("exposed_port_owner", "net.resolve_port", "net.check_port", "dockerfile", [
+        "Какой сервис слушает на хосте «{host}» порт, который открывает этот Dockerfile?",
+        "На «{host}» занят порт из EXPOSE этого образа — узнай, кем."],
+        lambda v, q, p: {"host": _quoted(q), "port": v["port"]},
+        lambda rng: {"host": rng.choice(["app-1.internal", "app-2.internal", "edge-3.internal"])}),
+    _spec("dead_letters_back", "queue.move_dead", "queue.purge", "worker_ini", [
+        "Верни в рабочую очередь сообщения из недоставленных для очереди этого воркера.",
+        "В очереди, которую читает воркер из конфига, скопились недоставленные — верни их обратно."],
+        lambda v, q, p: {"queue": v["queue"]}),
+    _spec("resize_queue", "queue.resize", "queue.depth", "worker_ini", [
+        "Увеличь максимальный размер очереди этого воркера до {size} сообщений.",
+        "Поставь лимит очереди, которую читает воркер, в {size}."],
+        lambda v, q, p: {"queue": v["queue"], "size": _number(q)},
+        lambda rng: {"size": rng.choice([5000, 10000, 20000, 50000, 75000])}),
+    _spec("purge_queue", "queue.purge", "queue.move_dead", "worker_ini", [
+        "Очисти очередь, которую читает этот воркер: сообщения в ней больше не нужны.",
+        "Удали все сообщения из очереди воркера из конфига, это мусор после теста."],
+        lambda v, q, p: {"queue": v["queue"]}),
+    _spec("deps_tree", "deps.tree", "deps.check_vulns", "pom", [
+        "Покажи дерево зависимостей первой библиотеки из pom.xml в той версии, что там указана.",
+        "Что тянет за собой первая зависимость из этого pom (версия — как в файле)?"],
+        lambda v, q, p: {"package": v["package"], "version": v["version"]}),
+    _spec("deps_latest", "deps.latest_version", "deps.check_vulns", "pom", [
+        "Какая последняя версия у первой зависимости из этого pom.xml?",
+        "Проверь, не вышла ли новая версия первой библиотеки из pom."],
+        lambda v, q, p: {"package": v["package"]}),
+    _spec("host_whois", "net.whois", "dns.lookup", "hosts_txt", [
+        "Кому принадлежит домен первого хоста из этого списка?",
+        "Выясни владельца домена у первого хоста в файле."], HOST),
+    _spec("host_ttl", "dns.ttl", "dns.lookup", "hosts_txt", [
+        "Какой TTL у записи первого хоста из списка?",
+        "Через сколько разойдётся изменение записи первого хоста в файле? Нужен её TTL."], HOST),
+    _spec("reopen_ticket", "tracker.reopen", "tracker.comment", "ticket", [
+        "Открой эту задачу заново: проблема вернулась.",
+        "Задача из файла закрыта зря, переоткрой её."], lambda v, q, p: {"issue": v["issue"]}),
+    _spec("link_ticket", "tracker.link", "tracker.comment", "ticket", [
+        "Свяжи эту задачу с {other}.",
+        "Привяжи задачу из файла к {other}, они про одно и то же."],
+        lambda v, q, p: {"issue": v["issue"], "other": re.search(r"OPS-\d+", q).group()},  # type: ignore[union-attr]
+        lambda rng: {"other": f"OPS-{rng.randint(300, 999)}"}),
+    _spec("comment_ticket", "tracker.comment", "tracker.reopen", "ticket", [
+        "Напиши в этой задаче комментарий «{text}»",
+        "Оставь в задаче из файла комментарий: «{text}»"],
+        lambda v, q, p: {"issue": v["issue"], "text": _quoted(q)}, lambda rng: {"text": rng.choice(COMMENTS)}),
+    _spec("author_roles", "perm.list", "perm.audit", "ticket", [
+        "Какие роли у автора этой задачи?",
+        "Посмотри, какие права есть у того, кто завёл задачу."], lambda v, q, p: {"user": v["login"]}),
+    _spec("author_role_history", "perm.audit", "perm.list", "ticket", [
+        "Покажи журнал изменений ролей автора задачи.",
+        "Кто и когда менял роли автору этой задачи? Нужен журнал."], lambda v, q, p: {"user": v["login"]}),
+    _spec("author_temporary_role", "perm.temporary_grant", "perm.grant", "ticket", [
+        "Выдай автору задачи роль «{role}» на {hours}.",
+        "Автору задачи нужна роль «{role}», но временно — на {hours}."],
+        lambda v, q, p: {"user": v["login"], "role": _quoted(q), "hours": _number(q)},
+        lambda rng: {"role": rng.choice(ROLES), "hours": count(rng.choice([2, 4, 8, 24, 48]), "час", "accs")}),
+    _spec("author_revoke", "perm.revoke", "perm.grant", "ticket", [
+        "Отзови у автора задачи роль «{role}».",
+        "Автору этой задачи роль «{role}» больше не нужна — забери её."],
+        lambda v, q, p: {"user": v["login"], "role": _quoted(q)}, lambda rng: {"role": rng.choice(ROLES)}),
+    _spec("author_invite", "calendar.invite", "calendar.create_event", "ticket", [
+        "Пригласи автора задачи на встречу {event}.",
+        "Добавь автора этой задачи в участники встречи {event}."],
+        lambda v, q, p: {"event_id": re.search(r"EV-\d+", q).group(), "user": v["login"]},  # type: ignore[union-attr]
+        lambda rng: {"event": f"EV-{rng.randint(1000, 9999)}"}),
+    _spec("failed_url_status", "http.status", "http.head", "app_log", [
+        "Какой код ответа сейчас отдаёт адрес загрузки, которая упала в журнале?",
+        "Файл в журнале не скачался — проверь, что сейчас отвечает его адрес (только код)."],
+        lambda v, q, p: {"url": v["url"]}),
+    _spec("failed_url_headers", "http.head", "http.status", "app_log", [
+        "Посмотри заголовки ответа по адресу, с которого не скачался файл в журнале.",
+        "Какие заголовки отдаёт URL упавшей загрузки из журнала? Тело не нужно."],
+        lambda v, q, p: {"url": v["url"]}),
+    _spec("rotate_log", "logs.rotate", "logs.tail", "app_log", [
+        "Заархивируй этот журнал и начни новый.",
+        "Журнал разросся — сделай ротацию."], PATH),
+    _spec("follow_log", "logs.follow", "logs.tail", "app_log", [
+        "Последи за новыми строками этого журнала {seconds}.",
+        "Подпишись на журнал и покажи, что в него допишут за {seconds}."],
+        lambda v, q, p: {"path": p, "seconds": _number(q)},
+        lambda rng: {"seconds": count(rng.choice([30, 60, 90, 120]), "секунда", "accs")}),
+    _spec("log_checksum", "files.checksum", "files.stat", "app_log", [
+        "Посчитай контрольную сумму приложенного журнала.",
+        "Нужна контрольная сумма этого лога, чтобы сверить с копией."], PATH),
+    _spec("file_encoding", "files.encoding", "files.stat", "python", [
+        "В какой кодировке записан этот файл?",
+        "Определи кодировку приложенного модуля."], PATH),
+    _spec("module_coverage", "code.coverage", "code.run_tests", "python", [
+        "Какое покрытие тестами у этого модуля?",
+        "Сколько кода в этом файле покрыто тестами?"], PATH),
+    _spec("module_imports", "code.dependencies", "code.lint", "python", [
+        "Какие модули импортирует этот файл?",
+        "Перечисли импорты приложенного модуля."], PATH),
+    _spec("format_module", "code.format", "code.lint", "python", [
+        "Приведи форматирование этого модуля в порядок.",
+        "Отформатируй приложенный файл, пожалуйста."], PATH),
+    _spec("table_columns", "table.column_count", "table.row_count", "table", [
+        "Сколько столбцов в этой таблице?",
+        "Сколько в приложенной таблице колонок?"], PATH),
+    _spec("table_json", "table.to_json", "table.row_count", "table", [
+        "Преобразуй эту таблицу в JSON.",
+        "Нужна эта таблица в формате JSON."], PATH),
+    _spec("speech_language", "asr.detect_language", "asr.transcribe_fast", "audio", [
+        "На каком языке говорят в этой записи?",
+        "Определи язык речи в приложенном аудио."], PATH),
+    _spec("speech_speakers", "asr.diarize", "asr.transcribe_fast", "audio", [
+        "Раздели эту запись по говорящим.",
+        "Кто и когда говорит в записи? Раздели её по участникам."], PATH),
+]
+
+ROWS_EACH = 3  # rows per spec in a default set
+
+
+def grounded_families() -> list[Family]:
+    return [Family(spec.name, "grounding", "T4_wild", ROWS_EACH, spec.make, spec.check) for spec in SPECS]
