@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import ConfigError, DataError, reading
+from merabench.errors import ConfigError, reading
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
 STOPPED_EXIT = 3
@@ -47,13 +47,8 @@ def prices_from_file(path: Path, model: str) -> Prices:
     """The prices of `model` from a TOML file of `["model name"]` tables with `input` and `output`
     (per million tokens); the name may be the full spec (`openai:gpt-4o-mini`) or without its
     backend prefix."""
-    with reading(path, "--price-file"):
-        if not path.is_file():
-            raise DataError("no such file", file=str(path))
-        try:
-            table = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(f"not valid TOML ({exc})", file=str(path)) from None
+    with reading(path, "--price-file"):  # a missing file, bad UTF-8 or bad TOML: one line naming the file
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
     bare = model.split(":", 1)[1] if ":" in model else model
     entry = table.get(model, table.get(bare))
     if not isinstance(entry, dict):

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import ConfigError, DataError, reading
+from merabench.errors import ConfigError, reading
 
 #: flags that describe the invocation, not the run: never read from or written to a config file
 NOT_IN_FILE = {"config", "dump_config", "help", "api_key", "judge_api_key"}
@@ -52,13 +52,8 @@ def _value(key: str, param: Any, value: Any) -> Any:
 
 def load_defaults(path: Path, params: list[Any]) -> dict[str, Any]:
     """The file's values by parameter name, for click's default_map."""
-    with reading(path, "--config"):
-        if not path.is_file():
-            raise DataError("no such file", file=str(path))
-        try:
-            document = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise DataError(f"not valid TOML ({exc})", file=str(path)) from None
+    with reading(path, "--config"):  # a missing file, bad UTF-8 or bad TOML: one line naming the file
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
     known = flag_keys(params)
     defaults: dict[str, Any] = {}
     for raw_key, value in document.items():

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import tomllib
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -80,6 +81,8 @@ def reading(path: Path | str, what: str = "") -> Iterator[None]:
                         file=label) from None
     except json.JSONDecodeError as exc:
         raise DataError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=label) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"not valid TOML ({exc})", file=label) from None
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise DataError(f"not a readable ZIP file ({exc})", file=label) from None
     except sqlite3.DatabaseError as exc:
