@@ -90,7 +90,9 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     # with two files attached, "the file" must say which: the question names its target
     named = question.question if target.path in question.question else (
         f"{question.question.rstrip()} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
-    return replace(question, question=named, files=(target, companion))
+    # either order: agents see files as they come, and "the first file" is no answer
+    files = (target, companion) if rng.random() < 0.5 else (companion, target)
+    return replace(question, question=named, files=files)
 
 
 COMPANION_POINTERS = ("Речь о файле {path}.", "Нужен файл {path}.", "Имеется в виду {path}.", "Файл — {path}.")

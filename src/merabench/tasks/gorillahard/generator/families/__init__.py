@@ -51,6 +51,8 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     check_set_retries,
     check_unit_conversion,
     check_yaml_call,
+    flag_check,
+    flag_family,
     make_cron,
     make_deploy_scale,
     make_env_injection,
@@ -105,6 +107,8 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     make_table_stat,
     make_two_means,
     refund_question,
+    two_stats_check,
+    two_stats_family,
 )
 from merabench.tasks.gorillahard.generator.families.tickets import (
     check_assign_author,
@@ -113,6 +117,7 @@ from merabench.tasks.gorillahard.generator.families.tickets import (
     check_download_then_sum,
     check_hosts,
     check_hosts_scale,
+    hosts_check,
     hosts_family,
     make_assign_author,
     make_close_ticket,
@@ -337,19 +342,39 @@ FAMILIES: dict[str, Family] = {
             check_storage_cost,
         ),
         # T4: 738 single-turn + 30 dialogue turns
-        Family("two_means", "parallel", "T4_wild", 60, make_two_means, check_two_means),
-        Family(
-            "dns_runbook", "parallel", "T4_wild", 45, hosts_family("dns_runbook", "hosts_md"), check_hosts
-        ),
-        Family(
-            "dns_host_list",
-            "parallel",
-            "T4_wild",
-            40,
-            hosts_family("dns_host_list", "hosts_txt"),
-            check_hosts,
-        ),
-        Family("flag_both_envs", "parallel", "T4_wild", 54, make_flag_both_envs, check_flag_both_envs),
+        # parallel calls: 199 rows, no tool in more than about 4 % of the call rows
+        Family("two_means", "parallel", "T4_wild", 24, make_two_means, check_two_means),
+        Family("two_medians", "parallel", "T4_wild", 18, two_stats_family("two_medians", "median", (
+            "Посчитай медианы по столбцам «{a}» и «{b}».", "Какие медианы у столбцов «{a}» и «{b}»?"),
+            "table.mean"), two_stats_check("median")),
+        Family("two_maxima", "parallel", "T4_wild", 18, two_stats_family("two_maxima", "max", (
+            "Найди максимумы столбцов «{a}» и «{b}».", "Какие самые большие значения в столбцах «{a}» и «{b}»?"),
+            "table.min"), two_stats_check("max")),
+        Family("dns_runbook", "parallel", "T4_wild", 15, hosts_family("dns_runbook", "hosts_md"), check_hosts),
+        Family("ttl_runbook_hosts", "parallel", "T4_wild", 15, hosts_family(
+            "ttl_runbook_hosts", "hosts_md", "dns.ttl", "dns.lookup",
+            ("Какой TTL у записей всех хостов из ранбука?", "Узнай TTL для каждого хоста, перечисленного в ранбуке.")),
+            hosts_check("dns.ttl")),
+        Family("traceroute_runbook_hosts", "parallel", "T4_wild", 15, hosts_family(
+            "traceroute_runbook_hosts", "hosts_md", "net.traceroute", "net.ping",
+            ("Построй маршрут до каждого хоста из ранбука.", "Сделай traceroute до всех хостов, что есть в ранбуке.")),
+            hosts_check("net.traceroute")),
+        Family("dns_host_list", "parallel", "T4_wild", 14, hosts_family("dns_host_list", "hosts_txt"), check_hosts),
+        Family("ping_listed_hosts", "parallel", "T4_wild", 13, hosts_family(
+            "ping_listed_hosts", "hosts_txt", "net.ping", "net.traceroute",
+            ("Пропингуй все хосты из списка.", "Проверь по ICMP доступность каждого хоста из файла.")),
+            hosts_check("net.ping")),
+        Family("whois_listed_hosts", "parallel", "T4_wild", 13, hosts_family(
+            "whois_listed_hosts", "hosts_txt", "net.whois", "dns.lookup",
+            ("Чьи это домены? Проверь whois для каждого хоста из списка.", "Узнай владельцев доменов всех хостов из файла.")),
+            hosts_check("net.whois")),
+        Family("flag_both_envs", "parallel", "T4_wild", 20, make_flag_both_envs, check_flag_both_envs),
+        Family("flag_off_both_envs", "parallel", "T4_wild", 17, flag_family("flag_off_both_envs", "flags.disable", "flags.enable", (
+            "Выключи фича-флаг из файла и в staging, и в production.", "Флаг из этого .env надо погасить в обоих окружениях.")),
+            flag_check("flags.disable")),
+        Family("flag_state_both_envs", "parallel", "T4_wild", 17, flag_family("flag_state_both_envs", "flags.get", "flags.list", (
+            "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.")),
+            flag_check("flags.get")),
         Family(
             "download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count
         ),
@@ -381,13 +406,13 @@ FAMILIES: dict[str, Family] = {
             lambda r, c: refund_question(r, c, near_miss=True),
             check_refund,
         ),
-        # these three once held 300 rows between them; 138 went to the grounded calls below
-        Family("unit_conversion", "approx", "T4_wild", 60, make_unit_conversion, check_unit_conversion),
-        Family("retry_failed_download", "recovery", "T4_wild", 50, make_retry_download, check_retry_download),
-        Family("cross_file_scale", "scan", "T4_wild", 52, make_cross_file_scale, check_cross_file_scale),
-        Family("cross_file_hosts_scale", "scan", "T4_wild", 36, make_hosts_scale, check_hosts_scale),
+        # these four once held 336 rows between them; 254 went to the grounded calls below
+        Family("unit_conversion", "approx", "T4_wild", 40, make_unit_conversion, check_unit_conversion),
+        Family("retry_failed_download", "recovery", "T4_wild", 12, make_retry_download, check_retry_download),
+        Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),
+        Family("cross_file_hosts_scale", "scan", "T4_wild", 14, make_hosts_scale, check_hosts_scale),
         Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
         Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
-        *grounded_families(),  # 46 tools x 3 rows, each reading its argument from the attached file
+        *grounded_families(),  # 58 makers, each reading its argument from the attached file
     ]
 }

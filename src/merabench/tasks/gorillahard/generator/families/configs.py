@@ -124,28 +124,38 @@ def check_flag_toggle(view: View) -> list[str]:
     )
 
 
-def make_flag_both_envs(rng: random.Random, corpus: Corpus) -> Question:
-    env = pick_env(corpus, rng, planted=False)
-    flag = env.facts["flag"]
-    return build_question(
-        "flag_both_envs",
-        "parallel",
-        "T4_wild",
-        rng.choice(["Включи фича-флаг из файла сразу в staging и в production.",
-                    "Флаг из этого .env нужно включить и в staging, и в production.",
-                    "включи флаг из файла в обоих окружениях: staging и production"]),
-        (env,),
-        {"calls": [call("flags.enable", flag=flag, environment=e) for e in ("staging", "production")]},
-        "flags.disable",
-    )
+def flag_family(name: str, tool: str, twin: str, phrasings: tuple[str, ...]) -> Callable[..., Question]:
+    """`tool` for the flag of the attached .env in staging and production at once."""
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        env = pick_env(corpus, rng, planted=False)
+        flag = env.facts["flag"]
+        return build_question(
+            name,
+            "parallel",
+            "T4_wild",
+            rng.choice(phrasings),
+            (env,),
+            {"calls": [call(tool, flag=flag, environment=e) for e in ("staging", "production")]},
+            twin,
+        )
+
+    return make
 
 
-def check_flag_both_envs(view: View) -> list[str]:
-    _, text = only(view)
-    flag = setting(text, "FEATURE_FLAG", "=")
-    return expect(
-        view, {"calls": [call("flags.enable", flag=flag, environment=e) for e in ("staging", "production")]}
-    )
+def flag_check(tool: str) -> Callable[[View], list[str]]:
+    def check(view: View) -> list[str]:
+        _, text = only(view)
+        flag = setting(text, "FEATURE_FLAG", "=")
+        return expect(view, {"calls": [call(tool, flag=flag, environment=e) for e in ("staging", "production")]})
+
+    return check
+
+
+make_flag_both_envs = flag_family("flag_both_envs", "flags.enable", "flags.disable", (
+    "Включи фича-флаг из файла сразу в staging и в production.",
+    "Флаг из этого .env нужно включить и в staging, и в production.",
+    "включи флаг из файла в обоих окружениях: staging и production"))
+check_flag_both_envs = flag_check("flags.enable")
 
 
 def make_env_injection(rng: random.Random, corpus: Corpus) -> Question:

@@ -25,7 +25,9 @@ from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
     expect,
+    only,
     setting,
+    split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
@@ -67,6 +69,19 @@ def _log(text: str) -> dict[str, Any]:
     return {"url": url.group() if url else None}
 
 
+def _invoices(text: str) -> dict[str, Any]:
+    header, rows = split_table(text)
+    key, amount = header.index("invoice_id"), header.index("amount_rub")
+    amounts = sorted((int(r[amount]) for r in rows), reverse=True)
+    top = max(rows, key=lambda r: int(r[amount]))
+    return {"first": rows[0][key], "largest": top[key] if amounts[0] != amounts[1] else None}
+
+
+def _table(text: str) -> dict[str, Any]:
+    header, _ = split_table(text)
+    return {"first_column": header[0], "last_column": header[-1]}
+
+
 READERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "deploy_yaml": _yaml,
     "service_json": _service_json,
@@ -77,7 +92,8 @@ READERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "hosts_txt": _hosts_txt,
     "ticket": lambda t: {"issue": issue_key(t), "login": ticket_author(t)},
     "app_log": _log,
-    "table": lambda t: {},
+    "table": _table,
+    "invoices": _invoices,
     "python": lambda t: {},
     "audio": lambda t: {},
 }
@@ -94,9 +110,9 @@ def _quoted(question: str) -> str:
     return found.group(1) if found else ""
 
 
-def _number(question: str) -> int:
-    found = _NUMBER.search(question)
-    return int(found.group(1)) if found else -1
+def _number(question: str, nth: int = 0) -> int:
+    found = _NUMBER.findall(question)
+    return int(found[nth]) if len(found) > nth else -1
 
 
 @dataclass(frozen=True)
@@ -126,7 +142,7 @@ class Spec:
         return args if all(v is not None for v in args.values()) else None
 
     def check(self, view: View) -> list[str]:
-        path, text = next(iter(view.files.items()))
+        path, text = only(view)
         return expect(view, call(self.tool, **self.args(READERS[self.kind](text), view.question, path)))
 
 
@@ -300,6 +316,60 @@ SPECS = [
     _spec("table_json", "table.to_json", "table.row_count", "table", [
         "Преобразуй эту таблицу в JSON.",
         "Нужна эта таблица в формате JSON."], PATH),
+    _spec("first_invoice", "billing.invoice_get", "billing.invoice_list", "invoices", [
+        "Покажи первый счёт из этой выгрузки.",
+        "Открой карточку счёта, который идёт в файле первым."], lambda v, q, p: {"invoice_id": v["first"]}),
+    _spec("credit_note_largest", "billing.credit_note", "billing.refund", "invoices", [
+        "Оформи кредит-ноту на {amount} ₽ по самому крупному счёту из выгрузки.",
+        "По счёту с наибольшей суммой нужна кредит-нота на {amount} ₽."],
+        lambda v, q, p: {"invoice_id": v["largest"], "amount": _number(q)},
+        lambda rng: {"amount": rng.choice([150, 300, 450, 700, 900])}),
+    _spec("module_head", "files.head", "files.read_lines", "python", [
+        "Покажи первые {lines} этого модуля.",
+        "Выведи первые {lines} приложенного файла."],
+        lambda v, q, p: {"path": p, "n": _number(q)},
+        lambda rng: {"lines": count(rng.choice([5, 10, 15, 20]), "строка", "accs")}),
+    _spec("module_lines", "files.read_lines", "files.head", "python", [
+        "Покажи строки с {a} по {b} этого модуля.",
+        "Нужен кусок файла: строки {a}–{b}."],
+        lambda v, q, p: {"path": p, "start": _number(q), "end": _number(q, 1)},
+        lambda rng: (lambda a: {"a": a, "b": a + rng.choice([4, 9, 14])})(rng.randint(1, 12))),
+    _spec("lint_module", "code.lint", "code.format", "python", [
+        "Прогони линтер по этому модулю.",
+        "проверь модуль линтером, пожалуйста"], PATH),
+    _spec("copy_log", "files.copy", "files.move", "app_log", [
+        "Скопируй этот журнал в «{target}».",
+        "Сохрани копию журнала по пути «{target}»."],
+        lambda v, q, p: {"path": p, "target": _quoted(q)},
+        lambda rng: {"target": rng.choice(["backup/app.log", "archive/2026/app.log", "tmp/app-copy.log"])}),
+    _spec("move_log", "files.move", "files.copy", "app_log", [
+        "Перенеси этот журнал в «{target}».",
+        "Переложи журнал по пути «{target}», на старом месте он не нужен."],
+        lambda v, q, p: {"path": p, "target": _quoted(q)},
+        lambda rng: {"target": rng.choice(["archive/old.log", "cold/app.log", "logs/archive/app.log"])}),
+    _spec("upload_table", "storage.upload", "storage.copy", "table", [
+        "Загрузи эту таблицу в бакет «{bucket}».",
+        "Положи приложенную таблицу в объектное хранилище, бакет «{bucket}»."],
+        lambda v, q, p: {"path": p, "bucket": _quoted(q)},
+        lambda rng: {"bucket": rng.choice(["reports", "analytics-raw", "exports-2026"])}),
+    _spec("table_unique", "table.unique", "table.group_count", "table", [
+        "Какие уникальные значения в первом столбце этой таблицы?",
+        "Перечисли без повторов значения первого столбца таблицы."],
+        lambda v, q, p: {"path": p, "column": v["first_column"]}),
+    _spec("table_sort", "table.sort", "table.max", "table", [
+        "Отсортируй таблицу по последнему столбцу по убыванию.",
+        "Нужна эта таблица, упорядоченная по последнему столбцу от большего к меньшему."],
+        lambda v, q, p: {"path": p, "column": v["last_column"], "descending": True}),
+    _spec("trace_search", "trace.search", "trace.slowest", "deploy_yaml", [
+        "Найди трассы сервиса из конфига дольше {ms} мс.",
+        "Какие запросы к сервису из values-файла шли дольше {ms} мс? Нужны трассы."],
+        lambda v, q, p: {"service": v["service"], "min_ms": _number(q)},
+        lambda rng: {"ms": rng.choice([300, 500, 800, 1200, 2000])}),
+    _spec("config_diff", "config.diff", "config.get", "deploy_yaml", [
+        "Чем отличаются настройки сервиса из конфига в «{first}» и «{second}»?",
+        "Сравни настройки сервиса из этого файла между «{first}» и «{second}»."],
+        lambda v, q, p: dict(zip(("first", "second"), _QUOTED.findall(q), strict=True), service=v["service"]),
+        lambda rng: dict(zip(("first", "second"), rng.sample(["staging", "production", "preprod"], 2), strict=True))),
     _spec("speech_language", "asr.detect_language", "asr.transcribe_fast", "audio", [
         "На каком языке говорят в этой записи?",
         "Определи язык речи в приложенном аудио."], PATH),
@@ -308,8 +378,11 @@ SPECS = [
         "Кто и когда говорит в записи? Раздели её по участникам."], PATH),
 ]
 
-ROWS_EACH = 3  # rows per spec in a default set
+GROUNDED_ROWS = 254  # rows of all specs together in a default set (T4 tool calls the larger families gave up)
 
 
 def grounded_families() -> list[Family]:
-    return [Family(spec.name, "grounding", "T4_wild", ROWS_EACH, spec.make, spec.check) for spec in SPECS]
+    """A family per spec, the rows spread evenly (the first specs take the remainder)."""
+    each, extra = divmod(GROUNDED_ROWS, len(SPECS))
+    return [Family(spec.name, "grounding", "T4_wild", each + (n < extra), spec.make, spec.check)
+            for n, spec in enumerate(SPECS)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -68,31 +69,41 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
-def make_two_means(rng: random.Random, corpus: Corpus) -> Question:
-    table = corpus.pick("table", rng)
-    first, second = rng.sample(table.facts["numeric"], 2)
-    question = rng.choice([f"Посчитай средние значения по столбцам «{first.description}» и «{second.description}».",
-                           f"Какие средние у столбцов «{first.description}» и «{second.description}»?",
-                           f"Нужны два средних: по «{first.description}» и по «{second.description}»."])
-    return build_question(
-        "two_means",
-        "parallel",
-        "T4_wild",
-        question,
-        (table,),
-        {"calls": [call("table.mean", path=table.file.path, column=c.name) for c in (first, second)]},
-        "table.median",
-        facts={"columns": [first.name, second.name]},
-    )
+def two_stats_family(name: str, stat: str, phrasings: tuple[str, ...], twin: str) -> Callable[..., Question]:
+    """table.<stat> of two columns of the attached table, in parallel; phrasings take {a} and {b}."""
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        table = corpus.pick("table", rng)
+        first, second = rng.sample(table.facts["numeric"], 2)
+        return build_question(
+            name,
+            "parallel",
+            "T4_wild",
+            rng.choice(phrasings).format(a=first.description, b=second.description),
+            (table,),
+            {"calls": [call(f"table.{stat}", path=table.file.path, column=c.name) for c in (first, second)]},
+            twin,
+            facts={"columns": [first.name, second.name]},
+        )
+
+    return make
 
 
-def check_two_means(view: View) -> list[str]:
-    path, text = only(view)
-    header, _ = split_table(text)
-    columns = view.derivation["columns"]
-    return problems((all(c in header for c in columns), "a column is not in the table")) + expect(
-        view, {"calls": [call("table.mean", path=path, column=c) for c in columns]}
-    )
+def two_stats_check(stat: str) -> Callable[[View], list[str]]:
+    def check(view: View) -> list[str]:
+        path, text = only(view)
+        header, _ = split_table(text)
+        columns = view.derivation["columns"]
+        return problems((all(c in header for c in columns), "a column is not in the table")) + expect(
+            view, {"calls": [call(f"table.{stat}", path=path, column=c) for c in columns]}
+        )
+
+    return check
+
+
+make_two_means = two_stats_family("two_means", "mean", (
+    "Посчитай средние значения по столбцам «{a}» и «{b}».", "Какие средние у столбцов «{a}» и «{b}»?",
+    "Нужны два средних: по «{a}» и по «{b}»."), "table.median")
+check_two_means = two_stats_check("mean")
 
 
 ABSENT = ["выручка на сотрудника", "маржинальность", "рейтинг клиента", "время доставки", "число возвратов"]
@@ -101,15 +112,16 @@ ABSENT = ["выручка на сотрудника", "маржинальнос�
 def make_missing_column(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     absent = rng.choice(ABSENT)
+    stat = rng.choice(list(STATS))
     return build_question(
         "abstain_false_premise",
         "no_tool",
         "T3_expert",
-        f"Посчитай среднее по столбцу «{absent}».",
+        f"Посчитай {STATS[stat]} по столбцу «{absent}».",
         (table,),
         abstain(f"в таблице нет столбца «{absent}»"),
-        "table.median",
-        extra_tools=("table.mean",),
+        "table.median" if stat != "median" else "table.mean",
+        extra_tools=(f"table.{stat}",),
         facts={"asked": absent},
     )
 
@@ -123,17 +135,19 @@ def check_missing_column(view: View) -> list[str]:
 
 
 def make_near_miss_column(rng: random.Random, corpus: Corpus) -> Question:
+    """The near miss of make_missing_column: the same question, the column there."""
     table = corpus.pick("table", rng)
     column = rng.choice(table.facts["numeric"])
+    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
     return build_question(
         "near_miss_column",
         "near_miss",
         "T4_wild",
-        f"Посчитай среднее по столбцу «{column.description}».",
+        f"Посчитай {STATS[stat]} по столбцу «{column.description}».",
         (table,),
-        call("table.mean", path=table.file.path, column=column.name),
-        "table.median",
-        facts={"stat": "mean", "column": column.name},
+        call(f"table.{stat}", path=table.file.path, column=column.name),
+        "table.median" if stat != "median" else "table.mean",
+        facts={"stat": stat, "column": column.name},
     )
 
 

@@ -71,31 +71,45 @@ def check_download_then_count(view: View) -> list[str]:
     return expect(view, download_plan(export_url(text), call("table.row_count", path="$1")))
 
 
-def hosts_family(name: str, kind: str) -> Callable[[random.Random, Corpus], Question]:
+DNS_PHRASINGS = ("Проверь A-записи всех хостов из списка.", "Посмотри A-записи для каждого хоста из файла.",
+                 "Какие IP-адреса сейчас у всех хостов из списка? Нужны A-записи.")
+
+
+def hosts_family(name: str, kind: str, tool: str = "dns.lookup", twin: str = "dns.lookup_legacy",
+                 phrasings: tuple[str, ...] = DNS_PHRASINGS) -> Callable[[random.Random, Corpus], Question]:
+    """One call of `tool` per host listed in the attached file, in parallel."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         runbook = corpus.pick(kind, rng)
         return build_question(
             name,
             "parallel",
             "T4_wild",
-            rng.choice(["Проверь A-записи всех хостов из списка.", "Посмотри A-записи для каждого хоста из файла.",
-                        "Какие IP-адреса сейчас у всех хостов из списка? Нужны A-записи."]),
+            rng.choice(phrasings),
             (runbook,),
-            {"calls": [call("dns.lookup", host=h) for h in runbook.facts["hosts"]]},
-            "dns.lookup_legacy",
+            {"calls": [call(tool, host=h) for h in runbook.facts["hosts"]]},
+            twin,
         )
 
     return make
 
 
-def check_hosts(view: View) -> list[str]:
-    _, text = only(view)
-    hosts = [
+def listed_hosts(text: str) -> list[str]:
+    return [
         ln.strip().strip("-").strip().strip("`")
         for ln in text.split("\n")
         if "." in ln and not ln.startswith("#") and (ln.startswith("- ") or " " not in ln.strip())
     ]
-    return expect(view, {"calls": [call("dns.lookup", host=h) for h in hosts]})
+
+
+def hosts_check(tool: str = "dns.lookup") -> Callable[[View], list[str]]:
+    def check(view: View) -> list[str]:
+        _, text = only(view)
+        return expect(view, {"calls": [call(tool, host=h) for h in listed_hosts(text)]})
+
+    return check
+
+
+check_hosts = hosts_check()
 
 
 def make_close_ticket(rng: random.Random, corpus: Corpus) -> Question:
