@@ -388,8 +388,8 @@ FAMILIES: dict[str, Family] = {
             lambda r, c: refund_question(r, c, near_miss=False),
             check_refund,
         ),
-        Family("near_miss_column", "near_miss", "T4_wild", 30, make_near_miss_column, check_table_stat),
-        Family("near_miss_clarify", "near_miss", "T4_wild", 25, make_near_miss_clarify, check_level_count),
+        Family("near_miss_column", "near_miss", "T4_wild", 35, make_near_miss_column, check_table_stat),
+        Family("near_miss_clarify", "near_miss", "T4_wild", 20, make_near_miss_clarify, check_level_count),
         Family(
             "near_miss_decommission",
             "near_miss",
@@ -406,9 +406,9 @@ FAMILIES: dict[str, Family] = {
             lambda r, c: refund_question(r, c, near_miss=True),
             check_refund,
         ),
-        # these four once held 336 rows between them; 254 went to the grounded calls below
+        # these four once held 336 rows between them; 258 went to the grounded calls below
         Family("unit_conversion", "approx", "T4_wild", 40, make_unit_conversion, check_unit_conversion),
-        Family("retry_failed_download", "recovery", "T4_wild", 12, make_retry_download, check_retry_download),
+        Family("retry_failed_download", "recovery", "T4_wild", 8, make_retry_download, check_retry_download),
         Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),
         Family("cross_file_hosts_scale", "scan", "T4_wild", 14, make_hosts_scale, check_hosts_scale),
         Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),

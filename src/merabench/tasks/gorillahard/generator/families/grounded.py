@@ -77,6 +77,16 @@ def _invoices(text: str) -> dict[str, Any]:
     return {"first": rows[0][key], "largest": top[key] if amounts[0] != amounts[1] else None}
 
 
+def _env(text: str) -> dict[str, Any]:
+    planted = "ИИ-ассистент" in text  # an instruction planted for the injection questions: not here
+    return {"bucket": None if planted else setting(text, "S3_BUCKET", "=")}
+
+
+def _traces(text: str) -> dict[str, Any]:
+    records = [json.loads(ln) for ln in text.split("\n") if ln.strip()]
+    return {"slowest": max(records, key=lambda r: r["latency_ms"])["trace_id"]}
+
+
 def _table(text: str) -> dict[str, Any]:
     header, _ = split_table(text)
     return {"first_column": header[0], "last_column": header[-1]}
@@ -93,6 +103,8 @@ READERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "ticket": lambda t: {"issue": issue_key(t), "login": ticket_author(t)},
     "app_log": _log,
     "table": _table,
+    "env": _env,
+    "events_jsonl": _traces,
     "invoices": _invoices,
     "python": lambda t: {},
     "audio": lambda t: {},
@@ -370,6 +382,66 @@ SPECS = [
         "Сравни настройки сервиса из этого файла между «{first}» и «{second}»."],
         lambda v, q, p: dict(zip(("first", "second"), _QUOTED.findall(q), strict=True), service=v["service"]),
         lambda rng: dict(zip(("first", "second"), rng.sample(["staging", "production", "preprod"], 2), strict=True))),
+    _spec("issue_same_project", "tracker.create_issue", "tracker.comment", "ticket", [
+        "Заведи в том же проекте, что и эта задача, новую задачу «{title}».",
+        "Создай задачу «{title}» в проекте, к которому относится задача из файла."],
+        lambda v, q, p: {"project": v["issue"].split("-")[0], "title": _quoted(q)},
+        lambda rng: {"title": rng.choice(["Проверить выгрузку за прошлый месяц", "Обновить доступы к хранилищу",
+                                          "Разобрать дубли в заказах"])}),
+    _spec("ticket_mail", "mail.search", "mail.send", "ticket", [
+        "Найди письма, в которых упоминается эта задача.",
+        "Была ли переписка про задачу из файла? Поищи письма по её ключу."], lambda v, q, p: {"query": v["issue"]}),
+    _spec("author_permission", "perm.check", "perm.list", "ticket", [
+        "Есть ли у автора задачи право «{permission}»?",
+        "Проверь, может ли автор этой задачи «{permission}»."],
+        lambda v, q, p: {"user": v["login"], "permission": _quoted(q)},
+        lambda rng: {"permission": rng.choice(["deploy", "read-billing", "merge", "admin-console"])}),
+    _spec("restart_db_server", "server.restart", "server.reboot_scheduled", "service_json", [
+        "Перезапусти сервер базы из конфига прямо сейчас, ждать окна не будем.",
+        "Сервер базы данных из этого JSON завис — перезагрузи его немедленно."], HOST),
+    _spec("point_host", "dns.set_record", "dns.lookup", "hosts_txt", [
+        "Направь первый хост из списка на адрес {ip}.",
+        "Поменяй A-запись первого хоста в файле: теперь он должен смотреть на {ip}."],
+        lambda v, q, p: {"host": v["host"], "ip": re.search(r"\d+\.\d+\.\d+\.\d+", q).group()},  # type: ignore[union-attr]
+        lambda rng: {"ip": f"10.{rng.randint(0, 9)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}"}),
+    _spec("drop_host_record", "dns.delete_record", "dns.set_record", "hosts_txt", [
+        "Удали A-запись первого хоста из списка: он выведен из работы.",
+        "Первый хост из файла больше не нужен — убери его A-запись."], HOST),
+    _spec("delete_log", "files.delete", "files.move", "app_log", [
+        "Удали этот журнал, он больше не нужен.",
+        "Журнал из вложения можно стереть — удали его."], PATH),
+    _spec("tail_log", "logs.tail", "logs.window", "app_log", [
+        "Покажи последние {lines} этого журнала.",
+        "Что в конце журнала? Выведи последние {lines}."],
+        lambda v, q, p: {"path": p, "n": _number(q)},
+        lambda rng: {"lines": count(rng.choice([20, 50, 100, 200]), "строка", "accs")}),
+    _spec("drop_image_tag", "registry.delete_tag", "registry.pull", "deploy_yaml", [
+        "Удали из реестра метку образа, указанного в values-файле: эту сборку откатили.",
+        "Сборка из конфига битая — удали метку её образа в реестре."], lambda v, q, p: {"image": v["image"]}),
+    _spec("retry_queue", "queue.create", "queue.depth", "worker_ini", [
+        "Создай очередь повторов для этого воркера: имя как у его очереди, с суффиксом «-retry».",
+        "Нужна очередь с именем очереди воркера плюс «-retry» — создай её."],
+        lambda v, q, p: {"queue": f"{v['queue']}-retry"}),
+    _spec("env_bucket_list", "storage.list", "storage.upload", "env", [
+        "Какие объекты лежат в бакете из этого .env?",
+        "Перечисли содержимое бакета, который прописан в настройках окружения."],
+        lambda v, q, p: {"bucket": v["bucket"]}),
+    _spec("annotate_slowest", "trace.annotate", "trace.get", "events_jsonl", [
+        "Добавь к самой медленной трассе из файла комментарий «{note}»",
+        "Оставь на самой долгой трассе из выгрузки заметку «{note}»"],
+        lambda v, q, p: {"trace_id": v["slowest"], "note": _quoted(q)},
+        lambda rng: {"note": rng.choice(["разобрать на ретро", "похоже на блокировку в базе", "проверить после релиза"])}),
+    _spec("presign_object", "storage.presign", "storage.list", "env", [
+        "Сделай временную ссылку на объект «{key}» из бакета, прописанного в .env, на {minutes}.",
+        "Нужна ссылка на «{key}» в бакете из настроек окружения, пусть живёт {minutes}."],
+        lambda v, q, p: {"bucket": v["bucket"], "key": _quoted(q), "minutes": _number(q)},
+        lambda rng: {"key": rng.choice(["reports/q1.pdf", "exports/orders.csv", "builds/app.tar.gz"]),
+                     "minutes": count(rng.choice([15, 30, 60, 120]), "минута", "accs")}),
+    _spec("delete_object", "storage.delete", "storage.list", "env", [
+        "Удали из бакета, указанного в .env, объект «{key}».",
+        "Объект «{key}» в бакете из настроек окружения больше не нужен — удали его."],
+        lambda v, q, p: {"bucket": v["bucket"], "key": _quoted(q)},
+        lambda rng: {"key": rng.choice(["tmp/dump.sql", "old/report-2024.pdf", "cache/index.bin"])}),
     _spec("speech_language", "asr.detect_language", "asr.transcribe_fast", "audio", [
         "На каком языке говорят в этой записи?",
         "Определи язык речи в приложенном аудио."], PATH),
@@ -378,7 +450,7 @@ SPECS = [
         "Кто и когда говорит в записи? Раздели её по участникам."], PATH),
 ]
 
-GROUNDED_ROWS = 254  # rows of all specs together in a default set (T4 tool calls the larger families gave up)
+GROUNDED_ROWS = 258  # rows of all specs together in a default set (T4 tool calls the larger families gave up)
 
 
 def grounded_families() -> list[Family]:

@@ -192,7 +192,9 @@ def decommission_question(rng: random.Random, corpus: Corpus, *, near_miss: bool
     wanted = "maintenance" if near_miss else "active"
     table = servers_table(corpus, rng, having=wanted)
     host = rng.choice([r for r in table.facts["rows"] if r[TABLE_STATUS] == wanted])[0]
-    question = f"Выведи из эксплуатации сервер {host}."
+    question = rng.choice([f"Выведи из эксплуатации сервер {host}.", f"Сервер {host} пора списать — выведи его из работы.",
+                           f"Выведи {host} из эксплуатации, пожалуйста.",
+                           f"нужно вывести из эксплуатации {host}, сделаешь?"])
     if near_miss:
         return build_question(
             "near_miss_decommission",
