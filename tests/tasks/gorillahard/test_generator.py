@@ -253,9 +253,9 @@ def test_the_audit_normalises_templates_and_scores_shortcuts(default_set: Path) 
     assert figures.distinct_pairs <= 1169 and 0 < figures.top_tool_share < 0.2
     refusing = [r for r in rows if '"abstain"' in r.outputs][:5]
     assert all(TASK.score(r, refusal(r)).metrics["sample_pass_rate"] == 1.0 for r in refusing)
-    # a row whose question names its tool's words and whose only argument is its one attached file
+    # a row whose question names its tool's words and whose only argument is the first attached file
     row = next(r for r in rows if r.meta["derivation"]["maker"] == "table_columns"
-               and r.inputs["context"].count("[файл: ") == 1)
+               and next(iter(attached_files(r.inputs["context"]))) == json.loads(r.outputs)["args"]["path"])
     assert json.loads(keyword_tool(row))["args"] == json.loads(row.outputs)["args"]
 
 

@@ -69,30 +69,43 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
     }
 
 
-# A second, unrelated file of another format beside a single one, as agents usually see: it makes
-# prompts as long as the card's (10k-35k characters) and never bears on the answer. Families whose
-# question could read onto such a file get none.
-COMPANION_SHARE = 0.75
+# Unrelated files of other formats beside a single one, as agents usually see them: they bring
+# prompts to the card's lengths (10.6k-34.2k characters, median near 18.5k) and never bear on the
+# answer; the question then names its file. Families whose question could read onto such a file
+# get none.
 NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify", "abstain_no_tool"}
+COMPANION_KINDS = ("python", "app_log", "deploy_yaml", "pom", "sql", "dockerfile", "table")  # never a planted one
+MAX_COMPANIONS = 3
 
 
 def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
-    if len(question.files) != 1 or question.family in NO_COMPANION or rng.random() > COMPANION_SHARE:
+    if len(question.files) != 1 or question.family in NO_COMPANION:
         return question
     target = question.files[0]
-    if len(target.text) > 9000:  # already as long as the card's prompts get
+    # the context this prompt should have: drawn so that whole prompts spread as the card's do
+    wanted = rng.triangular(5_000, 25_000, 15_000)
+    companions: list = []
+    kinds = [k for k in COMPANION_KINDS if not corpus.by_kind[k] or corpus.by_kind[k][0].file.fmt != target.fmt]
+    rng.shuffle(kinds)
+    for kind in kinds:
+        if len(companions) == MAX_COMPANIONS or target_length(target, companions) >= wanted:
+            break
+        companion = corpus.pick(kind, rng).file
+        if companion.path != target.path:
+            companions.append(companion)
+    if not companions:
         return question
-    # another kind than the target ("this module" beside a second module would be ambiguous)
-    kind = "app_log" if target.fmt == "code" else "python"
-    companion = corpus.pick(kind, rng).file
-    if companion.path == target.path:
-        return question
-    # with two files attached, "the file" must say which: the question names its target
+    # with several files attached, "the file" must say which: the question names its target
     named = question.question if target.path in question.question else (
         f"{question.question.rstrip()} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
-    # either order: agents see files as they come, and "the first file" is no answer
-    files = (target, companion) if rng.random() < 0.5 else (companion, target)
-    return replace(question, question=named, files=files)
+    # any order: agents see files as they come, and "the first file" is no answer
+    files = [*companions]
+    files.insert(rng.randint(0, len(files)), target)
+    return replace(question, question=named, files=tuple(files))
+
+
+def target_length(target: Any, companions: list) -> int:
+    return len(target.text) + sum(len(c.text) for c in companions)
 
 
 COMPANION_POINTERS = ("Речь о файле {path}.", "Нужен файл {path}.", "Имеется в виду {path}.", "Файл — {path}.")
