@@ -268,3 +268,18 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
     assert len(info) == 5 and "question templates" in info[0] and "always refuse" in info[-1]
     assert "seed 12" in info[-1]
+
+
+def test_logs_are_in_time_order_with_varied_lines() -> None:
+    """No line out of time order (the failed download once was: a fingerprint), and an import
+    log is not a handful of lines repeated."""
+    for seed in (0, 11):
+        corpus = build_corpus(seed)
+        for kind in ("app_log", "fetch_log"):
+            for f in corpus.by_kind[kind]:
+                stamps = [ln[:19] for ln in f.file.text.splitlines() if ln[:4].isdigit()]
+                assert stamps == sorted(stamps), f.file.path
+                assert all(0 <= int(s[11:13]) < 24 and int(s[14:16]) < 60 and int(s[17:19]) < 60 for s in stamps)
+        for f in corpus.by_kind["fetch_log"]:
+            bodies = [ln[20:] for ln in f.file.text.splitlines()]
+            assert len(set(bodies)) > len(bodies) * 0.6, f.file.path

@@ -360,12 +360,26 @@ def invoices_file(rng: random.Random, number: int) -> CorpusFile:
 
 
 def fetch_log(rng: random.Random, number: int) -> CorpusFile:
-    """An import job's log in which one download failed."""
+    """An import job's log, in time order, in which one download failed."""
     url = f"https://data.{rng.choice(DOMAINS)}/exports/report-{number:03d}-{rng.randint(10, 99)}.csv"
-    lines = [f"2026-05-{number % 28 + 1:02d} 10:{i:02d}:{rng.randint(0, 59):02d} {rng.choice(_NOISE)}"
-             for i in range(rng.randint(30, 80))]
-    lines.insert(rng.randint(3, len(lines) - 3), f"2026-05-{number % 28 + 1:02d} 10:31:12 ERROR api: failed to download "
-                 f"{url} (503)")
+    day = f"2026-05-{number % 28 + 1:02d}"
+    total = rng.randint(30, 80)
+    failed_at = rng.randint(3, total - 3)
+    moment = rng.randint(6 * 3600, 20 * 3600)  # seconds since midnight, growing line by line
+    lines = []
+    for i in range(total):
+        moment += rng.randint(1, 40)
+        stamp = f"{day} {moment // 3600:02d}:{moment // 60 % 60:02d}:{moment % 60:02d}"
+        if i == failed_at:
+            lines.append(f"{stamp} ERROR import: failed to download {url} ({rng.choice([502, 503, 504])})")
+            continue
+        lines.append(f"{stamp} " + rng.choice([
+            rng.choice(_NOISE),
+            f"INFO  import: chunk {i + 1}/{total} parsed, {rng.randint(200, 5000)} rows",
+            f"INFO  import: downloaded report-{number:03d}-{rng.randint(10, 99)}.csv ({rng.randint(1, 90)} MB)",
+            f"DEBUG import: checksum ok for part {rng.randint(1, 12)}",
+            f"WARN  import: slow source, {rng.randint(2, 30)} s for one chunk",
+        ]))
     return CorpusFile(File(f"logs/import-{number:03d}.log", "log", "\n".join(lines) + "\n"), "fetch_log", {"url": url})
 
 
