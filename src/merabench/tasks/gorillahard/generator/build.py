@@ -96,8 +96,11 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     if not companions:
         return question
     # with several files attached, "the file" must say which: the question names its target
+    text = question.question.rstrip()
+    if text[-1:] not in ".?!":  # a question ending in a quotation gets its full stop before the pointer
+        text += "."
     named = question.question if target.path in question.question else (
-        f"{question.question.rstrip()} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
+        f"{text} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
     # any order: agents see files as they come, and "the first file" is no answer
     files = [*companions]
     files.insert(rng.randint(0, len(files)), target)

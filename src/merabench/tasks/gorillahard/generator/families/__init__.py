@@ -274,7 +274,7 @@ FAMILIES: dict[str, Family] = {
             "T3_expert",
             6,
             sql_call_family(
-                "sql_vacuum", "Очисть от мёртвых строк таблицу из этой миграции.", "db.vacuum", "db.backup"
+                "sql_vacuum", "Очисти от мёртвых строк таблицу из этой миграции.", "db.vacuum", "db.backup"
             ),
             check_sql_call,
         ),

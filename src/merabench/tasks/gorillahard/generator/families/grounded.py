@@ -111,8 +111,8 @@ READERS: dict[str, Callable[[str], dict[str, Any]]] = {
 }
 
 ROLES = ["reader", "deployer", "oncall", "billing-viewer", "support-admin"]
-COMMENTS = ["Выгрузку проверил, всё сходится.", "Беру в работу, отпишусь до вечера.",
-            "Нужны доступы к хранилищу, без них не продолжить.", "Проверили на стейджинге: ошибка не воспроизводится."]
+COMMENTS = ["Выгрузку проверил, всё сходится", "Беру в работу, отпишусь до вечера",
+            "Нужны доступы к хранилищу, без них не продолжить", "Проверили на стейджинге: ошибка не воспроизводится"]
 _QUOTED = re.compile(r"«([^»]*)»")
 _NUMBER = re.compile(r"\b(\d+)\b")
 
@@ -268,8 +268,8 @@ SPECS = [
         lambda v, q, p: {"issue": v["issue"], "other": re.search(r"OPS-\d+", q).group()},  # type: ignore[union-attr]
         lambda rng: {"other": f"OPS-{rng.randint(300, 999)}"}),
     _spec("comment_ticket", "tracker.comment", "tracker.reopen", "ticket", [
-        "Напиши в этой задаче комментарий «{text}»",
-        "Оставь в задаче из файла комментарий: «{text}»"],
+        "Напиши в этой задаче комментарий «{text}».",
+        "Оставь в задаче из файла комментарий: «{text}»."],
         lambda v, q, p: {"issue": v["issue"], "text": _quoted(q)}, lambda rng: {"text": rng.choice(COMMENTS)}),
     _spec("author_roles", "perm.list", "perm.audit", "ticket", [
         "Какие роли у автора этой задачи?",
@@ -427,8 +427,8 @@ SPECS = [
         "Перечисли содержимое бакета, который прописан в настройках окружения."],
         lambda v, q, p: {"bucket": v["bucket"]}),
     _spec("annotate_slowest", "trace.annotate", "trace.get", "events_jsonl", [
-        "Добавь к самой медленной трассе из файла комментарий «{note}»",
-        "Оставь на самой долгой трассе из выгрузки заметку «{note}»"],
+        "Добавь к самой медленной трассе из файла комментарий «{note}».",
+        "Оставь на самой долгой трассе из выгрузки заметку «{note}»."],
         lambda v, q, p: {"trace_id": v["slowest"], "note": _quoted(q)},
         lambda rng: {"note": rng.choice(["разобрать на ретро", "похоже на блокировку в базе", "проверить после релиза"])}),
     _spec("presign_object", "storage.presign", "storage.list", "env", [
