@@ -205,12 +205,24 @@ def check_retry_download(view: View) -> list[str]:
 
 def make_no_tool(rng: random.Random, corpus: Corpus) -> Question:
     log = corpus.pick("app_log", rng)
+    service = log.facts["service"]
+    # nothing in any catalog does these (no fax, print, phone, chat, video, signature or RAR tool)
     ask = rng.choice(
         [
             "Переведи журнал на японский язык.",
+            f"Переведи журнал сервиса {service} на японский язык.",
             "Нарисуй по журналу диаграмму в формате PNG.",
             "Отправь журнал факсом в бухгалтерию.",
+            f"Отправь журнал {service} факсом в бухгалтерию.",
             "Распечатай журнал на принтере третьего этажа.",
+            "Позвони дежурному и зачитай ему последние ошибки из журнала.",
+            f"Пришли мне SMS с последними ошибками {service}.",
+            "Сделай из журнала видеоролик для презентации.",
+            f"Поставь электронную подпись под журналом {service}.",
+            "Перешли журнал в Телеграм-канал команды.",
+            "Сожми журнал в архив RAR с паролем.",
+            f"Закажи пиццу команде, которая разбирает журнал {service}.",
+            "Переведи журнал на азбуку Морзе и отстучи её по радио.",
         ]
     )
     return build_question(
