@@ -194,3 +194,33 @@ def test_schemas_reject_what_they_should(mixed_run: Path) -> None:
         results_schema.validate(doc)
     with pytest.raises(jsonschema.ValidationError):
         line_schema.validate({"id": "7", "status": "ok", "output": "x", "error": None})
+
+
+def test_the_report_shows_a_logged_prompt(tmp_path: Path, make_server) -> None:
+    server = make_server(reply=lambda body: "не знаю <b>")
+    out = tmp_path / "run"
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--limit", "3",
+                   "--log-prompts", "--out", str(out), "--no-progress", "--no-cache")
+    assert done.returncode in (0, 1), done.stderr
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "<summary>prompt</summary>" in html and "[user]" in html
+    assert "не знаю &lt;b&gt;" in html and "не знаю <b>" not in html  # the answer stays escaped
+
+
+def test_the_hub_revision_is_named_when_the_hub_answers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import types
+
+    import huggingface_hub
+
+    from merabench.rows import hub_revision
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info",
+                        lambda self, repo_id, token=None: types.SimpleNamespace(sha="0f3c9a1"))
+    assert hub_revision("MERA-evaluation/SAGE") == "0f3c9a1"
+    assert hub_revision(str(tmp_path)) is None  # a local folder standing in for the hub
+
+    def offline(self, repo_id, token=None):
+        raise OSError("no network")
+
+    monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", offline)
+    assert hub_revision("MERA-evaluation/SAGE") is None

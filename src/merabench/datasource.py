@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from merabench.errors import ConfigError
-from merabench.rows import TaskData, read_bundled, read_hub, read_local, to_task_data
+from merabench.rows import TaskData, hub_revision, read_bundled, read_hub, read_local, to_task_data
 from merabench.tasks import TASKS
 from merabench.tasks.base import Task
 
@@ -51,7 +51,9 @@ def load_task_data(task: Task, spec: str, split: str = "test") -> TaskData:
     if spec == "bundled":
         return to_task_data(read_bundled(task.name), source=f"bundled:{task.name}", split=split)
     if spec == "hub":
-        return to_task_data(read_hub(task.hub_id), source=f"hub:{task.hub_id}", split=split)
+        revision = hub_revision(task.hub_id)
+        source = f"hub:{task.hub_id}" + (f"@{revision}" if revision else "")
+        return to_task_data(read_hub(task.hub_id), source=source, split=split)
     if spec == "generated" or spec.startswith("generated:"):
         return to_task_data(read_local(generated_set(task, spec)), source=spec, split=split)
     return to_task_data(read_local(Path(spec)), source=spec, split=split)

@@ -216,6 +216,19 @@ def read_hub(dataset_id: str, splits: Iterable[str] = SPLITS) -> dict[str, list[
     return result
 
 
+def hub_revision(dataset_id: str) -> str | None:
+    """The commit of a hub dataset as it is now (what `load_dataset` reads), or None offline or
+    for a local folder: results.json names it beside the rows' content hash."""
+    if Path(dataset_id).exists():
+        return None
+    try:
+        from huggingface_hub import HfApi
+
+        return HfApi().dataset_info(dataset_id, token=os.environ.get("HF_TOKEN") or None).sha
+    except Exception:  # no network, no access, no huggingface_hub: the content hash still identifies the rows
+        return None
+
+
 def to_task_data(splits: dict[str, list[Row]], *, source: str, split: str = "test") -> TaskData:
     if split not in splits:
         raise ConfigError(f"{source} has no split '{split}' (has: {', '.join(sorted(splits))})")

@@ -108,6 +108,20 @@ def _lowest(task_name: str, run_dir: Path, headline: str | None) -> tuple[list[d
     return [r for *_, r in sorted(worst, reverse=True)], failed, n_failed
 
 
+PROMPT_CHARS = 6000  # of a logged prompt shown in the report (the samples file keeps it whole)
+
+
+def _prompt(record: dict[str, Any]) -> str:
+    """The request's messages, when the run logged them (--log-prompts), folded away."""
+    messages = record.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return ""
+    text = "\n\n".join(f"[{m.get('role')}]\n{m.get('content')}" for m in messages if isinstance(m, dict))
+    if len(text) > PROMPT_CHARS:
+        text = text[:PROMPT_CHARS] + f"\n… ({len(text) - PROMPT_CHARS:,} more characters in the samples file)"
+    return f"<details><summary>prompt</summary><pre>{_e(text)}</pre></details>"
+
+
 def _worst(task_name: str, run_dir: Path) -> str:
     headline = next((m.name for m in TASKS[task_name].metrics if m.headline), None)
     scored, failed, n_failed = _lowest(task_name, run_dir, headline)
@@ -125,7 +139,8 @@ def _worst(task_name: str, run_dir: Path) -> str:
             f'{e["verdict"]} {e["type"]}: {e["original"]!r} → {e["correction"]!r}'
             for e in details.get("hypothesis_edits", []) + details.get("reference_edits", []) if e["verdict"] != "TP"]
         rows.append(f'<tr><td class="num">{r["id"]}</td><td class="num">{r["metrics"][headline]:.3f}</td>'
-                    f'<td><pre>{_e(r.get("answer", r.get("output")))}</pre></td><td>{"<br>".join(_e(w) for w in why[:8])}</td></tr>')
+                    f'<td>{_prompt(r)}<pre>{_e(r.get("answer", r.get("output")))}</pre></td>'
+                    f'<td>{"<br>".join(_e(w) for w in why[:8])}</td></tr>')
     if rows:
         parts.append(f"<h3>lowest {_e(headline)}</h3><table><tr><th>id</th><th>score</th><th>answer</th><th>why</th></tr>"
                      f"{''.join(rows)}</table>")
