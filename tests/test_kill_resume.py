@@ -40,7 +40,13 @@ def test_kill_at_random_moments_and_resume(tmp_path: Path, make_server) -> None:
     for _ in range(KILLS):
         asked_before = len(server.requests)
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.3, 1.6))
+        # the random moment is counted from the run's first request, not from the process start: a
+        # fresh checkout compiles its bytecode on the first starts, and a kill before any request
+        # would test nothing
+        started = time.monotonic()
+        while len(server.requests) == asked_before and time.monotonic() - started < 60 and proc.poll() is None:
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.05, 0.7))
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         now = {i: a for i, a in read_answers(samples).items() if a.ok}
