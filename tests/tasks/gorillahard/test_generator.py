@@ -130,7 +130,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 15 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 17 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -283,3 +283,22 @@ def test_logs_are_in_time_order_with_varied_lines() -> None:
         for f in corpus.by_kind["fetch_log"]:
             bodies = [ln[20:] for ln in f.file.text.splitlines()]
             assert len(set(bodies)) > len(bodies) * 0.6, f.file.path
+
+
+def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, default_set: Path) -> None:
+    def one_question(test, shots):
+        for row in test:
+            row["inputs"]["question"] = "Сделай то, что нужно, с приложенным файлом."
+
+    problems = failed(copy_set(default_set, tmp_path / "a", one_question))
+    assert "templates < 400" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
+
+    from merabench.rows import Row
+    from merabench.tasks.gorillahard.generator.audit import keyword_tool
+
+    def keyword_references(test, shots):
+        for row in test:  # every reference is what the keyword shortcut answers
+            row["outputs"] = keyword_tool(Row(row["instruction"], row["inputs"], row["outputs"], row["meta"]))
+
+    problems = failed(copy_set(default_set, tmp_path / "b", keyword_references))
+    assert "the keyword tool shortcut scores 1.000 > 0.1" in problems["no_shortcut"]

@@ -219,6 +219,53 @@ def check_named_targets(rows: list[Row]) -> Check:
     return Check("targets_named", not vague, _first_failures(vague) or "every file acted on is named where several are attached")
 
 
+# what a publishable card-size set must reach (issue: variety and no shortcut)
+VARIETY_GOALS = {"templates": 400, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
+                 "top_tool_share": 0.04}
+SHORTCUT_LIMIT = 0.10
+
+
+def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
+    """Templates, pairs and answer tools as the audit counts them; enforced on card-size sets
+    (a small set cannot have 400 templates)."""
+    from merabench.tasks.gorillahard.generator.audit import variety
+
+    figures = variety(test)
+    summary = "; ".join(figures.lines())
+    if manifest.get("rows") != 1169:
+        return Check("variety", True, f"not enforced below the card's size: {summary}")
+    misses = []
+    if figures.templates < VARIETY_GOALS["templates"]:
+        misses.append(f"{figures.templates} templates < {VARIETY_GOALS['templates']}")
+    if figures.top_template_share > VARIETY_GOALS["top_template_share"]:
+        misses.append(f"a template on {figures.top_template_share:.1%} of rows")
+    if figures.distinct_pairs < VARIETY_GOALS["distinct_pairs"]:
+        misses.append(f"{figures.distinct_pairs} distinct pairs < {VARIETY_GOALS['distinct_pairs']}")
+    if figures.answer_tools < VARIETY_GOALS["answer_tools"]:
+        misses.append(f"{figures.answer_tools} answer tools < {VARIETY_GOALS['answer_tools']}")
+    if figures.top_tool_share > VARIETY_GOALS["top_tool_share"]:
+        misses.append(f"{figures.top_tool} in {figures.top_tool_share:.1%} of call rows")
+    return Check("variety", not misses, "; ".join(misses) or summary)
+
+
+def check_shortcuts(test: list[Row]) -> Check:
+    """Answering without solving: always refusing must score no more than the share of refusal
+    rows, and picking the tool whose description shares the question's words (arguments by
+    simple patterns) at most SHORTCUT_LIMIT. (The nearest question of another seed's set is
+    measured by `validate --audit`; it is not a gate yet.)"""
+    from merabench.tasks.gorillahard.generator.audit import shortcut_scores
+
+    scores = shortcut_scores(test)
+    misses = []
+    if scores["always_refuse"] > scores["refusal_share"] + 1e-9:
+        misses.append(f"always refusing scores {scores['always_refuse']:.3f} > refusal rows {scores['refusal_share']:.3f}")
+    if scores["keyword_tool"] > SHORTCUT_LIMIT:
+        misses.append(f"the keyword tool shortcut scores {scores['keyword_tool']:.3f} > {SHORTCUT_LIMIT}")
+    detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
+              f"keyword tool {scores['keyword_tool']:.3f}")
+    return Check("no_shortcut", not misses, "; ".join(misses) or detail)
+
+
 def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     problems = []
     counts: dict[str, Counter] = {name: Counter() for name in MIN_PER}
@@ -304,7 +351,7 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
                     row.meta.get("derivation", {}))
         try:
             found = family.check(view)
-        except (ValueError, KeyError, IndexError, StopIteration, TypeError) as exc:  # a file not as the family makes it
+        except (ValueError, KeyError, IndexError, StopIteration, TypeError, AttributeError) as exc:  # not as made
             found = [f"could not be recomputed from the files ({type(exc).__name__}: {exc})"]
         problems += [f"row {row.id} ({maker}): {p}" for p in found]
         checked += 1
@@ -373,4 +420,6 @@ def validate(folder: Path) -> list[Check]:
         check_composition(test, manifest),
         check_derivations(test, shots),
         check_scorer(test, shots),
+        check_variety(test, manifest),
+        check_shortcuts(test),
     ]

@@ -373,7 +373,8 @@ FAMILIES: dict[str, Family] = {
             "Выключи фича-флаг из файла и в staging, и в production.", "Флаг из этого .env надо погасить в обоих окружениях.")),
             flag_check("flags.disable")),
         Family("flag_state_both_envs", "parallel", "T4_wild", 17, flag_family("flag_state_both_envs", "flags.get", "flags.list", (
-            "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.")),
+            "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.",
+            "Посмотри состояние флага из файла в staging и в production.", "включён ли флаг из .env в staging и production?")),
             flag_check("flags.get")),
         Family(
             "download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count

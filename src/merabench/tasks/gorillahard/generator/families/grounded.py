@@ -149,7 +149,7 @@ class Spec:
         """The arguments for this file, or None when the file lacks a value they need."""
         try:
             args = self.args(READERS[self.kind](text), question, path)
-        except (StopIteration, ValueError, KeyError, IndexError, TypeError):
+        except (StopIteration, ValueError, KeyError, IndexError, TypeError, AttributeError):
             return None
         return args if all(v is not None for v in args.values()) else None
 
