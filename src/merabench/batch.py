@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
-from merabench.jsonio import loads
+from merabench.jsonio import json_lines
 from merabench.models.base import Completion, GenerationOptions
 from merabench.models.openai_compat import parse_reply
 from merabench.models.shaping import ApiProfile, RequestShaper
@@ -140,20 +140,13 @@ class ImportedSource:
         with reading(path, "--import-responses"):
             if not path.is_file():
                 raise DataError("no such file", file=str(path))
-            with path.open("rb") as fh:
-                for lineno, raw in enumerate(fh, start=1):
-                    if not raw.strip():
-                        continue
-                    try:
-                        line = loads(raw)
-                    except ValueError as exc:
-                        raise DataError(f"not valid JSON ({exc})", file=str(path), line=lineno) from None
-                    key = parse_custom_id(line.get("custom_id")) if isinstance(line, dict) else None
-                    if key is None:
-                        raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>)",
-                                        file=str(path), line=lineno, field="custom_id")
-                    task, row_id, messages_hash = key
-                    source.answers[(task, row_id)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
+            for lineno, line in json_lines(path):
+                key = parse_custom_id(line.get("custom_id")) if isinstance(line, dict) else None
+                if key is None:
+                    raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>)",
+                                    file=str(path), line=lineno, field="custom_id")
+                task, row_id, messages_hash = key
+                source.answers[(task, row_id)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
         if not source.answers:
             raise DataError("holds no responses", file=str(path))
         return source

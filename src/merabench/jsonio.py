@@ -9,9 +9,13 @@ gets the json module's message (with its column).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
+
+from merabench.errors import DataError
 
 
 def loads(text: str | bytes) -> Any:
@@ -20,3 +24,19 @@ def loads(text: str | bytes) -> Any:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+
+
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for every non-blank line of a JSONL file; a line that is not JSON or not
+    UTF-8 is a DataError naming the file, the line and the column. Read as bytes: the parser decodes."""
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                yield lineno, loads(raw)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=str(path), line=lineno) from None
+            except UnicodeDecodeError as exc:
+                raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
+                                file=str(path), line=lineno) from None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading
-from merabench.jsonio import loads
+from merabench.jsonio import json_lines
 
 
 def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, Any]:
@@ -86,14 +86,7 @@ def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int,
         if path.suffix == ".json":
             return _from_submission(json.loads(path.read_text(encoding="utf-8")), file=str(path))
         items, log = [], False
-        with path.open(encoding="utf-8") as fh:
-            for lineno, text in enumerate(fh, start=1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = loads(text)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg})", file=str(path), line=lineno) from None
-                log = log or (isinstance(obj, dict) and "status" in obj)
-                items.append(_from_line(obj, file=str(path), line=lineno))
+        for lineno, obj in json_lines(path):
+            log = log or (isinstance(obj, dict) and "status" in obj)
+            items.append(_from_line(obj, file=str(path), line=lineno))
         return _collect(items, file=str(path), log=log)

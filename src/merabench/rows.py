@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
-from merabench.jsonio import loads
+from merabench.jsonio import json_lines
 
 SPLITS = ("test", "shots")
 
@@ -121,21 +121,8 @@ def check_unique_ids(rows: Iterable[Row], *, file: str) -> None:
 
 
 def _read_jsonl(path: Path) -> list[Row]:
-    rows = []
-    with reading(path), path.open("rb") as fh:  # bytes: the parser decodes as it goes
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = loads(raw)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                file=str(path), line=lineno) from None
-            except UnicodeDecodeError as exc:
-                raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
-                                file=str(path), line=lineno) from None
-            rows.append(parse_row(obj, file=str(path), line=lineno))
-    return rows
+    with reading(path):
+        return [parse_row(obj, file=str(path), line=lineno) for lineno, obj in json_lines(path)]
 
 
 def _read_json(path: Path) -> dict[str, list[Row]]:

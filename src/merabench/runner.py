@@ -14,7 +14,8 @@ import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -63,6 +64,7 @@ class WorkItem:
     row: Row
     messages: tuple[Message, ...]
     digest: str
+    cache_key: str | None = None  # set when the cache was asked for it, so a fresh answer is stored under it
 
     @property
     def messages_hash(self) -> str:
@@ -91,7 +93,11 @@ class BackendSource:
         return self.backend.name
 
     def cache_key(self, item: WorkItem) -> str | None:
-        return request_key(self.backend.name, self.backend.options.fingerprint(), item.digest, self.cache_scope)
+        return request_key(self.backend.name, self._fingerprint, item.digest, self.cache_scope)
+
+    @cached_property
+    def _fingerprint(self) -> dict[str, Any]:  # the options do not change during a run
+        return self.backend.options.fingerprint()
 
     async def preflight(self) -> list[str]:
         return await self.backend.preflight()
@@ -217,9 +223,10 @@ class Runner:
 
     def _uncached(self, items: list[WorkItem], emit: Callable[[str, Answer], None]) -> list[WorkItem]:
         """Emit the answers the cache has for these items; return the others."""
-        hits = self._cached({item.digest: self.source.cache_key(item) for item in items})
+        keyed = [replace(item, cache_key=self.source.cache_key(item)) for item in items]
+        hits = self._cached({item.digest: item.cache_key for item in keyed})
         remaining = []
-        for item in items:
+        for item in keyed:
             hit = hits.get(item.digest)
             if hit is None:
                 remaining.append(item)
@@ -292,9 +299,8 @@ class Runner:
                                                    time.monotonic() - started))
                 return
             self.on_completion(completion)
-            key = self.source.cache_key(item) if self.cache is not None else None
             emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
-                 key, completion)
+                 item.cache_key, completion)
 
         saver = asyncio.create_task(cache_saver())
         try:
