@@ -152,3 +152,25 @@ def test_an_unexpected_error_in_one_worker_stops_the_others() -> None:
     with pytest.raises(ZeroDivisionError):
         asyncio.run(run_pool(range(100), handle, 4))
     assert len(started) < 10  # the other workers were cancelled, not left running through the rest
+
+
+def test_on_idle_comes_once_when_every_worker_waits_and_answers_are_seen_after_they_are_written(tmp_path: Path) -> None:
+    backend = MockBackend(delay=0.05)
+    idle_at: list[int] = []
+    seen: list[tuple[int, bool]] = []
+    path = samples_path(tmp_path, "sage")
+
+    def on_answer(task: str, answer: Answer) -> None:  # the answer's line is on disk by now
+        seen.append((answer.id, answer.id in read_answers(path)))
+
+    answers = run(backend, tmp_path, n=12, on_idle=lambda: idle_at.append(len(backend.asked)), on_answer=on_answer)
+    assert len(answers) == 12
+    assert idle_at == [4]  # concurrency 4: the first moment all four wait on the endpoint
+    assert sorted(i for i, _ in seen) == list(range(12)) and all(written for _, written in seen)
+
+
+def test_on_idle_comes_when_nothing_is_left_to_send_below_the_concurrency(tmp_path: Path) -> None:
+    idle: list[int] = []
+    backend = MockBackend()
+    run(backend, tmp_path, n=2, on_idle=lambda: idle.append(len(backend.asked)))
+    assert idle == [2]

@@ -171,7 +171,8 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]]
     for run in runs:
         result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
-                            early=early.scores.get(run.task.name) if early else None)
+                            early=early.scores.get(run.task.name) if early else None,
+                            data_sha256=early.data_sha256(run.task.name) if early else None)
         results.append(result)
     return results
 
@@ -250,7 +251,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         budget = Budget(config.prices, config.max_cost, config.deadline_s)
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
-                        notes=list(preflight_notes), on_answer=early.add, on_drained=early.warm_up,
+                        notes=list(preflight_notes), on_answer=early.add, on_idle=early.warm_up,
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
                         **({"progress": progress} if progress else {}))

@@ -184,11 +184,14 @@ class Runner:
     should_stop: Callable[[], bool] = lambda: False
     #: called with each fresh completion (cost accounting)
     on_completion: Callable[[Completion], None] = lambda completion: None
-    #: called with each answer as it is recorded, fresh, cached or failed (scoring on the way)
+    #: called with each answer once it is written, fresh, cached or failed (scoring on the way); at
+    #: the end of the loop turn, so a worker sends its next request before the answer is scored
     on_answer: Callable[[str, Answer], None] = lambda task, answer: None
-    #: called once the last request is sent, while answers are still in flight
-    on_drained: Callable[[], None] = lambda: None
+    #: called once, at the run's first idle moment: every worker has a request in flight, or the
+    #: last request is sent (work the end of the run needs can start in the background then)
+    on_idle: Callable[[], None] = lambda: None
     notes: list[str] = field(default_factory=list)
+    _idle_called: bool = field(default=False, init=False, repr=False)
 
     def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
         return answered_before(run, existing, self.system_prompt)
@@ -219,7 +222,12 @@ class Runner:
                     yield from self._uncached(batch, emit)
                     batch = []
         yield from self._uncached(batch, emit)
-        self.on_drained()
+        self._idle()
+
+    def _idle(self) -> None:
+        if not self._idle_called:
+            self._idle_called = True
+            self.on_idle()
 
     def _uncached(self, items: list[WorkItem], emit: Callable[[str, Answer], None]) -> list[WorkItem]:
         """Emit the answers the cache has for these items; return the others."""
@@ -268,6 +276,8 @@ class Runner:
             for name, batch in unwritten.items():
                 if batch:
                     writers[name].write_many(batch)
+                    for answer in batch:
+                        self.on_answer(name, answer)
                     batch.clear()
 
         def emit(task_name: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
@@ -281,7 +291,6 @@ class Runner:
                 flush_scheduled = True
                 loop.call_soon(flush)
             self.progress.advance(task_name, error=not answer.ok)
-            self.on_answer(task_name, answer)
 
         async def cache_saver() -> None:
             while True:
@@ -290,14 +299,22 @@ class Runner:
                 self._save(uncached)
                 await asyncio.sleep(CACHE_BATCH_S)
 
+        in_flight = 0
+
         async def answer_one(item: WorkItem) -> None:
+            nonlocal in_flight
             started = time.monotonic()
+            in_flight += 1
+            if in_flight == self.concurrency:
+                loop.call_soon(self._idle)  # after this worker's request has left
             try:
                 completion = await self.source.complete(item)
             except BackendError as exc:
                 emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
                                                    time.monotonic() - started))
                 return
+            finally:
+                in_flight -= 1
             self.on_completion(completion)
             emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
                  item.cache_key, completion)

@@ -8,6 +8,7 @@ scored as they are, as the leaderboard scores them, and counted.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -108,7 +109,9 @@ class EarlyScores:
             task.name: (task, {row.id: row for row in rows}) for task, rows in runs
             if not task.costly_scoring and task.name not in judged and any(r.outputs.strip() for r in rows)}
         self.scores: dict[str, dict[int, tuple[str, SampleScore]]] = {name: {} for name in self._rows}
-        self._tasks = [task for task, _ in runs]
+        self._runs = [(task, rows) for task, rows in runs]
+        self._hashes: dict[str, str] = {}
+        self._warming: threading.Thread | None = None
 
     def add(self, task_name: str, answer: Answer) -> None:
         known = self._rows.get(task_name)
@@ -122,20 +125,36 @@ class EarlyScores:
             self.scores[task_name].pop(answer.id, None)
 
     def warm_up(self) -> None:
-        """Load what the end of the run needs (the intervals' numpy, the tasks' scorers) while the
-        last answers are still in flight."""
-        import merabench.stats  # noqa: F401
+        """Start preparing what the end of the run needs (the intervals' numpy, the tasks' scorers,
+        the data hashes) in a background thread: it runs while the loop waits for the endpoint."""
+        if self._warming is None:
+            self._warming = threading.Thread(target=self._prepare_end, name="merabench-warm-up", daemon=True)
+            self._warming.start()
 
-        for task in self._tasks:
+    def _prepare_end(self) -> None:
+        from merabench.stats import warm_up
+
+        warm_up()
+        for task, rows in self._runs:
             task.warm_up()
+            self._hashes[task.name] = rows_sha256(rows)
+
+    def data_sha256(self, task_name: str) -> str | None:
+        """The task's data hash, once the warm-up is over (it is joined here: nothing forks while
+        it may hold an import lock); None when no warm-up ran."""
+        if self._warming is not None:
+            self._warming.join()
+        return self._hashes.get(task_name)
 
 
 def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool,
-               samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None) -> TaskResult:
+               samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None,
+               data_sha256: str | None = None) -> TaskResult:
     """Score every answered row and return the task result; with `samples`, write there the
     final samples file (a line per row, in the data's order). `early` holds scores already
-    taken during the run (EarlyScores), used where the text is the same and no judge is involved.
+    taken during the run (EarlyScores), used where the text is the same and no judge is involved;
+    `data_sha256` is the rows' hash when it is already known.
 
     A row's line is written as soon as it is scored, and of its details only what the task's
     aggregation reads is kept: a big run never holds every row's edits in memory."""
@@ -186,5 +205,5 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
-                        ci95=ci95, data_sha256=rows_sha256(rows))
+                        ci95=ci95, data_sha256=data_sha256 or rows_sha256(rows))
     return result

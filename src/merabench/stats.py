@@ -115,6 +115,12 @@ def intervals(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
     return {name: [round(out[name][0], 6), round(out[name][1], 6)] for name in (s.name for s in specs) if name in out}
 
 
+def warm_up() -> None:
+    """Load the parts of numpy an interval uses (numpy loads some of them on first use)."""
+    interval(bootstrap_means(np.asarray([0.0, 0.5, 1.0])))
+    interval(bootstrap_means(np.asarray([0.0, 1.0])))
+
+
 def paired_difference(first: Sequence[float], second: Sequence[float], *, seed: int = 0) -> dict[str, float] | None:
     """Mean of second - first over the same rows, with a paired bootstrap interval, and how many
     rows each side wins. None without at least two shared rows."""

@@ -1,0 +1,31 @@
+"""Scores taken while a run waits (EarlyScores) are the ones `score_task` would compute, and the
+background warm-up gives the same data hash as hashing the rows at the end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from merabench.records import Answer, Status
+from merabench.rows import read_bundled, rows_sha256
+from merabench.scoring import EarlyScores, score_task
+from merabench.tasks import TASKS
+
+
+def test_early_scores_and_the_warmed_up_hash_equal_what_the_end_of_the_run_computes(tmp_path: Path) -> None:
+    task = TASKS["gorillahard"]
+    rows = read_bundled("gorillahard")["test"][:40]
+    early = EarlyScores([(task, rows)], strip=True)
+    assert early.data_sha256("gorillahard") is None  # no warm-up yet: the end hashes the rows itself
+    answers = {}
+    for n, row in enumerate(rows):  # right answers, a fenced one, prose, a refusal
+        text = [row.outputs, f"```json\n{row.outputs}\n```", f"Ответ: {row.outputs}", '{"abstain": true}'][n % 4]
+        answers[row.id] = Answer(row.id, Status.OK, text)
+        early.add("gorillahard", answers[row.id])
+    early.warm_up()
+    assert early.data_sha256("gorillahard") == rows_sha256(rows)
+    with_early = score_task(task, rows, answers, source="x", strip=True, early=early.scores["gorillahard"],
+                            data_sha256=early.data_sha256("gorillahard"))
+    without = score_task(task, rows, answers, source="x", strip=True)
+    assert with_early.aggregate.metrics == without.aggregate.metrics
+    assert with_early.data_sha256 == without.data_sha256
+    assert len(early.scores["gorillahard"]) == len(rows)
