@@ -3,6 +3,7 @@ line and exit 2; Ctrl-C exits 130."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import math
@@ -10,11 +11,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from merabench.budget import STOPPED_EXIT, Prices, parse_duration, resolve_prices
 from merabench.datasource import load_task_data
@@ -31,15 +30,37 @@ from merabench.results import summary_table
 from merabench.scoring import TaskResult
 from merabench.tasks import TASKS, get_task
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
-console = Console(stderr=True, soft_wrap=True)  # messages stay one line each, greppable
-out = Console() if sys.stdout.isatty() else Console(width=160)  # piped output: don't squeeze tables
+
+
+# rich is loaded on the first message, not at start-up (a run's first request does not wait for it)
+@functools.cache
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)  # messages stay one line each, greppable
+
+
+@functools.cache
+def _stdout() -> Console:
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=160)  # piped output: don't squeeze tables
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as escape_markup
+
+    return escape_markup(text)
 
 
 def say(message: str) -> None:
     """A line for the user; text from models, servers and files is never read as markup."""
-    console.print(escape(message), highlight=False)
+    _stderr().print(escape(message), highlight=False)
 
 
 def _extra_body(value: str | None) -> dict[str, Any]:
@@ -78,7 +99,7 @@ def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
 
 
 def _print(result: Evaluation, prices: Prices | None = None) -> None:
-    out.print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
+    _stdout().print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
     for note in result.notes:
         say(f"note: {note}")
     for r in result.tasks.values():
@@ -221,10 +242,11 @@ def run(
         say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input; answer them, then rerun this "
             "command with --import-responses OUTPUT instead of --export-requests)")
         return
-    show = progress and console.is_terminal
-    from merabench.progress import RichProgress
+    sink = None
+    if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and _stderr().is_terminal:
+        from merabench.progress import RichProgress  # rich's live display: only for a terminal
 
-    sink = RichProgress(console) if show else None
+        sink = RichProgress(_stderr())
     if sink is not None:
         with sink:
             result = evaluate(config, progress=sink, say=say)
@@ -286,8 +308,8 @@ def _explainable(task_name: str, data: str, split: str, answers: dict[int, str |
 def _explain(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int, strip: bool) -> None:
     task = get_task(task_name)
     row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
-    out.print(f"\n[bold]row {row_id}[/bold]")
-    out.print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+    _stdout().print(f"\n[bold]row {row_id}[/bold]")
+    _stdout().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
               highlight=False)
 
 
@@ -315,7 +337,7 @@ def generate(
         test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    console.print(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
+    _stderr().print(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
                   f"check it with: merabench validate {task} {out_dir}")
 
 
@@ -333,15 +355,15 @@ def validate(
     checks = run_checks(folder)
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else "[red]FAIL[/red]"
-        out.print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
+        _stdout().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
     if audit:
         from merabench.tasks.gorillahard.generator.audit import audit_lines
 
         for line in audit_lines(folder):
-            out.print(f"info {escape(line)}", soft_wrap=True, highlight=False)
+            _stdout().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
     failed = [c.name for c in checks if not c.ok]
     if failed:
-        console.print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
+        _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
         raise typer.Exit(1)
 
 
@@ -398,7 +420,7 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder w
     """Write (again) the self-contained report.html of a run or score folder."""
     if not (run_dir / "results.json").exists():
         raise ConfigError(f"{run_dir} has no results.json")
-    console.print(f"wrote {write_report(run_dir)}")
+    _stderr().print(f"wrote {write_report(run_dir)}")
 
 
 @app.command()
@@ -423,8 +445,8 @@ def compare(
             table.add_row(task if n == 0 else "", name, f"{m['difference']:+.4f}" + (" *" if significant else ""),
                           f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]), str(m["second_better"]),
                           str(m["first_better"]))
-    out.print(table)
-    out.print("* the interval excludes 0")
+    _stdout().print(table)
+    _stdout().print("* the interval excludes 0")
     if json_out is not None:
         json_out.write_text(to_json(result) + "\n", encoding="utf-8")
 
@@ -433,14 +455,14 @@ def compare(
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""
     for t in TASKS.values():
-        out.print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
+        _stdout().print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
         if t.uses_judge:
-            out.print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
-        out.print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
+            _stdout().print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
+        _stdout().print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
                   "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
         for m in t.metrics:
-            out.print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
-        out.print()
+            _stdout().print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
+        _stdout().print()
 
 
 def _usage_error_types() -> tuple[type[BaseException], ...]:
@@ -512,7 +534,7 @@ def main(argv: list[str] | None = None) -> None:
         # without standalone mode click returns (not raises) the code of a typer.Exit
         code = app(args=args, standalone_mode=False, default_map=_config_defaults(args))
     except MerabenchError as exc:
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        _stderr().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -524,7 +546,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except _usage_error_types() as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        console.print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
+        _stderr().print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
         sys.exit(2)
     if code == 130:  # typer turns Ctrl-C into a returned 130
         say("interrupted: everything answered so far is saved; rerun the same command to resume")

@@ -31,7 +31,7 @@ from merabench.models import BASELINES, BackendSettings, GenerationOptions, make
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
 from merabench.report.html import write_report
-from merabench.results import results_document, write_results
+from merabench.results import results_document, warm_up_summary, write_results
 from merabench.rows import TaskData
 from merabench.rundir import check_identity, locked, make_folder
 from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
@@ -251,7 +251,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         budget = Budget(config.prices, config.max_cost, config.deadline_s)
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
-                        notes=list(preflight_notes), on_answer=early.add, on_idle=early.warm_up,
+                        notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
                         **({"progress": progress} if progress else {}))

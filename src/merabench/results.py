@@ -6,15 +6,16 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.budget import Prices
 from merabench.samples import write_atomic
 from merabench.scoring import TaskResult
 from merabench.tasks import get_task
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 RESULTS_FILE = "results.json"
 #: bumped when a field changes meaning or disappears (adding one does not); the JSON Schema in
@@ -74,7 +75,15 @@ def write_results(out_dir: Path, doc: dict[str, Any]) -> Path:
     return path
 
 
+def warm_up_summary() -> None:
+    """Load what `summary_table` and its printing use (rich), ahead of the end of a run."""
+    import rich.console  # noqa: F401
+    import rich.table  # noqa: F401
+
+
 def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, prices: Prices | None = None) -> Table:
+    from rich.table import Table
+
     title = "merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")
     table = Table(title=title, title_justify="left")
     columns = ("task", "rows", "errors", "metric", "value", "n", "tokens in/out") + (("cost",) if prices else ())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,16 +124,19 @@ class EarlyScores:
         except Exception:  # noqa: BLE001 - scored again at the end, where a failure is reported
             self.scores[task_name].pop(answer.id, None)
 
-    def warm_up(self) -> None:
+    def warm_up(self, also: Callable[[], None] = lambda: None) -> None:
         """Start preparing what the end of the run needs (the intervals' numpy, the tasks' scorers,
-        the data hashes) in a background thread: it runs while the loop waits for the endpoint."""
+        the data hashes, and `also`) in a background thread: it runs while the loop waits for the
+        endpoint."""
         if self._warming is None:
-            self._warming = threading.Thread(target=self._prepare_end, name="merabench-warm-up", daemon=True)
+            self._warming = threading.Thread(target=self._prepare_end, args=(also,), name="merabench-warm-up",
+                                             daemon=True)
             self._warming.start()
 
-    def _prepare_end(self) -> None:
+    def _prepare_end(self, also: Callable[[], None]) -> None:
         from merabench.stats import warm_up
 
+        also()
         warm_up()
         for task, rows in self._runs:
             task.warm_up()
