@@ -280,9 +280,73 @@ def test_logs_are_in_time_order_with_varied_lines() -> None:
                 stamps = [ln[:19] for ln in f.file.text.splitlines() if ln[:4].isdigit()]
                 assert stamps == sorted(stamps), f.file.path
                 assert all(0 <= int(s[11:13]) < 24 and int(s[14:16]) < 60 and int(s[17:19]) < 60 for s in stamps)
-        for f in corpus.by_kind["fetch_log"]:
-            bodies = [ln[20:] for ln in f.file.text.splitlines()]
+        for f in corpus.by_kind["fetch_log"] + corpus.by_kind["app_log"]:
+            bodies = [ln[20:] for ln in f.file.text.splitlines() if ln[:4].isdigit()]
             assert len(set(bodies)) > len(bodies) * 0.6, f.file.path
+            levels = Counter(body.split()[0] for body in bodies)
+            assert levels["INFO"] > len(bodies) / 3 and levels["DEBUG"] and levels["WARN"], (f.file.path, levels)
+
+
+def test_weather_tables_follow_their_stations_and_month() -> None:
+    """A weather table is one month of daily readings of a few stations, in date order, each
+    temperature near the city's normal for that month (no -25 °C in a Sochi July)."""
+    from merabench.tasks.gorillahard.generator.corpus import monthly_mean
+
+    tables = [f for seed in (0, 7) for f in build_corpus(seed).by_kind["table"] if f.facts["schema"] == "weather"]
+    assert len(tables) >= 10
+    for table in tables:
+        rows = table.facts["rows"]
+        assert len({r[1][:7] for r in rows}) == 1, table.file.path  # one month
+        assert [r[1] for r in rows] == sorted(r[1] for r in rows)
+        month = int(rows[0][1][5:7])
+        for station, _, temp, humidity, wind in rows:
+            assert abs(float(temp) - monthly_mean(station, month)) < 15, (table.file.path, station, month, temp)
+            assert 25 <= int(humidity) <= 99 and 0 <= float(wind) <= 18
+        temps = [r[2] for r in rows]
+        assert len(set(temps)) == len(temps)  # a maximum is one row
+    sochi_july = monthly_mean("Сочи", 7) - monthly_mean("Томск", 1)
+    assert sochi_july > 35
+
+
+def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
+    corpus = build_corpus(0)
+    modules = corpus.by_kind["python"]
+    lines = set()
+    for module in modules:
+        text = module.file.text
+        functions = text.split("\n\n\ndef ")[1:]
+        bodies = ["\n".join(f.splitlines()[2:]) for f in functions]  # without the signature and docstring
+        assert len(bodies) == 3 and len(set(bodies)) == 3, module.file.path
+        assert text.count("TIMEOUT_S =") == 1
+        assert text.splitlines()[module.facts["timeout_line"] - 1].startswith("TIMEOUT_S = ")
+        compile(text, module.file.path, "exec")  # it is Python
+        lines.add(module.facts["timeout_line"])
+    assert len(lines) >= 3  # not the same line in every module
+
+
+def test_ticket_threads_run_in_date_order_without_repeats() -> None:
+    import re
+
+    for seed in (0, 5):
+        for ticket in build_corpus(seed).by_kind["ticket"]:
+            text = ticket.file.text
+            opened = re.search(r"^Создана: (\S+)$", text, re.MULTILINE).group(1)
+            thread = re.findall(r"^\*\*(\w+)\*\*, (\S+): (.+)$", text, re.MULTILINE)
+            assert len(thread) >= 4
+            dates = [date for _, date, _ in thread]
+            assert dates == sorted(dates) and dates[0] >= opened, ticket.file.path
+            comments = [c for _, _, c in thread]
+            assert len(set(comments)) == len(comments)
+            speakers = [who for who, _, _ in thread]
+            assert all(a != b for a, b in zip(speakers, speakers[1:], strict=False))
+
+
+def test_file_numbers_are_drawn_per_seed() -> None:
+    """Two seeds' corpora name different files at the same place: a question's nearest twin in
+    another seed does not point at the file in the same position."""
+    first, second = (sorted(f.file.path for f in build_corpus(seed).files()) for seed in (0, 1))
+    assert len(set(first)) == len(first)
+    assert len(set(first) & set(second)) < len(first) // 10
 
 
 def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, default_set: Path) -> None:
