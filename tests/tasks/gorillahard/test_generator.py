@@ -130,7 +130,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 17 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 18 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -366,3 +366,35 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
 
     problems = failed(copy_set(default_set, tmp_path / "b", keyword_references))
     assert "the keyword tool shortcut scores 1.000 > 0.1" in problems["no_shortcut"]
+
+
+def test_wordings_follow_the_cards_split_and_a_drift_is_caught(tmp_path: Path, default_set: Path) -> None:
+    rows = read_jsonl(default_set / "test.jsonl")
+    assert Counter(r["meta"]["wording"] for r in rows) == {0: 252, 1: 235, 2: 227, 3: 249, 4: 206}
+
+    def move_one(test, shots):  # a single-turn row to another wording, its instruction with it
+        from merabench.tasks.gorillahard.generator.prompts import LAYOUT, WORDINGS
+
+        row = next(r for r in test if r["meta"]["wording"] == 0 and r["meta"]["n_turns"] == 1)
+        row["meta"]["wording"] = 1
+        row["instruction"] = WORDINGS[1] + LAYOUT
+
+    assert "composition" in failed(copy_set(default_set, tmp_path / "s", move_one))
+    from merabench.tasks.gorillahard.generator.prompts import wording_schedule
+
+    small = Counter(wording_schedule(100, random.Random(1)))
+    assert sum(small.values()) == 100 and max(small.values()) - min(small.values()) <= 5
+
+
+def test_prompts_run_the_cards_lengths_and_a_long_one_is_caught(tmp_path: Path, default_set: Path) -> None:
+    from merabench.prompts import render
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    lengths = sorted(len(render(r["instruction"], r["inputs"])) for r in rows)
+    assert lengths[0] >= 10_600 and lengths[-1] <= 34_200
+    assert 17_500 <= lengths[len(lengths) // 2] <= 19_500
+
+    def pad_one(test, shots):  # a context far past the card's longest prompt
+        test[0]["inputs"]["context"] += "\n" + "x" * 40_000
+
+    assert "prompt_lengths" in failed(copy_set(default_set, tmp_path / "s", pad_one))

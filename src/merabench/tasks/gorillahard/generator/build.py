@@ -16,13 +16,13 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.prompts import render
-from merabench.tasks.gorillahard.generator.catalog import build_catalog
+from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, build_catalog
 from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
 from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
-from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
+from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_schedule
 
-GENERATOR_VERSION = "v2"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v3"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -47,13 +47,35 @@ def _context(question: Question) -> str:
     return "\n\n".join(f"[файл: {f.path}]\n{f.text.rstrip()}" for f in question.files)
 
 
+# the card's rendered prompts run 10.6k to 34.2k characters
+PROMPT_CHARS = (10_600, 34_200)
+
+
+def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) -> list[dict[str, Any]]:
+    """A catalog of the drawn size, or of the largest (smallest) size when the prompt would be too
+    short (long) for the card's range with it; fixed_chars: the prompt without the catalog."""
+    catalog = build_catalog(question, rng)
+    length = fixed_chars + len(json.dumps(catalog, ensure_ascii=False))
+    if length < PROMPT_CHARS[0]:
+        return build_catalog(question, rng, size=MAX_TOOLS)
+    if length > PROMPT_CHARS[1]:
+        return build_catalog(question, rng, size=MIN_TOOLS)
+    return catalog
+
+
+def prompt_chars(row: dict[str, Any]) -> int:
+    return len(render(row["instruction"], row["inputs"]))
+
+
 def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialog_id: str, turn: int, n_turns: int,
          needs_history: str, wording: int, rng: random.Random) -> dict[str, Any]:
-    catalog = build_catalog(question, rng)
+    instruction, context = WORDINGS[wording] + LAYOUT, _context(question)
+    catalog = _fitted_catalog(question, rng, len(render(instruction, {
+        "question": question.question, "context": context, "tools": "", "format": FORMAT})))
     formats = sorted({f.fmt for f in question.files})
     return {
-        "instruction": WORDINGS[wording] + LAYOUT,
-        "inputs": {"question": question.question, "context": _context(question),
+        "instruction": instruction,
+        "inputs": {"question": question.question, "context": context,
                    "tools": json.dumps(catalog, ensure_ascii=False), "format": FORMAT},
         "outputs": json.dumps(question.reference, ensure_ascii=False),
         "meta": {"id": row_id, "base_id": base_id, "dialog_id": dialog_id, "turn_id": turn, "n_turns": n_turns,
@@ -75,24 +97,30 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
 # get none.
 NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify", "abstain_no_tool"}
 COMPANION_KINDS = ("python", "app_log", "deploy_yaml", "pom", "sql", "dockerfile", "table")  # never a planted one
-MAX_COMPANIONS = 3
+MAX_COMPANIONS = 4
+COMPANION_SLACK = 1_500  # how far past the drawn length one more file may take the context
 
 
 def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
     if len(question.files) != 1 or question.family in NO_COMPANION:
         return question
     target = question.files[0]
-    # the context this prompt should have: drawn so that whole prompts spread as the card's do
-    wanted = rng.triangular(5_000, 25_000, 15_000)
+    # the context this prompt should have, besides the instruction and the catalog (about 10k
+    # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
+    remaining = rng.triangular(300, 23_600, 2_500) - len(target.text)
     companions: list = []
-    kinds = [k for k in COMPANION_KINDS if not corpus.by_kind[k] or corpus.by_kind[k][0].file.fmt != target.fmt]
-    rng.shuffle(kinds)
-    for kind in kinds:
-        if len(companions) == MAX_COMPANIONS or target_length(target, companions) >= wanted:
+    # files of other formats than the target's; each step takes one of the largest that still fit
+    # what is left, so few files make up the drawn length
+    candidates = [f.file for kind in COMPANION_KINDS for f in corpus.by_kind[kind]
+                  if f.file.fmt != target.fmt and f.file.path != target.path]
+    while len(companions) < MAX_COMPANIONS and remaining > 0:
+        fitting = sorted((c for c in candidates if len(c.text) <= remaining + COMPANION_SLACK and c not in companions),
+                         key=lambda c: (-len(c.text), c.path))
+        if not fitting:
             break
-        companion = corpus.pick(kind, rng).file
-        if companion.path != target.path:
-            companions.append(companion)
+        companion = rng.choice(fitting[:5])
+        companions.append(companion)
+        remaining -= len(companion.text)
     if not companions:
         return question
     # with several files attached, "the file" must say which: the question names its target
@@ -105,10 +133,6 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     files = [*companions]
     files.insert(rng.randint(0, len(files)), target)
     return replace(question, question=named, files=tuple(files))
-
-
-def target_length(target: Any, companions: list) -> int:
-    return len(target.text) + sum(len(c.text) for c in companions)
 
 
 COMPANION_POINTERS = ("Речь о файле {path}.", "Нужен файл {path}.", "Имеется в виду {path}.", "Файл — {path}.")
@@ -190,6 +214,8 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     # (question, answer) pairs per split: shots must not give an evaluated answer away
     pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
     singles = plan.rows - plan.dialogues
+    # the card's split of wordings over the evaluated rows: singles first, then the dialogues
+    wordings = wording_schedule(plan.rows, random.Random(f"{plan.seed}:wordings"))
 
     def unique(*placed: tuple[dict, str]) -> bool:
         prompts = [render(row["instruction"], row["inputs"]) for row, _ in placed]
@@ -202,6 +228,11 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             pairs[split].add(key)
         return True
 
+    def fits(row: dict[str, Any], attempt: int) -> bool:
+        """Within the card's prompt lengths; a family that cannot get there in 40 drafts keeps its
+        row (the validator's prompt_lengths check then says so)."""
+        return attempt >= 40 or PROMPT_CHARS[0] <= prompt_chars(row) <= PROMPT_CHARS[1]
+
     # the single shots come from families whose answers vary with the files, so none repeats a test pair
     shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
     schedule = _schedule(singles) + [shot_families[n % len(shot_families)] for n in range(plan.single_shots)]
@@ -211,10 +242,12 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             question = with_companion(family.make(rng, corpus), corpus, rng)
             base_id = f"s{plan.seed}-q{slot}"
             in_shots = slot >= singles
-            wording = slot - singles if in_shots else wording_for(f"{base_id}:{question.question}")
+            wording = slot - singles if in_shots else wordings[slot]
             target = shots if in_shots else test
             row = _row(question, family, row_id=len(target), base_id=base_id, dialog_id=base_id, turn=0, n_turns=1,
                        needs_history="", wording=wording % len(WORDINGS), rng=rng)
+            if not fits(row, attempt):
+                continue
             if unique((row, "shots" if in_shots else "test")):
                 target.append(row)
                 break
@@ -228,12 +261,12 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
             opening, closing, needs = _dialogue(kind, rng, corpus)
             dialog_id = f"s{plan.seed}-d{number}"
-            wording = wording_for(dialog_id)
+            wording = wordings[singles + number]
             first = _row(opening, dialog_family, row_id=len(shots), base_id=f"{dialog_id}-t0", dialog_id=dialog_id,
                          turn=0, n_turns=2, needs_history="", wording=wording, rng=rng)
             second = _row(closing, dialog_family, row_id=len(test), base_id=f"{dialog_id}-t1", dialog_id=dialog_id,
                           turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng)
-            if unique((first, "shots"), (second, "test")):
+            if fits(second, attempt) and unique((first, "shots"), (second, "test")):
                 second["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
                 first["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
                 shots.append(first)

@@ -13,9 +13,10 @@ from merabench.tasks.gorillahard.generator.model import Question, reference_tool
 MIN_TOOLS, MAX_TOOLS = 14, 22
 
 
-def build_catalog(question: Question, rng: random.Random) -> list[dict[str, Any]]:
+def build_catalog(question: Question, rng: random.Random, size: int | None = None) -> list[dict[str, Any]]:
+    """`size` tools (drawn in MIN_TOOLS..MAX_TOOLS when not given), more if the question needs more."""
     needed = list(dict.fromkeys(reference_tools(question.reference) + [question.twin, *question.extra_tools]))
-    size = rng.randint(MIN_TOOLS, MAX_TOOLS)
+    size = rng.randint(MIN_TOOLS, MAX_TOOLS) if size is None else size
     pool = sorted(set(TOOLS) - set(needed))
     rng.shuffle(pool)
     # no reference tool is its family's only member: add a relative wherever one is missing

@@ -8,6 +8,7 @@ its key (dialogue turns share their dialogue's).
 from __future__ import annotations
 
 import hashlib
+import random
 
 RULES = ("одного инструмента достаточно, если он решает задачу; значения из файлов считай сам; план — только "
          "если нужного значения нет в контексте, а результат предыдущего шага обозначай \"$1\"; несколько "
@@ -38,3 +39,19 @@ FORMAT = (
 
 def wording_for(key: str) -> int:
     return int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % len(WORDINGS)
+
+
+CARD_WORDING_SPLIT = (252, 235, 227, 249, 206)  # the card's evaluated rows per wording, of 1,169
+
+
+def wording_schedule(rows: int, rng: random.Random) -> list[int]:
+    """A wording for each of `rows` evaluated rows, in the card's proportions (largest
+    remainders for other sizes), in an order drawn from rng."""
+    total = sum(CARD_WORDING_SPLIT)
+    exact = [count * rows / total for count in CARD_WORDING_SPLIT]
+    counts = [int(x) for x in exact]
+    for index in sorted(range(len(exact)), key=lambda i: exact[i] - counts[i], reverse=True)[: rows - sum(counts)]:
+        counts[index] += 1
+    schedule = [wording for wording, count in enumerate(counts) for _ in range(count)]
+    rng.shuffle(schedule)
+    return schedule

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading
-from merabench.prompts import HistoryIndex, render_row
+from merabench.prompts import HistoryIndex, render, render_row
 from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
 from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, relative_position
@@ -33,6 +33,7 @@ MIN_PER = {"lever": 6, "difficulty": 16, "answer_kind": 10, "corpus_format": 3}
 CARD = {"difficulty": {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768},
         "answer_kind": {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}}
 CARD_SPECIALS = {"near_miss": 109, "cost_pick": 6, "injection": 6}
+CARD_WORDINGS = {0: 252, 1: 235, 2: 227, 3: 249, 4: 206}  # evaluated rows per instruction wording
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,27 @@ VARIETY_GOALS = {"templates": 400, "top_template_share": 0.015, "distinct_pairs"
 SHORTCUT_LIMIT = 0.10
 
 
+CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered prompt
+CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
+
+
+def check_prompt_lengths(test: list[Row], manifest: dict[str, Any]) -> Check:
+    """Rendered prompts within the card's range, their median near the card's (a card-size set)."""
+    lengths = sorted(len(render(row.instruction, row.inputs)) for row in test)
+    if not lengths:
+        return Check("prompt_lengths", True, "no rows")
+    median = lengths[len(lengths) // 2]
+    summary = f"{lengths[0]:,}-{lengths[-1]:,} characters, median {median:,}"
+    if manifest.get("rows") != 1169:
+        return Check("prompt_lengths", True, summary + " (the card's range is checked on card-size sets)")
+    low, high = CARD_PROMPT_CHARS
+    outside = sum(not low <= n <= high for n in lengths)
+    problems = [f"{outside} prompt(s) outside {low:,}-{high:,}"] if outside else []
+    if not CARD_MEDIAN_CHARS[0] <= median <= CARD_MEDIAN_CHARS[1]:
+        problems.append(f"median {median:,}, the card's is about 18,500")
+    return Check("prompt_lengths", not problems, "; ".join(problems) + f" ({summary})" if problems else summary)
+
+
 def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
     """Templates, pairs and answer tools as the audit counts them; enforced on card-size sets
     (a small set cannot have 400 templates)."""
@@ -305,6 +327,9 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
                     "injection": sum(bool(r.meta["categories"].get("injected_tool")) for r in test)}
         if specials != CARD_SPECIALS:
             problems.append(f"{specials}, the card has {CARD_SPECIALS}")
+        wordings = dict(sorted(Counter(int(r.meta.get("wording", -1)) for r in test).items()))
+        if wordings != CARD_WORDINGS:
+            problems.append(f"rows per wording {wordings}, the card has {CARD_WORDINGS}")
     families = len({r.meta["categories"]["family"] for r in test})
     summary = (f"{len(test)} rows, {families} families, tiers {dict(sorted(counts['difficulty'].items()))}, "
                f"kinds {dict(sorted(counts['answer_kind'].items()))}")
@@ -418,6 +443,7 @@ def validate(folder: Path) -> list[Check]:
         check_attachments(test + shots),
         check_named_targets(test + shots),
         check_composition(test, manifest),
+        check_prompt_lengths(test, manifest),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),
