@@ -130,7 +130,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 18 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 19 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -398,3 +398,19 @@ def test_prompts_run_the_cards_lengths_and_a_long_one_is_caught(tmp_path: Path, 
         test[0]["inputs"]["context"] += "\n" + "x" * 40_000
 
     assert "prompt_lengths" in failed(copy_set(default_set, tmp_path / "s", pad_one))
+
+
+def test_a_format_trap_label_on_an_answer_the_decoy_cannot_touch_is_caught(tmp_path: Path, default_set: Path) -> None:
+    """table.mean reads the table itself: a semicolon or a repeated header cannot change the call,
+    so such a row is no format trap; a refund read from a `;`-separated file is."""
+    rows = read_jsonl(default_set / "test.jsonl")
+    assert all(r["meta"]["categories"]["format_trap"] == "no" for r in rows
+               if r["meta"]["derivation"]["maker"] == "table_stat")
+    assert any(r["meta"]["categories"]["format_trap"] == "yes" for r in rows
+               if r["meta"]["categories"]["family"] == "near_miss_refund")
+
+    def mislabel(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "table_stat")
+        row["meta"]["categories"]["format_trap"] = "yes"
+
+    assert "format_traps" in failed(copy_set(default_set, tmp_path / "s", mislabel))

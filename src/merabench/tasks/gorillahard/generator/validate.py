@@ -8,6 +8,7 @@ sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -224,6 +225,44 @@ def check_named_targets(rows: list[Row]) -> Check:
 VARIETY_GOALS = {"templates": 400, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
                  "top_tool_share": 0.04}
 SHORTCUT_LIMIT = 0.10
+
+
+_REASON_VALUE = re.compile(r"[A-Z]+-\d+|\d+(?:\.\d+)?")
+
+
+def _values_read(reference: dict[str, Any]) -> list[str]:
+    """What an answer takes from the files: its arguments but paths and step references, or the
+    ids and numbers a refusal's reason cites."""
+    if "abstain" in reference:
+        return _REASON_VALUE.findall(str(reference.get("reason", "")))
+    calls = reference.get("plan") or reference.get("calls") or [reference]
+    return [str(value) for c in calls if isinstance(c, dict) for name, value in (c.get("args") or {}).items()
+            if name != "path" and not str(value).startswith("$")]
+
+
+def _in_body(value: str, texts: list[str]) -> bool:
+    """The value (or the same in thousandths: a unit to convert) in a file's lines, a table's
+    header lines left out: a format decoy can bear only on what is read from the body."""
+    forms = {value}
+    with contextlib.suppress(ValueError):
+        forms.add(str(round(float(value) * 1000)))
+    for text in texts:
+        lines = text.splitlines()
+        body = "\n".join(line for line in lines if line != lines[0]) if lines else ""
+        if any(re.search(rf"(?<![\w.-]){re.escape(form)}(?![\w.-])", body) for form in forms):
+            return True
+    return False
+
+
+def check_format_traps(rows: list[Row]) -> Check:
+    """A row labelled format_trap=yes has an answer that reads a value from the files' body, where
+    the decoy (a delimiter, an old value commented out, another unit) can lead a reader astray."""
+    labelled = [r for r in rows if r.meta["categories"].get("format_trap") == "yes"]
+    idle = [f"row {r.id} ({r.meta['categories'].get('family')})" for r in labelled
+            if not any(_in_body(v, list(attached_files(r.inputs["context"]).values())) for v in _values_read(_reference(r)))]
+    detail = f"{len(labelled)} rows labelled; the answer of each reads a value the decoy can bear on"
+    return Check("format_traps", not idle, _first_failures([f"{x}: the decoy cannot bear on the answer" for x in idle])
+                 or detail)
 
 
 CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered prompt
@@ -444,6 +483,7 @@ def validate(folder: Path) -> list[Check]:
         check_named_targets(test + shots),
         check_composition(test, manifest),
         check_prompt_lengths(test, manifest),
+        check_format_traps(test + shots),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),

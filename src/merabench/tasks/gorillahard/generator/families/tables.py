@@ -41,8 +41,7 @@ def make_table_stat(rng: random.Random, corpus: Corpus) -> Question:
         call(f"table.{stat}", path=table.file.path, column=column.name),
         f"table.{twin}",
         facts={"stat": stat, "column": column.name},
-        format_trap=table.facts["trap"] != "none",
-    )
+    )  # no format trap: the tool reads the table, whatever its delimiter, so a decoy cannot bear on this call
 
 
 def check_table_stat(view: View) -> list[str]:
