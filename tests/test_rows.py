@@ -99,3 +99,20 @@ def test_hub_loader_reads_a_datasets_repository_layout(tmp_path: Path) -> None:
     assert dict(first.inputs) == {"source": "Превет, как дила?"}
     assert dict(second.inputs) == {"question": "Сколько?", "context": "файл"}
     assert [r.id for r in splits["shots"]] == [1]
+
+
+def test_the_data_hash_is_orjsons_canonical_bytes_without_leaving_utf8_copies_in_the_rows() -> None:
+    import hashlib
+    import sys
+
+    import orjson
+
+    from merabench.rows import read_bundled, rows_sha256
+
+    rows = read_bundled("gorillahard")["test"]
+    sizes = [sys.getsizeof(r.inputs["context"]) for r in rows]
+    digest = rows_sha256(rows)
+    # the string's size counts a cached UTF-8 copy: hashing must not add one to every row
+    assert [sys.getsizeof(r.inputs["context"]) for r in rows] == sizes
+    oracle = hashlib.sha256(b"".join(orjson.dumps(r.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
+    assert digest == oracle.hexdigest()
