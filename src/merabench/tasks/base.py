@@ -89,8 +89,10 @@ class Task(ABC):
 
     #: whether the task has an LLM-judged metric (then `judge_prompts` gives its requests)
     uses_judge: ClassVar[bool] = False
-    #: whether scoring a row takes real time (then big sets are scored on every core: parallel.py)
+    #: whether scoring a row takes real time (then it is left to the end of a run, not done early)
     costly_scoring: ClassVar[bool] = False
+    #: from how many rows to score on every core (parallel.py); None: always in this process
+    parallel_from: ClassVar[int | None] = None
     #: the per-row details `aggregate` reads; the rest goes to the samples file and is not kept
     aggregated_details: ClassVar[tuple[str, ...]] = ()
 

@@ -22,6 +22,7 @@ class SageTask(Task):
     aggregated_details = ("counts", "note")
     mera_name = "SAGE"
     costly_scoring = True
+    parallel_from = 300  # a few hundred alignments repay the workers' start
     hub_id = "MERA-evaluation/SAGE"
     description = "correct spelling and punctuation in Russian text; edit-level SPELL/PUNCT/ERRANT F1"
     metrics = (
