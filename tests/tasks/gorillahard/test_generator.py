@@ -414,3 +414,12 @@ def test_a_format_trap_label_on_an_answer_the_decoy_cannot_touch_is_caught(tmp_p
         row["meta"]["categories"]["format_trap"] = "yes"
 
     assert "format_traps" in failed(copy_set(default_set, tmp_path / "s", mislabel))
+
+
+def test_a_catalogs_length_is_counted_without_serialising_it() -> None:
+    from merabench.tasks.gorillahard.generator.catalog import catalog_chars
+    from merabench.tasks.gorillahard.generator.library import TOOLS
+
+    for n in (1, 2, 14, 22):
+        catalog = [TOOLS[name] for name in random.Random(n).sample(sorted(TOOLS), n)]
+        assert catalog_chars(catalog) == len(json.dumps(catalog, ensure_ascii=False))

@@ -114,7 +114,9 @@ def keyword_tool(row: Row) -> str:
     name or identifier)."""
     question = row.inputs["question"]
     words = _stems(question)
-    catalog = json.loads(row.inputs["tools"])
+    from merabench.tasks.gorillahard.generator.validate import parsed_catalog
+
+    catalog = parsed_catalog(row.inputs["tools"])
     best = max(catalog, key=lambda t: len(words & _stems(f"{t['name'].replace('.', ' ')} {t['description']}")))
     paths = _attached(row)
     args = {name: _argument(spec.get("type", "string"), name, question, paths)

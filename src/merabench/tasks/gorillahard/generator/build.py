@@ -16,7 +16,7 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.prompts import render
-from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, build_catalog
+from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, build_catalog, catalog_chars
 from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
 from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
@@ -55,7 +55,7 @@ def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) ->
     """A catalog of the drawn size, or of the largest (smallest) size when the prompt would be too
     short (long) for the card's range with it; fixed_chars: the prompt without the catalog."""
     catalog = build_catalog(question, rng)
-    length = fixed_chars + len(json.dumps(catalog, ensure_ascii=False))
+    length = fixed_chars + catalog_chars(catalog)
     if length < PROMPT_CHARS[0]:
         return build_catalog(question, rng, size=MAX_TOOLS)
     if length > PROMPT_CHARS[1]:

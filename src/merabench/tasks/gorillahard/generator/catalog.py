@@ -4,6 +4,8 @@ there, and the reference lands at a uniformly random place (mean relative positi
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 from typing import Any
 
@@ -34,6 +36,16 @@ def build_catalog(question: Question, rng: random.Random, size: int | None = Non
     slot = rng.randint(0, len(rest))
     ordered = rest[:slot] + list(dict.fromkeys(references)) + rest[slot:]
     return [TOOLS[name] for name in ordered]
+
+
+@functools.cache
+def _tool_chars(name: str) -> int:
+    return len(json.dumps(TOOLS[name], ensure_ascii=False))
+
+
+def catalog_chars(catalog: list[dict[str, Any]]) -> int:
+    """len(json.dumps(catalog, ensure_ascii=False)), from each tool's length (they never change)."""
+    return 2 + sum(_tool_chars(tool["name"]) for tool in catalog) + 2 * max(0, len(catalog) - 1)
 
 
 def relative_position(catalog_names: list[str], tool: str) -> float:

@@ -9,6 +9,7 @@ sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections import Counter
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading
+from merabench.jsonio import loads
 from merabench.prompts import HistoryIndex, render, render_row
 from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
@@ -44,7 +46,9 @@ class Check:
     detail: str
 
 
+@functools.lru_cache(maxsize=4096)  # several checks read each row's files: split each context once
 def attached_files(context: str) -> dict[str, str]:
+    """{path: text} of a rendered context (shared between callers: read, never change it)."""
     headers = list(_FILE_HEADER.finditer(context))
     files = {}
     for n, match in enumerate(headers):
@@ -54,7 +58,13 @@ def attached_files(context: str) -> dict[str, str]:
 
 
 def _catalog(row: Row) -> list[dict[str, Any]]:
-    return json.loads(row.inputs["tools"])
+    return parsed_catalog(row.inputs["tools"])
+
+
+@functools.lru_cache(maxsize=4096)  # several checks and the shortcut audit read each row's catalog
+def parsed_catalog(tools: str) -> list[dict[str, Any]]:
+    """A rendered catalog's tools (shared between callers: read, never change them)."""
+    return loads(tools)
 
 
 def _reference(row: Row) -> dict[str, Any]:
@@ -465,6 +475,14 @@ def _parses(text: str) -> bool:
 
 
 def validate(folder: Path) -> list[Check]:
+    try:
+        return _validate(folder)
+    finally:  # the per-row caches hold this set's files and catalogs: not past its validation
+        attached_files.cache_clear()
+        parsed_catalog.cache_clear()
+
+
+def _validate(folder: Path) -> list[Check]:
     splits = read_local(folder)
     test, shots = splits["test"], splits.get("shots", [])
     check_well_formed(test + shots, folder)
