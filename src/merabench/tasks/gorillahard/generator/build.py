@@ -17,7 +17,7 @@ from typing import Any
 from merabench.errors import writing
 from merabench.prompts import render
 from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, build_catalog, catalog_chars
-from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
+from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
 from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_schedule
@@ -200,10 +200,26 @@ def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, 
                           question="А теперь то же самое, только медиану.",
                           reference=call("table.median", path=path, column=column), twin="table.mean")
         return opening, closing, "args"
-    closing = replace(stat, family="dialog_trap", lever="dialog", difficulty="T4_wild",
-                      question="Забудь про среднее: просто посчитай строки в этой таблице.",
-                      reference=call("table.row_count", path=path), twin="table.column_count")
+    description = next(c.description for _, columns in TABLE_SCHEMAS.values() for c in columns if c.name == column)
+    question, reference, twin = rng.choice(trap_closings(path, column, description))
+    closing = replace(stat, family="dialog_trap", lever="dialog", difficulty="T4_wild", question=question,
+                      reference=reference, twin=twin)
     return opening, closing, "trap"
+
+
+def trap_closings(path: str, column: str, description: str) -> list[tuple[str, dict, str]]:
+    """The second turn that drops the first turn's operation for another one over the same table:
+    (question, reference, twin)."""
+    return [
+        ("Забудь про среднее: просто посчитай строки в этой таблице.", call("table.row_count", path=path),
+         "table.column_count"),
+        ("Среднее уже не нужно. Сколько в этой таблице столбцов?", call("table.column_count", path=path),
+         "table.row_count"),
+        (f"Ладно, среднее не важно — какие вообще значения бывают в столбце «{description}»?",
+         call("table.unique", path=path, column=column), "table.group_count"),
+        (f"Вместо среднего отсортируй эту таблицу по столбцу «{description}».",
+         call("table.sort", path=path, column=column), "table.unique"),
+    ]
 
 
 def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:

@@ -392,8 +392,17 @@ def _dialog_check(test_row: Row, opening: Row) -> list[str]:
         ok = first["tool"] == "table.mean" and last == {"tool": "table.median", "args": first["args"]}
     elif maker == "dialog:count_after_grep":  # the operation is named only in the first turn
         ok = first["tool"] == "logs.grep" and last == {"tool": "logs.count", "args": first["args"]}
-    elif maker == "dialog:trap_row_count":
-        ok = last == {"tool": "table.row_count", "args": {"path": first["args"]["path"]}}
+    elif maker == "dialog:trap_row_count":  # the new operation is named in the closing question
+        question, path, column = test_row.inputs["question"], first["args"]["path"], first["args"]["column"]
+        if "столбц" in question and "«" not in question:
+            wanted = {"tool": "table.column_count", "args": {"path": path}}
+        elif "значения" in question:
+            wanted = {"tool": "table.unique", "args": {"path": path, "column": column}}
+        elif "отсортируй" in question:
+            wanted = {"tool": "table.sort", "args": {"path": path, "column": column}}
+        else:
+            wanted = {"tool": "table.row_count", "args": {"path": path}}
+        ok = last == wanted
     else:
         return [f"row {test_row.id}: unknown dialogue maker {maker!r}"]
     return [] if ok else [f"row {test_row.id}: the closing turn does not follow from the opening one"]

@@ -105,6 +105,13 @@ def check_log_window(view: View) -> list[str]:
     return expect(view, call("logs.window", path=path, line=hits[d["occurrence"] - 1], radius=d["radius"]))
 
 
+# phrases of ordinary records (corpus._noise) a user may look for; a question takes one its log has
+GREP_PHRASES = ("slow request", "gc pause", "answered 429", "token refreshed", "queued", "connections in use",
+                "hit ratio")
+GREP_QUESTIONS = ("Найди в журнале строки с текстом «{phrase}».", "Покажи строки журнала, где встречается «{phrase}».",
+                  "выбери из лога записи с «{phrase}»", "Отфильтруй журнал по подстроке «{phrase}», пожалуйста.")
+
+
 def make_grep_optional(rng: random.Random, corpus: Corpus) -> Question:
     log = corpus.pick("app_log", rng)
     if rng.random() < 0.5:
@@ -117,22 +124,25 @@ def make_grep_optional(rng: random.Random, corpus: Corpus) -> Question:
             call("logs.grep", path=log.file.path, pattern="info", ignore_case=True),
             "logs.count",
         )
+    phrase = rng.choice([p for p in GREP_PHRASES if p in log.file.text] or ["INFO"])
     return build_question(
         "log_grep_exact",
         "optional",
         "T3_expert",
-        "Найди в журнале строки с текстом «slow request».",
+        rng.choice(GREP_QUESTIONS).format(phrase=phrase),
         (log,),
-        call("logs.grep", path=log.file.path, pattern="slow request"),
+        call("logs.grep", path=log.file.path, pattern=phrase),
         "logs.count",
     )
 
 
 def check_grep_optional(view: View) -> list[str]:
-    path, _ = only(view)
+    path, text = only(view)
     if "любом регистре" in view.question:
         return expect(view, call("logs.grep", path=path, pattern="info", ignore_case=True))
-    return expect(view, call("logs.grep", path=path, pattern="slow request"))
+    phrase = view.question.split("«", 1)[1].split("»", 1)[0]
+    return problems((phrase in text, "the phrase is not in the log")) + expect(
+        view, call("logs.grep", path=path, pattern=phrase))
 
 
 # one pool for both: the near miss differs from the clarification only in the files attached
