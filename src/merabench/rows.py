@@ -59,19 +59,27 @@ class TaskData:
 
 
 def rows_sha256(rows: Iterable[Row]) -> str:
-    """sha256 over each row's canonical JSON (sorted keys, compact, UTF-8), a line per row.
-
-    Not orjson, although it is twice as fast: orjson leaves a UTF-8 copy cached inside every
-    non-ASCII string it serialises, and these strings live as long as the rows (23 MB more for a
-    generated GorillaHard set). The bytes are the same as orjson's."""
+    """sha256 over each row's canonical JSON (sorted keys, compact, UTF-8), a line per row."""
     import hashlib
-    import json
+
+    import orjson
 
     digest = hashlib.sha256()
     for row in rows:
-        digest.update(json.dumps(row.to_dict(), ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode())
+        # orjson leaves a UTF-8 copy cached inside every non-ASCII string it serialises, and the rows'
+        # strings live as long as the run (23 MB more for a generated GorillaHard set): it is given
+        # fresh copies, dropped with their caches (still 2.4x faster than the json module)
+        canonical = row.to_dict()
+        canonical.update(instruction=_fresh(row.instruction), outputs=_fresh(row.outputs),
+                         inputs={k: _fresh(v) for k, v in row.inputs.items()})
+        digest.update(orjson.dumps(canonical, option=orjson.OPT_SORT_KEYS))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def _fresh(value: Any) -> Any:
+    """A new string with the same text (a slice and a concatenation copy it)."""
+    return value[:1] + value[1:] if isinstance(value, str) else value
 
 
 def parse_row(obj: Any, *, file: str, line: int) -> Row:
