@@ -1,14 +1,24 @@
-"""GorillaHard scoring speed (not a test): 1,169 rows, as many as the public set, with typical
-answers (right, fenced, prose around, twin tool, refusal, thinking first), scored and aggregated.
+"""GorillaHard scoring speed (not a test), with typical answers (right, fenced, prose around,
+twin tool, refusal, thinking first).
 
-    python benchmarks/gorillahard_scoring.py
+    python benchmarks/gorillahard_scoring.py [--runs 5]
+
+1. In process: 1,169 bundled rows (as many as the public set) scored and aggregated.
+2. Whole process: `merabench score gorillahard` on a generated default set (seed 0) and the same
+   answers, from process start to exit (intervals, results.json, samples, report.html included):
+   best and median wall time of --runs, and the peak RSS (goal: under 0.5 s).
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import tempfile
 import time
+from pathlib import Path
+
+from measure import run_merabench
 
 from merabench.rows import read_bundled
 from merabench.tasks import TASKS
@@ -25,7 +35,41 @@ def typical_answers(reference: str) -> list[str]:
             "<think>" + "Рассуждаю о каталоге. " * 200 + "</think>\n" + reference]
 
 
+def whole_process(runs: int) -> None:
+    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_set(SetPlan(seed=0), folder / "set")
+        with (folder / "answers.jsonl").open("w", encoding="utf-8") as out:
+            for n, line in enumerate((folder / "set" / "test.jsonl").read_text(encoding="utf-8").splitlines()):
+                row = json.loads(line)
+                variants = typical_answers(row["outputs"])
+                out.write(json.dumps({"id": row["meta"]["id"], "output": variants[n % len(variants)]},
+                                     ensure_ascii=False) + "\n")
+        walls, peaks = [], []
+        for n in range(runs):
+            measured = run_merabench(["score", "gorillahard", "--data", str(folder / "set"), "--predictions",
+                                      str(folder / "answers.jsonl"), "--out", str(folder / f"scored{n}")])
+            if measured.exit_code not in (0, 1):
+                raise SystemExit(f"merabench score failed: {measured.stderr[-500:]}")
+            walls.append(measured.seconds)
+            peaks.append(measured.peak_mb)
+        walls.sort()
+        print(f"2. merabench score gorillahard, a generated set of 1,169 rows, process start to exit: best "
+              f"{walls[0]:.2f} s, median {walls[len(walls) // 2]:.2f} s of {runs}; peak {max(peaks):.0f} MB "
+              "(goal < 0.5 s)")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    in_process()
+    whole_process(args.runs)
+
+
+def in_process() -> None:
     task = TASKS["gorillahard"]
     bundled = read_bundled("gorillahard")["test"]
     rows, answers = [], []
@@ -41,9 +85,9 @@ def main() -> None:
         scores = [task.score(r, a) for r, a in zip(rows, answers, strict=True)]
         task.aggregate(rows, scores)
         best = min(best, time.perf_counter() - started)
-    print(f"scored and aggregated {N_ROWS} rows in {best * 1000:.0f} ms (best of 5): "
+    print(f"1. scored and aggregated {N_ROWS} rows in process in {best * 1000:.0f} ms (best of 5): "
           f"{N_ROWS / best:,.0f} rows/s; prompts total {chars / 1e6:.1f} M characters")
-    print(f"sample_pass_rate {sum(s.metrics['sample_pass_rate'] for s in scores) / N_ROWS:.3f} "
+    print(f"   sample_pass_rate {sum(s.metrics['sample_pass_rate'] for s in scores) / N_ROWS:.3f} "
           "(right answers, and thinking before a right one, pass)")
 
 

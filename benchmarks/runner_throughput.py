@@ -24,7 +24,6 @@ import asyncio
 import compileall
 import json
 import multiprocessing as mp
-import os
 import subprocess
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from bare_client import post_all  # noqa: E402
 from fakeserver import FakeServer  # noqa: E402
+from measure import run_merabench  # noqa: E402
 
 from merabench.cache import ResponseCache  # noqa: E402
 from merabench.datasource import load_task_data  # noqa: E402
@@ -126,11 +126,6 @@ def keep_first_rows(path: Path, n: int) -> None:
     path.write_text("".join(lines[:n]), encoding="utf-8")
 
 
-def cli(args: list[str], *, prelude: str = "") -> list[str]:
-    return [sys.executable, "-c", prelude + "import sys; from merabench.cli import entry; "
-            f"sys.argv = ['merabench'] + {args!r}; entry()"]
-
-
 def peak_rss_mb(url: str, n: int, *, hide_torch: bool) -> float:
     """Peak RSS of one `merabench run` over n rows split across the three tasks (a fresh process)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -147,19 +142,10 @@ def peak_rss_mb(url: str, n: int, *, hide_torch: bool) -> float:
                 "--out", f"{tmp}/out", "--no-progress", "--cache-path", f"{tmp}/c.sqlite", "--concurrency", "64"]
         for spec in data:
             args += ["--data", spec]
-        return peak_rss_of(cli(args, prelude=HIDE_TORCH if hide_torch else ""), f"the {n}-row run")
-
-
-def peak_rss_of(command: list[str], what: str) -> float:
-    """Run a command to its end; its own peak RSS in MB (wait4: this child only, not all children)."""
-    with tempfile.TemporaryFile() as errors:
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode not in (0, 1):  # 1: answers "ok" fail whole tasks, which is fine here
-            errors.seek(0)
-            raise SystemExit(f"{what} failed: {errors.read().decode()[-500:]}")
-    return usage.ru_maxrss / 1024
+        measured = run_merabench(args, prelude=HIDE_TORCH if hide_torch else "")
+        if measured.exit_code not in (0, 1):  # 1: answers "ok" fail whole tasks, which is fine here
+            raise SystemExit(f"the {n}-row run failed: {measured.stderr[-500:]}")
+        return measured.peak_mb
 
 
 def gorillahard_bodies(folder: Path) -> list[dict[str, Any]]:
