@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -153,38 +154,33 @@ def _route(rng: random.Random) -> str:
     return rng.choice(_ROUTES).format(n=rng.randint(1000, 99999))
 
 
+def _method(rng: random.Random) -> str:
+    return rng.choice(["GET", "GET", "GET", "POST", "PUT"])
+
+
+# (weight, record): the ordinary records of a service's day
+_RECORDS: list[tuple[int, Callable[[random.Random], str]]] = [
+    (30, lambda r: f"INFO  api: {_method(r)} {_route(r)} {r.choice([200] * 8 + [201, 204, 304, 404])} "
+                   f"{r.randint(3, 480)} ms"),
+    (8, lambda r: "INFO  api: GET /health 200"),
+    (6, lambda r: f"WARN  api: slow request {_method(r)} {_route(r)} {r.randint(1200, 4800)} ms"),
+    (8, lambda r: f"INFO  worker: job {r.randint(10000, 99999)} done in {r.randint(2, 300) / 10:.1f} s"),
+    (4, lambda r: f"DEBUG worker: job {r.randint(10000, 99999)} queued ({r.randint(0, 40)} ahead)"),
+    (4, lambda r: f"INFO  cache: hit ratio 0.{r.randint(71, 99)}"),
+    (3, lambda r: f"INFO  db: pool {r.randint(1, 10)}/{r.choice([10, 20, 30])} connections in use"),
+    (5, lambda r: f"INFO  auth: token refreshed for user u{r.randint(1000, 99999)}"),
+    (6, lambda r: f"DEBUG api: request id {r.getrandbits(32):08x} assigned"),
+    (3, lambda r: f"DEBUG runtime: gc pause {r.randint(1, 60)} ms"),
+    (2, lambda r: f"WARN  http: {_route(r)} answered 429, retry {r.randint(1, 3)} in {r.choice([1, 2, 5])} s"),
+    (3, lambda r: f"info  api: GET /metrics 200 {r.randint(1, 9)} ms"),
+]
+
+
 def _noise(rng: random.Random) -> str:
     """One ordinary record of a service's day, varied as real ones are (routes, codes, durations,
     ids); never one of the events questions ask about, nor a failed download. Mostly INFO; some
     DEBUG and WARN; now and then a lower-case "info" (a record from another logger's format)."""
-    kind = rng.choices(["request", "health", "slow", "job", "queued", "cache", "pool", "token", "request_id",
-                        "gc", "retry", "lower"], weights=[30, 8, 6, 8, 4, 4, 3, 5, 6, 3, 2, 3])[0]
-    method = rng.choice(["GET", "GET", "GET", "POST", "PUT"])
-    if kind == "request":
-        status = rng.choice([200] * 8 + [201, 204, 304, 404])
-        return f"INFO  api: {method} {_route(rng)} {status} {rng.randint(3, 480)} ms"
-    if kind == "health":
-        return "INFO  api: GET /health 200"
-    if kind == "slow":
-        return f"WARN  api: slow request {method} {_route(rng)} {rng.randint(1200, 4800)} ms"
-    if kind == "job":
-        return f"INFO  worker: job {rng.randint(10000, 99999)} done in {rng.randint(2, 300) / 10:.1f} s"
-    if kind == "queued":
-        return f"DEBUG worker: job {rng.randint(10000, 99999)} queued ({rng.randint(0, 40)} ahead)"
-    if kind == "cache":
-        return f"INFO  cache: hit ratio 0.{rng.randint(71, 99)}"
-    if kind == "pool":
-        size = rng.choice([10, 20, 30])
-        return f"INFO  db: pool {rng.randint(1, size)}/{size} connections in use"
-    if kind == "token":
-        return f"INFO  auth: token refreshed for user u{rng.randint(1000, 99999)}"
-    if kind == "request_id":
-        return f"DEBUG api: request id {rng.getrandbits(32):08x} assigned"
-    if kind == "gc":
-        return f"DEBUG runtime: gc pause {rng.randint(1, 60)} ms"
-    if kind == "retry":
-        return f"WARN  http: {_route(rng)} answered 429, retry {rng.randint(1, 3)} in {rng.choice([1, 2, 5])} s"
-    return f"info  api: GET /metrics 200 {rng.randint(1, 9)} ms"
+    return rng.choices([make for _, make in _RECORDS], weights=[w for w, _ in _RECORDS])[0](rng)
 
 
 def log_file(rng: random.Random, number: int, index: int) -> CorpusFile:
