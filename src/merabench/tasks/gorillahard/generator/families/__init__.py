@@ -176,7 +176,12 @@ FAMILIES: dict[str, Family] = {
             12,
             sql_call_family(
                 "sql_count_rows",
-                "Сколько строк в таблице, которую создаёт эта миграция?",
+                (
+                    "Сколько строк в таблице, которую создаёт эта миграция?",
+                    "сколько записей в таблице из миграции?",
+                    "Подскажите, пожалуйста, сколько сейчас строк в таблице, которую заводит эта миграция.",
+                    "Интересно, сколько уже набралось строк в таблице из этой миграции — глянешь?",
+                ),
                 "db.count_rows",
                 "db.query_readonly",
             ),
@@ -189,7 +194,11 @@ FAMILIES: dict[str, Family] = {
             12,
             pom_call_family(
                 "pom_vuln_check",
-                "Проверь на уязвимости ту версию {artifact}, что указана в pom.",
+                (
+                    "Проверь на уязвимости ту версию {artifact}, что указана в pom.",
+                    "{artifact} из pom — есть ли уязвимости у этой версии?",
+                    "Будьте добры, проверьте версию {artifact} из pom.xml на известные уязвимости.",
+                ),
                 "deps.check_vulns",
                 "deps.latest_version",
                 True,
@@ -208,7 +217,11 @@ FAMILIES: dict[str, Family] = {
             yaml_call_family(
                 "k8s_status",
                 "schema",
-                "Покажи состояние развёртывания сервиса из файла.",
+                (
+                    "Покажи состояние развёртывания сервиса из файла.",
+                    "статус деплоя сервиса из values?",
+                    "Подскажите, в каком состоянии сейчас развёртывание сервиса из этого файла?",
+                ),
                 "k8s.status",
                 "k8s.logs",
             ),
@@ -222,7 +235,11 @@ FAMILIES: dict[str, Family] = {
             yaml_call_family(
                 "k8s_rollback",
                 "schema",
-                "Откати сервис из файла на предыдущую версию.",
+                (
+                    "Откати сервис из файла на предыдущую версию.",
+                    "откатить сервис из values на прошлый релиз",
+                    "После выкладки всё сломалось — верни, пожалуйста, сервис из этого файла на предыдущую версию.",
+                ),
                 "k8s.rollback",
                 "k8s.restart",
             ),
@@ -237,7 +254,11 @@ FAMILIES: dict[str, Family] = {
             6,
             pom_call_family(
                 "pom_upgrade_plan",
-                "Составь план обновления {artifact} с той версии, что указана в pom.",
+                (
+                    "Составь план обновления {artifact} с той версии, что указана в pom.",
+                    "план апгрейда {artifact} с версии из pom",
+                    "Хотим обновить {artifact} — распишите, пожалуйста, план перехода с версии из pom.",
+                ),
                 "deps.upgrade_plan",
                 "deps.latest_version",
                 True,
@@ -251,7 +272,11 @@ FAMILIES: dict[str, Family] = {
             6,
             pom_call_family(
                 "pom_license",
-                "Под какой лицензией распространяется {artifact} из pom?",
+                (
+                    "Под какой лицензией распространяется {artifact} из pom?",
+                    "лицензия {artifact} из pom?",
+                    "Юристы спрашивают, под какой лицензией {artifact}, который указан в pom. Подскажете?",
+                ),
                 "deps.license",
                 "deps.check_vulns",
                 False,
@@ -264,7 +289,11 @@ FAMILIES: dict[str, Family] = {
             "T3_expert",
             6,
             sql_call_family(
-                "sql_backup", "Сделай снимок таблицы, которую создаёт эта миграция.", "db.backup", "db.vacuum"
+                "sql_backup",
+                ("Сделай снимок таблицы, которую создаёт эта миграция.", "бэкап таблицы из миграции",
+                 "Перед релизом сохраните, пожалуйста, копию таблицы, которую заводит эта миграция."),
+                "db.backup",
+                "db.vacuum",
             ),
             check_sql_call,
         ),
@@ -274,7 +303,11 @@ FAMILIES: dict[str, Family] = {
             "T3_expert",
             6,
             sql_call_family(
-                "sql_vacuum", "Очисти от мёртвых строк таблицу из этой миграции.", "db.vacuum", "db.backup"
+                "sql_vacuum",
+                ("Очисти от мёртвых строк таблицу из этой миграции.", "vacuum для таблицы из миграции",
+                 "Таблица из этой миграции разбухла от удалённых строк — почисти её, пожалуйста."),
+                "db.vacuum",
+                "db.backup",
             ),
             check_sql_call,
         ),
@@ -286,7 +319,11 @@ FAMILIES: dict[str, Family] = {
             6,
             log_call_family(
                 "log_errors_per_hour",
-                "Покажи, сколько ошибок было в журнале по часам.",
+                (
+                    "Покажи, сколько ошибок было в журнале по часам.",
+                    "ошибки в логе по часам",
+                    "Хочу понять, в какие часы сыпались ошибки, — разложите журнал по часам, пожалуйста.",
+                ),
                 "logs.errors_per_hour",
                 "logs.count",
             ),
@@ -297,7 +334,9 @@ FAMILIES: dict[str, Family] = {
             "catalog",
             "T3_expert",
             6,
-            log_call_family("log_head", "Покажи первые 20 строк журнала.", "logs.head", "logs.tail", n=20),
+            log_call_family("log_head", ("Покажи первые 20 строк журнала.", "первые 20 строк лога",
+                                        "Выведите, пожалуйста, начало журнала — первые 20 строк."),
+                            "logs.head", "logs.tail", n=20),
             check_path_call,
         ),
         Family("table_group_count", "catalog", "T3_expert", 6, make_group_count, check_group_count),
@@ -317,7 +356,9 @@ FAMILIES: dict[str, Family] = {
             "catalog",
             "T3_expert",
             6,
-            code_call_family("code_run_tests", "Запусти тесты этого модуля.", "code.run_tests", "code.lint"),
+            code_call_family("code_run_tests", ("Запусти тесты этого модуля.", "прогони тесты модуля",
+                                               "Я поправил модуль — запусти, пожалуйста, его тесты."),
+                             "code.run_tests", "code.lint"),
             check_path_call,
         ),
         Family(
@@ -326,7 +367,11 @@ FAMILIES: dict[str, Family] = {
             "T3_expert",
             6,
             code_call_family(
-                "code_complexity", "Оцени сложность функций в этом модуле.", "code.complexity", "code.format"
+                "code_complexity",
+                ("Оцени сложность функций в этом модуле.", "цикломатика функций модуля?",
+                 "Ревьюер жалуется на запутанный код — посчитайте, пожалуйста, сложность функций этого модуля."),
+                "code.complexity",
+                "code.format",
             ),
             check_path_call,
         ),

@@ -12,6 +12,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     expect,
     lines_with,
     only,
+    phrased,
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
@@ -24,7 +25,9 @@ def make_docker_port(rng: random.Random, corpus: Corpus) -> Question:
         "docker_port_check",
         "grounding",
         "T2_hard",
-        f"Проверь, принимает ли {host} соединения на порту, который открывает контейнер из Dockerfile.",
+        phrased(rng, (f"Проверь, принимает ли {host} соединения на порту, который открывает контейнер из Dockerfile.",
+                      f"{host}: открыт ли порт контейнера из Dockerfile?",
+                      f"Посмотрите, пожалуйста, слушает ли {host} порт, который объявлен в Dockerfile.")),
         (docker,),
         call("net.check_port", host=host, port=docker.facts["port"]),
         "net.ping",
@@ -45,7 +48,8 @@ def make_image_scan(rng: random.Random, corpus: Corpus) -> Question:
         "image_scan",
         "grounding",
         "T3_expert",
-        "Просканируй на уязвимости базовый образ из Dockerfile.",
+        phrased(rng, ("Просканируй на уязвимости базовый образ из Dockerfile.", "скан базового образа из Dockerfile",
+                      "Проверьте, пожалуйста, базовый образ из Dockerfile на уязвимости перед релизом.")),
         (docker,),
         call("registry.scan_image", image=docker.facts["base"]),
         "registry.pull",
@@ -84,7 +88,8 @@ def make_slowest_trace(rng: random.Random, corpus: Corpus) -> Question:
         "slowest_trace",
         "scan",
         "T3_expert",
-        "Открой трассу самого медленного запроса из выгрузки.",
+        phrased(rng, ("Открой трассу самого медленного запроса из выгрузки.", "трасса самого долгого запроса из дампа?",
+                      "Покажите, пожалуйста, трассу запроса, который в выгрузке шёл дольше всех.")),
         (events,),
         call("trace.get", trace_id=events.facts["slowest"]),
         "trace.search",
@@ -151,7 +156,7 @@ def check_blame_then_show(view: View) -> list[str]:
 
 
 def pom_call_family(
-    name: str, question: str, tool: str, twin: str, with_version: bool
+    name: str, question: str | tuple[str, ...], tool: str, twin: str, with_version: bool
 ) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         pom = corpus.pick("pom", rng)
@@ -161,7 +166,7 @@ def pom_call_family(
             name,
             "grounding",
             "T3_expert",
-            question.format(artifact=artifact),
+            phrased(rng, question).format(artifact=artifact),
             (pom,),
             call(tool, **args),
             twin,
@@ -180,14 +185,14 @@ def check_pom_call(view: View) -> list[str]:
     return expect(view, call(view.reference["tool"], **args))
 
 
-def sql_call_family(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
+def sql_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         migration = corpus.pick("sql", rng)
         return build_question(
             name,
             "grounding",
             "T3_expert",
-            question,
+            phrased(rng, question),
             (migration,),
             call(tool, table=migration.facts["table"]),
             twin,
@@ -207,7 +212,8 @@ def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
         "image_tags",
         "grounding",
         "T3_expert",
-        "Какие метки есть в реестре у базового образа из Dockerfile?",
+        phrased(rng, ("Какие метки есть в реестре у базового образа из Dockerfile?", "теги базового образа из Dockerfile?",
+                      "Подскажите, какие версии базового образа из Dockerfile лежат в реестре?")),
         (docker,),
         call("registry.list_tags", image=docker.facts["base"].split(":")[0]),
         "registry.delete_tag",
@@ -219,11 +225,11 @@ def check_image_tags(view: View) -> list[str]:
     return expect(view, call("registry.list_tags", image=dockerfile_base(text).split(":")[0]))
 
 
-def code_call_family(name: str, question: str, tool: str, twin: str) -> Callable[..., Question]:
+def code_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         module = corpus.pick("python", rng)
         return build_question(
-            name, "catalog", "T3_expert", question, (module,), call(tool, path=module.file.path), twin
+            name, "catalog", "T3_expert", phrased(rng, question), (module,), call(tool, path=module.file.path), twin
         )
 
     return make

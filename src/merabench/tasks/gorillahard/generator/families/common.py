@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,11 @@ def problems(*pairs: tuple[bool, str]) -> list[str]:
 
 def expect(view: View, reference: dict[str, Any]) -> list[str]:
     return problems((view.reference == reference, f"expected {reference}"))
+
+
+def phrased(rng: random.Random, question: str | Sequence[str]) -> str:
+    """The question, or one of its phrasings (by different speakers: terse, polite, chatty)."""
+    return question if isinstance(question, str) else rng.choice(list(question))
 
 
 def build_question(

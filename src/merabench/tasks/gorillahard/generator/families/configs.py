@@ -6,7 +6,14 @@ import random
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
-from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only, setting
+from merabench.tasks.gorillahard.generator.families.common import (
+    View,
+    build_question,
+    expect,
+    only,
+    phrased,
+    setting,
+)
 from merabench.tasks.gorillahard.generator.model import Question, call
 
 
@@ -17,7 +24,9 @@ def make_deploy_scale(rng: random.Random, corpus: Corpus) -> Question:
         "deploy_scale",
         "schema",
         "T2_hard",
-        "Выставь для сервиса из файла столько реплик, сколько там указано сейчас.",
+        phrased(rng, ("Выставь для сервиса из файла столько реплик, сколько там указано сейчас.",
+                      "реплик сервиса — сколько в values, столько и выставь",
+                      "Приведите, пожалуйста, число реплик сервиса к тому, что записано в его файле.")),
         (values,),
         call("k8s.scale", namespace=f["namespace"], deployment=f["deployment"], replicas=f["replicas"]),
         "k8s.restart",
@@ -76,7 +85,9 @@ def make_set_retries(rng: random.Random, corpus: Corpus) -> Question:
         "set_retries",
         "schema",
         "T3_expert",
-        "Задай клиенту сервиса столько повторов, сколько указано в файле.",
+        phrased(rng, ("Задай клиенту сервиса столько повторов, сколько указано в файле.",
+                      "ретраи клиента сервиса — как в файле",
+                      "Настройте, пожалуйста, число повторных попыток клиента сервиса по его файлу.")),
         (values,),
         call("config.set_retries", service=f["deployment"], retries=f["retries"]),
         "config.set_timeout",
@@ -181,7 +192,9 @@ def make_json_db(rng: random.Random, corpus: Corpus) -> Question:
         "json_db_check",
         "schema",
         "T2_hard",
-        "Проверь, доступна ли база данных из конфигурации сервиса.",
+        phrased(rng, ("Проверь, доступна ли база данных из конфигурации сервиса.",
+                      "жива ли база из конфига сервиса?",
+                      "Сервис жалуется на базу — проверьте, пожалуйста, отвечает ли та, что в его конфигурации.")),
         (config,),
         call("net.check_port", host=config.facts["host"], port=config.facts["port"]),
         "net.ping",
@@ -202,7 +215,8 @@ def make_queue_depth(rng: random.Random, corpus: Corpus) -> Question:
         "ini_queue_depth",
         "grounding",
         "T2_hard",
-        "Сколько сообщений ждёт в очереди этого воркера?",
+        phrased(rng, ("Сколько сообщений ждёт в очереди этого воркера?", "глубина очереди воркера?",
+                      "Воркер что-то не успевает — посмотрите, пожалуйста, сколько сообщений у него в очереди.")),
         (ini,),
         call("queue.depth", queue=ini.facts["queue"]),
         "queue.peek",
@@ -226,7 +240,9 @@ def make_cron(rng: random.Random, corpus: Corpus) -> Question:
         "cron_from_toml",
         "schema",
         "T3_expert",
-        "Поставь команду сервиса на запуск по расписанию из его настроек.",
+        phrased(rng, ("Поставь команду сервиса на запуск по расписанию из его настроек.",
+                      "заведи крон для команды сервиса по его настройкам",
+                      "Нужно, чтобы команда сервиса запускалась сама — по расписанию из настроек. Сделаете?")),
         (project,),
         call("cron.schedule", command=project.facts["command"], cron=project.facts["schedule"]),
         "cron.list",
@@ -242,7 +258,7 @@ def check_cron(view: View) -> list[str]:
 
 
 def yaml_call_family(
-    name: str, lever: str, question: str, tool: str, twin: str
+    name: str, lever: str, question: str | tuple[str, ...], tool: str, twin: str
 ) -> Callable[[random.Random, Corpus], Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         values = corpus.pick("deploy_yaml", rng)
@@ -251,7 +267,7 @@ def yaml_call_family(
             name,
             lever,
             "T3_expert",
-            question,
+            phrased(rng, question),
             (values,),
             call(tool, namespace=f["namespace"], deployment=f["deployment"]),
             twin,

@@ -13,6 +13,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     expect,
     lines_with,
     only,
+    phrased,
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
@@ -250,11 +251,13 @@ def check_no_tool(view: View) -> list[str]:
     return problems(("abstain" in view.reference, "must refuse"))
 
 
-def log_call_family(name: str, question: str, tool: str, twin: str, **fixed: Any) -> Callable[..., Question]:
+def log_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str,
+                    **fixed: Any) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         log = corpus.pick("app_log", rng)
         return build_question(
-            name, "catalog", "T3_expert", question, (log,), call(tool, path=log.file.path, **fixed), twin
+            name, "catalog", "T3_expert", phrased(rng, question), (log,), call(tool, path=log.file.path, **fixed),
+            twin
         )
 
     return make

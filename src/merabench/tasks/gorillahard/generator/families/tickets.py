@@ -6,7 +6,14 @@ import random
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
-from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only, setting
+from merabench.tasks.gorillahard.generator.families.common import (
+    View,
+    build_question,
+    expect,
+    only,
+    phrased,
+    setting,
+)
 from merabench.tasks.gorillahard.generator.model import Question, call
 
 
@@ -22,7 +29,9 @@ def make_download_then_count(rng: random.Random, corpus: Corpus) -> Question:
         "download_then_count",
         "plan",
         "T4_wild",
-        "Сколько строк в выгрузке, о которой говорится в задаче?",
+        phrased(rng, ("Сколько строк в выгрузке, о которой говорится в задаче?", "сколько строк в выгрузке из тикета?",
+                      "Подскажите, пожалуйста, сколько строк в выгрузке, на которую ссылается задача.",
+                      "Там в задаче ссылка на выгрузку — глянь, сколько в ней строк?")),
         (ticket,),
         download_plan(ticket.facts["url"], call("table.row_count", path="$1")),
         "http.get_json",
@@ -192,7 +201,9 @@ def make_download_then_sum(rng: random.Random, corpus: Corpus) -> Question:
         "download_then_sum",
         "plan",
         "T4_wild",
-        "Посчитай общую сумму заказов (столбец amount_rub) в выгрузке из задачи.",
+        phrased(rng, ("Посчитай общую сумму заказов (столбец amount_rub) в выгрузке из задачи.",
+                      "итог по amount_rub в выгрузке из задачи?",
+                      "Будьте добры, посчитайте общую сумму заказов в выгрузке из задачи — столбец amount_rub.")),
         (ticket,),
         download_plan(ticket.facts["url"], call("table.sum", path="$1", column="amount_rub")),
         "http.get_json",
