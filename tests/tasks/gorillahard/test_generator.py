@@ -423,3 +423,18 @@ def test_a_catalogs_length_is_counted_without_serialising_it() -> None:
     for n in (1, 2, 14, 22):
         catalog = [TOOLS[name] for name in random.Random(n).sample(sorted(TOOLS), n)]
         assert catalog_chars(catalog) == len(json.dumps(catalog, ensure_ascii=False))
+
+
+def test_every_maker_with_eight_rows_asks_in_more_than_one_phrasing(default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.audit import template
+
+    phrasings: dict[str, set[str]] = {}
+    rows: Counter[str] = Counter()
+    for row in read_jsonl(default_set / "test.jsonl"):
+        maker, question = row["meta"]["derivation"]["maker"], row["inputs"]["question"]
+        for pointer in ("Речь о файле", "Нужен файл", "Имеется в виду", "Файл —"):  # a companion's pointer
+            question = question.split(pointer)[0].strip()
+        phrasings.setdefault(maker, set()).add(template(question))
+        rows[maker] += 1
+    single = sorted(m for m, n in rows.items() if n >= 8 and len(phrasings[m]) < 2)
+    assert not single, single

@@ -187,8 +187,9 @@ def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, 
         level = first.facts["level"]
         opening = replace(first, family="dialog_first", lever="dialog", question=f"Найди в журнале строки с {level}.",
                           reference=call("logs.grep", path=log.path, pattern=level), twin="logs.count")
-        closing = replace(first, family="dialog_tool", lever="dialog", difficulty="T4_wild", question="Сколько их там?",
-                          twin="logs.grep")
+        closing = replace(first, family="dialog_tool", lever="dialog", difficulty="T4_wild", twin="logs.grep",
+                          question=rng.choice(("Сколько их там?", "а сколько таких строк?",
+                                               "Посчитай, сколько их всего, пожалуйста.")))
         return opening, closing, "tool"
     stat = make_table_stat(rng, corpus)
     path, column = stat.reference["args"]["path"], stat.reference["args"]["column"]
@@ -197,7 +198,9 @@ def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, 
                       twin="table.median")
     if kind == "median_after_mean":
         closing = replace(stat, family="dialog_args", lever="dialog", difficulty="T4_wild",
-                          question="А теперь то же самое, только медиану.",
+                          question=rng.choice(("А теперь то же самое, только медиану.",
+                                               "теперь медиану по тому же столбцу",
+                                               "А медиана какая? Столбец тот же.")),
                           reference=call("table.median", path=path, column=column), twin="table.mean")
         return opening, closing, "args"
     description = next(c.description for _, columns in TABLE_SCHEMAS.values() for c in columns if c.name == column)
