@@ -12,6 +12,8 @@ answer names at least one tool and every one is in the catalog) and `cost_optima
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from merabench.jsonio import loads
@@ -43,11 +45,36 @@ def dialog_of(row: Row) -> str | None:
     return f"{row.meta.get('dialog_id')}|{row.meta.get('wording')}" if is_dialogue_turn(row) else None
 
 
+_REUSED: dict[str, Catalog] | None = None  # while `catalogs_reused` is on: catalogs by their text
+
+
+@contextlib.contextmanager
+def catalogs_reused() -> Iterator[None]:
+    """Keep each row's parsed catalog while the same rows are scored several times (the set
+    validator's scorer check and shortcut baselines); a run scores a row once and keeps none."""
+    global _REUSED
+    _REUSED = {}
+    try:
+        yield
+    finally:
+        _REUSED = None
+
+
 def catalog_of(row: Row) -> Catalog:
     """The tool names of `inputs.tools` as the public scorer reads them (every object's `name`,
     whatever it is), and their families for our failure reasons."""
+    text = row.inputs.get("tools") or "[]"
+    if _REUSED is None:
+        return _parse_catalog(text)
+    found = _REUSED.get(text)
+    if found is None:
+        found = _REUSED[text] = _parse_catalog(text)
+    return found
+
+
+def _parse_catalog(text: str) -> Catalog:
     try:
-        tools = loads(row.inputs.get("tools") or "[]")  # our data, not an answer: the fast parser
+        tools = loads(text)  # our data, not an answer: the fast parser
     except (ValueError, RecursionError):
         tools = []
     if not isinstance(tools, list):

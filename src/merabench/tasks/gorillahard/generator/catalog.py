@@ -20,15 +20,16 @@ def build_catalog(question: Question, rng: random.Random, size: int | None = Non
     needed = list(dict.fromkeys(reference_tools(question.reference) + [question.twin, *question.extra_tools]))
     size = rng.randint(MIN_TOOLS, MAX_TOOLS) if size is None else size
     pool = sorted(set(TOOLS) - set(needed))
-    rng.shuffle(pool)
     # no reference tool is its family's only member: add a relative wherever one is missing
     kin: list[str] = []
     for tool in reference_tools(question.reference):
         family = family_of(tool)
         if sum(family_of(name) == family for name in needed + kin) < 2:
-            kin += [name for name in pool if family_of(name) == family and name not in kin][:1]
+            relatives = [name for name in pool if family_of(name) == family and name not in kin]
+            kin += [rng.choice(relatives)] if relatives else []
     others = [name for name in pool if name not in kin]
-    chosen = needed + kin + others[: max(0, size - len(needed) - len(kin))]
+    # drawn, not the whole library shuffled: a catalog takes a few of its 186 tools
+    chosen = needed + kin + rng.sample(others, min(len(others), max(0, size - len(needed) - len(kin))))
     references = reference_tools(question.reference)
     rest = [name for name in chosen if name not in references]
     rng.shuffle(rest)

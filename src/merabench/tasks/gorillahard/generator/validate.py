@@ -26,6 +26,7 @@ from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, 
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
 from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import reference_tools
+from merabench.tasks.gorillahard.metrics import catalogs_reused
 from merabench.tasks.gorillahard.task import GorillaHardTask
 
 LABELS = ("Контекст:", "Инструменты:", "Формат ответа:", "Вопрос:")
@@ -485,7 +486,8 @@ def _parses(text: str) -> bool:
 
 def validate(folder: Path) -> list[Check]:
     try:
-        return _validate(folder)
+        with catalogs_reused():  # the scorer check and the shortcut baselines score each row again
+            return _validate(folder)
     finally:  # the per-row caches hold this set's files and catalogs: not past its validation
         attached_files.cache_clear()
         parsed_catalog.cache_clear()
