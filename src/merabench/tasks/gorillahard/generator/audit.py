@@ -22,6 +22,7 @@ from typing import Any
 
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator.model import reference_tools
+from merabench.tasks.gorillahard.generator.validate import attached_files, parsed_catalog
 
 _QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"|`[^`]*`")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt)\b")
@@ -92,7 +93,7 @@ def _stems(text: str) -> set[str]:
 
 
 def _attached(row: Row) -> list[str]:
-    return re.findall(r"^\[файл: (.+)\]$", row.inputs["context"], re.MULTILINE)
+    return list(attached_files(row.inputs["context"]))
 
 
 def _argument(kind: str, name: str, question: str, paths: list[str]) -> Any:
@@ -114,8 +115,6 @@ def keyword_tool(row: Row) -> str:
     name or identifier)."""
     question = row.inputs["question"]
     words = _stems(question)
-    from merabench.tasks.gorillahard.generator.validate import parsed_catalog
-
     catalog = parsed_catalog(row.inputs["tools"])
     best = max(catalog, key=lambda t: len(words & _stems(f"{t['name'].replace('.', ' ')} {t['description']}")))
     paths = _attached(row)

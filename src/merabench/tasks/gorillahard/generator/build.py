@@ -63,8 +63,8 @@ def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) ->
     return catalog
 
 
-def prompt_chars(row: dict[str, Any]) -> int:
-    return len(render(row["instruction"], row["inputs"]))
+def rendered(row: dict[str, Any]) -> str:
+    return render(row["instruction"], row["inputs"])
 
 
 def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialog_id: str, turn: int, n_turns: int,
@@ -236,9 +236,10 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     # the card's split of wordings over the evaluated rows: singles first, then the dialogues
     wordings = wording_schedule(plan.rows, random.Random(f"{plan.seed}:wordings"))
 
-    def unique(*placed: tuple[dict, str]) -> bool:
-        prompts = [render(row["instruction"], row["inputs"]) for row, _ in placed]
-        keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split in placed]
+    def unique(*placed: tuple[dict, str, str]) -> bool:
+        """(row, split, its rendered prompt): no prompt repeats, and shots give no test answer away."""
+        prompts = [prompt for _, _, prompt in placed]
+        keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split, _ in placed]
         other = {"test": "shots", "shots": "test"}
         if any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys):
             return False
@@ -247,10 +248,10 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             pairs[split].add(key)
         return True
 
-    def fits(row: dict[str, Any], attempt: int) -> bool:
+    def fits(prompt: str, attempt: int) -> bool:
         """Within the card's prompt lengths; a family that cannot get there in 40 drafts keeps its
         row (the validator's prompt_lengths check then says so)."""
-        return attempt >= 40 or PROMPT_CHARS[0] <= prompt_chars(row) <= PROMPT_CHARS[1]
+        return attempt >= 40 or PROMPT_CHARS[0] <= len(prompt) <= PROMPT_CHARS[1]
 
     # the single shots come from families whose answers vary with the files, so none repeats a test pair
     shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
@@ -265,9 +266,10 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             target = shots if in_shots else test
             row = _row(question, family, row_id=len(target), base_id=base_id, dialog_id=base_id, turn=0, n_turns=1,
                        needs_history="", wording=wording % len(WORDINGS), rng=rng)
-            if not fits(row, attempt):
+            prompt = rendered(row)
+            if not fits(prompt, attempt):
                 continue
-            if unique((row, "shots" if in_shots else "test")):
+            if unique((row, "shots" if in_shots else "test", prompt)):
                 target.append(row)
                 break
         else:
@@ -285,7 +287,8 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
                          turn=0, n_turns=2, needs_history="", wording=wording, rng=rng)
             second = _row(closing, dialog_family, row_id=len(test), base_id=f"{dialog_id}-t1", dialog_id=dialog_id,
                           turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng)
-            if fits(second, attempt) and unique((first, "shots"), (second, "test")):
+            prompt = rendered(second)
+            if fits(prompt, attempt) and unique((first, "shots", rendered(first)), (second, "test", prompt)):
                 second["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
                 first["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
                 shots.append(first)

@@ -19,7 +19,7 @@ from typing import Any
 
 from merabench.errors import DataError, reading
 from merabench.jsonio import loads
-from merabench.prompts import HistoryIndex, render, render_row
+from merabench.prompts import HistoryIndex, render_row
 from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
 from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, relative_position
@@ -37,7 +37,12 @@ MIN_PER = {"lever": 6, "difficulty": 16, "answer_kind": 10, "corpus_format": 3}
 CARD = {"difficulty": {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768},
         "answer_kind": {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}}
 CARD_SPECIALS = {"near_miss": 109, "cost_pick": 6, "injection": 6}
+CARD_ROWS, CARD_DIALOGUES = 1169, 30  # a set of the card's size is held to its exact figures
 CARD_WORDINGS = {0: 252, 1: 235, 2: 227, 3: 249, 4: 206}  # evaluated rows per instruction wording
+
+
+def card_size(manifest: dict[str, Any]) -> bool:
+    return manifest.get("rows") == CARD_ROWS and manifest.get("dialogues") == CARD_DIALOGUES
 
 
 @dataclass(frozen=True)
@@ -85,10 +90,19 @@ def check_ids(test: list[Row], shots: list[Row]) -> Check:
     return Check("continuous_ids", ok, f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
 
 
-def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str]]:
-    """The SAP structure of every instruction, and the rendered prompts (for the uniqueness check)."""
-    problems, rendered = [], []
-    for row in test + shots:
+def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str], list[str]]:
+    """The SAP structure of every instruction, and the rendered prompts of test and of shots (for
+    the uniqueness and length checks)."""
+    problems: list[str] = []
+    test_prompts, shot_prompts = _rendered(test, problems), _rendered(shots, problems)
+    check = Check("prompt_assembly", not problems, _first_failures(problems) or "instruction, labels, question last")
+    return check, test_prompts, shot_prompts
+
+
+def _rendered(rows: list[Row], problems: list[str]) -> list[str]:
+    """The prompts of the rows assembled as SAP; what is not goes to `problems`."""
+    prompts = []
+    for row in rows:
         positions = [row.instruction.find(label) for label in LABELS]
         if -1 in positions or positions != sorted(positions) or any(p not in row.instruction for p in PLACEHOLDERS):
             problems.append(f"row {row.id}: labels or placeholders out of the SAP order")
@@ -96,11 +110,10 @@ def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str]]:
             problems.append(f"row {row.id}: inputs are {sorted(row.inputs)}")
         else:
             try:
-                rendered.append(render_row(row))
+                prompts.append(render_row(row))
             except DataError as exc:
                 problems.append(str(exc))
-    check = Check("prompt_assembly", not problems, _first_failures(problems) or "instruction, labels, question last")
-    return check, rendered
+    return prompts
 
 
 def check_dialogues(test: list[Row], shots: list[Row]) -> Check:
@@ -280,14 +293,15 @@ CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered
 CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
 
-def check_prompt_lengths(test: list[Row], manifest: dict[str, Any]) -> Check:
-    """Rendered prompts within the card's range, their median near the card's (a card-size set)."""
-    lengths = sorted(len(render(row.instruction, row.inputs)) for row in test)
+def check_prompt_lengths(prompts: list[str], manifest: dict[str, Any]) -> Check:
+    """The test rows' rendered prompts within the card's range, their median near the card's (a
+    card-size set)."""
+    lengths = sorted(len(prompt) for prompt in prompts)
     if not lengths:
         return Check("prompt_lengths", True, "no rows")
     median = lengths[len(lengths) // 2]
     summary = f"{lengths[0]:,}-{lengths[-1]:,} characters, median {median:,}"
-    if manifest.get("rows") != 1169:
+    if not card_size(manifest):
         return Check("prompt_lengths", True, summary + " (the card's range is checked on card-size sets)")
     low, high = CARD_PROMPT_CHARS
     outside = sum(not low <= n <= high for n in lengths)
@@ -304,7 +318,7 @@ def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
 
     figures = variety(test)
     summary = "; ".join(figures.lines())
-    if manifest.get("rows") != 1169:
+    if not card_size(manifest):
         return Check("variety", True, f"not enforced below the card's size: {summary}")
     misses = []
     if figures.templates < VARIETY_GOALS["templates"]:
@@ -347,10 +361,9 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
             counts[name][cats[name]] += 1
         for fmt in filter(None, cats.get("corpus_format", "").split(",")):
             counts["corpus_format"][fmt] += 1
-    card_size = manifest.get("rows") == 1169 and manifest.get("dialogues") == 30
     for name, minimum in MIN_PER.items():
         thin = {k: v for k, v in counts[name].items() if v < minimum}
-        if thin and card_size:  # the card keeps every breakdown countable; smaller sets cannot
+        if thin and card_size(manifest):  # the card keeps every breakdown countable; smaller sets cannot
             problems.append(f"{name} under {minimum}: {thin}")
     if "makers" in manifest:
         made = Counter(r.meta.get("derivation", {}).get("maker") for r in test if int(r.meta.get("n_turns", 1)) == 1)
@@ -368,7 +381,7 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     dialogues = sum(1 for r in test if int(r.meta.get("n_turns", 1)) > 1)
     if "dialogues" in manifest and dialogues != manifest["dialogues"]:
         problems.append(f"{dialogues} dialogues, the manifest asks for {manifest['dialogues']}")
-    if card_size:
+    if card_size(manifest):
         for name, want in CARD.items():
             if dict(counts[name]) != want:
                 problems.append(f"{name} {dict(counts[name])}, the card has {want}")
@@ -500,18 +513,18 @@ def _validate(folder: Path) -> list[Check]:
     manifest_path = folder / "manifest.json"
     with reading(manifest_path):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    assembly, prompts = check_prompts(test, shots)
+    assembly, test_prompts, shot_prompts = check_prompts(test, shots)
     return [
         check_ids(test, shots),
         assembly,
         check_dialogues(test, shots),
-        check_unique_prompts(prompts),
+        check_unique_prompts(test_prompts + shot_prompts),
         *check_catalogs(test + shots),
         check_limits(test + shots),
         check_attachments(test + shots),
         check_named_targets(test + shots),
         check_composition(test, manifest),
-        check_prompt_lengths(test, manifest),
+        check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
         check_derivations(test, shots),
         check_scorer(test, shots),

@@ -42,7 +42,6 @@ from merabench.tasks.gorillahard.generator.families.common import Family, View, 
 from merabench.tasks.gorillahard.generator.families.configs import (
     check_cron,
     check_deploy_scale,
-    check_flag_both_envs,
     check_flag_toggle,
     check_json_db,
     check_queue_depth,
@@ -51,12 +50,10 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     check_set_retries,
     check_unit_conversion,
     check_yaml_call,
-    flag_check,
-    flag_family,
+    flag_calls,
     make_cron,
     make_deploy_scale,
     make_env_injection,
-    make_flag_both_envs,
     make_flag_toggle,
     make_json_db,
     make_queue_depth,
@@ -94,7 +91,6 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     check_missing_column,
     check_refund,
     check_table_stat,
-    check_two_means,
     decommission_question,
     make_busiest_server,
     make_cross_file_scale,
@@ -105,20 +101,16 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     make_missing_column,
     make_near_miss_column,
     make_table_stat,
-    make_two_means,
     refund_question,
-    two_stats_check,
-    two_stats_family,
+    two_stats,
 )
 from merabench.tasks.gorillahard.generator.families.tickets import (
     check_assign_author,
     check_close_ticket,
     check_download_then_count,
     check_download_then_sum,
-    check_hosts,
     check_hosts_scale,
-    hosts_check,
-    hosts_family,
+    hosts_calls,
     make_assign_author,
     make_close_ticket,
     make_download_then_count,
@@ -388,39 +380,33 @@ FAMILIES: dict[str, Family] = {
         ),
         # T4: 738 single-turn + 30 dialogue turns
         # parallel calls: 199 rows, no tool in more than about 4 % of the call rows
-        Family("two_means", "parallel", "T4_wild", 24, make_two_means, check_two_means),
-        Family("two_medians", "parallel", "T4_wild", 18, two_stats_family("two_medians", "median", (
-            "Посчитай медианы по столбцам «{a}» и «{b}».", "Какие медианы у столбцов «{a}» и «{b}»?"),
-            "table.mean"), two_stats_check("median")),
-        Family("two_maxima", "parallel", "T4_wild", 18, two_stats_family("two_maxima", "max", (
+        two_stats("two_means", 24, "mean", (
+            "Посчитай средние значения по столбцам «{a}» и «{b}».", "Какие средние у столбцов «{a}» и «{b}»?",
+            "Нужны два средних: по «{a}» и по «{b}»."), "table.median"),
+        two_stats("two_medians", 18, "median", (
+            "Посчитай медианы по столбцам «{a}» и «{b}».", "Какие медианы у столбцов «{a}» и «{b}»?"), "table.mean"),
+        two_stats("two_maxima", 18, "max", (
             "Найди максимумы столбцов «{a}» и «{b}».", "Какие самые большие значения в столбцах «{a}» и «{b}»?"),
-            "table.min"), two_stats_check("max")),
-        Family("dns_runbook", "parallel", "T4_wild", 15, hosts_family("dns_runbook", "hosts_md"), check_hosts),
-        Family("ttl_runbook_hosts", "parallel", "T4_wild", 15, hosts_family(
-            "ttl_runbook_hosts", "hosts_md", "dns.ttl", "dns.lookup",
-            ("Какой TTL у записей всех хостов из ранбука?", "Узнай TTL для каждого хоста, перечисленного в ранбуке.")),
-            hosts_check("dns.ttl")),
-        Family("traceroute_runbook_hosts", "parallel", "T4_wild", 15, hosts_family(
-            "traceroute_runbook_hosts", "hosts_md", "net.traceroute", "net.ping",
-            ("Построй маршрут до каждого хоста из ранбука.", "Сделай traceroute до всех хостов, что есть в ранбуке.")),
-            hosts_check("net.traceroute")),
-        Family("dns_host_list", "parallel", "T4_wild", 14, hosts_family("dns_host_list", "hosts_txt"), check_hosts),
-        Family("ping_listed_hosts", "parallel", "T4_wild", 13, hosts_family(
-            "ping_listed_hosts", "hosts_txt", "net.ping", "net.traceroute",
-            ("Пропингуй все хосты из списка.", "Проверь по ICMP доступность каждого хоста из файла.")),
-            hosts_check("net.ping")),
-        Family("whois_listed_hosts", "parallel", "T4_wild", 13, hosts_family(
-            "whois_listed_hosts", "hosts_txt", "net.whois", "dns.lookup",
-            ("Чьи это домены? Проверь whois для каждого хоста из списка.", "Узнай владельцев доменов всех хостов из файла.")),
-            hosts_check("net.whois")),
-        Family("flag_both_envs", "parallel", "T4_wild", 20, make_flag_both_envs, check_flag_both_envs),
-        Family("flag_off_both_envs", "parallel", "T4_wild", 17, flag_family("flag_off_both_envs", "flags.disable", "flags.enable", (
+            "table.min"),
+        hosts_calls("dns_runbook", 15, "hosts_md"),
+        hosts_calls("ttl_runbook_hosts", 15, "hosts_md", "dns.ttl", "dns.lookup", (
+            "Какой TTL у записей всех хостов из ранбука?", "Узнай TTL для каждого хоста, перечисленного в ранбуке.")),
+        hosts_calls("traceroute_runbook_hosts", 15, "hosts_md", "net.traceroute", "net.ping", (
+            "Построй маршрут до каждого хоста из ранбука.", "Сделай traceroute до всех хостов, что есть в ранбуке.")),
+        hosts_calls("dns_host_list", 14, "hosts_txt"),
+        hosts_calls("ping_listed_hosts", 13, "hosts_txt", "net.ping", "net.traceroute", (
+            "Пропингуй все хосты из списка.", "Проверь по ICMP доступность каждого хоста из файла.")),
+        hosts_calls("whois_listed_hosts", 13, "hosts_txt", "net.whois", "dns.lookup", (
+            "Чьи это домены? Проверь whois для каждого хоста из списка.", "Узнай владельцев доменов всех хостов из файла.")),
+        flag_calls("flag_both_envs", 20, "flags.enable", "flags.disable", (
+            "Включи фича-флаг из файла сразу в staging и в production.",
+            "Флаг из этого .env нужно включить и в staging, и в production.",
+            "включи флаг из файла в обоих окружениях: staging и production")),
+        flag_calls("flag_off_both_envs", 17, "flags.disable", "flags.enable", (
             "Выключи фича-флаг из файла и в staging, и в production.", "Флаг из этого .env надо погасить в обоих окружениях.")),
-            flag_check("flags.disable")),
-        Family("flag_state_both_envs", "parallel", "T4_wild", 17, flag_family("flag_state_both_envs", "flags.get", "flags.list", (
+        flag_calls("flag_state_both_envs", 17, "flags.get", "flags.list", (
             "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.",
             "Посмотри состояние флага из файла в staging и в production.", "включён ли флаг из .env в staging и production?")),
-            flag_check("flags.get")),
         Family(
             "download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count
         ),

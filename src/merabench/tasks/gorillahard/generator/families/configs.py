@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
     View,
     build_question,
     expect,
@@ -24,9 +25,9 @@ def make_deploy_scale(rng: random.Random, corpus: Corpus) -> Question:
         "deploy_scale",
         "schema",
         "T2_hard",
-        phrased(rng, ("Выставь для сервиса из файла столько реплик, сколько там указано сейчас.",
-                      "реплик сервиса — сколько в values, столько и выставь",
-                      "Приведите, пожалуйста, число реплик сервиса к тому, что записано в его файле.")),
+        rng.choice(("Выставь для сервиса из файла столько реплик, сколько там указано сейчас.",
+                    "реплик сервиса — сколько в values, столько и выставь",
+                    "Приведите, пожалуйста, число реплик сервиса к тому, что записано в его файле.")),
         (values,),
         call("k8s.scale", namespace=f["namespace"], deployment=f["deployment"], replicas=f["replicas"]),
         "k8s.restart",
@@ -85,9 +86,9 @@ def make_set_retries(rng: random.Random, corpus: Corpus) -> Question:
         "set_retries",
         "schema",
         "T3_expert",
-        phrased(rng, ("Задай клиенту сервиса столько повторов, сколько указано в файле.",
-                      "ретраи клиента сервиса — как в файле",
-                      "Настройте, пожалуйста, число повторных попыток клиента сервиса по его файлу.")),
+        rng.choice(("Задай клиенту сервиса столько повторов, сколько указано в файле.",
+                    "ретраи клиента сервиса — как в файле",
+                    "Настройте, пожалуйста, число повторных попыток клиента сервиса по его файлу.")),
         (values,),
         call("config.set_retries", service=f["deployment"], retries=f["retries"]),
         "config.set_timeout",
@@ -137,8 +138,8 @@ def check_flag_toggle(view: View) -> list[str]:
     )
 
 
-def flag_family(name: str, tool: str, twin: str, phrasings: tuple[str, ...]) -> Callable[..., Question]:
-    """`tool` for the flag of the attached .env in staging and production at once."""
+def flag_calls(name: str, count: int, tool: str, twin: str, phrasings: tuple[str, ...]) -> Family:
+    """A parallel family: `tool` for the flag of the attached .env in staging and production at once."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         env = pick_env(corpus, rng, planted=False)
         flag = env.facts["flag"]
@@ -152,23 +153,12 @@ def flag_family(name: str, tool: str, twin: str, phrasings: tuple[str, ...]) -> 
             twin,
         )
 
-    return make
-
-
-def flag_check(tool: str) -> Callable[[View], list[str]]:
     def check(view: View) -> list[str]:
         _, text = only(view)
         flag = setting(text, "FEATURE_FLAG", "=")
         return expect(view, {"calls": [call(tool, flag=flag, environment=e) for e in ("staging", "production")]})
 
-    return check
-
-
-make_flag_both_envs = flag_family("flag_both_envs", "flags.enable", "flags.disable", (
-    "Включи фича-флаг из файла сразу в staging и в production.",
-    "Флаг из этого .env нужно включить и в staging, и в production.",
-    "включи флаг из файла в обоих окружениях: staging и production"))
-check_flag_both_envs = flag_check("flags.enable")
+    return Family(name, "parallel", "T4_wild", count, make, check)
 
 
 def make_env_injection(rng: random.Random, corpus: Corpus) -> Question:
@@ -192,9 +182,9 @@ def make_json_db(rng: random.Random, corpus: Corpus) -> Question:
         "json_db_check",
         "schema",
         "T2_hard",
-        phrased(rng, ("Проверь, доступна ли база данных из конфигурации сервиса.",
-                      "жива ли база из конфига сервиса?",
-                      "Сервис жалуется на базу — проверьте, пожалуйста, отвечает ли та, что в его конфигурации.")),
+        rng.choice(("Проверь, доступна ли база данных из конфигурации сервиса.",
+                    "жива ли база из конфига сервиса?",
+                    "Сервис жалуется на базу — проверьте, пожалуйста, отвечает ли та, что в его конфигурации.")),
         (config,),
         call("net.check_port", host=config.facts["host"], port=config.facts["port"]),
         "net.ping",
@@ -215,8 +205,8 @@ def make_queue_depth(rng: random.Random, corpus: Corpus) -> Question:
         "ini_queue_depth",
         "grounding",
         "T2_hard",
-        phrased(rng, ("Сколько сообщений ждёт в очереди этого воркера?", "глубина очереди воркера?",
-                      "Воркер что-то не успевает — посмотрите, пожалуйста, сколько сообщений у него в очереди.")),
+        rng.choice(("Сколько сообщений ждёт в очереди этого воркера?", "глубина очереди воркера?",
+                    "Воркер что-то не успевает — посмотрите, пожалуйста, сколько сообщений у него в очереди.")),
         (ini,),
         call("queue.depth", queue=ini.facts["queue"]),
         "queue.peek",
@@ -240,9 +230,9 @@ def make_cron(rng: random.Random, corpus: Corpus) -> Question:
         "cron_from_toml",
         "schema",
         "T3_expert",
-        phrased(rng, ("Поставь команду сервиса на запуск по расписанию из его настроек.",
-                      "заведи крон для команды сервиса по его настройкам",
-                      "Нужно, чтобы команда сервиса запускалась сама — по расписанию из настроек. Сделаете?")),
+        rng.choice(("Поставь команду сервиса на запуск по расписанию из его настроек.",
+                    "заведи крон для команды сервиса по его настройкам",
+                    "Нужно, чтобы команда сервиса запускалась сама — по расписанию из настроек. Сделаете?")),
         (project,),
         call("cron.schedule", command=project.facts["command"], cron=project.facts["schedule"]),
         "cron.list",
@@ -297,9 +287,9 @@ def make_set_image(rng: random.Random, corpus: Corpus) -> Question:
         "k8s_set_image",
         "grounding",
         "T3_expert",
-        phrased(rng, (f"Обнови образ сервиса из файла до версии {version}.", f"выкати {version} для сервиса из values",
-                      f"Пора переходить на {version}: обновите, пожалуйста, образ сервиса из этого файла.",
-                      f"обнови образ сервиса из файла на верисю {version}")),
+        rng.choice((f"Обнови образ сервиса из файла до версии {version}.", f"выкати {version} для сервиса из values",
+                    f"Пора переходить на {version}: обновите, пожалуйста, образ сервиса из этого файла.",
+                    f"обнови образ сервиса из файла на верисю {version}")),
         (values,),
         call("k8s.set_image", namespace=f["namespace"], deployment=f["deployment"], image=image),
         "k8s.rollback",
@@ -327,10 +317,10 @@ def make_queue_peek(rng: random.Random, corpus: Corpus) -> Question:
         "ini_queue_peek",
         "optional",
         "T3_expert",
-        phrased(rng, ("Покажи из очереди воркера столько сообщений, сколько он берёт за один раз.",
-                      "покажи из очереди воркера одну его пачку сообщений",
-                      "Хочу увидеть, что воркер заберёт следующим: покажите из очереди столько сообщений, сколько "
-                      "он берёт за раз.")),
+        rng.choice(("Покажи из очереди воркера столько сообщений, сколько он берёт за один раз.",
+                    "покажи из очереди воркера одну его пачку сообщений",
+                    "Хочу увидеть, что воркер заберёт следующим: покажите из очереди столько сообщений, сколько "
+                    "он берёт за раз.")),
         (ini,),
         call("queue.peek", queue=ini.facts["queue"], count=ini.facts["prefetch"]),
         "queue.depth",

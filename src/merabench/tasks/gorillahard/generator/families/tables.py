@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
     REFUND_LIMIT,
     STATS,
+    Family,
     View,
     build_question,
     expect,
     only,
-    phrased,
     problems,
     setting,
     split_table,
@@ -61,8 +60,8 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
         "table_sum_deprecated",
         "catalog",
         "T2_hard",
-        phrased(rng, (f"Посчитай сумму по столбцу «{column.description}».", f"сумма по «{column.description}»?",
-                      f"Нужен итог по столбцу «{column.description}», посчитаете?")),
+        rng.choice((f"Посчитай сумму по столбцу «{column.description}».", f"сумма по «{column.description}»?",
+                    f"Нужен итог по столбцу «{column.description}», посчитаете?")),
         (table,),
         call("table.sum", path=table.file.path, column=column.name),
         "table.sum_legacy",
@@ -70,8 +69,8 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
-def two_stats_family(name: str, stat: str, phrasings: tuple[str, ...], twin: str) -> Callable[..., Question]:
-    """table.<stat> of two columns of the attached table, in parallel; phrasings take {a} and {b}."""
+def two_stats(name: str, count: int, stat: str, phrasings: tuple[str, ...], twin: str) -> Family:
+    """A parallel family: table.<stat> of two columns of the attached table; phrasings take {a} and {b}."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         table = corpus.pick("table", rng)
         first, second = rng.sample(table.facts["numeric"], 2)
@@ -86,10 +85,6 @@ def two_stats_family(name: str, stat: str, phrasings: tuple[str, ...], twin: str
             facts={"columns": [first.name, second.name]},
         )
 
-    return make
-
-
-def two_stats_check(stat: str) -> Callable[[View], list[str]]:
     def check(view: View) -> list[str]:
         path, text = only(view)
         header, _ = split_table(text)
@@ -98,13 +93,7 @@ def two_stats_check(stat: str) -> Callable[[View], list[str]]:
             view, {"calls": [call(f"table.{stat}", path=path, column=c) for c in columns]}
         )
 
-    return check
-
-
-make_two_means = two_stats_family("two_means", "mean", (
-    "Посчитай средние значения по столбцам «{a}» и «{b}».", "Какие средние у столбцов «{a}» и «{b}»?",
-    "Нужны два средних: по «{a}» и по «{b}»."), "table.median")
-check_two_means = two_stats_check("mean")
+    return Family(name, "parallel", "T4_wild", count, make, check)
 
 
 ABSENT = ["выручка на сотрудника", "маржинальность", "рейтинг клиента", "время доставки", "число возвратов"]
@@ -187,9 +176,9 @@ def make_busiest_server(rng: random.Random, corpus: Corpus) -> Question:
         "busiest_server",
         "scan",
         "T3_expert",
-        phrased(rng, ("Сними нагрузку с самого загруженного по процессору сервера.",
-                      "разгрузи сервер с самым высоким CPU",
-                      "Один сервер упёрся в процессор — выведите, пожалуйста, из работы самый загруженный.")),
+        rng.choice(("Сними нагрузку с самого загруженного по процессору сервера.",
+                    "разгрузи сервер с самым высоким CPU",
+                    "Один сервер упёрся в процессор — выведите, пожалуйста, из работы самый загруженный.")),
         (table,),
         call("server.drain", host=top[0]),
         "server.restart",
@@ -379,9 +368,9 @@ def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
         "servers_in_maintenance",
         "grounding",
         "T3_expert",
-        phrased(rng, ("Покажи строки таблицы с серверами на обслуживании.", "какие сервера в maintenance?",
-                      "Выведите, пожалуйста, из таблицы серверы, которые сейчас на обслуживании.",
-                      "покажи сервера на обслуживанни из таблицы")),
+        rng.choice(("Покажи строки таблицы с серверами на обслуживании.", "какие сервера в maintenance?",
+                    "Выведите, пожалуйста, из таблицы серверы, которые сейчас на обслуживании.",
+                    "покажи сервера на обслуживанни из таблицы")),
         (table,),
         call("table.filter_eq", path=table.file.path, column="status", value="maintenance"),
         "table.group_count",

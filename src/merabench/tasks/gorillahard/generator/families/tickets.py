@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
     View,
     build_question,
     expect,
     only,
-    phrased,
     setting,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
@@ -29,9 +28,9 @@ def make_download_then_count(rng: random.Random, corpus: Corpus) -> Question:
         "download_then_count",
         "plan",
         "T4_wild",
-        phrased(rng, ("Сколько строк в выгрузке, о которой говорится в задаче?", "сколько строк в выгрузке из тикета?",
-                      "Подскажите, пожалуйста, сколько строк в выгрузке, на которую ссылается задача.",
-                      "Там в задаче ссылка на выгрузку — глянь, сколько в ней строк?")),
+        rng.choice(("Сколько строк в выгрузке, о которой говорится в задаче?", "сколько строк в выгрузке из тикета?",
+                    "Подскажите, пожалуйста, сколько строк в выгрузке, на которую ссылается задача.",
+                    "Там в задаче ссылка на выгрузку — глянь, сколько в ней строк?")),
         (ticket,),
         download_plan(ticket.facts["url"], call("table.row_count", path="$1")),
         "http.get_json",
@@ -84,9 +83,17 @@ DNS_PHRASINGS = ("Проверь A-записи всех хостов из сп�
                  "Какие IP-адреса сейчас у всех хостов из списка? Нужны A-записи.")
 
 
-def hosts_family(name: str, kind: str, tool: str = "dns.lookup", twin: str = "dns.lookup_legacy",
-                 phrasings: tuple[str, ...] = DNS_PHRASINGS) -> Callable[[random.Random, Corpus], Question]:
-    """One call of `tool` per host listed in the attached file, in parallel."""
+def listed_hosts(text: str) -> list[str]:
+    return [
+        ln.strip().strip("-").strip().strip("`")
+        for ln in text.split("\n")
+        if "." in ln and not ln.startswith("#") and (ln.startswith("- ") or " " not in ln.strip())
+    ]
+
+
+def hosts_calls(name: str, count: int, kind: str, tool: str = "dns.lookup", twin: str = "dns.lookup_legacy",
+                phrasings: tuple[str, ...] = DNS_PHRASINGS) -> Family:
+    """A parallel family: one call of `tool` per host listed in the attached file (a file of `kind`)."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         runbook = corpus.pick(kind, rng)
         return build_question(
@@ -99,26 +106,11 @@ def hosts_family(name: str, kind: str, tool: str = "dns.lookup", twin: str = "dn
             twin,
         )
 
-    return make
-
-
-def listed_hosts(text: str) -> list[str]:
-    return [
-        ln.strip().strip("-").strip().strip("`")
-        for ln in text.split("\n")
-        if "." in ln and not ln.startswith("#") and (ln.startswith("- ") or " " not in ln.strip())
-    ]
-
-
-def hosts_check(tool: str = "dns.lookup") -> Callable[[View], list[str]]:
     def check(view: View) -> list[str]:
         _, text = only(view)
         return expect(view, {"calls": [call(tool, host=h) for h in listed_hosts(text)]})
 
-    return check
-
-
-check_hosts = hosts_check()
+    return Family(name, "parallel", "T4_wild", count, make, check)
 
 
 def make_close_ticket(rng: random.Random, corpus: Corpus) -> Question:
@@ -127,9 +119,9 @@ def make_close_ticket(rng: random.Random, corpus: Corpus) -> Question:
         "ticket_close",
         "grounding",
         "T3_expert",
-        phrased(rng, ("Выгрузку посчитали, закрой задачу.", "закрой тикет, всё посчитано",
-                      "Число из выгрузки уже отправили аналитикам — закройте, пожалуйста, задачу.",
-                      "выгрузку посчитали, закрой задчу")),
+        rng.choice(("Выгрузку посчитали, закрой задачу.", "закрой тикет, всё посчитано",
+                    "Число из выгрузки уже отправили аналитикам — закройте, пожалуйста, задачу.",
+                    "выгрузку посчитали, закрой задчу")),
         (ticket,),
         call("tracker.close_issue", issue=ticket.facts["issue"]),
         "tracker.assign",
@@ -147,9 +139,9 @@ def make_assign_author(rng: random.Random, corpus: Corpus) -> Question:
         "ticket_assign_author",
         "grounding",
         "T3_expert",
-        phrased(rng, ("Назначь задачу на её автора.", "задачу — на автора",
-                      "Пусть задачей займётся тот, кто её завёл: назначьте, пожалуйста, на автора.",
-                      "назнач задачу на автора")),
+        rng.choice(("Назначь задачу на её автора.", "задачу — на автора",
+                    "Пусть задачей займётся тот, кто её завёл: назначьте, пожалуйста, на автора.",
+                    "назнач задачу на автора")),
         (ticket,),
         call("tracker.assign", issue=ticket.facts["issue"], user=ticket.facts["author"]),
         "tracker.close_issue",
@@ -205,9 +197,9 @@ def make_download_then_sum(rng: random.Random, corpus: Corpus) -> Question:
         "download_then_sum",
         "plan",
         "T4_wild",
-        phrased(rng, ("Посчитай общую сумму заказов (столбец amount_rub) в выгрузке из задачи.",
-                      "итог по amount_rub в выгрузке из задачи?",
-                      "Будьте добры, посчитайте общую сумму заказов в выгрузке из задачи — столбец amount_rub.")),
+        rng.choice(("Посчитай общую сумму заказов (столбец amount_rub) в выгрузке из задачи.",
+                    "итог по amount_rub в выгрузке из задачи?",
+                    "Будьте добры, посчитайте общую сумму заказов в выгрузке из задачи — столбец amount_rub.")),
         (ticket,),
         download_plan(ticket.facts["url"], call("table.sum", path="$1", column="amount_rub")),
         "http.get_json",
