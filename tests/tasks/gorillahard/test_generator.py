@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -14,17 +15,20 @@ from merabench.rows import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
-from merabench.tasks.gorillahard.generator.families import FAMILIES, View
+from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.model import FORMATS
-from merabench.tasks.gorillahard.generator.validate import attached_files, validate
+from merabench.tasks.gorillahard.generator.validate import attached_files, validate, view_of
 
 TASK = TASKS["gorillahard"]
 
 
 @pytest.fixture(scope="module")
 def default_set(tmp_path_factory) -> Path:
+    from merabench.tasks.gorillahard.generator.audit import other_seed_rows
+
     folder = tmp_path_factory.mktemp("set")
     write_set(SetPlan(seed=3), folder)
+    other_seed_rows(3, 1169, 30)  # made once: each validation's forked worker inherits it
     return folder
 
 
@@ -65,8 +69,7 @@ def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
         question = family.make(rng, CORPUS)
         row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
                          needs_history="", wording=0, rng=rng))
-        view = View(row.inputs["question"], attached_files(row.inputs["context"]), json.loads(row.outputs),
-                    row.meta["derivation"])
+        view = view_of(row)
         assert family.check(view) == [], (name, n)
         assert {f.path: f.text for f in question.files} == view.files
         assert TASK.score(row, row.outputs).metrics["sample_pass_rate"] == 1.0
@@ -154,12 +157,13 @@ def test_a_reference_past_a_stated_limit_is_caught_from_the_catalog_alone(tmp_pa
         row = next(r for r in test if r["meta"]["derivation"]["maker"] == "cross_file_scale")
         victim["id"] = row["meta"]["id"]
         reference = json.loads(row["outputs"])
+        victim["tool"] = reference["tool"]  # k8s.scale, or its name at another provider
         reference["args"]["replicas"] = 51
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         row["meta"]["derivation"] = {"maker": "unknown"}  # the family check is out of the way
 
     problems = failed(copy_set(default_set, tmp_path / "s", too_many_replicas))
-    assert f"row {victim['id']}: k8s.scale.replicas 51 > maximum 20" in problems["limits_respected"]
+    assert f"row {victim['id']}: {victim['tool']}.replicas 51 > maximum 20" in problems["limits_respected"]
 
 
 def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: Path, default_set: Path) -> None:
@@ -174,12 +178,15 @@ def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: 
     def tsv(test, shots):
         row = next(r for r in test if r["meta"]["derivation"]["maker"] == "table_sum_deprecated")
         reference = json.loads(row["outputs"])
+        victim["tool"] = reference["tool"]
         old = reference["args"]["path"]
         reference["args"]["path"] = old.rsplit(".", 1)[0] + ".tsv"
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         row["inputs"]["context"] = row["inputs"]["context"].replace(old, reference["args"]["path"])
 
-    assert "table.sum.path" in failed(copy_set(default_set, tmp_path / "b", tsv))["limits_respected"]
+    victim: dict[str, str] = {}
+    problems = failed(copy_set(default_set, tmp_path / "b", tsv))
+    assert f"{victim['tool']}.path" in problems["limits_respected"]
 
 
 def test_a_file_attached_twice_and_an_unnamed_target_are_caught(tmp_path: Path, default_set: Path) -> None:
@@ -438,3 +445,101 @@ def test_every_maker_with_eight_rows_asks_in_more_than_one_phrasing(default_set:
         rows[maker] += 1
     single = sorted(m for m, n in rows.items() if n >= 8 and len(phrasings[m]) < 2)
     assert not single, single
+
+
+def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(tmp_path: Path,
+                                                                                 default_set: Path) -> None:
+    """A catalog names each tool family after one of three providers; the reference names the
+    tool as that catalog does, and a reference under another provider's name is caught."""
+    from merabench.tasks.gorillahard.generator.providers import CANONICAL, canonical
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    namings = Counter()
+    for row in rows:
+        names = {t["name"] for t in json.loads(row["inputs"]["tools"])}
+        reference = json.loads(row["outputs"])
+        for tool in ([reference["tool"]] if "tool" in reference else
+                     [s["tool"] for s in reference.get("plan", []) + reference.get("calls", [])]):
+            assert tool in names
+            namings["library" if tool == canonical(tool) else "provider"] += 1
+        # never two names of one tool in a catalog
+        assert len({canonical(n) for n in names}) == len(names)
+    assert namings["provider"] > namings["library"] > 200
+    injected = [r for r in rows if r["meta"]["categories"]["injected_tool"]]
+    assert injected and all(r["meta"]["categories"]["injected_tool"] in r["inputs"]["tools"] for r in injected)
+
+    victim = {}
+
+    def back_to_the_library(test, shots):
+        row = next(r for r in test if json.loads(r["outputs"]).get("tool") in CANONICAL)
+        reference = json.loads(row["outputs"])
+        reference["tool"] = victim["tool"] = canonical(reference["tool"])
+        victim["id"] = row["meta"]["id"]
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+
+    problems = failed(copy_set(default_set, tmp_path / "s", back_to_the_library))
+    assert f"row {victim['id']}: {victim['tool']} not in the catalog" in problems["reference_arguments"]
+
+
+def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_is_caught(
+        tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.families.grounded import WITHHELD_SPECS, withheld_tools
+    from merabench.tasks.gorillahard.generator.library import TOOLS
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    withheld = [r for r in rows if r["meta"]["derivation"].get("asked")]
+    assert len(withheld) > 40
+    calls = {r["inputs"]["question"] for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
+    # the same words as call rows of the same request (a companion's pointer aside)
+    bare = [r["inputs"]["question"].split(" Речь о")[0].split(" Нужен файл")[0].split(" Имеется в виду")[0]
+            .split(" Файл —")[0] for r in withheld]
+    assert sum(any(c.startswith(q) for c in calls) for q in bare) > len(withheld) // 3
+    victim = {}
+
+    def add_the_tool(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"].get("asked"))
+        tool = withheld_tools(WITHHELD_SPECS[row["meta"]["derivation"]["asked"]])[0]
+        victim["id"], victim["tool"] = row["meta"]["id"], tool
+        catalog = json.loads(row["inputs"]["tools"])
+        row["inputs"]["tools"] = json.dumps(catalog[:-1] + [TOOLS[tool]], ensure_ascii=False)
+
+    problems = failed(copy_set(default_set, tmp_path / "s", add_the_tool))
+    assert f"row {victim['id']} (abstain_no_tool): the catalog can serve the request: ['{victim['tool']}']" in \
+        problems["derived_quantities"]
+
+
+def test_a_set_the_nearest_question_of_another_seed_solves_is_caught(default_set: Path) -> None:
+    """The gate itself: fed answers that are right on every row, it fails a card-size set and
+    names the shortcut; on the generated set it passes with its figure printed."""
+    from merabench.rows import read_local
+    from merabench.tasks.gorillahard.generator.validate import check_shortcuts
+
+    rows = read_local(default_set)["test"]
+    manifest = json.loads((default_set / "manifest.json").read_text())
+    copied = check_shortcuts(rows, manifest, lambda: {r.id: r.outputs for r in rows})
+    assert not copied.ok and "the nearest question of seed 4 scores 1.000 > 0.1" in copied.detail
+    found = {c.name: c for c in validate(default_set)}["no_shortcut"]
+    assert found.ok and "nearest question of seed 4 0.0" in found.detail
+
+
+def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_caught(tmp_path: Path,
+                                                                                       default_set: Path) -> None:
+    rows = read_jsonl(default_set / "test.jsonl")
+    by_figure = [r for r in rows if r["meta"]["derivation"]["maker"] in ("near_miss_decommission",
+                                                                          "abstain_policy_server")
+                 and "стойк" in r["inputs"]["question"]]
+    assert len(by_figure) > 10 and all("srv-" not in r["inputs"]["question"] for r in by_figure)
+    victim = {}
+
+    def other_server(test, shots):  # the question now names the rack's server at the other extreme
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_decommission"
+                   and "стойк" in r["inputs"]["question"])
+        victim["id"] = row["meta"]["id"]
+        rack = re.search(r"стойк[еи] (R\d+)", row["inputs"]["question"]).group(1)
+        figure = "процессору" if "диск" in row["inputs"]["question"] else "диску"
+        pointer = row["inputs"]["question"].partition(". ")[2]  # "Нужен файл ...", where companions came along
+        row["inputs"]["question"] = f"Выведи из эксплуатации самый загруженный по {figure} сервер в стойке {rack}. " \
+                                    + pointer
+
+    problems = failed(copy_set(default_set, tmp_path / "s", other_server))
+    assert f"row {victim['id']} (near_miss_decommission): the question points at" in problems["derived_quantities"]

@@ -13,16 +13,21 @@ most similar question in a set made with another seed, its paths replaced by thi
 
 from __future__ import annotations
 
+import functools
 import json
+import multiprocessing
 import re
+import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator.model import reference_tools
-from merabench.tasks.gorillahard.generator.validate import attached_files, parsed_catalog
+from merabench.tasks.gorillahard.generator.providers import canonical_text
+from merabench.tasks.gorillahard.generator.validate import attached_files, library_reference, parsed_catalog
 
 _QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"|`[^`]*`")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt)\b")
@@ -63,10 +68,16 @@ class Variety:
                 f"{self.top_tool_share:.1%} of call rows"]
 
 
+def _pair(row: Row) -> tuple[str, str]:
+    """(question, reference) with the tools under the library's names: a tool served by another
+    provider is the same problem, not a new one."""
+    return row.inputs["question"], canonical_text(row.outputs)
+
+
 def variety(rows: Sequence[Row]) -> Variety:
     templates = Counter(template(r.inputs["question"]) for r in rows)
-    pairs = {(r.inputs["question"], r.outputs) for r in rows}
-    calls = [reference_tools(_reference(r)) for r in rows]
+    pairs = {_pair(r) for r in rows}
+    calls = [reference_tools(library_reference(r)) for r in rows]
     calls = [c for c in calls if c]
     tools = Counter(t for c in calls for t in dict.fromkeys(c))
     top_template, top_n = templates.most_common(1)[0] if templates else ("", 0)
@@ -77,8 +88,8 @@ def variety(rows: Sequence[Row]) -> Variety:
 
 def pairs_shared(first: Sequence[Row], second: Sequence[Row]) -> float:
     """The share of the first set's (question, reference) pairs that the second set also has."""
-    mine = {(r.inputs["question"], r.outputs) for r in first}
-    theirs = {(r.inputs["question"], r.outputs) for r in second}
+    mine = {_pair(r) for r in first}
+    theirs = {_pair(r) for r in second}
     return len(mine & theirs) / max(1, len(mine))
 
 
@@ -126,22 +137,63 @@ def keyword_tool(row: Row) -> str:
 def nearest_reference(rows: Sequence[Row], other: Sequence[Row]) -> dict[int, str]:
     """For each row, the reference of the most similar question (character n-grams) in `other`,
     with that row's attached paths replaced by this row's, in order."""
+    return dict(zip((r.id for r in rows), _nearest_answers(_asked(rows), other), strict=True))
+
+
+def _asked(rows: Sequence[Row]) -> list[tuple[str, list[str]]]:
+    return [(r.inputs["question"], _attached(r)) for r in rows]
+
+
+def _nearest_answers(asked: Sequence[tuple[str, list[str]]], other: Sequence[Row]) -> list[str]:
     from rapidfuzz import fuzz, process
 
     questions = [r.inputs["question"] for r in other]
-    answers = {}
-    for row in rows:
-        _, _, index = process.extractOne(row.inputs["question"], questions, scorer=fuzz.ratio)
+    answers = []
+    for question, paths in asked:
+        _, _, index = process.extractOne(question, questions, scorer=fuzz.ratio)
         match = other[index]
         answer = match.outputs
-        for theirs, mine in zip(_attached(match), _attached(row), strict=False):
+        for theirs, mine in zip(_attached(match), paths, strict=False):
             answer = answer.replace(theirs, mine)
-        answers[row.id] = answer
+        answers.append(answer)
     return answers
 
 
-def shortcut_scores(rows: Sequence[Row], other: Sequence[Row] | None = None) -> dict[str, float]:
-    """sample_pass_rate of each shortcut on these rows (dialogue turns scored as single rows)."""
+@functools.lru_cache(maxsize=2)  # a set audited twice compares with the same one
+def other_seed_rows(seed: int, rows: int, dialogues: int) -> tuple[Row, ...]:
+    """The test rows of the set the same plan makes with the next seed, made in memory."""
+    from merabench.tasks.gorillahard.generator.build import SetPlan, generate
+
+    test, _ = generate(SetPlan(seed=seed + 1, rows=rows, dialogues=dialogues))
+    return tuple(Row(**row) for row in test)
+
+
+def _plan_of(manifest: dict[str, Any]) -> tuple[int, int, int]:
+    return int(manifest["seed"]), int(manifest.get("rows", 1169)), int(manifest.get("dialogues", 30))
+
+
+def _nearest_in_next_seed(asked: list[tuple[str, list[str]]], plan: tuple[int, int, int]) -> list[str]:
+    return _nearest_answers(asked, other_seed_rows(*plan))
+
+
+def nearest_in_next_seed(rows: Sequence[Row], manifest: dict[str, Any]) -> Callable[[], dict[int, str]]:
+    """The nearest-question answers against the next seed's set (the manifest's plan), worked out
+    in a forked process while the caller goes on (making that set and matching the questions take
+    a few seconds); call the result to wait for {row id: answer}."""
+    asked, plan, ids = _asked(rows), _plan_of(manifest), [r.id for r in rows]
+    if sys.platform != "linux":  # fork is the safe default only there
+        return lambda: dict(zip(ids, _nearest_in_next_seed(asked, plan), strict=True))
+    executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    future = executor.submit(_nearest_in_next_seed, asked, plan)
+    executor.shutdown(wait=False)  # the worker ends with its one job
+    return lambda: dict(zip(ids, future.result(), strict=True))
+
+
+def shortcut_scores(rows: Sequence[Row],
+                    nearest: Mapping[int, str] | Callable[[], Mapping[int, str]] | None = None) -> dict[str, float]:
+    """sample_pass_rate of each shortcut on these rows (dialogue turns scored as single rows);
+    `nearest`: the nearest-question answers, when there is another seed's set to take them from
+    (or what waits for them: asked for last)."""
     from merabench.tasks.gorillahard.task import GorillaHardTask
 
     task = GorillaHardTask()
@@ -151,32 +203,27 @@ def shortcut_scores(rows: Sequence[Row], other: Sequence[Row] | None = None) -> 
         return sum(passed) / max(1, len(passed))
 
     scores = {"always_refuse": rate(refusal), "keyword_tool": rate(keyword_tool)}
-    if other is not None:
-        nearest = nearest_reference(rows, other)
-        scores["nearest_other_seed"] = rate(lambda r: nearest[r.id])
+    if nearest is not None:
+        answers = nearest() if callable(nearest) else nearest
+        scores["nearest_other_seed"] = rate(lambda r: answers[r.id])
     scores["refusal_share"] = sum("abstain" in _reference(r) for r in rows) / max(1, len(rows))
     return scores
 
 
 def audit_lines(folder: Any) -> list[str]:
-    """The variety figures and the shortcut baselines of a written set, against a set of the next
-    seed made in a scratch folder (for the nearest-question shortcut and the shared pairs)."""
-    import tempfile
+    """The variety figures and the shortcut baselines of a written set, against the set of the next
+    seed (for the nearest-question shortcut and the shared pairs)."""
     from pathlib import Path
 
     from merabench.rows import read_local
-    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
 
     rows = read_local(Path(folder))["test"]
     manifest = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
     lines = variety(rows).lines()
-    with tempfile.TemporaryDirectory() as tmp:
-        other_seed = int(manifest.get("seed", 0)) + 1
-        write_set(SetPlan(seed=other_seed, rows=int(manifest.get("rows", 1169)),
-                          dialogues=int(manifest.get("dialogues", 30))), Path(tmp))
-        other = read_local(Path(tmp))["test"]
+    plan = _plan_of({"seed": 0, **manifest})
+    other_seed, other = plan[0] + 1, other_seed_rows(*plan)
     lines.append(f"{pairs_shared(rows, other):.1%} of the (question, reference) pairs also in seed {other_seed}'s set")
-    scores = shortcut_scores(rows, other)
+    scores = shortcut_scores(rows, nearest_reference(rows, other))
     lines.append(f"shortcuts, sample_pass_rate: always refuse {scores['always_refuse']:.3f} (refusal rows "
                  f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}, nearest question of "
                  f"seed {other_seed} {scores['nearest_other_seed']:.3f}")

@@ -7,6 +7,8 @@ earlier one are drawn again.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import random
 from collections import Counter
@@ -16,13 +18,20 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.prompts import render
-from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, build_catalog, catalog_chars
+from merabench.tasks.gorillahard.generator.catalog import (
+    MAX_TOOLS,
+    MIN_TOOLS,
+    build_catalog,
+    catalog_chars,
+    catalog_json,
+)
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
-from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
+from merabench.tasks.gorillahard.generator.model import File, Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_schedule
+from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
-GENERATOR_VERSION = "v3"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v4"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -68,16 +77,21 @@ def rendered(row: dict[str, Any]) -> str:
 
 
 def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialog_id: str, turn: int, n_turns: int,
-         needs_history: str, wording: int, rng: random.Random) -> dict[str, Any]:
+         needs_history: str, wording: int, rng: random.Random,
+         served: dict[str, int] | None = None) -> dict[str, Any]:
+    """One row; `served`: which provider serves each tool family (drawn here unless a dialogue's
+    turns share it)."""
     instruction, context = WORDINGS[wording] + LAYOUT, _context(question)
     catalog = _fitted_catalog(question, rng, len(render(instruction, {
         "question": question.question, "context": context, "tools": "", "format": FORMAT})))
+    catalog, reference = serve(catalog, question.reference, draw_served(rng) if served is None else served,
+                               question.question + context)
     formats = sorted({f.fmt for f in question.files})
     return {
         "instruction": instruction,
         "inputs": {"question": question.question, "context": context,
-                   "tools": json.dumps(catalog, ensure_ascii=False), "format": FORMAT},
-        "outputs": json.dumps(question.reference, ensure_ascii=False),
+                   "tools": catalog_json(catalog), "format": FORMAT},
+        "outputs": json.dumps(reference, ensure_ascii=False),
         "meta": {"id": row_id, "base_id": base_id, "dialog_id": dialog_id, "turn_id": turn, "n_turns": n_turns,
                  "needs_history": needs_history, "wording": wording,
                  "categories": {"language": "ru", "difficulty": question.difficulty, "family": question.family,
@@ -95,7 +109,7 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
 # prompts to the card's lengths (10.6k-34.2k characters, median near 18.5k) and never bear on the
 # answer; the question then names its file. Families whose question could read onto such a file
 # get none.
-NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify", "abstain_no_tool"}
+NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify"}
 COMPANION_KINDS = ("python", "app_log", "deploy_yaml", "pom", "sql", "dockerfile", "table")  # never a planted one
 MAX_COMPANIONS = 4
 COMPANION_SLACK = 1_500  # how far past the drawn length one more file may take the context
@@ -108,17 +122,18 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     # the context this prompt should have, besides the instruction and the catalog (about 10k
     # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
     remaining = rng.triangular(300, 23_600, 2_500) - len(target.text)
-    companions: list = []
+    companions: list[File] = []
     # files of other formats than the target's; each step takes one of the largest that still fit
     # what is left, so few files make up the drawn length
-    candidates = [f.file for kind in COMPANION_KINDS for f in corpus.by_kind[kind]
-                  if f.file.fmt != target.fmt and f.file.path != target.path]
+    lengths, longest_first = corpus.longest_first
     while len(companions) < MAX_COMPANIONS and remaining > 0:
-        fitting = sorted((c for c in candidates if len(c.text) <= remaining + COMPANION_SLACK and c not in companions),
-                         key=lambda c: (-len(c.text), c.path))
+        start = bisect.bisect_left(lengths, -(remaining + COMPANION_SLACK))
+        fitting = list(itertools.islice(
+            (c.file for c in longest_first[start:] if c.kind in COMPANION_KINDS and c.file.fmt != target.fmt
+             and c.file.path != target.path and c.file not in companions), 5))
         if not fitting:
             break
-        companion = rng.choice(fitting[:5])
+        companion = rng.choice(fitting)
         companions.append(companion)
         remaining -= len(companion.text)
     if not companions:
@@ -175,7 +190,7 @@ def _schedule(singles: int) -> list[Family]:
     return order
 
 
-DIALOG_KINDS = ("median_after_mean", "count_after_grep", "trap_row_count")
+DIALOG_KINDS = ("stat_after_mean", "count_after_grep", "trap_row_count")
 SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column")
 
 
@@ -196,18 +211,27 @@ def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, 
     opening = replace(stat, family="dialog_first", lever="dialog", reference=call("table.mean", path=path, column=column),
                       question=stat.question.replace(stat.question.split(" по ")[0], "Посчитай среднее значение"),
                       twin="table.median")
-    if kind == "median_after_mean":
-        closing = replace(stat, family="dialog_args", lever="dialog", difficulty="T4_wild",
-                          question=rng.choice(("А теперь то же самое, только медиану.",
-                                               "теперь медиану по тому же столбцу",
-                                               "А медиана какая? Столбец тот же.")),
-                          reference=call("table.median", path=path, column=column), twin="table.mean")
+    if kind == "stat_after_mean":  # the same column, another statistic: only the tool changes
+        tool, question = rng.choice(STAT_CLOSINGS)
+        closing = replace(stat, family="dialog_args", lever="dialog", difficulty="T4_wild", question=question,
+                          reference=call(tool, path=path, column=column), twin="table.mean")
         return opening, closing, "args"
     description = next(c.description for _, columns in TABLE_SCHEMAS.values() for c in columns if c.name == column)
     question, reference, twin = rng.choice(trap_closings(path, column, description))
     closing = replace(stat, family="dialog_trap", lever="dialog", difficulty="T4_wild", question=question,
                       reference=reference, twin=twin)
     return opening, closing, "trap"
+
+
+STAT_CLOSINGS = (
+    ("table.median", "А теперь то же самое, только медиану."),
+    ("table.median", "теперь медиану по тому же столбцу"),
+    ("table.median", "А медиана какая? Столбец тот же."),
+    ("table.max", "А максимум по этому же столбцу?"),
+    ("table.max", "Теперь найди самое большое значение в том же столбце."),
+    ("table.min", "А минимум там какой?"),
+    ("table.min", "Покажи ещё наименьшее значение этого столбца, пожалуйста."),
+)
 
 
 def trap_closings(path: str, column: str, description: str) -> list[tuple[str, dict, str]]:
@@ -283,10 +307,11 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             opening, closing, needs = _dialogue(kind, rng, corpus)
             dialog_id = f"s{plan.seed}-d{number}"
             wording = wordings[singles + number]
+            served = draw_served(rng)  # both turns see the same providers
             first = _row(opening, dialog_family, row_id=len(shots), base_id=f"{dialog_id}-t0", dialog_id=dialog_id,
-                         turn=0, n_turns=2, needs_history="", wording=wording, rng=rng)
+                         turn=0, n_turns=2, needs_history="", wording=wording, rng=rng, served=served)
             second = _row(closing, dialog_family, row_id=len(test), base_id=f"{dialog_id}-t1", dialog_id=dialog_id,
-                          turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng)
+                          turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng, served=served)
             prompt = rendered(second)
             if fits(prompt, attempt) and unique((first, "shots", rendered(first)), (second, "test", prompt)):
                 second["meta"]["derivation"] = {"maker": f"dialog:{kind}"}

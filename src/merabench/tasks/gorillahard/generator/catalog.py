@@ -4,7 +4,6 @@ there, and the reference lands at a uniformly random place (mean relative positi
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from typing import Any
@@ -13,13 +12,15 @@ from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, reference_tools
 
 MIN_TOOLS, MAX_TOOLS = 14, 22
+_LIBRARY_ORDER = sorted(TOOLS)
 
 
 def build_catalog(question: Question, rng: random.Random, size: int | None = None) -> list[dict[str, Any]]:
     """`size` tools (drawn in MIN_TOOLS..MAX_TOOLS when not given), more if the question needs more."""
     needed = list(dict.fromkeys(reference_tools(question.reference) + [question.twin, *question.extra_tools]))
     size = rng.randint(MIN_TOOLS, MAX_TOOLS) if size is None else size
-    pool = sorted(set(TOOLS) - set(needed))
+    excluded = {*needed, *question.withheld}
+    pool = [name for name in _LIBRARY_ORDER if name not in excluded]
     # no reference tool is its family's only member: add a relative wherever one is missing
     kin: list[str] = []
     for tool in reference_tools(question.reference):
@@ -39,14 +40,24 @@ def build_catalog(question: Question, rng: random.Random, size: int | None = Non
     return [TOOLS[name] for name in ordered]
 
 
-@functools.cache
-def _tool_chars(name: str) -> int:
-    return len(json.dumps(TOOLS[name], ensure_ascii=False))
+_TOOL_JSON: dict[str, str] = {}  # a tool's name (the library's or a provider's) always lists the same tool
+
+
+def _tool_json(tool: dict[str, Any]) -> str:
+    text = _TOOL_JSON.get(tool["name"])
+    if text is None:
+        text = _TOOL_JSON[tool["name"]] = json.dumps(tool, ensure_ascii=False)
+    return text
+
+
+def catalog_json(catalog: list[dict[str, Any]]) -> str:
+    """json.dumps(catalog, ensure_ascii=False), joined from each tool's text (written once)."""
+    return "[" + ", ".join(_tool_json(tool) for tool in catalog) + "]"
 
 
 def catalog_chars(catalog: list[dict[str, Any]]) -> int:
-    """len(json.dumps(catalog, ensure_ascii=False)), from each tool's length (they never change)."""
-    return 2 + sum(_tool_chars(tool["name"]) for tool in catalog) + 2 * max(0, len(catalog) - 1)
+    """len(catalog_json(catalog)), from each tool's length."""
+    return 2 + sum(len(_tool_json(tool)) for tool in catalog) + 2 * max(0, len(catalog) - 1)
 
 
 def relative_position(catalog_names: list[str], tool: str) -> float:

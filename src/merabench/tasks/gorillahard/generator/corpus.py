@@ -12,6 +12,7 @@ construction, so no question has two right answers by accident.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import defaultdict
@@ -233,7 +234,9 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
             f"resources:\n  cpu: {rng.choice(['250m', '500m', '1'])}\n  memory: {rng.choice(['256Mi', '512Mi', '1Gi'])}\n"
             f"client:\n  timeout_ms: {facts['timeout_ms']}\n  retries: {facts['retries']}\nenv:\n{env_lines}"
             + _yaml_tail(rng, service))
-    return CorpusFile(File(f"deploy/{service}/values-{number:03d}.yaml", "yaml", text), "deploy_yaml", facts)
+    # the folder does not name the service: the file says which it is
+    folder = rng.choice(["deploy/helm", "deploy/charts", "k8s/values", "infra/deploy"])
+    return CorpusFile(File(f"{folder}/values-{number:03d}.yaml", "yaml", text), "deploy_yaml", facts)
 
 
 def _yaml_tail(rng: random.Random, service: str) -> str:
@@ -563,6 +566,13 @@ class Corpus:
 
     def files(self) -> list[CorpusFile]:
         return [f for group in self.by_kind.values() for f in group]
+
+    @functools.cached_property
+    def longest_first(self) -> tuple[list[int], list[CorpusFile]]:
+        """Every file, longest first (by path among equals), with its length negated beside it
+        (for bisect: the files no longer than n start at bisect_left(lengths, -n))."""
+        ordered = sorted(self.files(), key=lambda f: (-len(f.file.text), f.file.path))
+        return [-len(f.file.text) for f in ordered], ordered
 
 
 def build_corpus(seed: int) -> Corpus:

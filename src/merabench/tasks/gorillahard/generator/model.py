@@ -29,6 +29,7 @@ class Question:
     reference: dict[str, Any]  # the envelope
     twin: str                  # the outwardly similar, unsuitable tool the catalog must hold
     extra_tools: tuple[str, ...] = ()   # tools the question is about (a policy's tool, an injected one)
+    withheld: tuple[str, ...] = ()      # tools the catalog must not hold (a request no tool serves)
     format_trap: bool = False
     cost_pick: bool = False
     injected_tool: str = ""

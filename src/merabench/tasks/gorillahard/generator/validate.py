@@ -13,6 +13,7 @@ import functools
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,9 @@ from merabench.rows import Row, read_local
 from merabench.tasks.gorillahard.aggregate import LEVERS
 from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, relative_position
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
-from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS, TOOLS, family_of
+from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS
 from merabench.tasks.gorillahard.generator.model import reference_tools
+from merabench.tasks.gorillahard.generator.providers import canonical, canonical_text
 from merabench.tasks.gorillahard.metrics import catalogs_reused
 from merabench.tasks.gorillahard.task import GorillaHardTask
 
@@ -75,6 +77,18 @@ def parsed_catalog(tools: str) -> list[dict[str, Any]]:
 
 def _reference(row: Row) -> dict[str, Any]:
     return json.loads(row.outputs)
+
+
+def library_reference(row: Row) -> dict[str, Any]:
+    """The reference under the library's tool names, whichever provider serves the row."""
+    return json.loads(canonical_text(row.outputs))
+
+
+def view_of(row: Row) -> View:
+    """A written row as the families' checks read it: the files, the reference and the catalog's
+    tools under the library's names."""
+    return View(row.inputs["question"], attached_files(row.inputs["context"]), library_reference(row),
+                row.meta.get("derivation", {}), tuple(canonical(t["name"]) for t in _catalog(row)))
 
 
 def _steps(reference: dict[str, Any]) -> list[dict[str, Any]]:
@@ -150,22 +164,24 @@ def check_catalogs(rows: list[Row]) -> list[Check]:
         catalog = _catalog(row)
         names = [t["name"] for t in catalog]
         families = Counter(t["family"] for t in catalog)
+        family_of = {t["name"]: t["family"] for t in catalog}
         if not MIN_TOOLS <= len(catalog) <= MAX_TOOLS or row.meta["categories"].get("n_tools") != len(catalog):
             size.append(f"row {row.id}: {len(catalog)} tools")
         reference = _reference(row)
         tools = reference_tools(reference)
         for tool in tools:
-            if tool in DEPRECATED:
+            if canonical(tool) in DEPRECATED:
                 schema.append(f"row {row.id}: the reference calls the deprecated {tool}")
             if tool not in names:
                 schema.append(f"row {row.id}: {tool} not in the catalog")
-            elif families[family_of(tool) if tool in TOOLS else ""] < 2:
+            elif families[family_of[tool]] < 2:
                 twin.append(f"row {row.id}: {tool} alone in its family")
         if tools and tools[0] in names:
             positions.append(relative_position(names, tools[0]))
         if row.meta["categories"].get("cost_pick") == "yes":
-            partner = next((b if a == tools[0] else a for a, b in PAIRS if tools and tools[0] in (a, b)), None)
-            if partner is None or partner not in names:
+            first = canonical(tools[0]) if tools else ""
+            partner = next((b if a == first else a for a, b in PAIRS if first in (a, b)), None)
+            if partner is None or partner not in {canonical(n) for n in names}:
                 twin.append(f"row {row.id}: a cost pick without its same-capability partner in the catalog")
         files = attached_files(row.inputs["context"])
         by_name = {t["name"]: t for t in catalog}
@@ -334,21 +350,29 @@ def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
     return Check("variety", not misses, "; ".join(misses) or summary)
 
 
-def check_shortcuts(test: list[Row]) -> Check:
+def check_shortcuts(test: list[Row], manifest: dict[str, Any],
+                    nearest: Callable[[], dict[int, str]] | None = None) -> Check:
     """Answering without solving: always refusing must score no more than the share of refusal
-    rows, and picking the tool whose description shares the question's words (arguments by
-    simple patterns) at most SHORTCUT_LIMIT. (The nearest question of another seed's set is
-    measured by `validate --audit`; it is not a gate yet.)"""
+    rows; picking the tool whose description shares the question's words (arguments by simple
+    patterns), and answering with the reference of the most similar question in the next seed's
+    set (a generated set: its manifest names the seed; `nearest` waits for those answers), at
+    most SHORTCUT_LIMIT each. The nearest-question limit holds a card-size set: a small set's
+    questions have fewer neighbours."""
     from merabench.tasks.gorillahard.generator.audit import shortcut_scores
 
-    scores = shortcut_scores(test)
+    scores = shortcut_scores(test, nearest)
     misses = []
     if scores["always_refuse"] > scores["refusal_share"] + 1e-9:
         misses.append(f"always refusing scores {scores['always_refuse']:.3f} > refusal rows {scores['refusal_share']:.3f}")
     if scores["keyword_tool"] > SHORTCUT_LIMIT:
         misses.append(f"the keyword tool shortcut scores {scores['keyword_tool']:.3f} > {SHORTCUT_LIMIT}")
+    nearest = scores.get("nearest_other_seed")
+    if nearest is not None and nearest > SHORTCUT_LIMIT and card_size(manifest):
+        misses.append(f"the nearest question of seed {manifest['seed'] + 1} scores {nearest:.3f} > {SHORTCUT_LIMIT}")
     detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
-              f"keyword tool {scores['keyword_tool']:.3f}")
+              f"keyword tool {scores['keyword_tool']:.3f}, nearest question of "
+              + (f"seed {manifest['seed'] + 1} {nearest:.3f}" if nearest is not None else "another seed: no seed in "
+                 "the manifest"))
     return Check("no_shortcut", not misses, "; ".join(misses) or detail)
 
 
@@ -400,10 +424,14 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
 
 
 def _dialog_check(test_row: Row, opening: Row) -> list[str]:
-    first, last = _reference(opening), _reference(test_row)
+    first, last = library_reference(opening), library_reference(test_row)
     maker = test_row.meta.get("derivation", {}).get("maker", "")
-    if maker == "dialog:median_after_mean":
-        ok = first["tool"] == "table.mean" and last == {"tool": "table.median", "args": first["args"]}
+    if maker == "dialog:stat_after_mean":  # the statistic is named in the closing question, the column earlier
+        question = test_row.inputs["question"].lower()
+        stat = next((tool for word, tool in (("медиан", "table.median"), ("максимум", "table.max"),
+                                             ("больш", "table.max"), ("минимум", "table.min"),
+                                             ("наименьш", "table.min")) if word in question), None)
+        ok = first["tool"] == "table.mean" and last == {"tool": stat, "args": first["args"]}
     elif maker == "dialog:count_after_grep":  # the operation is named only in the first turn
         ok = first["tool"] == "logs.grep" and last == {"tool": "logs.count", "args": first["args"]}
     elif maker == "dialog:trap_row_count":  # the new operation is named in the closing question
@@ -444,10 +472,8 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
         if family is None:
             problems.append(f"row {row.id}: unknown family {maker!r}")
             continue
-        view = View(row.inputs["question"], attached_files(row.inputs["context"]), _reference(row),
-                    row.meta.get("derivation", {}))
         try:
-            found = family.check(view)
+            found = family.check(view_of(row))
         except (ValueError, KeyError, IndexError, StopIteration, TypeError, AttributeError) as exc:  # not as made
             found = [f"could not be recomputed from the files ({type(exc).__name__}: {exc})"]
         problems += [f"row {row.id} ({maker}): {p}" for p in found]
@@ -513,6 +539,11 @@ def _validate(folder: Path) -> list[Check]:
     manifest_path = folder / "manifest.json"
     with reading(manifest_path):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    nearest = None
+    if "seed" in manifest:  # made meanwhile: the next seed's set and its nearest questions
+        from merabench.tasks.gorillahard.generator.audit import nearest_in_next_seed
+
+        nearest = nearest_in_next_seed(test, manifest)
     assembly, test_prompts, shot_prompts = check_prompts(test, shots)
     return [
         check_ids(test, shots),
@@ -529,5 +560,5 @@ def _validate(folder: Path) -> list[Check]:
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),
-        check_shortcuts(test),
+        check_shortcuts(test, manifest, nearest),
     ]

@@ -63,13 +63,16 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     make_unit_conversion,
     yaml_call_family,
 )
-from merabench.tasks.gorillahard.generator.families.grounded import grounded_families
+from merabench.tasks.gorillahard.generator.families.grounded import (
+    check_no_tool_request,
+    grounded_families,
+    make_no_tool_request,
+)
 from merabench.tasks.gorillahard.generator.families.logs import (
     check_clarify,
     check_grep_optional,
     check_level_count,
     check_log_window,
-    check_no_tool,
     check_retry_download,
     log_call_family,
     make_clarify,
@@ -78,7 +81,6 @@ from merabench.tasks.gorillahard.generator.families.logs import (
     make_log_window,
     make_log_window_nth,
     make_near_miss_clarify,
-    make_no_tool,
     make_retry_download,
 )
 from merabench.tasks.gorillahard.generator.families.tables import (
@@ -139,12 +141,12 @@ FAMILIES: dict[str, Family] = {
         Family(
             "abstain_false_premise", "no_tool", "T3_expert", 30, make_missing_column, check_missing_column
         ),
-        Family("abstain_no_tool", "no_tool", "T3_expert", 30, make_no_tool, check_no_tool),
+        Family("abstain_no_tool", "no_tool", "T3_expert", 61, make_no_tool_request, check_no_tool_request),
         Family(
             "abstain_policy_server",
             "policy",
             "T3_expert",
-            27,
+            18,
             lambda r, c: decommission_question(r, c, near_miss=False),
             check_decommission,
         ),
@@ -156,16 +158,16 @@ FAMILIES: dict[str, Family] = {
             cost_pick_family("asr_cost_pick", ASR_NEEDS, "audio"),
             check_asr_cost,
         ),
-        Family("log_window_nth", "scan", "T3_expert", 12, make_log_window_nth, check_log_window),
-        Family("slowest_trace", "scan", "T3_expert", 9, make_slowest_trace, check_slowest_trace),
-        Family("busiest_server", "scan", "T3_expert", 10, make_busiest_server, check_busiest_server),
-        Family("log_level_count", "scan", "T3_expert", 10, make_level_count, check_level_count),
-        Family("log_grep_optional", "optional", "T3_expert", 11, make_grep_optional, check_grep_optional),
+        Family("log_window_nth", "scan", "T3_expert", 10, make_log_window_nth, check_log_window),
+        Family("slowest_trace", "scan", "T3_expert", 7, make_slowest_trace, check_slowest_trace),
+        Family("busiest_server", "scan", "T3_expert", 8, make_busiest_server, check_busiest_server),
+        Family("log_level_count", "scan", "T3_expert", 8, make_level_count, check_level_count),
+        Family("log_grep_optional", "optional", "T3_expert", 9, make_grep_optional, check_grep_optional),
         Family(
             "sql_count_rows",
             "grounding",
             "T3_expert",
-            12,
+            8,
             sql_call_family(
                 "sql_count_rows",
                 (
@@ -183,7 +185,7 @@ FAMILIES: dict[str, Family] = {
             "pom_vuln_check",
             "grounding",
             "T3_expert",
-            12,
+            9,
             pom_call_family(
                 "pom_vuln_check",
                 (
@@ -197,10 +199,10 @@ FAMILIES: dict[str, Family] = {
             ),
             check_pom_call,
         ),
-        Family("cron_from_toml", "schema", "T3_expert", 12, make_cron, check_cron),
+        Family("cron_from_toml", "schema", "T3_expert", 9, make_cron, check_cron),
         Family("code_find_symbol", "catalog", "T3_expert", 6, make_find_symbol, check_find_symbol),
         Family("image_scan", "grounding", "T3_expert", 6, make_image_scan, check_image_scan),
-        Family("set_retries", "schema", "T3_expert", 12, make_set_retries, check_set_retries),
+        Family("set_retries", "schema", "T3_expert", 10, make_set_retries, check_set_retries),
         Family(
             "k8s_status",
             "schema",
@@ -416,7 +418,7 @@ FAMILIES: dict[str, Family] = {
             "abstain_after_count",
             "policy",
             "T4_wild",
-            40,
+            18,
             lambda r, c: refund_question(r, c, near_miss=False),
             check_refund,
         ),
@@ -439,7 +441,7 @@ FAMILIES: dict[str, Family] = {
             check_refund,
         ),
         # these four once held 336 rows between them; 258 went to the grounded calls below
-        Family("unit_conversion", "approx", "T4_wild", 40, make_unit_conversion, check_unit_conversion),
+        Family("unit_conversion", "approx", "T4_wild", 36, make_unit_conversion, check_unit_conversion),
         Family("retry_failed_download", "recovery", "T4_wild", 8, make_retry_download, check_retry_download),
         Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),
         Family("cross_file_hosts_scale", "scan", "T4_wild", 14, make_hosts_scale, check_hosts_scale),

@@ -23,6 +23,7 @@ class View:
     files: dict[str, str]
     reference: dict[str, Any]
     derivation: dict[str, Any]
+    tools: tuple[str, ...] = ()  # the catalog's tools, under the library's names
 
 
 @dataclass(frozen=True)

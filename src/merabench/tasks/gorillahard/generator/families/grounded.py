@@ -30,8 +30,10 @@ from merabench.tasks.gorillahard.generator.families.common import (
     split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
+from merabench.tasks.gorillahard.generator.families.logs import check_no_tool, make_no_tool
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
-from merabench.tasks.gorillahard.generator.model import Question, call
+from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.model import Question, abstain, call
 from merabench.tasks.gorillahard.generator.numerals import count
 
 
@@ -450,7 +452,7 @@ SPECS = [
         "Кто и когда говорит в записи? Раздели её по участникам."], PATH),
 ]
 
-GROUNDED_ROWS = 258  # rows of all specs together in a default set (T4 tool calls the larger families gave up)
+GROUNDED_ROWS = 284  # rows of all specs together in a default set (T4 tool calls the larger families gave up)
 
 
 def grounded_families() -> list[Family]:
@@ -458,3 +460,61 @@ def grounded_families() -> list[Family]:
     each, extra = divmod(GROUNDED_ROWS, len(SPECS))
     return [Family(spec.name, "grounding", "T4_wild", each + (n < extra), spec.make, spec.check)
             for n, spec in enumerate(SPECS)]
+
+
+# --- the same requests where the catalog cannot serve them ---------------------------------------
+# A spec's request asked of a catalog that lacks its tool and every other tool of that tool's
+# family but the twin (which looks right and is not): the answer is a refusal. The question is
+# word for word one its call rows ask, so neither its wording nor a similar question from another
+# set tells a refusal from a call: only the catalog does.
+# Left out: requests the attached file answers by itself (its imports, columns, first lines), and
+# those another family's tool or the twin could stand in for (the slowest traces by a duration
+# search, a status code by the headers, coverage by a test run, a language by a transcript, a
+# reload by a restart, a delayed reboot or a temporary role by a scheduled job, metrics for cache
+# or uptime figures, an archive by the cold storage).
+NOT_WITHHELD = {"slowest_traces", "db_ping", "author_roles", "failed_url_status", "module_coverage", "module_imports",
+                "table_columns", "module_head", "module_lines", "tail_log", "table_unique", "table_sort", "table_json",
+                "first_invoice", "author_permission", "speech_language", "cache_hit_stats", "db_uptime",
+                "reload_config", "db_reboot_window", "author_temporary_role", "rotate_log", "trace_search"}
+WITHHELD_SPECS = {spec.name: spec for spec in SPECS if spec.name not in NOT_WITHHELD}
+
+
+def withheld_tools(spec: Spec) -> tuple[str, ...]:
+    """The tools a catalog must lack for the spec's request to have no tool: its tool's family
+    but the twin."""
+    family = family_of(spec.tool)
+    return tuple(name for name in TOOLS if family_of(name) == family and name != spec.twin)
+
+
+EXOTIC_SHARE = 0.1  # of the no-tool rows, those asking what no tool anywhere does (a fax, a pizza)
+
+
+def make_no_tool_request(rng: random.Random, corpus: Corpus) -> Question:
+    return make_no_tool(rng, corpus) if rng.random() < EXOTIC_SHARE else make_withheld_tool(rng, corpus)
+
+
+def check_no_tool_request(view: View) -> list[str]:
+    return check_withheld_tool(view) if "asked" in view.derivation else check_no_tool(view)
+
+
+def make_withheld_tool(rng: random.Random, corpus: Corpus) -> Question:
+    spec = WITHHELD_SPECS[rng.choice(sorted(WITHHELD_SPECS))]
+    asked = spec.make(rng, corpus)
+    return Question("abstain_no_tool", "no_tool", "T3_expert", asked.question, asked.files,
+                    abstain("в каталоге нет инструмента для этой операции"), spec.twin,
+                    withheld=withheld_tools(spec), facts={"asked": spec.name})
+
+
+def check_withheld_tool(view: View) -> list[str]:
+    """The request is one a spec answers from this file, and the catalog has none of the tools
+    that could serve it."""
+    spec = WITHHELD_SPECS.get(view.derivation.get("asked", ""))
+    if spec is None:
+        return [f"unknown request {view.derivation.get('asked')!r}"]
+    path, text = only(view)
+    present = sorted(set(view.tools) & set(withheld_tools(spec)))
+    return [message for ok, message in (
+        ("abstain" in view.reference, "must refuse"),
+        (spec._args(text, view.question, path) is not None, f"the file does not hold what {spec.name} asks about"),
+        (not present, f"the catalog can serve the request: {present}"),
+    ) if not ok]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -193,13 +194,27 @@ def check_busiest_server(view: View) -> list[str]:
     return expect(view, call("server.drain", host=top))
 
 
+# a server named by what the table says of it, within a rack: (phrasings, column, the extreme)
+DECOMMISSION_BY_FIGURE = (
+    (("Выведи из эксплуатации сервер стойки {rack} с самым заполненным диском.",
+      "В стойке {rack} спиши сервер, у которого диск забит сильнее всех, — выведи его из эксплуатации."),
+     "disk_used_pct", max),
+    (("Выведи из эксплуатации самый незагруженный по процессору сервер в стойке {rack}.",
+      "сервер в стойке {rack} с минимальной загрузкой CPU пора вывести из эксплуатации"),
+     "cpu_pct", min),
+)
+
+
 def decommission_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Question:
     wanted = "maintenance" if near_miss else "active"
-    table = servers_table(corpus, rng, having=wanted)
-    host = rng.choice([r for r in table.facts["rows"] if r[TABLE_STATUS] == wanted])[0]
-    question = rng.choice([f"Выведи из эксплуатации сервер {host}.", f"Сервер {host} пора списать — выведи его из работы.",
-                           f"Выведи {host} из эксплуатации, пожалуйста.",
-                           f"нужно вывести из эксплуатации {host}, сделаешь?"])
+    if rng.random() < 0.5:
+        host, table, question = _server_by_figure(rng, corpus, wanted)
+    else:
+        table = servers_table(corpus, rng, having=wanted)
+        host = rng.choice([r for r in table.facts["rows"] if r[TABLE_STATUS] == wanted])[0]
+        question = rng.choice([f"Выведи из эксплуатации сервер {host}.", f"Сервер {host} пора списать — выведи его из работы.",
+                               f"Выведи {host} из эксплуатации, пожалуйста.",
+                               f"нужно вывести из эксплуатации {host}, сделаешь?"])
     if near_miss:
         return build_question(
             "near_miss_decommission",
@@ -226,14 +241,56 @@ def decommission_question(rng: random.Random, corpus: Corpus, *, near_miss: bool
     )
 
 
+def _server_by_figure(rng: random.Random, corpus: Corpus, wanted: str) -> tuple[str, CorpusFile, str]:
+    """(host, table, question): the one server of a rack at a column's extreme, in `wanted` status."""
+    phrasings, column, extreme = rng.choice(DECOMMISSION_BY_FIGURE)
+    found = []
+    for table in [f for f in corpus.by_kind["table"] if f.facts["schema"] == "servers"]:
+        for rack in sorted({r[1] for r in table.facts["rows"]}):
+            host = _extreme_in_rack(table.facts["header"], table.facts["rows"], rack, column, extreme)
+            if host and next(r for r in table.facts["rows"] if r[0] == host)[TABLE_STATUS] == wanted:
+                found.append((host, table, rack))
+    host, table, rack = rng.choice(found)
+    return host, table, rng.choice(phrasings).format(rack=rack)
+
+
+def _extreme_in_rack(header: list[str], rows: list[list[str]], rack: str, column: str, extreme: Any) -> str | None:
+    """The host of the rack's one server at the column's extreme; None if several share it (or the
+    rack has a single server: no choice to make)."""
+    at, host, rack_at = header.index(column), header.index("host"), header.index("rack")
+    values = [(int(r[at]), r[host]) for r in rows if r[rack_at] == rack]
+    best = extreme(v for v, _ in values)
+    hosts = [h for v, h in values if v == best]
+    return hosts[0] if len(hosts) == 1 and len(values) > 1 else None
+
+
 def check_decommission(view: View) -> list[str]:
     _, text = only(view)
     header, rows = split_table(text)
     host = view.derivation["host"]
+    named = _named_server(view.question, header, rows)
+    if named != host:
+        return [f"the question points at {named}, the derivation at {host}"]
     state = next(r[header.index("status")] for r in rows if r[header.index("host")] == host)
     if state == "maintenance":
         return expect(view, call("server.decommission", host=host))
     return problems(("abstain" in view.reference, f"{host} is {state}: the request must be refused"))
+
+
+def _named_server(question: str, header: list[str], rows: list[list[str]]) -> str | None:
+    """The server a decommission question means: named outright, or a rack's server at a disk or
+    processor extreme."""
+    direct = re.search(r"srv-\d+", question)
+    if direct:
+        return direct.group()
+    rack = re.search(r"стойк[еи] (R\d+)", question)
+    if rack is None:
+        return None
+    if "диск" in question and ("заполненн" in question or "забит" in question):
+        return _extreme_in_rack(header, rows, rack.group(1), "disk_used_pct", max)
+    if "незагруженн" in question or "минимальной загрузкой" in question:
+        return _extreme_in_rack(header, rows, rack.group(1), "cpu_pct", min)
+    return None
 
 
 def refund_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Question:
