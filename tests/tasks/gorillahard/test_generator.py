@@ -17,6 +17,7 @@ from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.model import FORMATS
+from merabench.tasks.gorillahard.generator.numerals import disagreements
 from merabench.tasks.gorillahard.generator.validate import attached_files, validate, view_of
 
 TASK = TASKS["gorillahard"]
@@ -71,6 +72,7 @@ def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
                          needs_history="", wording=0, rng=rng))
         view = view_of(row)
         assert family.check(view) == [], (name, n)
+        assert disagreements(row.inputs["question"]) == [], row.inputs["question"]
         assert {f.path: f.text for f in question.files} == view.files
         assert TASK.score(row, row.outputs).metrics["sample_pass_rate"] == 1.0
 
@@ -133,7 +135,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 19 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 20 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -231,6 +233,28 @@ def test_numerals_agree_with_their_nouns() -> None:
     assert [count(n, "сервер") for n in (1, 2, 5, 11, 21, 22)] == [
         "1 сервер", "2 сервера", "5 серверов", "11 серверов", "21 сервер", "22 сервера"]
     assert [ordinal("первый", g, "gent") for g in ("masc", "femn", "neut")] == ["первого", "первой", "первого"]
+
+
+def test_a_number_beside_a_noun_that_does_not_agree_is_found() -> None:
+    assert disagreements("Покажи 5 строки журнала и 21 строк модуля, 11 строку таблицы.") == [
+        "5 строки", "21 строк", "11 строку"]
+    # right forms, oblique cases, units and numbers that are no count of the next word pass
+    assert disagreements("Покажи 1 строку, 2 строки, 5 строк, 11 строк, 21 строку, 22 строки; за 30 секунд, "
+                         "на 2 часа, из 3 строк, в 5 минутах, дольше 500 мс, строки с 3 по 8 этого модуля.") == []
+
+
+def test_a_numeral_that_does_not_agree_is_caught(tmp_path: Path, default_set: Path) -> None:
+    victim = {}
+
+    def misagree(test, shots):
+        row = next(r for r in test if " строк" in r["inputs"]["question"]
+                   and any(f"{n} строк" in r["inputs"]["question"] for n in (5, 10, 15, 20, 50, 100, 200)))
+        victim["id"] = row["meta"]["id"]
+        row["inputs"]["question"] = re.sub(r"(\d+) строк\b", r"\1 строки", row["inputs"]["question"], count=1)
+        victim["pair"] = re.search(r"\d+ строки", row["inputs"]["question"]).group()
+
+    problems = failed(copy_set(default_set, tmp_path / "s", misagree))
+    assert f"row {victim['id']}: «{victim['pair']}»" in problems["numerals_agree"]
 
 
 def test_log_window_questions_read_as_russian(default_set: Path) -> None:

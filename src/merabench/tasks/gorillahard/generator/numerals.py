@@ -1,8 +1,10 @@
 """Russian numerals that agree with their nouns ("1 строку", "2 строки", "5 строк", "21 строку"),
-by pymorphy3's own agreement rules, and ordinals in the gender and case of their noun."""
+by pymorphy3's own agreement rules, ordinals in the gender and case of their noun, and the check
+that finds a number beside a noun form that agrees with it in no case ("5 строки")."""
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -37,3 +39,30 @@ def ordinal(lemma: str, gender: str, case: str) -> str:
     if form is None:
         raise ValueError(f"cannot inflect {lemma} to {gender} {case}")
     return form.word
+
+
+_NUMBER_NOUN = re.compile(r"(?<![\w.,:/-])(\d+) ([а-яё]{2,})")
+CASES = ("nomn", "gent", "datv", "accs", "ablt", "loct")
+
+
+def disagreements(text: str) -> list[str]:
+    """Each "number noun" pair of the text whose noun agrees with the number in no case: "5 строки",
+    "21 строк". Lenient where only the sentence would tell ("из 3 строк" is right, "по 3 строк" not)."""
+    found = []
+    for number, word in _NUMBER_NOUN.findall(text):
+        lemmas = {p.normal_form for p in _morph().parse(word) if p.tag.POS == "NOUN" and "Abbr" not in p.tag}
+        if lemmas and not any(_agrees(int(number), lemma, word) for lemma in sorted(lemmas)):
+            found.append(f"{number} {word}")
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _agrees(n: int, lemma: str, word: str) -> bool:
+    try:
+        noun = _noun(lemma)
+    except ValueError:
+        return True  # not a noun it can inflect: no verdict
+    forms = [noun.inflect({case}) for case in CASES]
+    agreed = [form.make_agree_with_number(n) for form in forms if form is not None]
+    words = {form.word for form in agreed if form is not None}
+    return not words or word in words  # a noun without number forms (a mass noun) gets no verdict

@@ -305,6 +305,19 @@ def check_format_traps(rows: list[Row]) -> Check:
                  or detail)
 
 
+def check_numerals(rows: list[Row]) -> Check:
+    """Numbers agree with their nouns in every question and every refusal's or clarification's
+    text ("5 строк", not "5 строки")."""
+    from merabench.tasks.gorillahard.generator.numerals import disagreements
+
+    wrong = []
+    for row in rows:
+        reference = _reference(row)
+        texts = [row.inputs["question"], str(reference.get("reason", "")), str(reference.get("clarify", ""))]
+        wrong += [f"row {row.id}: «{pair}»" for text in texts for pair in disagreements(text)]
+    return Check("numerals_agree", not wrong, _first_failures(wrong) or "every number agrees with its noun")
+
+
 CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered prompt
 CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
@@ -426,7 +439,8 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
 def _dialog_check(test_row: Row, opening: Row) -> list[str]:
     first, last = library_reference(opening), library_reference(test_row)
     maker = test_row.meta.get("derivation", {}).get("maker", "")
-    if maker == "dialog:stat_after_mean":  # the statistic is named in the closing question, the column earlier
+    # the statistic is named in the closing question, the column earlier (v3 sets: always the median)
+    if maker in ("dialog:stat_after_mean", "dialog:median_after_mean"):
         question = test_row.inputs["question"].lower()
         stat = next((tool for word, tool in (("медиан", "table.median"), ("максимум", "table.max"),
                                              ("больш", "table.max"), ("минимум", "table.min"),
@@ -557,6 +571,7 @@ def _validate(folder: Path) -> list[Check]:
         check_composition(test, manifest),
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
+        check_numerals(test + shots),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),
