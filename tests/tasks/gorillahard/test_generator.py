@@ -567,3 +567,12 @@ def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_c
 
     problems = failed(copy_set(default_set, tmp_path / "s", other_server))
     assert f"row {victim['id']} (near_miss_decommission): the question points at" in problems["derived_quantities"]
+
+
+def test_a_manifest_whose_plan_cannot_be_made_fails_the_nearest_check_without_a_crash(tmp_path: Path,
+                                                                                       default_set: Path) -> None:
+    folder = copy_set(default_set, tmp_path / "s", lambda test, shots: None)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "rows": 20, "dialogues": 2}))
+    problems = failed(folder)
+    assert "could not make the next seed's set (a set needs at least" in problems["no_shortcut"]

@@ -190,7 +190,8 @@ def nearest_in_next_seed(rows: Sequence[Row], manifest: dict[str, Any]) -> Calla
 
 
 def shortcut_scores(rows: Sequence[Row],
-                    nearest: Mapping[int, str] | Callable[[], Mapping[int, str]] | None = None) -> dict[str, float]:
+                    nearest: Mapping[int, str] | Callable[[], Mapping[int, str] | None] | None = None
+                    ) -> dict[str, float]:
     """sample_pass_rate of each shortcut on these rows (dialogue turns scored as single rows);
     `nearest`: the nearest-question answers, when there is another seed's set to take them from
     (or what waits for them: asked for last)."""
@@ -203,8 +204,8 @@ def shortcut_scores(rows: Sequence[Row],
         return sum(passed) / max(1, len(passed))
 
     scores = {"always_refuse": rate(refusal), "keyword_tool": rate(keyword_tool)}
-    if nearest is not None:
-        answers = nearest() if callable(nearest) else nearest
+    answers = nearest() if callable(nearest) else nearest
+    if answers is not None:
         scores["nearest_other_seed"] = rate(lambda r: answers[r.id])
     scores["refusal_share"] = sum("abstain" in _reference(r) for r in rows) / max(1, len(rows))
     return scores

@@ -373,19 +373,28 @@ def check_shortcuts(test: list[Row], manifest: dict[str, Any],
     questions have fewer neighbours."""
     from merabench.tasks.gorillahard.generator.audit import shortcut_scores
 
-    scores = shortcut_scores(test, nearest)
     misses = []
+
+    def answers() -> dict[int, str] | None:
+        try:
+            return nearest() if nearest is not None else None
+        except (ValueError, RuntimeError, OSError) as exc:  # the next seed's set could not be made
+            misses.append(f"the nearest-question check could not make the next seed's set ({exc})")
+            return None
+
+    scores = shortcut_scores(test, answers)
     if scores["always_refuse"] > scores["refusal_share"] + 1e-9:
         misses.append(f"always refusing scores {scores['always_refuse']:.3f} > refusal rows {scores['refusal_share']:.3f}")
     if scores["keyword_tool"] > SHORTCUT_LIMIT:
         misses.append(f"the keyword tool shortcut scores {scores['keyword_tool']:.3f} > {SHORTCUT_LIMIT}")
-    nearest = scores.get("nearest_other_seed")
-    if nearest is not None and nearest > SHORTCUT_LIMIT and card_size(manifest):
-        misses.append(f"the nearest question of seed {manifest['seed'] + 1} scores {nearest:.3f} > {SHORTCUT_LIMIT}")
+    nearest_score = scores.get("nearest_other_seed")
+    if nearest_score is not None and nearest_score > SHORTCUT_LIMIT and card_size(manifest):
+        misses.append(f"the nearest question of seed {manifest['seed'] + 1} scores {nearest_score:.3f} > "
+                      f"{SHORTCUT_LIMIT}")
     detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
               f"keyword tool {scores['keyword_tool']:.3f}, nearest question of "
-              + (f"seed {manifest['seed'] + 1} {nearest:.3f}" if nearest is not None else "another seed: no seed in "
-                 "the manifest"))
+              + (f"seed {manifest['seed'] + 1} {nearest_score:.3f}" if nearest_score is not None
+                 else "another seed: no seed in the manifest"))
     return Check("no_shortcut", not misses, "; ".join(misses) or detail)
 
 
