@@ -576,3 +576,22 @@ def test_a_manifest_whose_plan_cannot_be_made_fails_the_nearest_check_without_a_
     (folder / "manifest.json").write_text(json.dumps({**manifest, "rows": 20, "dialogues": 2}))
     problems = failed(folder)
     assert "could not make the next seed's set (a set needs at least" in problems["no_shortcut"]
+
+
+def test_a_refusal_blaming_a_limit_the_files_do_not_break_is_caught(tmp_path: Path, default_set: Path) -> None:
+    """Read from the catalog and the files alone: a refund within the stated maximum refused "over
+    the limit" is no refusal the catalog supports."""
+    victim = {}
+
+    def refuse_within_the_limit(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_refund")
+        call = json.loads(row["outputs"])
+        victim["id"], victim["tool"] = row["meta"]["id"], call["tool"]
+        row["outputs"] = json.dumps({"abstain": True, "reason": (
+            f"самый дорогой счёт {call['args']['invoice_id']} на {call['args']['amount']} ₽, а {call['tool']} "
+            "возвращает не больше 5000 ₽")}, ensure_ascii=False)
+        row["meta"]["derivation"] = {"maker": "unknown"}
+
+    problems = failed(copy_set(default_set, tmp_path / "s", refuse_within_the_limit))
+    assert f"row {victim['id']}: the refusal blames {victim['tool']} but cites no value from the files past its " \
+           "maximum [5000]" in problems["limits_respected"]

@@ -221,17 +221,44 @@ def limit_violations(value: Any, spec: dict[str, Any]) -> list[str]:
 
 
 def check_limits(rows: list[Row]) -> Check:
-    """Every reference call respects every limit its catalog states. Independent of the families:
-    it reads only the catalog as the model sees it (inputs.tools) and the reference."""
-    broken = []
+    """Every reference call respects every limit its catalog states, and a refusal that blames a
+    tool's limit cites a value from the files past a maximum that tool states. Independent of the
+    families: it reads only the catalog as the model sees it (inputs.tools), the files and the
+    reference."""
+    broken, refusals = [], 0
     for row in rows:
         by_name = {t["name"]: t for t in _catalog(row)}
-        for step in _steps(_reference(row)):
+        reference = _reference(row)
+        for step in _steps(reference):
             spec = by_name.get(step["tool"], {}).get("parameters", {})
             for name, value in step["args"].items():
                 for problem in limit_violations(value, spec.get(name, {})):
                     broken.append(f"row {row.id}: {step['tool']}.{name} {problem}")
-    return Check("limits_respected", not broken, _first_failures(broken) or "every reference call within its stated limits")
+        if "abstain" in reference:
+            blames_a_limit, problem = _limit_refusal(str(reference.get("reason", "")), by_name, row)
+            refusals += blames_a_limit
+            if problem:
+                broken.append(f"row {row.id}: {problem}")
+    return Check("limits_respected", not broken, _first_failures(broken) or
+                 f"every reference call within its stated limits; {refusals} refusals over a limit cite a value past it")
+
+
+_CITED_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.-])")
+
+
+def _limit_refusal(reason: str, by_name: dict[str, dict[str, Any]], row: Row) -> tuple[bool, str | None]:
+    """Whether a refusal blames a limit (it names a catalog tool with numeric maxima), and what is
+    wrong if it cites no number from an attached file's body past one of them."""
+    named = [name for name in by_name if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", reason)]
+    maxima = {spec["maximum"] for name in named for spec in by_name[name].get("parameters", {}).values()
+              if isinstance(spec, dict) and isinstance(spec.get("maximum"), int | float)}
+    if not maxima:
+        return False, None
+    cited = [float(n) for n in _CITED_NUMBER.findall(reason)]
+    texts = list(attached_files(row.inputs["context"]).values())
+    if any(value > limit and _in_body(f"{value:g}", texts) for value in cited for limit in maxima):
+        return True, None
+    return True, f"the refusal blames {', '.join(named)} but cites no value from the files past its maximum {sorted(maxima)}"
 
 
 def check_attachments(rows: list[Row]) -> Check:
