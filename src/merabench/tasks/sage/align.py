@@ -434,6 +434,8 @@ def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> t
     and the cost at its end."""
     n, m = len(orig), len(cor)
     w = max(FIRST_BAND, abs(n - m))
+    if _band_cells(n, m, w) <= BAND_CELLS < n * m and _many_edits(orig, cor, n, m):
+        w = max(n, m)  # no band that fits would hold the path: straight to the whole matrix (both exact)
     while _band_cells(n, m, w) <= BAND_CELLS and w < max(n, m):
         ops, cost, unsafe = _fill(orig, cor, w, base)
         path, touched_edge = _read_back(ops, n, m)
@@ -448,6 +450,17 @@ def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> t
         raise _TooLarge(n, m)
     path, total = align_matrix(orig, cor, base)
     return path, _touches_edge(path, n, m), total
+
+
+def _many_edits(orig: Sequence[Token], cor: Sequence[Token], n: int, m: int) -> bool:
+    """Whether the token edit distance (case aside) is far past the widest band that fits
+    BAND_CELLS: then the banded attempts would only be thrown away. A guess that only picks the
+    route, never the path: every route gives the reference's alignment."""
+    widest = FIRST_BAND
+    while _band_cells(n, m, widest * 2) <= BAND_CELLS:
+        widest *= 2
+    o_low, c_low = _ids([t.lower for t in orig], [t.lower for t in cor])
+    return Levenshtein.distance(o_low.tolist(), c_low.tolist(), score_cutoff=4 * widest + 1) > 4 * widest
 
 
 class _TooLarge(Exception):

@@ -42,6 +42,7 @@ from merabench.tasks.gorillahard.generator.families.common import Family, View, 
 from merabench.tasks.gorillahard.generator.families.configs import (
     check_cron,
     check_deploy_scale,
+    check_flag_named,
     check_flag_toggle,
     check_json_db,
     check_queue_depth,
@@ -128,7 +129,7 @@ FAMILIES: dict[str, Family] = {
     for f in [
         # T1: 16
         Family("table_stat", "catalog", "T1_medium", 8, make_table_stat, check_table_stat),
-        Family("flag_toggle", "catalog", "T1_medium", 8, make_flag_toggle, check_flag_toggle),
+        Family("flag_toggle", "catalog", "T1_medium", 8, make_flag_toggle, check_flag_named),
         # T2: 56
         Family("table_sum_deprecated", "catalog", "T2_hard", 10, make_deprecated_sum, check_table_stat),
         Family("deploy_scale", "schema", "T2_hard", 10, make_deploy_scale, check_deploy_scale),

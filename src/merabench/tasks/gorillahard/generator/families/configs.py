@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
@@ -112,22 +113,25 @@ def pick_env(corpus: Corpus, rng: random.Random, *, planted: bool) -> CorpusFile
 
 
 def make_flag_toggle(rng: random.Random, corpus: Corpus) -> Question:
+    """The flag and the environment named outright (the .env beside them says the same): the
+    only trap is the twin."""
     env = pick_env(corpus, rng, planted=False)
+    flag, environment = env.facts["flag"], env.facts["environment"]
     enable = rng.random() < 0.5
-    verb, tool, twin = (
-        ("Включи", "flags.enable", "flags.disable")
-        if enable
-        else ("Выключи", "flags.disable", "flags.enable")
-    )
-    return build_question(
-        "flag_toggle",
-        "catalog",
-        "T1_medium",
-        f"{verb} фича-флаг из файла в его окружении.",
-        (env,),
-        call(tool, flag=env.facts["flag"], environment=env.facts["environment"]),
-        twin,
-    )
+    tool, twin = ("flags.enable", "flags.disable") if enable else ("flags.disable", "flags.enable")
+    question = rng.choice((f"{'Включи' if enable else 'Выключи'} фича-флаг «{flag}» в окружении {environment}.",
+                           f"Флаг «{flag}» в {environment} нужно {'включить' if enable else 'выключить'}."))
+    return build_question("flag_toggle", "catalog", "T1_medium", question, (env,),
+                          call(tool, flag=flag, environment=environment), twin)
+
+
+def check_flag_named(view: View) -> list[str]:
+    """The flag in «» and the environment after it, the verb saying on or off."""
+    named = re.search(r"«([^»]+)» в (?:окружении )?(\w+)", view.question)
+    if named is None:
+        return ["the question names no flag and environment"]
+    tool = "flags.disable" if "ыключ" in view.question else "flags.enable"
+    return expect(view, call(tool, flag=named.group(1), environment=named.group(2)))
 
 
 def check_flag_toggle(view: View) -> list[str]:
