@@ -511,7 +511,8 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     from merabench.tasks.gorillahard.generator.library import TOOLS
 
     rows = read_jsonl(default_set / "test.jsonl")
-    withheld = [r for r in rows if r["meta"]["derivation"].get("asked")]
+    withheld = [r for r in rows if r["meta"]["derivation"].get("request")]
+    assert all(r["meta"]["derivation"]["maker"] == "abstain_no_tool" for r in withheld)
     assert len(withheld) > 40
     calls = {r["inputs"]["question"] for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
     # the same words as call rows of the same request (a companion's pointer aside)
@@ -521,8 +522,8 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     victim = {}
 
     def add_the_tool(test, shots):
-        row = next(r for r in test if r["meta"]["derivation"].get("asked"))
-        tool = withheld_tools(WITHHELD_SPECS[row["meta"]["derivation"]["asked"]])[0]
+        row = next(r for r in test if r["meta"]["derivation"].get("request"))
+        tool = withheld_tools(WITHHELD_SPECS[row["meta"]["derivation"]["request"]])[0]
         victim["id"], victim["tool"] = row["meta"]["id"], tool
         catalog = json.loads(row["inputs"]["tools"])
         row["inputs"]["tools"] = json.dumps(catalog[:-1] + [TOOLS[tool]], ensure_ascii=False)

@@ -570,7 +570,7 @@ def make_no_tool_request(rng: random.Random, corpus: Corpus) -> Question:
 
 
 def check_no_tool_request(view: View) -> list[str]:
-    return check_withheld_tool(view) if "asked" in view.derivation else check_no_tool(view)
+    return check_withheld_tool(view) if "request" in view.derivation else check_no_tool(view)
 
 
 def make_withheld_tool(rng: random.Random, corpus: Corpus) -> Question:
@@ -578,15 +578,15 @@ def make_withheld_tool(rng: random.Random, corpus: Corpus) -> Question:
     asked = spec.make(rng, corpus)
     return Question("abstain_no_tool", "no_tool", "T3_expert", asked.question, asked.files,
                     abstain("в каталоге нет инструмента для этой операции"), spec.twin,
-                    withheld=withheld_tools(spec), facts={"asked": spec.name})
+                    withheld=withheld_tools(spec), facts={"request": spec.name})
 
 
 def check_withheld_tool(view: View) -> list[str]:
     """The request is one a spec answers from this file, and the catalog has none of the tools
     that could serve it."""
-    spec = WITHHELD_SPECS.get(view.derivation.get("asked", ""))
+    spec = WITHHELD_SPECS.get(view.derivation.get("request", ""))
     if spec is None:
-        return [f"unknown request {view.derivation.get('asked')!r}"]
+        return [f"unknown request {view.derivation.get('request')!r}"]
     path, text = only(view)
     present = sorted(set(view.tools) & set(withheld_tools(spec)))
     return [message for ok, message in (
