@@ -243,6 +243,41 @@ def test_a_number_beside_a_noun_that_does_not_agree_is_found() -> None:
                          "на 2 часа, из 3 строк, в 5 минутах, дольше 500 мс, строки с 3 по 8 этого модуля.") == []
 
 
+AGREEMENT_NUMBERS = (1, 2, 5, 11, 21, 22)
+
+
+def test_every_template_with_a_numeral_agrees_for_1_2_5_11_21_22() -> None:
+    """Each phrasing that counts something (lines, seconds, minutes, hours, the log window's
+    radius), rendered with each number whose noun form differs, reads as Russian."""
+    import pymorphy3
+
+    from merabench.tasks.gorillahard.generator.families.grounded import SPECS
+    from merabench.tasks.gorillahard.generator.families.logs import (
+        LOG_EVENTS,
+        LOG_WINDOW_PHRASINGS,
+        window_question,
+    )
+    from merabench.tasks.gorillahard.generator.numerals import count
+
+    morph = pymorphy3.MorphAnalyzer()
+    rendered = [window_question(phrasing, n, event) for phrasing in LOG_WINDOW_PHRASINGS for event in LOG_EVENTS
+                for n in AGREEMENT_NUMBERS]
+    numeral_specs = 0
+    for spec in SPECS:
+        values = spec.extra(random.Random(0))
+        numerals = {key: value.split()[1] for key, value in values.items()
+                    if isinstance(value, str) and re.fullmatch(r"\d+ [а-яё]+", value)}
+        numeral_specs += bool(numerals)
+        for key, noun in numerals.items():
+            lemma = morph.parse(noun)[0].normal_form
+            for phrasing in spec.phrasings:
+                rendered += [phrasing.format(**{**values, key: count(n, lemma, "accs")}) for n in AGREEMENT_NUMBERS]
+    assert numeral_specs >= 5 and len(rendered) > 150
+    assert [(text, disagreements(text)) for text in rendered if disagreements(text)] == []
+    assert any(text.startswith("Покажи 21 строку до и после первой ") for text in rendered)
+    assert any("за 22 секунды" in text for text in rendered) and any("на 11 часов" in text for text in rendered)
+
+
 def test_a_numeral_that_does_not_agree_is_caught(tmp_path: Path, default_set: Path) -> None:
     victim = {}
 

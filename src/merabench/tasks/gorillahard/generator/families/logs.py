@@ -52,17 +52,25 @@ def event_log(rng: random.Random, corpus: Corpus) -> tuple[CorpusFile, str]:
     return log, rng.choice(log.facts["events"])
 
 
+LOG_WINDOW_PHRASINGS = (
+    "Покажи {lines} до и после {first} {name} в журнале.",
+    "Выведи из журнала {lines} до и {lines} после {first} {name}.",
+    "Нужен контекст {first} {name}: покажи из журнала {lines} перед {pronoun} и после.",
+)
+
+
+def window_question(phrasing: str, radius: int, event: str) -> str:
+    """A log_window phrasing for `radius` lines around the first `event`: the numeral agrees with
+    "строка", the ordinal and the pronoun with the event's noun."""
+    _, name, gender = LOG_EVENTS[event]
+    return phrasing.format(lines=count(radius, "строка", "accs"), first=ordinal("первый", gender, "gent"),
+                           name=name, pronoun="ней" if gender == "femn" else "ним")
+
+
 def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
     log, event = event_log(rng, corpus)
     radius = rng.choice([2, 3, 5, 10])
-    _, name, gender = LOG_EVENTS[event]
-    lines, first = count(radius, "строка", "accs"), ordinal("первый", gender, "gent")
-    pronoun = "ней" if gender == "femn" else "ним"
-    question = rng.choice([
-        f"Покажи {lines} до и после {first} {name} в журнале.",
-        f"Выведи из журнала {lines} до и {lines} после {first} {name}.",
-        f"Нужен контекст {first} {name}: покажи из журнала {lines} перед {pronoun} и после.",
-    ])
+    question = window_question(rng.choice(LOG_WINDOW_PHRASINGS), radius, event)
     return build_question(
         "log_window",
         "grounding",
