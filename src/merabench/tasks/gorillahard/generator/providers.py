@@ -79,6 +79,7 @@ def serve(catalog: list[dict[str, Any]], reference: dict[str, Any], served: dict
     if not renamed:
         return catalog, reference
     catalog = [served_tool(t["name"], renamed[t["family"]]) if t["family"] in renamed else t for t in catalog]
+
     def rename(match: re.Match[str]) -> str:
         name = match.group()
         return NAMES[name, renamed[family_of(name)]] if name in TOOLS and family_of(name) in renamed else name

@@ -421,7 +421,7 @@ def check_shortcuts(test: list[Row], manifest: dict[str, Any],
     detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
               f"keyword tool {scores['keyword_tool']:.3f}, nearest question of "
               + (f"seed {manifest['seed'] + 1} {nearest_score:.3f}" if nearest_score is not None
-                 else "another seed: no seed in the manifest"))
+                 else "another seed: not measured" if "seed" in manifest else "another seed: no seed in the manifest"))
     return Check("no_shortcut", not misses, "; ".join(misses) or detail)
 
 
