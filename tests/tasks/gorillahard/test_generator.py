@@ -631,3 +631,16 @@ def test_a_refusal_blaming_a_limit_the_files_do_not_break_is_caught(tmp_path: Pa
     problems = failed(copy_set(default_set, tmp_path / "s", refuse_within_the_limit))
     assert f"row {victim['id']}: the refusal blames {victim['tool']} but cites no value from the files past its " \
            "maximum [5000]" in problems["limits_respected"]
+
+
+def test_every_family_asks_in_at_least_three_phrasings() -> None:
+    """Different speakers (plain, polite or chatty, terse): 40 draws of each family show three or
+    more question templates once numbers, names and paths are normalised."""
+    from merabench.tasks.gorillahard.generator.audit import template
+
+    few = {}
+    for name, family in FAMILIES.items():
+        templates = {template(family.make(random.Random(f"{name}:{n}"), CORPUS).question) for n in range(40)}
+        if len(templates) < 3:
+            few[name] = sorted(templates)
+    assert few == {}
