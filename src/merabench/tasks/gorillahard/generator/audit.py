@@ -172,7 +172,7 @@ def _plan_of(manifest: dict[str, Any]) -> tuple[int, int, int]:
     return int(manifest["seed"]), int(manifest.get("rows", 1169)), int(manifest.get("dialogues", 30))
 
 
-def _nearest_in_next_seed(asked: list[tuple[str, list[str]]], plan: tuple[int, int, int]) -> list[str]:
+def _answers_from_next_seed(asked: list[tuple[str, list[str]]], plan: tuple[int, int, int]) -> list[str]:
     return _nearest_answers(asked, other_seed_rows(*plan))
 
 
@@ -182,19 +182,18 @@ def nearest_in_next_seed(rows: Sequence[Row], manifest: dict[str, Any]) -> Calla
     a few seconds); call the result to wait for {row id: answer}."""
     asked, plan, ids = _asked(rows), _plan_of(manifest), [r.id for r in rows]
     if sys.platform != "linux":  # fork is the safe default only there
-        return lambda: dict(zip(ids, _nearest_in_next_seed(asked, plan), strict=True))
+        return lambda: dict(zip(ids, _answers_from_next_seed(asked, plan), strict=True))
     executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-    future = executor.submit(_nearest_in_next_seed, asked, plan)
+    future = executor.submit(_answers_from_next_seed, asked, plan)
     executor.shutdown(wait=False)  # the worker ends with its one job
     return lambda: dict(zip(ids, future.result(), strict=True))
 
 
-def shortcut_scores(rows: Sequence[Row],
-                    nearest: Mapping[int, str] | Callable[[], Mapping[int, str] | None] | None = None
+def shortcut_scores(rows: Sequence[Row], nearest: Callable[[], Mapping[int, str] | None] | None = None
                     ) -> dict[str, float]:
     """sample_pass_rate of each shortcut on these rows (dialogue turns scored as single rows);
-    `nearest`: the nearest-question answers, when there is another seed's set to take them from
-    (or what waits for them: asked for last)."""
+    `nearest` gives the nearest-question answers, or None when there are none: it is called last,
+    so answers worked out elsewhere meanwhile are waited for as late as possible."""
     from merabench.tasks.gorillahard.task import GorillaHardTask
 
     task = GorillaHardTask()
@@ -204,7 +203,7 @@ def shortcut_scores(rows: Sequence[Row],
         return sum(passed) / max(1, len(passed))
 
     scores = {"always_refuse": rate(refusal), "keyword_tool": rate(keyword_tool)}
-    answers = nearest() if callable(nearest) else nearest
+    answers = nearest() if nearest is not None else None
     if answers is not None:
         scores["nearest_other_seed"] = rate(lambda r: answers[r.id])
     scores["refusal_share"] = sum("abstain" in _reference(r) for r in rows) / max(1, len(rows))
@@ -224,7 +223,7 @@ def audit_lines(folder: Any) -> list[str]:
     plan = _plan_of({"seed": 0, **manifest})
     other_seed, other = plan[0] + 1, other_seed_rows(*plan)
     lines.append(f"{pairs_shared(rows, other):.1%} of the (question, reference) pairs also in seed {other_seed}'s set")
-    scores = shortcut_scores(rows, nearest_reference(rows, other))
+    scores = shortcut_scores(rows, lambda: nearest_reference(rows, other))
     lines.append(f"shortcuts, sample_pass_rate: always refuse {scores['always_refuse']:.3f} (refusal rows "
                  f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}, nearest question of "
                  f"seed {other_seed} {scores['nearest_other_seed']:.3f}")

@@ -28,7 +28,13 @@ from merabench.tasks.gorillahard.generator.catalog import (
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
 from merabench.tasks.gorillahard.generator.model import File, Question, call, kind_of
-from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_schedule
+from merabench.tasks.gorillahard.generator.prompts import (
+    CARD_PROMPT_CHARS,
+    FORMAT,
+    LAYOUT,
+    WORDINGS,
+    wording_schedule,
+)
 from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
 GENERATOR_VERSION = "v4"  # part of cached sets' names: bump when the same seed would give other rows
@@ -56,18 +62,14 @@ def _context(question: Question) -> str:
     return "\n\n".join(f"[файл: {f.path}]\n{f.text.rstrip()}" for f in question.files)
 
 
-# the card's rendered prompts run 10.6k to 34.2k characters
-PROMPT_CHARS = (10_600, 34_200)
-
-
 def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) -> list[dict[str, Any]]:
     """A catalog of the drawn size, or of the largest (smallest) size when the prompt would be too
     short (long) for the card's range with it; fixed_chars: the prompt without the catalog."""
     catalog = build_catalog(question, rng)
     length = fixed_chars + catalog_chars(catalog)
-    if length < PROMPT_CHARS[0]:
+    if length < CARD_PROMPT_CHARS[0]:
         return build_catalog(question, rng, size=MAX_TOOLS)
-    if length > PROMPT_CHARS[1]:
+    if length > CARD_PROMPT_CHARS[1]:
         return build_catalog(question, rng, size=MIN_TOOLS)
     return catalog
 
@@ -275,7 +277,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     def fits(prompt: str, attempt: int) -> bool:
         """Within the card's prompt lengths; a family that cannot get there in 40 drafts keeps its
         row (the validator's prompt_lengths check then says so)."""
-        return attempt >= 40 or PROMPT_CHARS[0] <= len(prompt) <= PROMPT_CHARS[1]
+        return attempt >= 40 or CARD_PROMPT_CHARS[0] <= len(prompt) <= CARD_PROMPT_CHARS[1]
 
     # the single shots come from families whose answers vary with the files, so none repeats a test pair
     shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]

@@ -1,13 +1,14 @@
-"""The five instruction wordings (same substance, different tone) and the format block.
+"""The five instruction wordings (same substance, different tone), the format block, and the
+card's figures for the prompts: how the evaluated rows split over the wordings, how long a
+rendered prompt runs.
 
 Every wording carries the card's seven rules; the format block always describes all five
-envelopes, so it never hints at the expected one. A question's wording is fixed by a hash of
-its key (dialogue turns share their dialogue's).
+envelopes, so it never hints at the expected one. The rows' wordings follow `wording_schedule`
+(dialogue turns share their dialogue's).
 """
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 RULES = ("одного инструмента достаточно, если он решает задачу; значения из файлов считай сам; план — только "
@@ -37,11 +38,8 @@ FORMAT = (
 )
 
 
-def wording_for(key: str) -> int:
-    return int(hashlib.sha256(key.encode("utf-8")).hexdigest(), 16) % len(WORDINGS)
-
-
 CARD_WORDING_SPLIT = (252, 235, 227, 249, 206)  # the card's evaluated rows per wording, of 1,169
+CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered prompt
 
 
 def wording_schedule(rows: int, rng: random.Random) -> list[int]:

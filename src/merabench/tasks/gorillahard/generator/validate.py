@@ -27,6 +27,7 @@ from merabench.tasks.gorillahard.generator.catalog import MAX_TOOLS, MIN_TOOLS, 
 from merabench.tasks.gorillahard.generator.families import FAMILIES, View
 from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS
 from merabench.tasks.gorillahard.generator.model import reference_tools
+from merabench.tasks.gorillahard.generator.prompts import CARD_PROMPT_CHARS, CARD_WORDING_SPLIT
 from merabench.tasks.gorillahard.generator.providers import canonical, canonical_text
 from merabench.tasks.gorillahard.metrics import catalogs_reused
 from merabench.tasks.gorillahard.task import GorillaHardTask
@@ -40,7 +41,7 @@ CARD = {"difficulty": {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wil
         "answer_kind": {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}}
 CARD_SPECIALS = {"near_miss": 109, "cost_pick": 6, "injection": 6}
 CARD_ROWS, CARD_DIALOGUES = 1169, 30  # a set of the card's size is held to its exact figures
-CARD_WORDINGS = {0: 252, 1: 235, 2: 227, 3: 249, 4: 206}  # evaluated rows per instruction wording
+CARD_WORDINGS = dict(enumerate(CARD_WORDING_SPLIT))  # evaluated rows per instruction wording
 
 
 def card_size(manifest: dict[str, Any]) -> bool:
@@ -345,7 +346,6 @@ def check_numerals(rows: list[Row]) -> Check:
     return Check("numerals_agree", not wrong, _first_failures(wrong) or "every number agrees with its noun")
 
 
-CARD_PROMPT_CHARS = (10_600, 34_200)  # the card's shortest and longest rendered prompt
 CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
 

@@ -289,10 +289,17 @@ def _named_server(question: str, header: list[str], rows: list[list[str]]) -> st
     if rack is None:
         return None
     if "диск" in question and ("заполненн" in question or "забит" in question):
-        return _extreme_in_rack(header, rows, rack.group(1), "disk_used_pct", max)
-    if "незагруженн" in question or "минимальной загрузкой" in question:
-        return _extreme_in_rack(header, rows, rack.group(1), "cpu_pct", min)
-    return None
+        column, fullest_first = "disk_used_pct", True
+    elif "незагруженн" in question or "минимальной загрузкой" in question:
+        column, fullest_first = "cpu_pct", False
+    else:
+        return None
+    # ranked from scratch here, not with the maker's helper: the top one only if it stands alone
+    at, host, rack_at = header.index(column), header.index("host"), header.index("rack")
+    ranked = sorted(((int(r[at]), r[host]) for r in rows if r[rack_at] == rack.group(1)), reverse=fullest_first)
+    if len(ranked) < 2 or ranked[0][0] == ranked[1][0]:
+        return None
+    return ranked[0][1]
 
 
 def refund_question(rng: random.Random, corpus: Corpus, *, near_miss: bool) -> Question:
