@@ -549,11 +549,13 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     withheld = [r for r in rows if r["meta"]["derivation"].get("request")]
     assert all(r["meta"]["derivation"]["maker"] == "abstain_no_tool" for r in withheld)
     assert len(withheld) > 40
-    calls = {r["inputs"]["question"] for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
-    # the same words as call rows of the same request (a companion's pointer aside)
-    bare = [r["inputs"]["question"].split(" Речь о")[0].split(" Нужен файл")[0].split(" Имеется в виду")[0]
-            .split(" Файл —")[0] for r in withheld]
-    assert sum(any(c.startswith(q) for c in calls) for q in bare) > len(withheld) // 3
+    # the same words as call rows of the same request (the sentence saying which file aside)
+    def request(row: dict) -> str:
+        return re.split(r" (?:Файлов два|Из двух файлов|Речь о|Приложены|Нужен файл|Имеется в виду|Файл —)",
+                        row["inputs"]["question"])[0]
+
+    calls = {request(r) for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
+    assert sum(request(r) in calls for r in withheld) > len(withheld) // 3
     victim = {}
 
     def add_the_tool(test, shots):
@@ -644,3 +646,80 @@ def test_every_family_asks_in_at_least_three_phrasings() -> None:
         if len(templates) < 3:
             few[name] = sorted(templates)
     assert few == {}
+
+
+def test_the_generator_and_the_validator_measure_every_file_alike() -> None:
+    """What tells two files apart (hosts, comments, ERROR records, rows, a base image, a
+    dependency) is counted from the file's facts by the generator and from its text alone by
+    the validator: both agree on every file of several corpora."""
+    from merabench.tasks.gorillahard.generator.corpus import build_corpus
+    from merabench.tasks.gorillahard.generator.families.pick import PICKS, Count
+
+    checked = 0
+    for seed in (0, 7, 23):
+        corpus = build_corpus(seed)
+        for kind, pick in PICKS.items():
+            for f in corpus.by_kind[kind]:
+                if isinstance(pick, Count):
+                    assert pick.measure(f) == pick.recount(f.file.text), (seed, f.file.path)
+                else:
+                    assert pick.marks(f) == pick.reread(f.file.text), (seed, f.file.path)
+                checked += 1
+    assert checked > 250
+
+
+def test_a_grounded_request_chooses_between_two_named_files_and_a_wrong_or_tied_choice_is_caught(
+        tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.families.grounded import SPECS
+    from merabench.tasks.gorillahard.generator.families.pick import PICKS
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    grounded = [r for r in rows if r["meta"]["derivation"]["maker"] in {s.name for s in SPECS}]
+    assert len(grounded) == 284 and {r["meta"]["categories"]["difficulty"] for r in grounded} == {"T4_wild"}
+    for row in grounded:
+        named = [p for p in re.findall(r"^\[файл: ([^\]]+)\]", row["inputs"]["context"], re.M)
+                 if p in row["inputs"]["question"]]
+        assert len(named) == 2, row["inputs"]["question"]
+    victim = {}
+
+    def other_file(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "lint_module")
+        reference = json.loads(row["outputs"])
+        other = next(p for p in re.findall(r"^\[файл: ([^\]]+)\]", row["inputs"]["context"], re.M)
+                     if p in row["inputs"]["question"] and p != reference["args"]["path"])
+        reference["args"]["path"] = other
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        victim["id"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "wrong", other_file))
+    assert f"row {victim['id']} (lint_module): expected" in problems["derived_quantities"]
+    # two logs with as many ERROR records cannot be told apart: the check says so
+    log = "2026-03-01 10:00:00 ERROR api: upstream timeout\n2026-03-01 10:00:05 INFO  api: GET /cart 200\n"
+    assert PICKS["app_log"].chosen("нужен тот, где записей уровня ERROR больше", {"a.log": log, "b.log": log}) == [
+        "the two files tie: {'a.log': 1, 'b.log': 1}"]
+
+
+def test_optional_arguments_are_needed_and_a_reference_without_one_is_caught(tmp_path: Path,
+                                                                            default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
+    from merabench.tasks.gorillahard.generator.library import TOOLS
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    for family in OPTIONAL_CALLS:
+        made = [r for r in rows if r["meta"]["categories"]["family"] == family.name]
+        assert made and {r["meta"]["categories"]["difficulty"] for r in made} == {"T3_expert"}
+        params = TOOLS[family.tool]["parameters"]
+        for row in made:  # each reference fills an argument the tool leaves optional
+            args = json.loads(row["outputs"])["args"]
+            assert any(not params[name]["required"] for name in args), (family.name, args)
+    victim = {}
+
+    def drop_the_narrowing(test, shots):
+        row = next(r for r in test if r["meta"]["categories"]["family"] == "code_run_tests")
+        reference = json.loads(row["outputs"])
+        del reference["args"]["match"]
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        victim["id"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "s", drop_the_narrowing))
+    assert f"row {victim['id']} (code_run_tests): expected" in problems["derived_quantities"]

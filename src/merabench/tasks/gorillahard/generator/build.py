@@ -27,6 +27,7 @@ from merabench.tasks.gorillahard.generator.catalog import (
 )
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
+from merabench.tasks.gorillahard.generator.families.common import ended
 from merabench.tasks.gorillahard.generator.model import File, Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import (
     CARD_PROMPT_CHARS,
@@ -37,7 +38,7 @@ from merabench.tasks.gorillahard.generator.prompts import (
 )
 from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
-GENERATOR_VERSION = "v4"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v5"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -118,21 +119,26 @@ COMPANION_SLACK = 1_500  # how far past the drawn length one more file may take 
 
 
 def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
-    if len(question.files) != 1 or question.family in NO_COMPANION:
+    """Bystanders beside one file, or beside two the question already names (a grounded request
+    that chooses between them)."""
+    targets = question.files
+    if not 1 <= len(targets) <= 2 or question.family in NO_COMPANION:
         return question
-    target = question.files[0]
+    if len(targets) == 2 and not all(t.path in question.question for t in targets):
+        return question
     # the context this prompt should have, besides the instruction and the catalog (about 10k
     # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
-    remaining = rng.triangular(300, 23_600, 2_500) - len(target.text)
+    remaining = rng.triangular(300, 23_600, 2_500) - sum(len(t.text) for t in targets)
     companions: list[File] = []
-    # files of other formats than the target's; each step takes one of the largest that still fit
+    # files of other formats than the targets'; each step takes one of the largest that still fit
     # what is left, so few files make up the drawn length
+    formats = {t.fmt for t in targets}
     lengths, longest_first = corpus.longest_first
     while len(companions) < MAX_COMPANIONS and remaining > 0:
         start = bisect.bisect_left(lengths, -(remaining + COMPANION_SLACK))
         fitting = list(itertools.islice(
-            (c.file for c in longest_first[start:] if c.kind in COMPANION_KINDS and c.file.fmt != target.fmt
-             and c.file.path != target.path and c.file not in companions), 5))
+            (c.file for c in longest_first[start:] if c.kind in COMPANION_KINDS and c.file.fmt not in formats
+             and c.file not in companions), 5))
         if not fitting:
             break
         companion = rng.choice(fitting)
@@ -141,14 +147,12 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     if not companions:
         return question
     # with several files attached, "the file" must say which: the question names its target
-    text = question.question.rstrip()
-    if text[-1:] not in ".?!":  # a question ending in a quotation gets its full stop before the pointer
-        text += "."
-    named = question.question if target.path in question.question else (
-        f"{text} {rng.choice(COMPANION_POINTERS).format(path=target.path)}")
+    named = question.question if all(t.path in question.question for t in targets) else (
+        f"{ended(question.question)} {rng.choice(COMPANION_POINTERS).format(path=targets[0].path)}")
     # any order: agents see files as they come, and "the first file" is no answer
     files = [*companions]
-    files.insert(rng.randint(0, len(files)), target)
+    for target in targets:
+        files.insert(rng.randint(0, len(files)), target)
     return replace(question, question=named, files=tuple(files))
 
 

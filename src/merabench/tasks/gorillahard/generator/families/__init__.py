@@ -20,7 +20,6 @@ from merabench.tasks.gorillahard.generator.families.artifacts import (
     check_slowest_trace,
     check_sql_call,
     check_trace_compare,
-    code_call_family,
     make_blame_then_show,
     make_docker_port,
     make_find_symbol,
@@ -38,7 +37,7 @@ from merabench.tasks.gorillahard.generator.families.choices import (
     check_storage_cost,
     cost_pick_family,
 )
-from merabench.tasks.gorillahard.generator.families.common import Family, View, check_path_call
+from merabench.tasks.gorillahard.generator.families.common import Family, View
 from merabench.tasks.gorillahard.generator.families.configs import (
     check_cron,
     check_deploy_scale,
@@ -75,7 +74,6 @@ from merabench.tasks.gorillahard.generator.families.logs import (
     check_level_count,
     check_log_window,
     check_retry_download,
-    log_call_family,
     make_clarify,
     make_grep_optional,
     make_level_count,
@@ -84,13 +82,13 @@ from merabench.tasks.gorillahard.generator.families.logs import (
     make_near_miss_clarify,
     make_retry_download,
 )
+from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
 from merabench.tasks.gorillahard.generator.families.tables import (
     check_busiest_server,
     check_cross_file_scale,
     check_decommission,
     check_filter_city,
     check_filter_maintenance,
-    check_group_count,
     check_missing_column,
     check_refund,
     check_table_stat,
@@ -100,7 +98,6 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     make_deprecated_sum,
     make_filter_city,
     make_filter_maintenance,
-    make_group_count,
     make_missing_column,
     make_near_miss_column,
     make_table_stat,
@@ -201,7 +198,8 @@ FAMILIES: dict[str, Family] = {
             check_pom_call,
         ),
         Family("cron_from_toml", "schema", "T3_expert", 9, make_cron, check_cron),
-        Family("code_find_symbol", "catalog", "T3_expert", 6, make_find_symbol, check_find_symbol),
+        Family("code_find_symbol", "scan", "T3_expert", 6, make_find_symbol, check_find_symbol),
+        *(Family(c.name, "optional", "T3_expert", 6, c.make, c.check) for c in OPTIONAL_CALLS),
         Family("image_scan", "grounding", "T3_expert", 6, make_image_scan, check_image_scan),
         Family("set_retries", "schema", "T3_expert", 10, make_set_retries, check_set_retries),
         Family(
@@ -308,34 +306,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family("image_tags", "grounding", "T3_expert", 6, make_image_tags, check_image_tags),
         Family(
-            "log_errors_per_hour",
-            "catalog",
-            "T3_expert",
-            6,
-            log_call_family(
-                "log_errors_per_hour",
-                (
-                    "Покажи, сколько ошибок было в журнале по часам.",
-                    "ошибки в логе по часам",
-                    "Хочу понять, в какие часы сыпались ошибки, — разложите журнал по часам, пожалуйста.",
-                ),
-                "logs.errors_per_hour",
-                "logs.count",
-            ),
-            check_path_call,
-        ),
-        Family(
-            "log_head",
-            "catalog",
-            "T3_expert",
-            6,
-            log_call_family("log_head", ("Покажи первые 20 строк журнала.", "первые 20 строк лога",
-                                        "Выведите, пожалуйста, начало журнала — первые 20 строк."),
-                            "logs.head", "logs.tail", n=20),
-            check_path_call,
-        ),
-        Family("table_group_count", "catalog", "T3_expert", 6, make_group_count, check_group_count),
-        Family(
             "servers_in_maintenance",
             "grounding",
             "T3_expert",
@@ -346,30 +316,6 @@ FAMILIES: dict[str, Family] = {
         Family("sales_in_city", "grounding", "T3_expert", 6, make_filter_city, check_filter_city),
         Family("ticket_close", "grounding", "T3_expert", 6, make_close_ticket, check_close_ticket),
         Family("ticket_assign_author", "grounding", "T3_expert", 6, make_assign_author, check_assign_author),
-        Family(
-            "code_run_tests",
-            "catalog",
-            "T3_expert",
-            6,
-            code_call_family("code_run_tests", ("Запусти тесты этого модуля.", "прогони тесты модуля",
-                                               "Я поправил модуль — запусти, пожалуйста, его тесты."),
-                             "code.run_tests", "code.lint"),
-            check_path_call,
-        ),
-        Family(
-            "code_complexity",
-            "catalog",
-            "T3_expert",
-            6,
-            code_call_family(
-                "code_complexity",
-                ("Оцени сложность функций в этом модуле.", "цикломатика функций модуля?",
-                 "Ревьюер жалуется на запутанный код — посчитайте, пожалуйста, сложность функций этого модуля."),
-                "code.complexity",
-                "code.format",
-            ),
-            check_path_call,
-        ),
         Family("trace_compare_slowest", "scan", "T3_expert", 6, make_trace_compare, check_trace_compare),
         Family(
             "storage_cost_pick",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus
@@ -13,9 +14,9 @@ from merabench.tasks.gorillahard.generator.families.common import (
     lines_with,
     only,
     phrased,
-    problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
+from merabench.tasks.gorillahard.generator.numerals import ordinal
 
 
 def make_docker_port(rng: random.Random, corpus: Corpus) -> Question:
@@ -105,26 +106,31 @@ def check_slowest_trace(view: View) -> list[str]:
 
 
 def make_find_symbol(rng: random.Random, corpus: Corpus) -> Question:
+    """The module's n-th function by order of definition: which one that is takes reading the
+    whole file (the card's T3, counting over the file)."""
     module = corpus.pick("python", rng)
-    name = rng.choice(module.facts["functions"])
-    return build_question(
-        "code_find_symbol",
-        "catalog",
-        "T3_expert",
-        f"Найди определение функции {name} в этом модуле.",
-        (module,),
-        call("code.find_symbol", path=module.file.path, name=name),
-        "code.lint",
-        facts={"name": name},
-    )
+    position = rng.randrange(len(module.facts["functions"]))
+    name = module.facts["functions"][position]
+    nth = ordinal(ORDINALS[position], "femn", "gent")
+    question = rng.choice((f"Найди определение {nth} по счёту функции в этом модуле.",
+                           f"где определена {ordinal(ORDINALS[position], 'femn', 'nomn')} функция модуля?",
+                           f"Покажите, пожалуйста, где в коде определение {nth} функции этого модуля (по порядку в файле)."))
+    return build_question("code_find_symbol", "scan", "T3_expert", question, (module,),
+                          call("code.find_symbol", path=module.file.path, name=name), "code.lint",
+                          facts={"position": position + 1})
+
+
+ORDINALS = ("первый", "второй", "третий")
 
 
 def check_find_symbol(view: View) -> list[str]:
     path, text = only(view)
-    name = view.derivation["name"]
-    return problems((f"def {name}(" in text, "no such function")) + expect(
-        view, call("code.find_symbol", path=path, name=name)
-    )
+    defined = [line[4:].split("(")[0] for line in text.split("\n") if line.startswith("def ")]
+    said = [n for n, stem in enumerate(("перв", "втор", "трет"), start=1) if re.search(rf"\b{stem}", view.question)]
+    position = said[0] if len(said) == 1 else 0
+    if not 1 <= position <= len(defined):
+        return [f"the module defines {len(defined)} functions, not a {position}th"]
+    return expect(view, call("code.find_symbol", path=path, name=defined[position - 1]))
 
 
 def make_blame_then_show(rng: random.Random, corpus: Corpus) -> Question:
@@ -223,16 +229,6 @@ def make_image_tags(rng: random.Random, corpus: Corpus) -> Question:
 def check_image_tags(view: View) -> list[str]:
     _, text = only(view)
     return expect(view, call("registry.list_tags", image=dockerfile_base(text).split(":")[0]))
-
-
-def code_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str) -> Callable[..., Question]:
-    def make(rng: random.Random, corpus: Corpus) -> Question:
-        module = corpus.pick("python", rng)
-        return build_question(
-            name, "catalog", "T3_expert", phrased(rng, question), (module,), call(tool, path=module.file.path), twin
-        )
-
-    return make
 
 
 def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:

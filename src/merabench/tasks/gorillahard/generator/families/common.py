@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
-from merabench.tasks.gorillahard.generator.model import Question, call
+from merabench.tasks.gorillahard.generator.model import Question
 
 STATS = {"mean": "среднее значение", "median": "медиану", "sum": "сумму", "max": "максимум", "min": "минимум"}
 
@@ -66,6 +66,13 @@ def only(view: View) -> tuple[str, str]:
     return named[0] if len(view.files) > 1 and len(named) == 1 else next(iter(view.files.items()))
 
 
+def ended(text: str) -> str:
+    """The text as a finished sentence, so that another may follow (a terse request has no stop;
+    one ending in a quotation gets its stop after it)."""
+    text = text.rstrip()
+    return text if text[-1:] in ".?!" else f"{text}."
+
+
 def problems(*pairs: tuple[bool, str]) -> list[str]:
     return [message for ok, message in pairs if not ok]
 
@@ -91,8 +98,3 @@ def build_question(
 ) -> Question:
     return Question(family, lever, tier, question, tuple(f.file for f in files), reference, twin, **extra)
 
-
-def check_path_call(view: View) -> list[str]:
-    path, _ = only(view)
-    args = {k: v for k, v in view.reference["args"].items() if k != "path"}
-    return expect(view, call(view.reference["tool"], path=path, **args))

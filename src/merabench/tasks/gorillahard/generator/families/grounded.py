@@ -11,6 +11,7 @@ number). The check reads the values back from the file text and the question alo
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -18,19 +19,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
     build_question,
+    ended,
     expect,
-    only,
     setting,
     split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.logs import check_no_tool, make_no_tool
+from merabench.tasks.gorillahard.generator.families.pick import PICKS, named_pair, pointer
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
 from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
@@ -129,6 +131,13 @@ def _number(question: str, nth: int = 0) -> int:
     return int(found[nth]) if len(found) > nth else -1
 
 
+PAIR_CHARS = 24_000  # two long logs together would take a prompt past the card's longest (34.2k)
+
+
+def _chars(pair: tuple[CorpusFile, Any, CorpusFile]) -> int:
+    return len(pair[0].file.text) + len(pair[2].file.text)
+
+
 @dataclass(frozen=True)
 class Spec:
     name: str
@@ -143,9 +152,19 @@ class Spec:
         phrasing = rng.choice(self.phrasings).format(**self.extra(rng))
         usable = [(f, args) for f in corpus.by_kind[self.kind]
                   if (args := self._args(f.file.text, phrasing, f.file.path)) is not None]
-        source, args = rng.choice(usable)
-        return build_question(self.name, "grounding", "T4_wild", phrasing, (source,), call(self.tool, **args),
-                              self.twin)
+        # two files of the kind whose answers differ, and a way to tell the one meant by what they hold
+        pick = PICKS[self.kind]
+        pairs = [(source, args, other) for (source, args), (other, theirs) in itertools.permutations(usable, 2)
+                 if args != theirs and pick.tells_apart(source, other)]
+        # short enough for the card's prompt lengths; failing that (a corpus of long files), the shortest
+        fitting = [p for p in pairs if _chars(p) <= PAIR_CHARS] or sorted(pairs, key=_chars)[:2]
+        source, args, other = rng.choice(fitting)
+        which = pick.clause(rng, source, other)
+        files = [source, other]
+        rng.shuffle(files)
+        question = f"{ended(phrasing)} {pointer(rng, which, [f.file.path for f in files])}"
+        return build_question(self.name, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
+                              self.twin, facts={"which": which})
 
     def _args(self, text: str, question: str, path: str) -> dict[str, Any] | None:
         """The arguments for this file, or None when the file lacks a value they need."""
@@ -155,8 +174,20 @@ class Spec:
             return None
         return args if all(v is not None for v in args.values()) else None
 
+    def target(self, view: View) -> tuple[str, str] | list[str]:
+        """The file the question means (path, text), told from the other by recounting both, or
+        what keeps the question from meaning exactly one."""
+        named = named_pair(view.question, view.files)
+        if len(named) != 2:
+            return [f"the question names {len(named)} attached files, not the two it chooses between"]
+        chosen = PICKS[self.kind].chosen(view.question, named)
+        return chosen if isinstance(chosen, list) else (chosen, named[chosen])
+
     def check(self, view: View) -> list[str]:
-        path, text = only(view)
+        target = self.target(view)
+        if isinstance(target, list):
+            return target
+        path, text = target
         return expect(view, call(self.tool, **self.args(READERS[self.kind](text), view.question, path)))
 
 
@@ -587,7 +618,10 @@ def check_withheld_tool(view: View) -> list[str]:
     spec = WITHHELD_SPECS.get(view.derivation.get("request", ""))
     if spec is None:
         return [f"unknown request {view.derivation.get('request')!r}"]
-    path, text = only(view)
+    target = spec.target(view)
+    if isinstance(target, list):
+        return target
+    path, text = target
     present = sorted(set(view.tools) & set(withheld_tools(spec)))
     return [message for ok, message in (
         ("abstain" in view.reference, "must refuse"),

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -13,7 +11,6 @@ from merabench.tasks.gorillahard.generator.families.common import (
     expect,
     lines_with,
     only,
-    phrased,
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
@@ -260,14 +257,3 @@ def make_no_tool(rng: random.Random, corpus: Corpus) -> Question:
 def check_no_tool(view: View) -> list[str]:
     return problems(("abstain" in view.reference, "must refuse"))
 
-
-def log_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str,
-                    **fixed: Any) -> Callable[..., Question]:
-    def make(rng: random.Random, corpus: Corpus) -> Question:
-        log = corpus.pick("app_log", rng)
-        return build_question(
-            name, "catalog", "T3_expert", phrased(rng, question), (log,), call(tool, path=log.file.path, **fixed),
-            twin
-        )
-
-    return make

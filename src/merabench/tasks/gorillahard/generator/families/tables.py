@@ -404,31 +404,6 @@ def check_cross_file_scale(view: View) -> list[str]:
     )
 
 
-def make_group_count(rng: random.Random, corpus: Corpus) -> Question:
-    table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] in ("sales", "weather")])
-    column = "city" if table.facts["schema"] == "sales" else "station"
-    word = "каждому городу" if column == "city" else "каждой метеостанции"
-    return build_question(
-        "table_group_count",
-        "catalog",
-        "T3_expert",
-        rng.choice((f"Сколько записей в таблице по {word}?", f"число строк по {word} в таблице",
-                    f"Посчитайте, пожалуйста, сколько в таблице записей по {word}.")),
-        (table,),
-        call("table.group_count", path=table.file.path, column=column),
-        "table.filter_eq",
-        facts={"column": column},
-    )
-
-
-def check_group_count(view: View) -> list[str]:
-    path, text = only(view)
-    header, _ = split_table(text)
-    return problems((view.derivation["column"] in header, "no such column")) + expect(
-        view, call("table.group_count", path=path, column=view.derivation["column"])
-    )
-
-
 def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
     table = servers_table(corpus, rng, having="maintenance")
     return build_question(
