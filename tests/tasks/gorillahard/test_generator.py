@@ -723,3 +723,37 @@ def test_optional_arguments_are_needed_and_a_reference_without_one_is_caught(tmp
 
     problems = failed(copy_set(default_set, tmp_path / "s", drop_the_narrowing))
     assert f"row {victim['id']} (code_run_tests): expected" in problems["derived_quantities"]
+
+
+def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_ignoring_it_is_caught(
+        tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.families.optional import MISSING, NARROWINGS
+    from merabench.tasks.gorillahard.generator.library import TOOLS
+    from merabench.tasks.gorillahard.generator.providers import canonical_text
+
+    rng = random.Random(3)
+    for name, narrowing in NARROWINGS.items():
+        for _ in range(30):  # each drawn sentence, capitalised as a question carries it, reads back as its value
+            value, sentence = narrowing.draw(rng, {"version": "2.15.3"})
+            said = f"Сделай это. {sentence[0].upper()}{sentence[1:]}"
+            assert narrowing.read(said) == value, (name, sentence)
+        assert narrowing.read("Сделай это.") is MISSING
+    rows = read_jsonl(default_set / "test.jsonl")
+    for name, narrowing in NARROWINGS.items():
+        made = [r for r in rows if r["meta"]["categories"]["family"] == name]
+        assert made and {r["meta"]["categories"]["difficulty"] for r in made} == {"T3_expert"}
+        for row in made:
+            reference = json.loads(canonical_text(row["outputs"]))
+            assert narrowing.arg in reference["args"]
+            assert not TOOLS[reference["tool"]]["parameters"][narrowing.arg]["required"]
+    victim = {}
+
+    def ignore_it(test, shots):
+        row = next(r for r in test if r["meta"]["categories"]["family"] == "sql_vacuum")
+        reference = json.loads(row["outputs"])
+        del reference["args"]["full"]
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        victim["id"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "s", ignore_it))
+    assert f"row {victim['id']} (sql_vacuum): expected full=True, as the question asks" in problems["derived_quantities"]

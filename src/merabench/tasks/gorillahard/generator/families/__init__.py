@@ -82,7 +82,7 @@ from merabench.tasks.gorillahard.generator.families.logs import (
     make_near_miss_clarify,
     make_retry_download,
 )
-from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
+from merabench.tasks.gorillahard.generator.families.optional import NARROWINGS, OPTIONAL_CALLS, narrowed
 from merabench.tasks.gorillahard.generator.families.tables import (
     check_busiest_server,
     check_cross_file_scale,
@@ -403,3 +403,5 @@ FAMILIES: dict[str, Family] = {
         *grounded_families(),  # 58 makers, each reading its argument from the attached file
     ]
 }
+# families that read their values from the file and, to be the card's T3, also need an optional argument
+FAMILIES.update({name: narrowed(FAMILIES[name], narrowing) for name, narrowing in NARROWINGS.items()})

@@ -12,15 +12,18 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
     View,
     build_question,
+    ended,
     expect,
     only,
+    problems,
     split_table,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
@@ -134,3 +137,112 @@ OPTIONAL_CALLS = [
             _GROUPED[table.facts["schema"]][0], rng.choice([3, 5, 10])),
         lambda question, text: {"column": _group_column(text), "top": _first_number(question)}),
 ]
+
+
+# --- one more sentence asking for an optional argument, on a family that reads its values from the file ---
+MISSING = object()
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """An optional argument a question asks for in a sentence of its own (a compressed backup,
+    only critical vulnerabilities, a dry run): the family's call is right only with it."""
+
+    arg: str
+    draw: Callable[[random.Random, dict[str, Any]], tuple[Any, str]]  # (rng, the call's args) -> (value, sentence)
+    read: Callable[[str], Any]  # the question -> the value it asks for, or MISSING
+
+
+def stated(arg: str, said: dict[Any, tuple[str, ...]]) -> Narrowing:
+    """A narrowing whose values each have their own sentences (by different speakers)."""
+    def draw(rng: random.Random, args: dict[str, Any]) -> tuple[Any, str]:
+        value = rng.choice(list(said))
+        return value, rng.choice(said[value])
+
+    def read(question: str) -> Any:
+        asked = question.lower()  # a terse remark opens with a capital after another sentence
+        found = [value for value, sentences in said.items() if any(s.lower() in asked for s in sentences)]
+        return found[0] if len(found) == 1 else MISSING
+
+    return Narrowing(arg, draw, read)
+
+
+def _newer_patch(version: str, rng: random.Random) -> str:
+    """The same release line a few patches on ("2.15.3" -> "2.15.5", "4.1.95.Final" -> "4.1.97.Final")."""
+    return re.sub(r"\d+(?=(?:[.-][A-Za-z]+)?$)", lambda m: str(int(m.group()) + rng.randint(1, 3)), version)
+
+
+def _upgrade_target() -> Narrowing:
+    def draw(rng: random.Random, args: dict[str, Any]) -> tuple[Any, str]:
+        target = _newer_patch(args["version"], rng)
+        return target, rng.choice((f"Обновляться будем до версии «{target}».", f"цель — версия «{target}»",
+                                   f"Нам нужна именно версия «{target}», не последняя."))
+
+    def read(question: str) -> Any:
+        found = re.findall(r"верси[яюи] «([^»]+)»", question)
+        return found[0] if len(found) == 1 else MISSING
+
+    return Narrowing("target_version", draw, read)
+
+
+SEVERITY = {"high": ("Интересуют только уязвимости уровня high и выше.", "тока high и выше",
+                     "Покажите, пожалуйста, только серьёзные: high и critical."),
+            "critical": ("Только критические уязвимости.", "только critical",
+                         "Нас интересуют лишь уязвимости уровня critical.")}
+
+NARROWINGS: dict[str, Narrowing] = {
+    "set_retries": stated("backoff_ms", {ms: (f"Паузу между повторами поставь {ms} мс.", f"между попытками {ms} мс",
+                                              f"Между попытками пусть выжидает {ms} мс, пожалуйста.")
+                                         for ms in (200, 500, 1000, 1500)}),
+    "cron_from_toml": stated("timezone", {
+        "Europe/Moscow": ("Время в расписании — московское.", "время по мск", "Учтите: время указано по Москве."),
+        "Asia/Yekaterinburg": ("Время в расписании — екатеринбургское.", "время по екб",
+                               "Учтите: время указано по Екатеринбургу."),
+        "Asia/Novosibirsk": ("Время в расписании — новосибирское.", "время по новосибу",
+                             "Учтите: время указано по Новосибирску.")}),
+    "k8s_status": stated("events", {True: ("Заодно покажи последние события.", "и события тоже",
+                                           "Добавьте, пожалуйста, последние события развёртывания.")}),
+    "k8s_rollback": stated("dry_run", {True: ("Сначала только покажи, что изменится, ничего не применяя.",
+                                              "пока вхолостую, без применения",
+                                              "Для начала — пробный прогон, без настоящего отката.")}),
+    "k8s_set_image": stated("wait", {True: ("И дождись, пока выкатится.", "жди конца выкатки",
+                                            "Дождитесь, пожалуйста, окончания выкатки.")}),
+    "sql_count_rows": stated("approximate", {True: ("Хватит оценки по статистике, точный подсчёт не нужен.",
+                                                    "примерно, точно не надо", "Приблизительной цифры достаточно.")}),
+    "sql_backup": stated("compress", {True: ("Снимок сожми.", "сжатый", "Снимок, пожалуйста, сожмите: места мало.")}),
+    "sql_vacuum": stated("full", {True: ("Нужна полная очистка, VACUUM FULL.", "полный vacuum",
+                                         "Сделайте полную очистку, с перезаписью таблицы.")}),
+    "pom_vuln_check": stated("min_severity", SEVERITY),
+    "image_scan": stated("min_severity", SEVERITY),
+    "pom_upgrade_plan": _upgrade_target(),
+    "pom_license": stated("transitive", {True: ("Вместе с лицензиями его зависимостей.", "и транзитивные тоже",
+                                                "Посмотрите заодно лицензии всего, что он тянет за собой.")}),
+    "image_tags": stated("limit", {n: (f"Нужны только последние {n}.", f"последние {n}, не больше",
+                                       f"Хватит последних {n}, пожалуйста.") for n in (5, 10, 20)}),
+    "ticket_close": stated("resolution", {"duplicate": ("Резолюция — дубликат.", "это дубль",
+                                                        "Это дубликат другой задачи, так и отметьте."),
+                                          "wont_fix": ("Резолюция — «не будет исправлено».", "чинить не будем",
+                                                       "Исправлять не будем, закройте с такой резолюцией.")}),
+    "ticket_assign_author": stated("notify", {False: ("Уведомление не отправляй.", "без уведомления",
+                                                      "Только не уведомляйте его, пожалуйста.")}),
+}
+
+
+def narrowed(family: Family, narrowing: Narrowing) -> Family:
+    """The family with one more sentence asking for an optional argument, and that argument in
+    its call; the check reads the argument back from the question, the rest as the family does."""
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        question = family.make(rng, corpus)
+        value, sentence = narrowing.draw(rng, question.reference["args"])
+        return replace(question, question=f"{ended(question.question)} {sentence[0].upper()}{sentence[1:]}",
+                       reference={**question.reference, "args": {**question.reference["args"], narrowing.arg: value}})
+
+    def check(view: View) -> list[str]:
+        asked = narrowing.read(view.question)
+        args = dict(view.reference.get("args", {}))
+        given = args.pop(narrowing.arg, MISSING)
+        return problems((asked is not MISSING, f"the question asks for no {narrowing.arg}"),
+                        (given == asked, f"expected {narrowing.arg}={asked!r}, as the question asks")) + family.check(
+            replace(view, reference={**view.reference, "args": args}))
+
+    return replace(family, make=make, check=check)
