@@ -115,6 +115,7 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
 NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify"}
 COMPANION_KINDS = ("python", "app_log", "deploy_yaml", "pom", "sql", "dockerfile", "table")  # never a planted one
 MAX_COMPANIONS = 4
+CONTEXT_CHARS = (300, 22_600, 1_500)  # low, high, mode of a prompt's drawn context length
 COMPANION_SLACK = 1_500  # how far past the drawn length one more file may take the context
 
 
@@ -128,7 +129,7 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
         return question
     # the context this prompt should have, besides the instruction and the catalog (about 10k
     # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
-    remaining = rng.triangular(300, 23_600, 2_500) - sum(len(t.text) for t in targets)
+    remaining = rng.triangular(*CONTEXT_CHARS) - sum(len(t.text) for t in targets)
     companions: list[File] = []
     # files of other formats than the targets'; each step takes one of the largest that still fit
     # what is left, so few files make up the drawn length

@@ -205,7 +205,7 @@ def make_retry_download(rng: random.Random, corpus: Corpus) -> Question:
     return build_question(
         "retry_failed_download",
         "recovery",
-        "T4_wild",
+        "T3_expert",
         rng.choice(RETRY_QUESTIONS),
         (log,),
         call("http.download", url=log.facts["url"]),
