@@ -11,6 +11,7 @@ number). The check reads the values back from the file text and the question alo
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -114,6 +115,12 @@ READERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "audio": lambda t: {},
 }
 
+@functools.lru_cache(maxsize=4096)
+def _read(kind: str, text: str) -> dict[str, Any]:
+    """A file's values, read once: every request over a kind reads the same few files again."""
+    return READERS[kind](text)
+
+
 ROLES = ["reader", "deployer", "oncall", "billing-viewer", "support-admin"]
 COMMENTS = ["Выгрузку проверил, всё сходится", "Беру в работу, отпишусь до вечера",
             "Нужны доступы к хранилищу, без них не продолжить", "Проверили на стейджинге: ошибка не воспроизводится"]
@@ -169,7 +176,7 @@ class Spec:
     def _args(self, text: str, question: str, path: str) -> dict[str, Any] | None:
         """The arguments for this file, or None when the file lacks a value they need."""
         try:
-            args = self.args(READERS[self.kind](text), question, path)
+            args = self.args(_read(self.kind, text), question, path)
         except (StopIteration, ValueError, KeyError, IndexError, TypeError, AttributeError):
             return None
         return args if all(v is not None for v in args.values()) else None
