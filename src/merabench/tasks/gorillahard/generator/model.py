@@ -24,7 +24,7 @@ class Question:
     family: str
     lever: str
     difficulty: str            # T1_medium, T2_hard, T3_expert, T4_wild
-    question: str              # Russian; never names a file path
+    question: str              # Russian; names a file's path only where several are attached
     files: tuple[File, ...]
     reference: dict[str, Any]  # the envelope
     twin: str                  # the outwardly similar, unsuitable tool the catalog must hold

@@ -1,12 +1,15 @@
 """Grounded single calls across the breadth of the tool library: the question points at a value
-in the attached file (the service of a values file, the database host of a JSON config, the
-author of a ticket) and asks for one of many tools with it. The values differ per seed, so the
-reference of a similar question from another set is wrong here, and matching question words to
-tool descriptions finds the tool but not its arguments.
+in a file (the service of a values file, the database host of a JSON config, the author of a
+ticket) and asks for one of many tools with it. Two files of the kind are attached and the
+question says which it means by what both hold (`pick.py`): the value read off the other file
+makes a well-formed, wrong call. The values differ per seed, so the reference of a similar
+question from another set is wrong here, and matching question words to tool descriptions finds
+the tool but not its arguments.
 
 Each spec is a tool, its twin, the file kind it reads, phrasings by different speakers, and how
 the arguments follow from the file (and from a value the question itself states, in «» or as a
-number). The check reads the values back from the file text and the question alone.
+number). The check recounts both files to find the one meant, then reads the values back from
+its text and the question alone.
 """
 
 from __future__ import annotations
