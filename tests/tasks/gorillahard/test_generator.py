@@ -257,6 +257,7 @@ def test_every_template_with_a_numeral_agrees_for_1_2_5_11_21_22() -> None:
         LOG_WINDOW_PHRASINGS,
         window_question,
     )
+    from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
     from merabench.tasks.gorillahard.generator.numerals import count
 
     morph = pymorphy3.MorphAnalyzer()
@@ -272,10 +273,14 @@ def test_every_template_with_a_numeral_agrees_for_1_2_5_11_21_22() -> None:
             lemma = morph.parse(noun)[0].normal_form
             for phrasing in spec.phrasings:
                 rendered += [phrasing.format(**{**values, key: count(n, lemma, "accs")}) for n in AGREEMENT_NUMBERS]
+    for family in OPTIONAL_CALLS:  # "первые {lines} журнала"
+        rendered += [phrasing.format(lines=count(n, "строка", "accs"), level="WARN", what="предупреждений")
+                     for phrasing in family.phrasings if "{lines}" in phrasing for n in AGREEMENT_NUMBERS]
     assert numeral_specs >= 5 and len(rendered) > 150
     assert [(text, disagreements(text)) for text in rendered if disagreements(text)] == []
     assert any(text.startswith("Покажи 21 строку до и после первой ") for text in rendered)
     assert any("за 22 секунды" in text for text in rendered) and any("на 11 часов" in text for text in rendered)
+    assert any(text.startswith("Покажи первые 21 строку журнала") for text in rendered)
 
 
 def test_a_numeral_that_does_not_agree_is_caught(tmp_path: Path, default_set: Path) -> None:
