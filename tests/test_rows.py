@@ -116,3 +116,21 @@ def test_the_data_hash_is_orjsons_canonical_bytes_without_leaving_utf8_copies_in
     assert [sys.getsizeof(r.inputs["context"]) for r in rows] == sizes
     oracle = hashlib.sha256(b"".join(orjson.dumps(r.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for r in rows))
     assert digest == oracle.hexdigest()
+
+
+def test_reading_a_rows_catalog_leaves_no_utf8_copy_in_it_and_parses_what_json_parses() -> None:
+    import json
+    import sys
+
+    from merabench.jsonio import loads
+    from merabench.rows import read_bundled
+    from merabench.tasks.gorillahard.metrics import catalog_of
+
+    rows = read_bundled("gorillahard")["test"]
+    sizes = [sys.getsizeof(r.inputs["tools"]) for r in rows]
+    catalogs = [catalog_of(r) for r in rows]  # scoring parses every row's catalog (Cyrillic descriptions)
+    assert [sys.getsizeof(r.inputs["tools"]) for r in rows] == sizes
+    assert all(c.names for c in catalogs)
+    assert loads(rows[0].inputs["tools"]) == json.loads(rows[0].inputs["tools"])
+    assert loads('{"a": "\\ud800"}') == {"a": "\ud800"}  # a lone surrogate: the standard parser reads it
+    assert loads('"ascii only"') == "ascii only" and loads('{"k": "д"}'.encode()) == {"k": "д"}
