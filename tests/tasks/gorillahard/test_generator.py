@@ -719,17 +719,24 @@ def test_optional_arguments_are_needed_and_a_reference_without_one_is_caught(tmp
         for row in made:  # each reference fills an argument the tool leaves optional
             args = json.loads(row["outputs"])["args"]
             assert any(not params[name]["required"] for name in args), (family.name, args)
+    row_id, problems = without_argument(default_set, tmp_path / "s", "code_run_tests", "match")
+    assert f"row {row_id} (code_run_tests): expected" in problems["derived_quantities"]
+
+
+def without_argument(source: Path, target: Path, family: str, argument: str) -> tuple[int, dict[str, str]]:
+    """Validate a copy of the set in which the first row of `family` lacks `argument` in its
+    reference: (that row's id, the failed checks)."""
     victim = {}
 
-    def drop_the_narrowing(test, shots):
-        row = next(r for r in test if r["meta"]["categories"]["family"] == "code_run_tests")
+    def drop(test, shots):
+        row = next(r for r in test if r["meta"]["categories"]["family"] == family)
         reference = json.loads(row["outputs"])
-        del reference["args"]["match"]
+        del reference["args"][argument]
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         victim["id"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "s", drop_the_narrowing))
-    assert f"row {victim['id']} (code_run_tests): expected" in problems["derived_quantities"]
+    problems = failed(copy_set(source, target, drop))
+    return victim["id"], problems
 
 
 def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_ignoring_it_is_caught(
@@ -753,14 +760,5 @@ def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_igno
             reference = json.loads(canonical_text(row["outputs"]))
             assert narrowing.arg in reference["args"]
             assert not TOOLS[reference["tool"]]["parameters"][narrowing.arg]["required"]
-    victim = {}
-
-    def ignore_it(test, shots):
-        row = next(r for r in test if r["meta"]["categories"]["family"] == "sql_vacuum")
-        reference = json.loads(row["outputs"])
-        del reference["args"]["full"]
-        row["outputs"] = json.dumps(reference, ensure_ascii=False)
-        victim["id"] = row["meta"]["id"]
-
-    problems = failed(copy_set(default_set, tmp_path / "s", ignore_it))
-    assert f"row {victim['id']} (sql_vacuum): expected full=True, as the question asks" in problems["derived_quantities"]
+    row_id, problems = without_argument(default_set, tmp_path / "s", "sql_vacuum", "full")
+    assert f"row {row_id} (sql_vacuum): expected full=True, as the question asks" in problems["derived_quantities"]

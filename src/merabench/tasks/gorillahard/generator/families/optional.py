@@ -73,8 +73,13 @@ def _defined_and_named(question: str, text: str) -> str:
     return named[0]
 
 
-def _function(rng: random.Random, module: CorpusFile) -> str:
-    return rng.choice(module.facts["functions"])
+def _one_function(argument: str) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """(draw, reread) for a call narrowed to one function the module defines, named in `argument`."""
+    def draw(rng: random.Random, module: CorpusFile) -> tuple[dict[str, Any], dict[str, Any]]:
+        name = rng.choice(module.facts["functions"])
+        return {"fn": name}, {argument: name}
+
+    return draw, lambda question, text: {argument: _defined_and_named(question, text)}
 
 
 LEVELS = {"WARN": "предупреждений", "INFO": "информационных записей", "DEBUG": "отладочных записей"}
@@ -116,16 +121,12 @@ OPTIONAL_CALLS = [
         "code_run_tests", "code.run_tests", "code.lint",
         ("Запусти тесты этого модуля, но только те, что проверяют {fn}.", "прогони тесты модуля, тока по {fn}",
          "Я поправил {fn} — запусти, пожалуйста, тесты этой функции, остальные не нужны."),
-        _kind("python"),
-        lambda rng, module: (lambda fn: ({"fn": fn}, {"match": fn}))(_function(rng, module)),
-        lambda question, text: {"match": _defined_and_named(question, text)}),
+        _kind("python"), *_one_function("match")),
     OptionalCall(
         "code_complexity", "code.complexity", "code.format",
         ("Оцени цикломатическую сложность функции {fn} в этом модуле.", "цикломатика {fn}?",
          "Ревьюер жалуется, что функция {fn} слишком запутанная, — посчитайте, пожалуйста, её сложность."),
-        _kind("python"),
-        lambda rng, module: (lambda fn: ({"fn": fn}, {"function": fn}))(_function(rng, module)),
-        lambda question, text: {"function": _defined_and_named(question, text)}),
+        _kind("python"), *_one_function("function")),
     OptionalCall(
         "table_group_count", "table.group_count", "table.filter_eq",
         ("Сколько записей в таблице по {word}? Хватит первых {top} по числу записей.",
