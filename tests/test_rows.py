@@ -134,3 +134,24 @@ def test_reading_a_rows_catalog_leaves_no_utf8_copy_in_it_and_parses_what_json_p
     assert loads(rows[0].inputs["tools"]) == json.loads(rows[0].inputs["tools"])
     assert loads('{"a": "\\ud800"}') == {"a": "\ud800"}  # a lone surrogate: the standard parser reads it
     assert loads('"ascii only"') == "ascii only" and loads('{"k": "д"}'.encode()) == {"k": "д"}
+
+
+def test_a_request_body_kept_in_flight_takes_about_its_own_length() -> None:
+    import tracemalloc
+
+    import orjson
+
+    from merabench.jsonio import dumps_kept
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "Каталог инструментов: " * 1200}]}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = dumps_kept(body)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept == orjson.dumps(body) and type(kept) is bytes
+    # the body and a UTF-8 copy orjson caches inside the (short-lived) prompt string; orjson's own
+    # buffer alone is about ten times the text
+    assert grown < 2.5 * len(kept), (grown, len(kept))

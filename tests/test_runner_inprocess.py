@@ -174,3 +174,23 @@ def test_on_idle_comes_when_nothing_is_left_to_send_below_the_concurrency(tmp_pa
     backend = MockBackend()
     run(backend, tmp_path, n=2, on_idle=lambda: idle.append(len(backend.asked)))
     assert idle == [2]
+
+
+def test_prepared_requests_wait_in_batches_bounded_by_their_text_as_well_as_their_number(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests are rendered ahead of the workers in batches for the cache lookup; long prompts
+    (a GorillaHard catalog and files) make small batches, so little text waits in memory."""
+    import merabench.runner as runner_module
+    from merabench.prompts import render_row
+
+    rows = task_run(10).data.rows
+    longest = max(len(render_row(row)) for row in rows)
+    monkeypatch.setattr(runner_module, "CACHE_LOOKUP_CHARS", 3 * longest + 1)  # four prompts reach it
+    looked_up: list[int] = []
+    runner = Runner(BackendSource(MockBackend()), out_dir=tmp_path / "run", concurrency=2,
+                    cache=ResponseCache(tmp_path / "c.sqlite"))
+    real = runner._uncached
+    monkeypatch.setattr(runner, "_uncached", lambda items, emit: looked_up.append(len(items)) or real(items, emit))
+    answers = asyncio.run(runner.run([task_run(10)]))["sage"]
+    assert sorted(answers) == list(range(10)) and all(a.ok for a in answers.values())
+    assert sum(looked_up) == 10 and max(looked_up) <= 4 and len(looked_up) >= 3

@@ -33,6 +33,8 @@ from merabench.think import think_text
 
 CACHE_BATCH_S = 0.05
 CACHE_LOOKUP_BATCH = 256  # cache lookups per query while preparing requests
+# ... or fewer: prepared requests wait in the batch, and 256 GorillaHard prompts are 15 MB
+CACHE_LOOKUP_CHARS = 1_000_000
 
 
 class ProgressSink(Protocol):
@@ -205,6 +207,7 @@ class Runner:
         before the last row is rendered); answers the cache has, and rows that cannot be asked,
         are emitted on the way, looked up CACHE_LOOKUP_BATCH at a time."""
         batch: list[WorkItem] = []
+        batch_chars = 0
         for run in runs:
             history = HistoryIndex(run.data.shots)
             for row in run.data.rows:
@@ -218,9 +221,10 @@ class Runner:
                     yield prepared
                     continue
                 batch.append(prepared)
-                if len(batch) >= CACHE_LOOKUP_BATCH:
+                batch_chars += sum(len(m["content"]) for m in prepared.messages if isinstance(m.get("content"), str))
+                if len(batch) >= CACHE_LOOKUP_BATCH or batch_chars >= CACHE_LOOKUP_CHARS:
                     yield from self._uncached(batch, emit)
-                    batch = []
+                    batch, batch_chars = [], 0
         yield from self._uncached(batch, emit)
         self._idle()
 

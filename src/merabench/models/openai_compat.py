@@ -21,10 +21,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-import orjson
 
 from merabench.errors import BackendError, ConfigError
-from merabench.jsonio import loads
+from merabench.jsonio import dumps_kept, loads
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.endpoints import EndpointPool
 from merabench.models.shaping import ApiProfile, RequestShaper
@@ -145,7 +144,7 @@ class OpenAICompatBackend(Backend):
             body = self.payload(request)
             endpoint = await self.pool.acquire()
             try:
-                reply = await self._post(endpoint.url, orjson.dumps(body))
+                reply = await self._post(endpoint.url, dumps_kept(body))
             except BackendError as exc:
                 self.pool.release(endpoint, ok=exc.status == 400,
                                   throttle_for=self._throttle(exc, attempt) if exc.status in THROTTLE_STATUS else None)
