@@ -550,16 +550,16 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
 def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_is_caught(
         tmp_path: Path, default_set: Path) -> None:
     from merabench.tasks.gorillahard.generator.families.grounded import WITHHELD_SPECS, withheld_tools
+    from merabench.tasks.gorillahard.generator.families.pick import request_of
     from merabench.tasks.gorillahard.generator.library import TOOLS
 
     rows = read_jsonl(default_set / "test.jsonl")
     withheld = [r for r in rows if r["meta"]["derivation"].get("request")]
     assert all(r["meta"]["derivation"]["maker"] == "abstain_no_tool" for r in withheld)
     assert len(withheld) > 40
-    # the same words as call rows of the same request (the sentence saying which file aside)
+    # the same words as call rows of the same request (the sentences saying which file aside)
     def request(row: dict) -> str:
-        return re.split(r" (?:Файлов два|Из двух файлов|Речь о|Приложены|Нужен файл|Имеется в виду|Файл —)",
-                        row["inputs"]["question"])[0]
+        return re.split(r" (?:Речь о файле|Нужен файл|Имеется в виду|Файл —)", request_of(row["inputs"]["question"]))[0]
 
     calls = {request(r) for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
     assert sum(request(r) in calls for r in withheld) > len(withheld) // 3

@@ -29,14 +29,13 @@ from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
     build_question,
-    ended,
     expect,
     setting,
     split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.logs import check_no_tool, make_no_tool
-from merabench.tasks.gorillahard.generator.families.pick import PICKS, named_pair, pointer
+from merabench.tasks.gorillahard.generator.families.pick import PICKS, named_pair, pointer, request_of
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
 from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
@@ -172,7 +171,9 @@ class Spec:
         which = pick.clause(rng, source, other)
         files = [source, other]
         rng.shuffle(files)
-        question = f"{ended(phrasing)} {pointer(rng, which, [f.file.path for f in files])}"
+        # the request after the sentence naming the files: a terse one's lowercase start is raised
+        request = phrasing[0].upper() + phrasing[1:] if "а" <= phrasing[0] <= "я" else phrasing
+        question = f"{pointer(rng, which, [f.file.path for f in files])} {request}"
         return build_question(self.name, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
                               self.twin, facts={"which": which})
 
@@ -198,7 +199,7 @@ class Spec:
         if isinstance(target, list):
             return target
         path, text = target
-        return expect(view, call(self.tool, **self.args(READERS[self.kind](text), view.question, path)))
+        return expect(view, call(self.tool, **self.args(READERS[self.kind](text), request_of(view.question), path)))
 
 
 def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
@@ -635,6 +636,7 @@ def check_withheld_tool(view: View) -> list[str]:
     present = sorted(set(view.tools) & set(withheld_tools(spec)))
     return [message for ok, message in (
         ("abstain" in view.reference, "must refuse"),
-        (spec._args(text, view.question, path) is not None, f"the file does not hold what {spec.name} asks about"),
+        (spec._args(text, request_of(view.question), path) is not None,
+         f"the file does not hold what {spec.name} asks about"),
         (not present, f"the catalog can serve the request: {present}"),
     ) if not ok]

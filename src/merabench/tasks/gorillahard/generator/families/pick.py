@@ -18,11 +18,15 @@ from dataclasses import dataclass
 from merabench.tasks.gorillahard.generator.corpus import CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import setting, split_table
 
-# how a question names the two files and points at one; {which} is a kind's clause
-POINTERS = ("Файлов два, {a} и {b}: нужен тот, {which}.",
-            "Из двух файлов ({a}, {b}) имеется в виду тот, {which}.",
-            "Речь о том из {a} и {b}, {which}.",
+# how a question opens: it names the two files and points at one ({which} is a kind's clause); the
+# request that follows then says "this log", "the service of the values file" of the one meant
+POINTERS = ("Файлов два, {a} и {b}; речь о том, {which}.",
+            "Из двух файлов, {a} и {b}, нужен тот, {which}.",
+            "Смотри тот из {a} и {b}, {which}.",
             "Приложены {a} и {b} — бери тот, {which}.")
+_POINTER = re.compile("|".join(
+    re.escape(frame).replace(re.escape("{a}"), r"\S+").replace(re.escape("{b}"), r"\S+")
+    .replace(re.escape("{which}"), r"[^.]+") for frame in POINTERS))
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,12 @@ PICKS: dict[str, Count | Mark] = {
 
 def pointer(rng: random.Random, which: str, paths: list[str]) -> str:
     return rng.choice(POINTERS).format(a=paths[0], b=paths[1], which=which)
+
+
+def request_of(question: str) -> str:
+    """The question without the sentence that names the two files (its paths carry numbers that
+    are not the request's)."""
+    return _POINTER.sub("", question, count=1).strip()
 
 
 def named_pair(question: str, files: dict[str, str]) -> dict[str, str]:
