@@ -123,9 +123,8 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     """Bystanders beside one file, or beside two the question already names (a grounded request
     that chooses between them)."""
     targets = question.files
-    if not 1 <= len(targets) <= 2 or question.family in NO_COMPANION:
-        return question
-    if len(targets) == 2 and not all(t.path in question.question for t in targets):
+    named_in_question = all(t.path in question.question for t in targets)
+    if not 1 <= len(targets) <= 2 or question.family in NO_COMPANION or (len(targets) == 2 and not named_in_question):
         return question
     # the context this prompt should have, besides the instruction and the catalog (about 10k
     # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
@@ -148,7 +147,7 @@ def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Qu
     if not companions:
         return question
     # with several files attached, "the file" must say which: the question names its target
-    named = question.question if all(t.path in question.question for t in targets) else (
+    named = question.question if named_in_question else (
         f"{ended(question.question)} {rng.choice(COMPANION_POINTERS).format(path=targets[0].path)}")
     # any order: agents see files as they come, and "the first file" is no answer
     files = [*companions]

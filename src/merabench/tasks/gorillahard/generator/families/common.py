@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +72,15 @@ def ended(text: str) -> str:
     one ending in a quotation gets its stop after it)."""
     text = text.rstrip()
     return text if text[-1:] in ".?!" else f"{text}."
+
+
+_NUMBER = re.compile(r"\b(\d+)\b")
+
+
+def number_in(question: str, nth: int = 0) -> int:
+    """The question's nth whole number (a size, a count of lines), or -1 when it states none."""
+    found = _NUMBER.findall(question)
+    return int(found[nth]) if len(found) > nth else -1
 
 
 def problems(*pairs: tuple[bool, str]) -> list[str]:

@@ -30,6 +30,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
     expect,
+    number_in,
     setting,
     split_table,
 )
@@ -127,17 +128,11 @@ ROLES = ["reader", "deployer", "oncall", "billing-viewer", "support-admin"]
 COMMENTS = ["Выгрузку проверил, всё сходится", "Беру в работу, отпишусь до вечера",
             "Нужны доступы к хранилищу, без них не продолжить", "Проверили на стейджинге: ошибка не воспроизводится"]
 _QUOTED = re.compile(r"«([^»]*)»")
-_NUMBER = re.compile(r"\b(\d+)\b")
 
 
 def _quoted(question: str) -> str:
     found = _QUOTED.search(question)
     return found.group(1) if found else ""
-
-
-def _number(question: str, nth: int = 0) -> int:
-    found = _NUMBER.findall(question)
-    return int(found[nth]) if len(found) > nth else -1
 
 
 PAIR_CHARS = 24_000  # two long logs together would take a prompt past the card's longest (34.2k)
@@ -359,7 +354,7 @@ SPECS = [
     _spec("resize_queue", "queue.resize", "queue.depth", "worker_ini", [
         "Увеличь максимальный размер очереди этого воркера до {size} сообщений.",
         "Поставь лимит очереди, которую читает воркер, в {size}."],
-        lambda v, q, p: {"queue": v["queue"], "size": _number(q)},
+        lambda v, q, p: {"queue": v["queue"], "size": number_in(q)},
         lambda rng: {"size": rng.choice([5000, 10000, 20000, 50000, 75000])}),
     _spec("purge_queue", "queue.purge", "queue.move_dead", "worker_ini", [
         "Очисти очередь, которую читает этот воркер: сообщения в ней больше не нужны.",
@@ -400,7 +395,7 @@ SPECS = [
     _spec("author_temporary_role", "perm.temporary_grant", "perm.grant", "ticket", [
         "Выдай автору задачи роль «{role}» на {hours}.",
         "Автору задачи нужна роль «{role}», но временно — на {hours}."],
-        lambda v, q, p: {"user": v["login"], "role": _quoted(q), "hours": _number(q)},
+        lambda v, q, p: {"user": v["login"], "role": _quoted(q), "hours": number_in(q)},
         lambda rng: {"role": rng.choice(ROLES), "hours": count(rng.choice([2, 4, 8, 24, 48]), "час", "accs")}),
     _spec("author_revoke", "perm.revoke", "perm.grant", "ticket", [
         "Отзови у автора задачи роль «{role}».",
@@ -425,7 +420,7 @@ SPECS = [
     _spec("follow_log", "logs.follow", "logs.tail", "app_log", [
         "Последи за новыми строками этого журнала {seconds}.",
         "Подпишись на журнал и покажи, что в него допишут за {seconds}."],
-        lambda v, q, p: {"path": p, "seconds": _number(q)},
+        lambda v, q, p: {"path": p, "seconds": number_in(q)},
         lambda rng: {"seconds": count(rng.choice([30, 60, 90, 120]), "секунда", "accs")}),
     _spec("log_checksum", "files.checksum", "files.stat", "app_log", [
         "Посчитай контрольную сумму приложенного журнала.",
@@ -454,17 +449,17 @@ SPECS = [
     _spec("credit_note_largest", "billing.credit_note", "billing.refund", "invoices", [
         "Оформи кредит-ноту на {amount} ₽ по самому крупному счёту из выгрузки.",
         "По счёту с наибольшей суммой нужна кредит-нота на {amount} ₽."],
-        lambda v, q, p: {"invoice_id": v["largest"], "amount": _number(q)},
+        lambda v, q, p: {"invoice_id": v["largest"], "amount": number_in(q)},
         lambda rng: {"amount": rng.choice([150, 300, 450, 700, 900])}),
     _spec("module_head", "files.head", "files.read_lines", "python", [
         "Покажи первые {lines} этого модуля.",
         "Выведи первые {lines} приложенного файла."],
-        lambda v, q, p: {"path": p, "n": _number(q)},
+        lambda v, q, p: {"path": p, "n": number_in(q)},
         lambda rng: {"lines": count(rng.choice([5, 10, 15, 20]), "строка", "accs")}),
     _spec("module_lines", "files.read_lines", "files.head", "python", [
         "Покажи строки с {a} по {b} этого модуля.",
         "Нужен кусок файла: строки {a}–{b}."],
-        lambda v, q, p: {"path": p, "start": _number(q), "end": _number(q, 1)},
+        lambda v, q, p: {"path": p, "start": number_in(q), "end": number_in(q, 1)},
         lambda rng: (lambda a: {"a": a, "b": a + rng.choice([4, 9, 14])})(rng.randint(1, 12))),
     _spec("lint_module", "code.lint", "code.format", "python", [
         "Прогони линтер по этому модулю.",
@@ -495,7 +490,7 @@ SPECS = [
     _spec("trace_search", "trace.search", "trace.slowest", "deploy_yaml", [
         "Найди трассы сервиса из конфига дольше {ms} мс.",
         "Какие запросы к сервису из values-файла шли дольше {ms} мс? Нужны трассы."],
-        lambda v, q, p: {"service": v["service"], "min_ms": _number(q)},
+        lambda v, q, p: {"service": v["service"], "min_ms": number_in(q)},
         lambda rng: {"ms": rng.choice([300, 500, 800, 1200, 2000])}),
     _spec("config_diff", "config.diff", "config.get", "deploy_yaml", [
         "Чем отличаются настройки сервиса из конфига в «{first}» и «{second}»?",
@@ -533,7 +528,7 @@ SPECS = [
     _spec("tail_log", "logs.tail", "logs.window", "app_log", [
         "Покажи последние {lines} этого журнала.",
         "Что в конце журнала? Выведи последние {lines}."],
-        lambda v, q, p: {"path": p, "n": _number(q)},
+        lambda v, q, p: {"path": p, "n": number_in(q)},
         lambda rng: {"lines": count(rng.choice([20, 50, 100, 200]), "строка", "accs")}),
     _spec("drop_image_tag", "registry.delete_tag", "registry.pull", "deploy_yaml", [
         "Удали из реестра метку образа, указанного в values-файле: эту сборку откатили.",
@@ -554,7 +549,7 @@ SPECS = [
     _spec("presign_object", "storage.presign", "storage.list", "env", [
         "Сделай временную ссылку на объект «{key}» из бакета, прописанного в .env, на {minutes}.",
         "Нужна ссылка на «{key}» в бакете из настроек окружения, пусть живёт {minutes}."],
-        lambda v, q, p: {"bucket": v["bucket"], "key": _quoted(q), "minutes": _number(q)},
+        lambda v, q, p: {"bucket": v["bucket"], "key": _quoted(q), "minutes": number_in(q)},
         lambda rng: {"key": rng.choice(["reports/q1.pdf", "exports/orders.csv", "builds/app.tar.gz"]),
                      "minutes": count(rng.choice([15, 30, 60, 120]), "минута", "accs")}),
     _spec("delete_object", "storage.delete", "storage.list", "env", [

@@ -22,6 +22,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     build_question,
     ended,
     expect,
+    number_in,
     only,
     problems,
     split_table,
@@ -58,10 +59,6 @@ class OptionalCall:
 
 def _kind(kind: str) -> Callable[[random.Random, Corpus], CorpusFile]:
     return lambda rng, corpus: corpus.pick(kind, rng)
-
-
-def _first_number(question: str) -> int:
-    return int(re.search(r"\d+", question).group())  # type: ignore[union-attr]
 
 
 def _defined_and_named(question: str, text: str) -> str:
@@ -107,7 +104,7 @@ OPTIONAL_CALLS = [
          "Глянь, с чего начинается этот лог: нужны первые {lines}."),
         _kind("app_log"),
         lambda rng, log: (lambda n: ({"lines": count(n, "строка", "accs")}, {"n": n}))(rng.choice([15, 20, 30, 50])),
-        lambda question, text: {"n": _first_number(question)}),
+        lambda question, text: {"n": number_in(question)}),
     OptionalCall(
         "log_level_per_hour", "logs.errors_per_hour", "logs.count",
         ("Покажи, сколько {what} ({level}) было в журнале по каждому часу.", "{level} в логе по часам",
@@ -136,7 +133,7 @@ OPTIONAL_CALLS = [
         lambda rng, table: (lambda column, top: ({"word": _GROUPED[table.facts["schema"]][1], "top": top},
                                                  {"column": column, "top": top}))(
             _GROUPED[table.facts["schema"]][0], rng.choice([3, 5, 10])),
-        lambda question, text: {"column": _group_column(text), "top": _first_number(question)}),
+        lambda question, text: {"column": _group_column(text), "top": number_in(question)}),
 ]
 
 
