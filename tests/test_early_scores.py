@@ -29,3 +29,32 @@ def test_early_scores_and_the_warmed_up_hash_equal_what_the_end_of_the_run_compu
     assert with_early.aggregate.metrics == without.aggregate.metrics
     assert with_early.data_sha256 == without.data_sha256
     assert len(early.scores["gorillahard"]) == len(rows)
+
+
+def test_an_interrupted_run_waits_for_the_warm_up_before_it_exits(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while the warm-up thread is busy (loading the dictionaries, in native code): the
+    KeyboardInterrupt leaves the pipeline only once the warm-up is done, so the interpreter never
+    exits with a daemon thread cut off inside C++ (which aborts it instead of exiting with 130)."""
+    import threading
+    import time
+
+    import pytest
+
+    import merabench.pipeline as pipeline
+    from merabench.runner import Runner
+
+    finished = threading.Event()
+
+    def slow_warm_up() -> None:
+        time.sleep(0.3)
+        finished.set()
+
+    async def interrupted(self, runs):
+        self.on_idle()  # the warm-up starts once the workers are busy
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "warm_up_summary", slow_warm_up)
+    monkeypatch.setattr(Runner, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.evaluate(pipeline.RunConfig(model="reference", tasks=("sage",), out=tmp_path / "run", cache=False))
+    assert finished.is_set()

@@ -255,7 +255,11 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
                         **({"progress": progress} if progress else {}))
-        answers = asyncio.run(runner.run(runs))
+        try:
+            answers = asyncio.run(runner.run(runs))
+        except BaseException:  # interrupted: exit only once the warm-up is out of native code
+            early.settle()
+            raise
         if budget.stopped_by:
             unasked = sum(len(r.data.rows) - len(answers[r.task.name]) for r in runs)
             runner.notes.append(f"stopped early: {budget.stopped_by}; {unasked} row(s) not asked yet, counted as "

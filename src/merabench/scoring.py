@@ -142,11 +142,17 @@ class EarlyScores:
             task.warm_up()
             self._hashes[task.name] = rows_sha256(rows)
 
+    def settle(self) -> None:
+        """Wait for the warm-up (a second or so) before the process ends early, on Ctrl-C say: a
+        daemon thread cut off at exit inside native code (the dictionaries' C++ loader) aborts the
+        interpreter instead of letting it exit with its own code."""
+        if self._warming is not None:
+            self._warming.join()
+
     def data_sha256(self, task_name: str) -> str | None:
         """The task's data hash, once the warm-up is over (it is joined here: nothing forks while
         it may hold an import lock); None when no warm-up ran."""
-        if self._warming is not None:
-            self._warming.join()
+        self.settle()
         return self._hashes.get(task_name)
 
 
