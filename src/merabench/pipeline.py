@@ -27,6 +27,7 @@ from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
 from merabench.errors import DataError
 from merabench.judging import JudgeSettings, judge_task, make_judge
+from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
@@ -260,6 +261,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         except BaseException:  # interrupted: exit only once the warm-up is out of native code
             early.settle()
             raise
+        release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
         if budget.stopped_by:
             unasked = sum(len(r.data.rows) - len(answers[r.task.name]) for r in runs)
             runner.notes.append(f"stopped early: {budget.stopped_by}; {unasked} row(s) not asked yet, counted as "

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
+from merabench.inputs import Inputs
 from merabench.jsonio import json_lines
 
 SPLITS = ("test", "shots")
@@ -77,6 +78,13 @@ def rows_sha256(rows: Iterable[Row]) -> str:
     return digest.hexdigest()
 
 
+def compact_rows(rows: Iterable[Row]) -> None:
+    """Keep the rows' long inputs as pieces shared between rows (merabench.inputs)."""
+    for row in rows:
+        if isinstance(row.inputs, Inputs):
+            row.inputs.compact()
+
+
 def _fresh(value: Any) -> Any:
     """A new string with the same text (a slice and a concatenation copy it)."""
     return value[:1] + value[1:] if isinstance(value, str) else value
@@ -118,10 +126,9 @@ def parse_row(obj: Any, *, file: str, line: int) -> Row:
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise fail(f"meta.{key}", f"must be an integer, got {value!r}")
-    # rows repeat a few instruction templates and many inputs (a GorillaHard tool catalog, a shared
-    # text): one copy of each keeps a large set's memory down
-    return Row(sys.intern(obj["instruction"]), {sys.intern(k): sys.intern(v) for k, v in inputs.items()},
-               outputs, dict(meta))
+    # rows repeat a few instruction templates and many inputs or parts of them (a file, a tool's
+    # description): one copy of each keeps a large set's memory down
+    return Row(sys.intern(obj["instruction"]), Inputs(inputs), outputs, dict(meta))
 
 
 def check_unique_ids(rows: Iterable[Row], *, file: str) -> None:

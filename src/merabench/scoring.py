@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from merabench.memory import release_freed_memory
 from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
-from merabench.rows import Row, rows_sha256
+from merabench.rows import Row, compact_rows, rows_sha256
 from merabench.samples import SamplesFile
 from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
@@ -127,7 +128,8 @@ class EarlyScores:
     def warm_up(self, also: Callable[[], None] = lambda: None) -> None:
         """Start preparing what the end of the run needs (the intervals' numpy, the tasks' scorers,
         the data hashes, and `also`) in a background thread: it runs while the loop waits for the
-        endpoint."""
+        endpoint. It first compacts the rows' long inputs (merabench.inputs), which the first
+        request must not wait for."""
         if self._warming is None:
             self._warming = threading.Thread(target=self._prepare_end, args=(also,), name="merabench-warm-up",
                                              daemon=True)
@@ -136,6 +138,9 @@ class EarlyScores:
     def _prepare_end(self, also: Callable[[], None]) -> None:
         from merabench.stats import warm_up
 
+        for _, rows in self._runs:  # first, freeing most of a GorillaHard set's text, given back at once
+            compact_rows(rows)
+        release_freed_memory()
         also()
         warm_up()
         for task, rows in self._runs:
