@@ -10,6 +10,7 @@ from merabench.tasks.gorillahard.generator.corpus import Corpus
 from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
+    defined_functions,
     expect,
     lines_with,
     only,
@@ -125,7 +126,7 @@ ORDINALS = ("первый", "второй", "третий")
 
 def check_find_symbol(view: View) -> list[str]:
     path, text = only(view)
-    defined = [line[4:].split("(")[0] for line in text.split("\n") if line.startswith("def ")]
+    defined = defined_functions(text)
     said = [n for n, stem in enumerate(("перв", "втор", "трет"), start=1) if re.search(rf"\b{stem}", view.question)]
     position = said[0] if len(said) == 1 else 0
     if not 1 <= position <= len(defined):

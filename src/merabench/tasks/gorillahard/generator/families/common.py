@@ -45,6 +45,14 @@ def split_table(text: str) -> tuple[list[str], list[list[str]]]:
     return header, [r for r in rows[1:] if r != header]  # a repeated header is not a record
 
 
+_DEFINITION = re.compile(r"^def (\w+)\(", re.M)
+
+
+def defined_functions(text: str) -> list[str]:
+    """The top-level functions a Python module defines, in the order of the file."""
+    return _DEFINITION.findall(text)
+
+
 def lines_with(text: str, needle: str) -> list[int]:
     return [n for n, line in enumerate(text.split("\n"), start=1) if needle in line]
 

@@ -194,7 +194,7 @@ class Spec:
         if isinstance(target, list):
             return target
         path, text = target
-        return expect(view, call(self.tool, **self.args(READERS[self.kind](text), request_of(view.question), path)))
+        return expect(view, call(self.tool, **self.args(_read(self.kind, text), request_of(view.question), path)))
 
 
 def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],

@@ -20,6 +20,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
     build_question,
+    defined_functions,
     ended,
     expect,
     number_in,
@@ -63,7 +64,7 @@ def _kind(kind: str) -> Callable[[random.Random, Corpus], CorpusFile]:
 
 def _defined_and_named(question: str, text: str) -> str:
     """The one function the module defines that the question names."""
-    named = [name for name in re.findall(r"^def (\w+)\(", text, re.M)
+    named = [name for name in defined_functions(text)
              if re.search(rf"(?<!\w){name}(?!\w)", question)]
     if len(named) != 1:
         raise LookupError(f"the question names {len(named)} of the module's functions")
