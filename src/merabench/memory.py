@@ -9,7 +9,6 @@ releases those pages at once. Elsewhere (not glibc) this does nothing.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import sys
 from collections.abc import Callable
@@ -19,9 +18,10 @@ from collections.abc import Callable
 def _malloc_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: start-up does not pay for it
+
     try:
         return ctypes.CDLL("libc.so.6").malloc_trim  # glibc's name; musl has neither
-
     except (OSError, AttributeError):
         return None
 
