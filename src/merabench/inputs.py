@@ -64,6 +64,13 @@ class Inputs(Mapping[str, str]):
         value = self._values[name]
         return value.parts if type(value) is _Pieces else (value,)
 
+    def cut(self, name: str, sep: str) -> tuple[str, ...]:
+        """The value split at `sep`: the kept pieces when it is kept cut there (no copy)."""
+        value = self._values[name]
+        if type(value) is _Pieces:
+            return value.parts if value.sep == sep else tuple(value.text().split(sep))
+        return tuple(value.split(sep))
+
     def __getitem__(self, name: str) -> str:
         value = self._values[name]
         return value.text() if type(value) is _Pieces else value
@@ -76,3 +83,9 @@ class Inputs(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"Inputs({dict(self)!r})"
+
+
+def cut(inputs: Mapping[str, str], name: str, sep: str) -> tuple[str, ...]:
+    """`inputs[name].split(sep)`, from the kept pieces where there are some (rows built in code
+    may hold a plain dict)."""
+    return inputs.cut(name, sep) if isinstance(inputs, Inputs) else tuple(inputs[name].split(sep))
