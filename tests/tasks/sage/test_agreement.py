@@ -7,9 +7,13 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracle import oracle_align
 
+from merabench.tasks.sage import align as align_module
 from merabench.tasks.sage.align import align, align_matrix
 from merabench.tasks.sage.metrics import score_example
 from merabench.tasks.sage.tokenize import tokenize
@@ -96,3 +100,39 @@ def test_long_real_texts_align_as_the_plain_full_matrix() -> None:
         c = tokenize(joiner.join(c for _, c in chosen))
         assert len(o) > 120
         assert align(o, c) == oracle_align(o, c)
+
+
+# few distinct tokens, in both cases: windows of the same multiset everywhere, and ties
+SOUP = ["кот", "Кот", "дом", "дома", ",", ".", "и", "не", "знаю", "он", "она"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=st.lists(st.sampled_from(SOUP), max_size=30), cuts=st.lists(st.integers(0, 30), max_size=4),
+       noise=st.lists(st.sampled_from(SOUP), max_size=4))
+def test_the_matrix_fill_equals_a_plain_full_matrix_on_shuffled_soups(a: list[str], cuts: list[int],
+                                                                      noise: list[str]) -> None:
+    """The other side is the same soup with pieces swapped around (transpositions) and a few
+    tokens more: the shortest-window search and its stops are exercised on every cell."""
+    b = list(a)
+    for cut in cuts:
+        b = b[cut % (len(b) or 1):] + b[:cut % (len(b) or 1)] if cut % 3 else b[::-1]
+    b[len(b) // 2:len(b) // 2] = noise
+    o, c = tokenize(" ".join(a)), tokenize(" ".join(b))
+    assert align_matrix(o, c)[0] == oracle_align(o, c)
+
+
+@pytest.mark.parametrize("collide", ["every cell", "every diagonal"])
+def test_hash_collisions_fall_back_to_the_reference_search(collide: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forced collisions of the grouping hash: all cells in one group (each one's neighbours on
+    other diagonals), or each diagonal one group whatever its windows hold: the plain search
+    decides where the neighbours are not the cell's own, and the alignment is the reference's."""
+    if collide == "every cell":
+        monkeypatch.setattr(align_module, "_MIX", np.uint64(0))
+    else:
+        monkeypatch.setattr(align_module, "_group_hashes", lambda po, pc, diagonal_weight: diagonal_weight.copy())
+    rng = random.Random(9)
+    cases = [(s, c) for s, c in rng.sample(pairs(), 30)]
+    cases += [(" ".join(rng.choices(SOUP, k=25)), " ".join(rng.choices(SOUP, k=22))) for _ in range(20)]
+    for a, b in cases:
+        o, c = tokenize(a), tokenize(b)
+        assert align_matrix(o, c)[0] == oracle_align(o, c), (a, b)

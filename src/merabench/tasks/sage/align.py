@@ -190,8 +190,6 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
     return ops, cost, unsafe
 
 
-_M, _S, _I, _D, _T = 1, 2, 3, 4, 5
-_LETTER = {_M: "M", _S: "S", _I: "I", _D: "D"}
 _WEIGHT_SEED = 20251201
 
 
@@ -218,186 +216,212 @@ def _substitution_matrix(orig: Sequence[Token], cor: Sequence[Token], low_eq: np
     return np.where(low_eq, 0.0, lemma_cost + pos_cost + (1.0 - similarity))
 
 
+_COLLISION = -1  # a cell whose shortest window the hashes leave open: searched plainly
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: a product by it carries every bit into the high ones
+
+
+def _random_weights(size: int, stream: int) -> np.ndarray:
+    return np.random.default_rng([_WEIGHT_SEED, stream, size]).integers(1, 2**63, size=size, dtype=np.uint64)
+
+
+def _prefix_sums(ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    return np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[ids], dtype=np.uint64)])
+
+
+def _group_hashes(po: np.ndarray, pc: np.ndarray, diagonal_weight: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of (diagonal, difference of the prefix sums) for every cell."""
+    with np.errstate(over="ignore"):
+        hashed = po[:, None] - pc[None, :]
+        hashed += diagonal_weight
+        hashed *= _MIX
+    return hashed
+
+
 def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray | None:
-    """k at [a + b, a] (the anti-diagonal layout of _Skewed): a candidate for the least k >= 1 for
-    which orig[a-1-k .. a-1] and cor[b-1-k .. b-1] hold the same lower-cased tokens in any order
-    (0 if none); None when no cell has a candidate.
+    """k for every cell (a, b), flat at a * (m + 1) + b: the least k >= 1 for which orig[a-1-k .. a-1]
+    and cor[b-1-k .. b-1] hold the same lower-cased tokens in any order (0 if none, _COLLISION if
+    the hashes leave it open); None when no cell has one.
 
     Along a diagonal two such windows match exactly when the difference of the prefix multisets
-    repeats, so each cell gets one 64-bit hash of that difference, and a stable sort of each
-    diagonal's hashes finds, for every cell, the earlier cells of its diagonal with the same hash.
-    A candidate is checked for real before it is used (a hash collision is astronomically rare and
-    then only costs a plain search)."""
-    rng = np.random.default_rng(_WEIGHT_SEED)
-    vocabulary = int(max(o_low.max(initial=-1), c_low.max(initial=-1))) + 1
-    weights = rng.integers(1, 2**63, size=vocabulary, dtype=np.uint64)
-    po = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[o_low], dtype=np.uint64)])
-    pc = np.concatenate([np.zeros(1, np.uint64), np.cumsum(weights[c_low], dtype=np.uint64)])
+    repeats, which two sums of random 64-bit weights per token tell (a different multiset with the
+    same two sums: about 2^-128 per pair). The cells are grouped by a hash of (diagonal, difference)
+    and sorted once, all together, as one 64-bit number each: the group in the high bits and the
+    cell's flat index in the low ones, so a group's cells come out in row order and the cell before
+    a cell in the sorted order is its nearest earlier cell of the same group. A group can hold
+    cells of another diagonal or difference (its hash is cut to the high bits: about one such pair
+    in ten 1,000 x 1,000 matrices); a cell whose nearest earlier ones are not truly its own is
+    searched plainly (_COLLISION), so the result is the reference's."""
     n, m = len(o_low), len(c_low)
-    out: np.ndarray | None = None
-    for d in range(-n, m + 1):  # the cells (a, a + d)
-        first, last = max(0, -d), min(n, m - d)
-        if last - first < 2:
-            continue
-        with np.errstate(over="ignore"):
-            keys = po[first:last + 1] - pc[first + d:last + d + 1]
-        order = np.argsort(keys, kind="stable")  # equal keys stay in row order
-        ordered = keys[order]
-        same = ordered[1:] == ordered[:-1]
-        if not same.any():
-            continue
-        prev1 = np.full(keys.size, -1)  # the previous cell with the same key
-        prev2 = np.full(keys.size, -1)  # and the one before it
-        prev1[order[1:]] = np.where(same, order[:-1], -1)
-        prev2[order[2:]] = np.where(same[1:] & same[:-1], order[:-2], -1)
-        position = np.arange(keys.size)
-        earlier = np.where(prev1 <= position - 2, prev1, prev2)  # k >= 1: a cell at least two back
-        k = np.where(earlier >= 0, position - 1 - earlier, 0)
-        if k.any():
-            if out is None:
-                out = np.zeros((n + m + 1, n + 1), dtype=np.int64)
-            rows = position + first
-            out[2 * rows + d, rows] = k
-    return out
+    width = m + 1
+    index_bits = ((n + 1) * width - 1).bit_length()
+    vocabulary = int(max(o_low.max(initial=-1), c_low.max(initial=-1))) + 1
+    sums = [(_prefix_sums(o_low, weights), _prefix_sums(c_low, weights))
+            for weights in (_random_weights(vocabulary, 0), _random_weights(vocabulary, 1))]
+    # row a of this view is a weight of the diagonal b - a, for b = 0..m
+    diagonal_weight = np.lib.stride_tricks.sliding_window_view(_random_weights(n + m + 1, 2), width)[::-1]
+    packed = _group_hashes(*sums[0], diagonal_weight)
+    packed >>= np.uint64(index_bits)
+    packed <<= np.uint64(index_bits)
+    packed |= np.arange(packed.size, dtype=np.uint64).reshape(packed.shape)
+    ordered = np.sort(packed, axis=None)
+    del packed
+    group = ordered >> np.uint64(index_bits)
+    same = group[1:] == group[:-1]
+    del group
+    at = np.flatnonzero(same) + 1  # sorted positions with an earlier cell of the same group
+    if not at.size:
+        return None
+    low_mask = np.uint64((1 << index_bits) - 1)
+
+    def cells(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.divmod((ordered[positions] & low_mask).astype(np.int64), width)
+
+    def truly_same(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:  # same diagonal, same sums
+        out = cols - rows == col - row
+        for po, pc in sums:
+            out &= po[rows] - pc[cols] == po[row] - pc[col]
+        return out
+
+    row, col = cells(at)
+    row1, col1 = cells(at - 1)  # the nearest earlier cell of the group
+    has2 = (at >= 2) & same[np.maximum(at - 2, 0)]
+    row2, col2 = cells(np.maximum(at - 2, 0))  # and the one before it
+    with np.errstate(over="ignore"):
+        open1, open2 = ~truly_same(row1, col1), has2 & ~truly_same(row2, col2)
+    k = np.where(row - row1 >= 2, row - row1 - 1, np.where(has2, row - row2 - 1, 0))  # a window of >= 2
+    k[open1 | ((row - row1 < 2) & open2)] = _COLLISION
+    out = np.zeros((n + 1) * width, dtype=np.int64)
+    out[row * width + col] = k
+    return out if k.any() else None
 
 
-def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: _Skewed, row: int, col: int) -> int:
-    """The reference's own search at one cell (used only after a hash collision): k, or 0."""
+def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, row: int, col: int) -> int:
+    """The reference's own search at one cell (after a hash collision): k, or 0."""
     k = 1
-    while row - 1 - k >= 0 and col - 1 - k >= 0 and cost.at(row - k, col - k) != cost.at(row - 1 - k, col - 1 - k):
+    while row - 1 - k >= 0 and col - 1 - k >= 0 and cost[row - k, col - k] != cost[row - 1 - k, col - 1 - k]:
         if sorted(t.lower for t in orig[row - 1 - k:row]) == sorted(t.lower for t in cor[col - 1 - k:col]):
             return k
         k += 1
     return 0
 
 
-def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: _Skewed, rows: np.ndarray, cols: np.ndarray,
-               ks: np.ndarray, at: np.ndarray, other: np.ndarray, op: np.ndarray, size: np.ndarray) -> None:
-    """Where a transposition wins (ties go to it), take it: cost, op and size of the cells `at`."""
-    trans = cost.at(rows - 1 - ks, cols - 1 - ks) + ks
-    wins = trans <= other[at]
-    for pos, row, col, k in zip(at[wins], rows[wins], cols[wins], ks[wins], strict=True):
-        if sorted(t.lower for t in orig[row - 1 - k:row]) != sorted(t.lower for t in cor[col - 1 - k:col]):
-            k = _plain_transposition(orig, cor, cost, row, col)  # pragma: no cover - a hash collision
-            if not k or cost.at(row - 1 - k, col - 1 - k) + k > other[pos]:
-                continue
-        other[pos] = cost.at(row - 1 - k, col - 1 - k) + k
-        op[pos] = _T
-        size[row, col] = k + 1
+def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, rows: np.ndarray, ks: np.ndarray,
+               total: int, at: np.ndarray, other: np.ndarray, won: dict[tuple[int, int], int]) -> None:
+    """Where a transposition wins at the cells (rows, total - rows) of an anti-diagonal (ties go to
+    it), put its cost in `other` (at their positions `at`) and its size in `won`.
 
-
-class _Skewed:
-    """An (n+1) x (m+1) matrix stored by anti-diagonals: cell (i, j) at [i + j, i]. Each
-    anti-diagonal is then a contiguous slice, and the fill reads its three neighbours as views
-    instead of gathering them cell by cell."""
-
-    def __init__(self, n: int, m: int, dtype: type, fill: float | int = 0) -> None:
-        self.n, self.m = n, m
-        self.data = np.full((n + m + 1, n + 1), fill, dtype=dtype)
-
-    def at(self, i: np.ndarray | int, j: np.ndarray | int) -> np.ndarray:
-        return self.data[i + j, i]
-
-    @classmethod
-    def interior(cls, values: np.ndarray, dtype: type) -> _Skewed:
-        """The cells (1.., 1..) of a matrix whose [a - 1, b - 1] holds cell (a, b)'s value."""
-        n, m = values.shape
-        out = cls(n, m, dtype)
-        rows = np.repeat(np.arange(1, n + 1), m)
-        out.data[rows + np.tile(np.arange(1, m + 1), n), rows] = values.ravel()
-        return out
-
-    def unskew(self) -> np.ndarray:
-        rows = np.repeat(np.arange(self.n + 1), self.m + 1)
-        return self.data[rows + np.tile(np.arange(self.m + 1), self.n + 1), rows].reshape(self.n + 1, self.m + 1)
+    The reference walks back along the cell's diagonal and stops at the first step that kept the
+    cost; so the shortest window `ks` counts only if none of the steps it spans kept the cost."""
+    cols = total - rows
+    flat = cost.ravel()
+    width = cost.shape[1]
+    step = width + 1  # from one cell to the next down its diagonal
+    fits = (ks > 0) & (rows - 1 - ks >= 0) & (cols - 1 - ks >= 0)
+    start = np.where(fits, (rows - 1 - ks) * width + cols - 1 - ks, 0)
+    trans = np.where(fits, flat[start] + ks, _INF)
+    worth = np.flatnonzero((ks == _COLLISION) | (trans <= other[at]))
+    for pos, row, col, k in zip(at[worth].tolist(), rows[worth].tolist(), cols[worth].tolist(), ks[worth].tolist(),
+                                strict=True):
+        if k > 0:
+            spanned = flat[row * width + col - step * np.arange(1, k + 2)]  # cells (row - 1, col - 1) back
+            if (spanned[:-1] == spanned[1:]).any():
+                continue  # the reference stops at a step that kept the cost, before this window
+            if sorted(t.lower for t in orig[row - 1 - k:row]) != sorted(t.lower for t in cor[col - 1 - k:col]):
+                k = _plain_transposition(orig, cor, cost, row, col)  # pragma: no cover - 2^-128
+        else:
+            k = _plain_transposition(orig, cor, cost, row, col)
+        if not k:
+            continue
+        value = cost[row - 1 - k, col - 1 - k] + k
+        if value <= other[pos]:
+            other[pos] = value
+            won[row, col] = k + 1
 
 
 def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
-                 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """The whole ERRANT matrix, vectorised along anti-diagonals: (ops, transposition sizes, cost).
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[tuple[int, int], int]]:
+    """The whole ERRANT cost matrix, vectorised along anti-diagonals: (costs, substitution costs,
+    exact matches, the cells a transposition won with its size), all indexed by cell (a, b).
 
-    Equal to the plain cell-by-cell fill: the same candidates, the same float sums, the same
-    tie order (transposition, substitution, insertion, deletion). The transposition search of a
-    cell stops, as the reference's does, at the first step back along its diagonal whose cost did
-    not change; the shortest same-multiset window behind the cell is known in advance, so the
-    search is one comparison per cell (and no search at all when no window repeats).
+    Equal to the plain cell-by-cell fill: the same candidates and the same float sums; only the
+    cost is kept here, and the read-back decides each cell's operation on the path by the same
+    tie order (transposition, substitution, insertion, deletion) from the same sums. An
+    anti-diagonal's cells, and each one's three neighbours, are strided views of the flat matrix.
     """
     n, m = len(orig), len(cor)
+    width = m + 1
     o_txt, c_txt = _ids([t.text for t in orig], [t.text for t in cor])
     o_low, c_low = _ids([t.lower for t in orig], [t.lower for t in cor])
-    match = _Skewed.interior(o_txt[:, None] == c_txt[None, :], np.bool_).data
-    substitution = _Skewed.interior(_substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :]),
-                                    np.float64).data
+    cost = np.empty((n + 1, width))
+    substitution = np.zeros((n + 1, width))
+    match = np.zeros((n + 1, width), dtype=np.bool_)
+    cost[:, 0] = np.add.accumulate(np.concatenate([[base], np.ones(n)]))  # one addition at a time,
+    cost[0, :] = np.add.accumulate(np.concatenate([[base], np.ones(m)]))  # as the plain fill sums
+    won: dict[tuple[int, int], int] = {}
+    if not n or not m:
+        return cost, substitution, match, won
+    substitution[1:, 1:] = _substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :])
+    match[1:, 1:] = o_txt[:, None] == c_txt[None, :]
     shortest = _shortest_transpositions(o_low, c_low)
-    transpositions = shortest is not None
-    cost = _Skewed(n, m, np.float64)
-    ops = _Skewed(n, m, np.int8)
-    size = np.zeros((n + 1, m + 1), dtype=np.int32)
-    down = np.arange(n + 1)
-    cost.data[down, down] = np.add.accumulate(np.concatenate([[base], np.ones(n)]))  # one addition at a
-    cost.data[np.arange(m + 1), 0] = np.add.accumulate(np.concatenate([[base], np.ones(m)]))  # time, as the
-    ops.data[down[1:], down[1:]] = _D                                                  # plain fill sums
-    ops.data[np.arange(1, m + 1), 0] = _I
-    c, o = cost.data, ops.data
-    last_equal = np.full(n + m + 1, -1, dtype=np.int64)  # per diagonal (b - a + n): the latest row a
-    # whose step in from (a-1, b-1) kept the cost
+    c, s, same = cost.ravel(), substitution.ravel(), match.ravel()
+    up, diagonal = width, width + 1  # flat offsets of a cell's neighbours (left is 1)
     for total in range(2, n + m + 1):
         lo, hi = max(1, total - m), min(n, total - 1)
-        diag = c[total - 2, lo - 1:hi]
-        ins = c[total - 1, lo:hi + 1] + 1
-        dele = c[total - 1, lo - 1:hi] + 1
-        one_sided = np.minimum(ins, dele)  # equal values when tied: which one is the op, below
-        sub = diag + substitution[total, lo:hi + 1]
-        use_sub = sub <= one_sided
-        other = np.where(use_sub, sub, one_sided)
-        op = np.where(use_sub, _S, np.where(ins == other, _I, _D)).astype(np.int8)
-        if transpositions:
-            a = down[lo:hi + 1]
-            d = (total + n) - 2 * a
-            k = shortest[total, lo:hi + 1]  # type: ignore[index]
-            if k.any():
-                b = total - a
-                k_stop = np.where(last_equal[d] >= 0, a - last_equal[d], a + b)
-                candidates = np.flatnonzero((k > 0) & (k < k_stop) & (a - 1 - k >= 0) & (b - 1 - k >= 0))
-                if candidates.size:
-                    _transpose(orig, cor, cost, a[candidates], b[candidates], k[candidates], candidates, other, op,
-                               size)
-        matched = match[total, lo:hi + 1]
-        value = np.where(matched, diag, other)
-        c[total, lo:hi + 1] = value
-        o[total, lo:hi + 1] = np.where(matched, _M, op)
-        if transpositions:
-            steady = value == diag
-            last_equal[d[steady]] = a[steady]
-    return ops.unskew(), size, float(c[n + m, n])
+        first, stop = lo * width + total - lo, hi * width + total - hi + 1  # cells (a, total - a), step m
+        diag = c[first - diagonal:stop - diagonal:m]
+        other = np.minimum(c[first - 1:stop - 1:m], c[first - up:stop - up:m])
+        other += 1
+        np.minimum(other, diag + s[first:stop:m], out=other)
+        if shortest is not None:
+            k = shortest[first:stop:m]
+            at = np.flatnonzero(k)
+            if at.size:
+                _transpose(orig, cor, cost, lo + at, k[at], total, at, other, won)
+        c[first:stop:m] = np.where(same[first:stop:m], diag, other)
+    return cost, substitution, match, won
 
 
-def _read_back_matrix(ops: np.ndarray, size: np.ndarray) -> list[Op]:
-    i, j = ops.shape[0] - 1, ops.shape[1] - 1
+def _read_back_matrix(cost: np.ndarray, substitution: np.ndarray, match: np.ndarray,
+                      won: dict[tuple[int, int], int]) -> list[Op]:
+    """The path from the corner, each cell's operation decided as the plain fill decides it: an
+    exact match, else a transposition that won, else substitution <= min(insertion, deletion),
+    else insertion if it is that minimum, else deletion (the same float sums)."""
+    i, j = cost.shape[0] - 1, cost.shape[1] - 1
     path: list[Op] = []
     while i + j != 0:
-        code = int(ops[i, j])
-        if code in (_M, _S):
-            path.append((_LETTER[code], i - 1, i, j - 1, j))
-            i, j = i - 1, j - 1
-        elif code == _D:
-            path.append(("D", i - 1, i, j, j))
-            i -= 1
-        elif code == _I:
-            path.append(("I", i, i, j - 1, j))
-            j -= 1
-        else:
-            k = int(size[i, j])
+        if i and j and match[i, j]:
+            op = "M"
+        elif i and j and (i, j) in won:
+            k = won[i, j]
             path.append((f"T{k}", i - k, i, j - k, j))
             i, j = i - k, j - k
+            continue
+        elif not i:
+            op = "I"
+        elif not j:
+            op = "D"
+        else:
+            sub = float(cost[i - 1, j - 1]) + float(substitution[i, j])
+            ins, dele = float(cost[i, j - 1]) + 1, float(cost[i - 1, j]) + 1
+            one_sided = ins if ins < dele else dele
+            op = "S" if sub <= one_sided else ("I" if ins == one_sided else "D")
+        if op in ("M", "S"):
+            path.append((op, i - 1, i, j - 1, j))
+            i, j = i - 1, j - 1
+        elif op == "D":
+            path.append(("D", i - 1, i, j, j))
+            i -= 1
+        else:
+            path.append(("I", i, i, j - 1, j))
+            j -= 1
     path.reverse()
     return path
 
 
 def align_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0) -> tuple[list[Op], float]:
     """The reference's alignment by the vectorised whole-matrix fill, and its cost."""
-    ops, size, total = _fill_matrix(orig, cor, base)
-    return _read_back_matrix(ops, size), total
+    cost, substitution, match, won = _fill_matrix(orig, cor, base)
+    return _read_back_matrix(cost, substitution, match, won), float(cost[-1, -1])
 
 
 def _read_back(ops: list[list[str]], i: int, j: int) -> tuple[list[Op], bool]:
