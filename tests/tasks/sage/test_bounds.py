@@ -48,6 +48,7 @@ def test_a_run_longer_than_the_merge_window_is_noted() -> None:
 def test_past_the_matrix_bound_the_alignment_is_approximate_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(align, "MATRIX_CELLS", 100)
     monkeypatch.setattr(align, "BAND_CELLS", 10)
+    monkeypatch.setattr(align, "PLAIN_CELLS", 10)  # no exact route left for a sentence
     answer = "Совсем другой текст без единого общего слова с исходным, длинный и бессвязный, про погоду."
     result = score_example(SOURCE + "x", REFERENCE, answer)
     assert any("too long to align exactly" in note for note in result.details["bounded"])

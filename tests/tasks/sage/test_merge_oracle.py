@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from oracle import oracle_merge
 
 from merabench.tasks.sage.align import align
-from merabench.tasks.sage.merge import MAX_RUN, merge
+from merabench.tasks.sage.merge import MAX_RUN, VECTOR_RUN, _Run, group_operations, merge
 from merabench.tasks.sage.tokenize import tokenize
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -70,9 +70,49 @@ def test_random_soups_of_capitalised_heads_and_nouns(a: list[str], b: list[str])
     same_as_oracle(" ".join(a), " ".join(b))
 
 
+@settings(max_examples=150, deadline=None)
+@given(a=st.lists(st.sampled_from(WORDS + HEADS), min_size=VECTOR_RUN, max_size=40),
+       b=st.lists(st.sampled_from(WORDS + HEADS), min_size=VECTOR_RUN, max_size=40))
+def test_long_random_runs_where_spans_are_sifted_first(a: list[str], b: list[str]) -> None:
+    """Runs of VECTOR_RUN ops or more: only the spans where a rule may fire are judged."""
+    same_as_oracle(" ".join(a), " ".join(b))
+
+
 def test_runs_longer_than_the_window_are_merged_in_windows() -> None:
     """The one departure from the reference, on purpose: a run of more than MAX_RUN differences."""
     o = tokenize(" ".join(f"слово{i}" for i in range(MAX_RUN + 50)))
     c = tokenize(" ".join(f"иное{i}" for i in range(MAX_RUN + 50)))
     spans = merge(align(o, c), o, c)
     assert len(spans) == MAX_RUN + 50  # every substitution its own edit, in both windows
+
+
+def runs_of(a: str, b: str) -> list[_Run]:
+    o, c = tokenize(a), tokenize(b)
+    return [_Run(group, o, c) for kind, group in group_operations(align(o, c))
+            if kind == "DIS" and len(group) >= VECTOR_RUN]
+
+
+def test_every_span_where_a_rule_fires_is_judged() -> None:
+    """The sifting keeps every span `_judge` would act on (fires, or fires as a head) in long
+    runs of real rewrites and of random soups, where each rule fires somewhere."""
+    rng = random.Random(21)
+    texts = [(SOURCES[i], CORRECTIONS[j]) for i, j in (rng.sample(range(len(SOURCES)), 2) for _ in range(40))]
+    soup = WORDS + HEADS + ["Быстро", "Зачем"]  # capitalised heads of another part of speech
+    texts += [(" ".join(rng.choices(soup, k=30)), " ".join(rng.choices(soup, k=30))) for _ in range(150)]
+    # a join only the joined texts show: "Бы не знаю" -> "бы незнаю" in a long run of case changes
+    filler = list(dict.fromkeys(w.lower() for line in CORRECTIONS[:20] for w in line.split() if w.isalpha()))[:20]
+    texts.append((" ".join([w.capitalize() for w in filler[:10]] + ["Бы", "не", "знаю"] +
+                           [w.capitalize() for w in filler[10:]]), " ".join(filler[:10] + ["бы", "незнаю"] + filler[10:])))
+    fired: set[str] = set()
+    runs = [run for a, b in texts for run in runs_of(a, b)]
+    assert len(runs) > 20
+    for run in runs:
+        size = len(run.ops)
+        kept = set(run._candidate_spans())
+        for start in range(size):
+            for end in range(start + 1, size):
+                rule, head_only = run._judge(start, end)
+                if rule is not None or head_only:
+                    fired.add(rule or "head only")
+                    assert (start, end) in kept, (rule, head_only, start, end)
+    assert fired >= {_Run.JOIN, _Run.HEAD, _Run.TAIL, _Run.SPLIT, "head only"}

@@ -23,10 +23,13 @@ provably exact:
   that could beat the path is within the bound, hence exact). Otherwise w doubles. The
   transposition search stops once k exceeds the best other candidate's cost (a longer
   transposition costs at least k and could not win); substitution costs are cached per pair.
-- Many edits (a band past BAND_CELLS cells): the whole matrix, vectorised with numpy along its
-  anti-diagonals, all substitution costs at once, and the transposition search reduced to one
-  comparison per cell (`_shortest_transpositions`). Same candidates, same float sums, same tie
-  order: equal to the plain fill, which tests/tasks/sage/oracle.py keeps to check it against.
+- Many edits (a token edit distance past twice the first band, or no band of BAND_CELLS cells
+  holding the path) and more than PLAIN_CELLS cells: the whole matrix, vectorised with numpy
+  along its anti-diagonals, all substitution costs at once, and the transposition search reduced
+  to one comparison per cell (`_shortest_transpositions`). Same candidates, same float sums, same
+  tie order: equal to the plain fill, which tests/tasks/sage/oracle.py keeps to check it against.
+  (Past a few hundred cells it is faster than the pure-Python fill of a rewrite, whose every cell
+  costs a substitution and a transposition search.)
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ OPEN_POS = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 PREFIX_MARGIN = 3
 FIRST_BAND = 6
 BAND_CELLS = 20_000
+PLAIN_CELLS = 400  # up to here the plain fill starts faster than the matrix
+MANY_EDITS = 2.0
 MATRIX_CELLS = 1_500_000  # past this (a text far longer than any correction), the alignment is approximate
 _INF = float("inf")
 _FAR = 1 << 30
@@ -200,20 +205,29 @@ def _ids(*sequences: Sequence[str]) -> list[np.ndarray]:
             for seq in sequences]
 
 
+# lemma cost + part-of-speech cost, summed first as the reference sums them, by code: 3 if the
+# lemmas differ, plus 0 for the same part of speech, 1 for two open classes, 2 otherwise
+_LEMMA_AND_POS = np.array([lemma + pos for lemma in (0.0, 0.499) for pos in (0.0, 0.25, 0.5)])
+
+
 def _substitution_matrix(orig: Sequence[Token], cor: Sequence[Token], low_eq: np.ndarray) -> np.ndarray:
     """sub_cost for every pair at once, with the same float operations in the same order."""
     o_an = [analyze(t.text) for t in orig]
     c_an = [analyze(t.text) for t in cor]
     o_lemma, c_lemma = _ids([a[0] for a in o_an], [a[0] for a in c_an])
-    o_pos, c_pos = _ids([a[1] for a in o_an], [a[1] for a in c_an])
-    open_o = np.array([a[1] in OPEN_POS for a in o_an])
-    open_c = np.array([a[1] in OPEN_POS for a in c_an])
-    lemma_cost = np.where(o_lemma[:, None] == c_lemma[None, :], 0.0, 0.499)
-    pos_cost = np.where(o_pos[:, None] == c_pos[None, :], 0.0,
-                        np.where(open_o[:, None] & open_c[None, :], 0.25, 0.5))
+    parts: dict[str, int] = {}
+    o_pos, c_pos = ([parts.setdefault(a[1], len(parts)) for a in an] for an in (o_an, c_an))
+    is_open = np.array([part in OPEN_POS for part in parts], dtype=np.bool_)
+    pos_code = np.where(is_open[:, None] & is_open[None, :], 1, 2).astype(np.int8)
+    np.fill_diagonal(pos_code, 0)
+    code = np.take(pos_code[o_pos], c_pos, axis=1)  # rows, then columns: faster than one 2-d gather
+    code += 3 * (o_lemma[:, None] != c_lemma[None, :]).view(np.int8)
+    cost = _LEMMA_AND_POS[code]
     similarity = cdist([t.text for t in orig], [t.text for t in cor], scorer=Indel.normalized_similarity,
                        dtype=np.float64)
-    return np.where(low_eq, 0.0, lemma_cost + pos_cost + (1.0 - similarity))
+    cost += np.subtract(1.0, similarity, out=similarity)
+    cost[low_eq] = 0.0
+    return cost
 
 
 _COLLISION = -1  # a cell whose shortest window the hashes leave open: searched plainly
@@ -338,6 +352,29 @@ def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, ro
             won[row, col] = k + 1
 
 
+def _transposition_candidates(shortest: np.ndarray | None, match: np.ndarray
+                              ) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """The cells where a transposition may win, by anti-diagonal: (bounds, rows, ks), the cells
+    (row, total - row) of anti-diagonal `total` at [bounds[total]:bounds[total + 1]], in row order.
+
+    Left out: the edges, exact matches (a match takes the cell whatever else is cheaper) and cells
+    whose step in from (a-1, b-1) is an exact match (it kept the cost, so the reference's search
+    stops before any window)."""
+    n, width = match.shape[0] - 1, match.shape[1]
+    if shortest is None:
+        return [0] * (n + width + 1), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    flat = np.flatnonzero(shortest)
+    rows, cols = np.divmod(flat, width)
+    inside = (rows >= 1) & (cols >= 1)
+    flat, rows, cols = flat[inside], rows[inside], cols[inside]
+    matches = match.ravel()
+    keep = ~matches[flat] & ~matches[flat - width - 1]
+    flat, rows, totals = flat[keep], rows[keep], rows[keep] + cols[keep]
+    order = np.argsort(totals, kind="stable")  # flat order is row order within an anti-diagonal
+    bounds = np.searchsorted(totals[order], np.arange(n + width + 1)).tolist()
+    return bounds, rows[order], shortest[flat[order]]
+
+
 def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[tuple[int, int], int]]:
     """The whole ERRANT cost matrix, vectorised along anti-diagonals: (costs, substitution costs,
@@ -362,7 +399,7 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
         return cost, substitution, match, won
     substitution[1:, 1:] = _substitution_matrix(orig, cor, o_low[:, None] == c_low[None, :])
     match[1:, 1:] = o_txt[:, None] == c_txt[None, :]
-    shortest = _shortest_transpositions(o_low, c_low)
+    bounds, rows, ks = _transposition_candidates(_shortest_transpositions(o_low, c_low), match)
     c, s, same = cost.ravel(), substitution.ravel(), match.ravel()
     up, diagonal = width, width + 1  # flat offsets of a cell's neighbours (left is 1)
     for total in range(2, n + m + 1):
@@ -372,11 +409,9 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
         other = np.minimum(c[first - 1:stop - 1:m], c[first - up:stop - up:m])
         other += 1
         np.minimum(other, diag + s[first:stop:m], out=other)
-        if shortest is not None:
-            k = shortest[first:stop:m]
-            at = np.flatnonzero(k)
-            if at.size:
-                _transpose(orig, cor, cost, lo + at, k[at], total, at, other, won)
+        if bounds[total] < bounds[total + 1]:
+            here = rows[bounds[total]:bounds[total + 1]]
+            _transpose(orig, cor, cost, here, ks[bounds[total]:bounds[total + 1]], total, here - lo, other, won)
         c[first:stop:m] = np.where(same[first:stop:m], diag, other)
     return cost, substitution, match, won
 
@@ -458,33 +493,31 @@ def _align_window(orig: Sequence[Token], cor: Sequence[Token], base: float) -> t
     and the cost at its end."""
     n, m = len(orig), len(cor)
     w = max(FIRST_BAND, abs(n - m))
-    if _band_cells(n, m, w) <= BAND_CELLS < n * m and _many_edits(orig, cor, n, m):
-        w = max(n, m)  # no band that fits would hold the path: straight to the whole matrix (both exact)
-    while _band_cells(n, m, w) <= BAND_CELLS and w < max(n, m):
-        ops, cost, unsafe = _fill(orig, cor, w, base)
-        path, touched_edge = _read_back(ops, n, m)
-        if cost[n][m] - base <= w and not any((op[2], op[4]) in unsafe for op in path):
+    matrix_fits = PLAIN_CELLS < n * m <= MATRIX_CELLS
+    if not (matrix_fits and _many_edits(orig, cor, w)):
+        while _band_cells(n, m, w) <= BAND_CELLS and w < max(n, m):
+            ops, cost, unsafe = _fill(orig, cor, w, base)
+            path, touched_edge = _read_back(ops, n, m)
+            if cost[n][m] - base <= w and not any((op[2], op[4]) in unsafe for op in path):
+                return path, touched_edge, cost[n][m]
+            w *= 2
+        if n * m <= PLAIN_CELLS:
+            ops, cost, _ = _fill(orig, cor, None, base)
+            path, touched_edge = _read_back(ops, n, m)
             return path, touched_edge, cost[n][m]
-        w *= 2
-    if n * m <= BAND_CELLS:  # small enough for the plain fill, which starts faster
-        ops, cost, _ = _fill(orig, cor, None, base)
-        path, touched_edge = _read_back(ops, n, m)
-        return path, touched_edge, cost[n][m]
     if n * m > MATRIX_CELLS:
         raise _TooLarge(n, m)
     path, total = align_matrix(orig, cor, base)
     return path, _touches_edge(path, n, m), total
 
 
-def _many_edits(orig: Sequence[Token], cor: Sequence[Token], n: int, m: int) -> bool:
-    """Whether the token edit distance (case aside) is far past the widest band that fits
-    BAND_CELLS: then the banded attempts would only be thrown away. A guess that only picks the
-    route, never the path: every route gives the reference's alignment."""
-    widest = FIRST_BAND
-    while _band_cells(n, m, widest * 2) <= BAND_CELLS:
-        widest *= 2
+def _many_edits(orig: Sequence[Token], cor: Sequence[Token], first_band: int) -> bool:
+    """Whether the token edit distance (case aside) is past MANY_EDITS times the first band: then
+    the banded attempts would most likely be thrown away. A guess that only picks the route, never
+    the path: every route gives the reference's alignment."""
+    limit = int(MANY_EDITS * first_band)
     o_low, c_low = _ids([t.lower for t in orig], [t.lower for t in cor])
-    return Levenshtein.distance(o_low.tolist(), c_low.tolist(), score_cutoff=4 * widest + 1) > 4 * widest
+    return Levenshtein.distance(o_low.tolist(), c_low.tolist(), score_cutoff=limit + 1) > limit
 
 
 class _TooLarge(Exception):

@@ -34,7 +34,10 @@ own form to check this one against.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from string import punctuation
+
+import numpy as np
 
 from merabench.tasks.sage.align import Op, char_similarity
 from merabench.tasks.sage.tokenize import Token
@@ -42,6 +45,7 @@ from merabench.tasks.sage.tokenize import Token
 _TRIPLE = re.compile("M[DIS]M")
 _APOSTROPHE_HYPHEN = re.compile("['-]")
 MAX_RUN = 400
+VECTOR_RUN = 16  # from this many ops, spans that cannot fire are sifted out with numpy first
 _MOD = (1 << 61) - 1
 _BASE = 1_000_003
 
@@ -92,28 +96,49 @@ class _Hashes:
 
     def __init__(self, tokens: tuple[Token, ...], lo: int, hi: int) -> None:
         self.lo = lo
-        self.texts = [_APOSTROPHE_HYPHEN.sub("", t.lower).replace(" ", "") for t in tokens[lo:hi]]
+        self.texts: list[str] = []
         self.length = [0]
         self.hash = [0]
-        for text in self.texts:
-            h = 0
-            for ch in text:
-                h = (h * _BASE + ord(ch)) % _MOD
+        for token in tokens[lo:hi]:
+            text, h = _stripped(token.lower)
+            self.texts.append(text)
             self.length.append(self.length[-1] + len(text))
-            self.hash.append((self.hash[-1] * pow(_BASE, len(text), _MOD) + h) % _MOD)
-        # _BASE ** length % _MOD for every length a span can have: `of` runs for every span pair
-        self.power = [1] * (self.length[-1] + 1)
-        for n in range(1, len(self.power)):
-            self.power[n] = self.power[n - 1] * _BASE % _MOD
+            self.hash.append((self.hash[-1] * _power(len(text)) + h) % _MOD)
+        self.power = _power  # _BASE ** length % _MOD, for every length a span can have
 
     def of(self, a: int, b: int) -> tuple[int, int]:
         """(length, hash) of tokens [a, b) joined."""
         a, b = a - self.lo, b - self.lo
         length = self.length[b] - self.length[a]
-        return length, (self.hash[b] - self.hash[a] * self.power[length]) % _MOD
+        return length, (self.hash[b] - self.hash[a] * self.power(length)) % _MOD
 
     def text(self, a: int, b: int) -> str:
         return "".join(self.texts[a - self.lo:b - self.lo])
+
+
+_STRIPPED: dict[str, tuple[str, int]] = {}  # a token's lower-cased text -> (stripped, its hash)
+_POWERS = [1]
+
+
+def _stripped(lower: str) -> tuple[str, int]:
+    found = _STRIPPED.get(lower)
+    if found is None:
+        text = _APOSTROPHE_HYPHEN.sub("", lower).replace(" ", "")
+        h = 0
+        for ch in text:
+            h = (h * _BASE + ord(ch)) % _MOD
+        if len(_STRIPPED) > 200_000:
+            _STRIPPED.clear()
+        found = _STRIPPED[lower] = (text, h)
+    return found
+
+
+def _power(length: int) -> int:
+    if length > 100_000:  # past any text worth a table
+        return pow(_BASE, length, _MOD)
+    while len(_POWERS) <= length:
+        _POWERS.append(_POWERS[-1] * _BASE % _MOD)
+    return _POWERS[length]
 
 
 class _Parts:
@@ -166,22 +191,63 @@ class _Run:
         if self._table is None:
             firing: list[tuple[int, int, str]] = []
             heads: dict[int, list[int]] = {}
-            for size in range(len(self.ops), 1, -1):
-                for start in range(len(self.ops) - size + 1):
-                    end = start + size - 1
-                    rule, head_only = self._judge(start, end)
-                    if rule is not None:
-                        firing.append((start, end, rule))
-                    elif head_only:
-                        heads.setdefault(start, []).append(end)
+            for start, end in self._candidate_spans():
+                rule, head_only = self._judge(start, end)
+                if rule is not None:
+                    firing.append((start, end, rule))
+                elif head_only:
+                    heads.setdefault(start, []).append(end)
             self._table = (firing, heads)
         return self._table
 
-    def _one_pos(self, a: int, b: int, x: int, y: int) -> bool:
+    def _candidate_spans(self) -> Iterator[tuple[int, int]]:
+        """Every sub-span of two ops or more, longest first, then leftmost; in a long run, only
+        those where a rule can fire: a span passes `_judge` untouched unless it is all deletions
+        or all insertions, ends in two tokens equal but for case, joins into texts of the same
+        length, has one part of speech on each side, or is two ops long (checked all at once)."""
+        size = len(self.ops)
+        if size < VECTOR_RUN:
+            return ((start, start + length - 1) for length in range(size, 1, -1)
+                    for start in range(size - length + 1))
+        may = self._may_fire()
+        starts, ends = np.nonzero(np.triu(may, 1))
+        order = np.lexsort((starts, starts - ends))  # longest (end - start) first, then leftmost
+        return zip(starts[order].tolist(), ends[order].tolist(), strict=True)
+
+    def _may_fire(self) -> np.ndarray:
+        """[start, end]: whether a rule may fire on ops[start..end] (a superset, see above)."""
+        ops = self.ops
+        o_lo, o_hi, c_lo, c_hi = self._ranges
+        a = np.array([op[1] for op in ops]) - o_lo  # token offsets in the run's own ranges
+        b = np.array([op[2] for op in ops]) - o_lo
+        x = np.array([op[3] for op in ops]) - c_lo
+        y = np.array([op[4] for op in ops]) - c_lo
+        n_o, n_c = b[None, :] - a[:, None], y[None, :] - x[:, None]
+        n_d, n_i = np.array(self.n_d), np.array(self.n_i)
+        count = np.arange(1, len(ops) + 1)[None, :] - np.arange(len(ops))[:, None]
+        may = (n_d[None, 1:] - n_d[:-1, None] == count) | (n_i[None, 1:] - n_i[:-1, None] == count)
+        may |= count == 2
+        lower: dict[str, int] = {}
+        o_low = np.array([lower.setdefault(t.lower, len(lower)) for t in self.orig[o_lo:o_hi]] + [-1])
+        c_low = np.array([lower.setdefault(t.lower, len(lower)) for t in self.cor[c_lo:c_hi]] + [-2])
+        may |= (n_o > 0) & (n_c > 0) & (o_low[b[None, :] - 1] == c_low[y[None, :] - 1])
+        o_chars, c_chars = np.array(self.o_hash.length), np.array(self.c_hash.length)
+        may |= o_chars[b[None, :]] - o_chars[a[:, None]] == c_chars[y[None, :]] - c_chars[x[:, None]]
+        o_parts, c_parts = self._parts_of()
+        o_run = np.array(o_parts.run_end + [o_hi]) - o_lo  # one part of speech from a to run_end
+        c_run = np.array(c_parts.run_end + [c_hi]) - c_lo
+        may |= (n_o != n_c) & ((n_o == 0) | (o_run[a[:, None]] >= b[None, :])) & (
+            (n_c == 0) | (c_run[x[:, None]] >= y[None, :]))
+        return may
+
+    def _parts_of(self) -> tuple[_Parts, _Parts]:
         if self._parts is None:
             o_lo, o_hi, c_lo, c_hi = self._ranges
             self._parts = (_Parts(self.orig, o_lo, o_hi), _Parts(self.cor, c_lo, c_hi))
-        o_parts, c_parts = self._parts
+        return self._parts
+
+    def _one_pos(self, a: int, b: int, x: int, y: int) -> bool:
+        o_parts, c_parts = self._parts_of()
         o_pos = o_parts.uniform(a, b) if b > a else None
         c_pos = c_parts.uniform(x, y) if y > x else None
         if b > a and y > x:
