@@ -47,7 +47,7 @@ def one_pass(hypothesis: str, aligner: str) -> float:
         sys.path.insert(0, str(ROOT / "tests" / "tasks" / "sage"))
         from oracle import oracle_align
 
-        edits.align = oracle_align
+        edits.align_bounded = lambda orig, cor: (oracle_align(orig, cor), None)
     pairs = load_pairs()
     score_example("Превет, мир!", "Привет, мир!", "Превет, мир!")  # load the tokenizer and the dictionaries
     started = time.perf_counter()
