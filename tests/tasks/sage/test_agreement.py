@@ -136,3 +136,25 @@ def test_hash_collisions_fall_back_to_the_reference_search(collide: str, monkeyp
     for a, b in cases:
         o, c = tokenize(a), tokenize(b)
         assert align_matrix(o, c)[0] == oracle_align(o, c), (a, b)
+
+
+def test_reversed_and_shuffled_texts_align_as_the_plain_full_matrix() -> None:
+    """Every window a permutation somewhere: many transpositions win and each is checked."""
+    rng = random.Random(13)
+    words = " ".join(c for _, c in pairs()).split()
+    for n in range(8):
+        chosen = words[n * 60:n * 60 + rng.randrange(30, 60)]
+        other = list(reversed(chosen)) if n % 2 else rng.sample(chosen, len(chosen))
+        o, c = tokenize(" ".join(chosen)), tokenize(" ".join(other))
+        assert align_matrix(o, c)[0] == oracle_align(o, c)
+        assert align(o, c) == oracle_align(o, c)
+
+
+def test_window_multisets_are_compared_exactly() -> None:
+    rng = np.random.default_rng(5)
+    o_low, c_low = rng.integers(0, 4, 300), rng.integers(0, 4, 300)
+    size = rng.integers(1, 12, 500)
+    o_start, c_start = rng.integers(0, 288, 500), rng.integers(0, 288, 500)
+    got = align_module._same_multisets(o_low, c_low, o_start, c_start, size)
+    want = [sorted(o_low[a:a + k]) == sorted(c_low[b:b + k]) for a, b, k in zip(o_start, c_start, size, strict=True)]
+    assert got.tolist() == want and 0 < sum(want) < len(want)

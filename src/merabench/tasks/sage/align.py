@@ -319,36 +319,51 @@ def _plain_transposition(orig: Sequence[Token], cor: Sequence[Token], cost: np.n
     return 0
 
 
-def _transpose(orig: Sequence[Token], cor: Sequence[Token], cost: np.ndarray, rows: np.ndarray, ks: np.ndarray,
-               total: int, at: np.ndarray, other: np.ndarray, won: dict[tuple[int, int], int]) -> None:
+def _same_multisets(o_low: np.ndarray, c_low: np.ndarray, o_start: np.ndarray, c_start: np.ndarray,
+                    size: np.ndarray) -> np.ndarray:
+    """For each window pair, whether o_low[o_start : o_start + size] and c_low[c_start : ...] hold
+    the same ids in any order: both sides' windows sorted at once (each id offset by its window)."""
+    window = np.repeat(np.arange(size.size), size)
+    offset = np.arange(window.size) - np.repeat(np.cumsum(size) - size, size)
+    span = int(max(o_low.max(initial=0), c_low.max(initial=0))) + 1
+    sides = [np.sort(window * span + ids[np.repeat(starts, size) + offset])
+             for ids, starts in ((o_low, o_start), (c_low, c_start))]
+    return np.logical_and.reduceat(sides[0] == sides[1], np.cumsum(size) - size)
+
+
+def _transpose(orig: Sequence[Token], cor: Sequence[Token], ids: tuple[np.ndarray, np.ndarray], cost: np.ndarray,
+               steady: np.ndarray, rows: np.ndarray, ks: np.ndarray, total: int, at: np.ndarray, other: np.ndarray,
+               won: dict[tuple[int, int], int]) -> None:
     """Where a transposition wins at the cells (rows, total - rows) of an anti-diagonal (ties go to
     it), put its cost in `other` (at their positions `at`) and its size in `won`.
 
     The reference walks back along the cell's diagonal and stops at the first step that kept the
-    cost; so the shortest window `ks` counts only if none of the steps it spans kept the cost."""
+    cost; so the shortest window `ks` counts only if none of the steps it spans kept the cost:
+    `steady` counts those steps down each diagonal (flat, like `cost`). A window that would win is
+    checked for real (the same lower-cased tokens, `ids`) before it is taken."""
     cols = total - rows
     flat = cost.ravel()
     width = cost.shape[1]
-    step = width + 1  # from one cell to the next down its diagonal
     fits = (ks > 0) & (rows - 1 - ks >= 0) & (cols - 1 - ks >= 0)
-    start = np.where(fits, (rows - 1 - ks) * width + cols - 1 - ks, 0)
+    start = np.where(fits, (rows - 1 - ks) * width + cols - 1 - ks, 0)  # the cell before the window
     trans = np.where(fits, flat[start] + ks, _INF)
-    worth = np.flatnonzero((ks == _COLLISION) | (trans <= other[at]))
-    for pos, row, col, k in zip(at[worth].tolist(), rows[worth].tolist(), cols[worth].tolist(), ks[worth].tolist(),
-                                strict=True):
-        if k > 0:
-            spanned = flat[row * width + col - step * np.arange(1, k + 2)]  # cells (row - 1, col - 1) back
-            if (spanned[:-1] == spanned[1:]).any():
-                continue  # the reference stops at a step that kept the cost, before this window
-            if sorted(t.lower for t in orig[row - 1 - k:row]) != sorted(t.lower for t in cor[col - 1 - k:col]):
-                k = _plain_transposition(orig, cor, cost, row, col)  # pragma: no cover - 2^-128
-        else:
-            k = _plain_transposition(orig, cor, cost, row, col)
-        if not k:
-            continue
+    wins = np.flatnonzero((trans <= other[at]) & (steady[(rows - 1) * width + cols - 1] == steady[start]))
+    if wins.size:
+        k = ks[wins]
+        real = _same_multisets(*ids, rows[wins] - 1 - k, cols[wins] - 1 - k, k + 1)
+        taken = wins[real]
+        other[at[taken]] = trans[taken]
+        won.update(zip(zip(rows[taken].tolist(), cols[taken].tolist(), strict=True), (ks[taken] + 1).tolist(),
+                       strict=True))
+        unsure = wins[~real]  # two different windows with equal sums under both weightings
+    else:
+        unsure = wins
+    for pos in np.concatenate([np.flatnonzero(ks == _COLLISION), unsure]).tolist():
+        row, col = int(rows[pos]), int(cols[pos])
+        k = _plain_transposition(orig, cor, cost, row, col)  # the hashes could not tell: the reference's search
         value = cost[row - 1 - k, col - 1 - k] + k
-        if value <= other[pos]:
-            other[pos] = value
+        if k and value <= other[at[pos]]:
+            other[at[pos]] = value
             won[row, col] = k + 1
 
 
@@ -401,6 +416,8 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
     match[1:, 1:] = o_txt[:, None] == c_txt[None, :]
     bounds, rows, ks = _transposition_candidates(_shortest_transpositions(o_low, c_low), match)
     c, s, same = cost.ravel(), substitution.ravel(), match.ravel()
+    # steps that kept the cost, counted down each diagonal: only needed where a window may be
+    steady = np.zeros(c.size, dtype=np.int32) if rows.size else None
     up, diagonal = width, width + 1  # flat offsets of a cell's neighbours (left is 1)
     for total in range(2, n + m + 1):
         lo, hi = max(1, total - m), min(n, total - 1)
@@ -411,8 +428,12 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
         np.minimum(other, diag + s[first:stop:m], out=other)
         if bounds[total] < bounds[total + 1]:
             here = rows[bounds[total]:bounds[total + 1]]
-            _transpose(orig, cor, cost, here, ks[bounds[total]:bounds[total + 1]], total, here - lo, other, won)
-        c[first:stop:m] = np.where(same[first:stop:m], diag, other)
+            _transpose(orig, cor, (o_low, c_low), cost, steady, here, ks[bounds[total]:bounds[total + 1]], total,
+                       here - lo, other, won)
+        value = np.where(same[first:stop:m], diag, other)
+        c[first:stop:m] = value
+        if steady is not None:
+            np.add(steady[first - diagonal:stop - diagonal:m], value == diag, out=steady[first:stop:m])
     return cost, substitution, match, won
 
 
