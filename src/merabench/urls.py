@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 
+@lru_cache(maxsize=256)  # a run asks for the same few URLs on every request
 def redact(url: str) -> str:
     """The URL with any user and password replaced by `***`."""
     try:
