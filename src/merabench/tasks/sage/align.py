@@ -306,7 +306,7 @@ def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray
         open1, open2 = ~truly_same(row1, col1), has2 & ~truly_same(row2, col2)
     k = np.where(row - row1 >= 2, row - row1 - 1, np.where(has2, row - row2 - 1, 0))  # a window of >= 2
     k[open1 | ((row - row1 < 2) & open2)] = _COLLISION
-    out = np.zeros((n + 1) * width, dtype=np.int64)
+    out = np.zeros((n + 1) * width, dtype=np.int32)
     out[row * width + col] = k
     return out if k.any() else None
 
