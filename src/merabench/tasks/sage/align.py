@@ -47,7 +47,7 @@ PREFIX_MARGIN = 3
 FIRST_BAND = 6
 BAND_CELLS = 20_000
 PLAIN_CELLS = 400  # up to here the plain fill starts faster than the matrix
-MANY_EDITS = 2.0
+MANY_EDITS = 2.0  # a token edit distance past this many first bands goes straight to the matrix
 MATRIX_CELLS = 1_500_000  # past this (a text far longer than any correction), the alignment is approximate
 _INF = float("inf")
 _FAR = 1 << 30
@@ -253,20 +253,19 @@ def _group_hashes(po: np.ndarray, pc: np.ndarray, diagonal_weight: np.ndarray) -
 
 def _shortest_transpositions(o_low: np.ndarray, c_low: np.ndarray) -> np.ndarray | None:
     """k for every cell (a, b), flat at a * (m + 1) + b: the least k >= 1 for which orig[a-1-k .. a-1]
-    and cor[b-1-k .. b-1] hold the same lower-cased tokens in any order (0 if none, _COLLISION if
-    the hashes leave it open); None when no cell has one.
+    and cor[b-1-k .. b-1] hold the same lower-cased tokens in any order; 0 if none, _COLLISION if
+    the hashes leave it open; None when no cell has one.
 
-    Along a diagonal two such windows match exactly when the difference of the prefix multisets
-    repeats, which two sums of random 64-bit weights per token tell (a different multiset with the
-    same two sums: about 2^-128 per pair). The cells are grouped by a hash of (diagonal, difference)
-    and sorted once, all together, as one 64-bit number each: the group in the high bits and the
-    cell's flat index in the low ones, so a group's cells come out in row order and the cell before
-    a cell in the sorted order is its nearest earlier cell of the same group. A group can hold
-    cells of another diagonal or difference (its hash is cut to the high bits: about one such pair
-    in ten 1,000 x 1,000 matrices); a cell whose nearest earlier ones are not truly its own is
-    searched plainly (_COLLISION). A window is checked token by token before it is taken; the one
-    case left to chance is a window passed over because a shorter one with the same two sums but
-    other tokens looked no cheaper (about 2^-128 per pair)."""
+    Two windows ending on one diagonal hold the same tokens exactly when the difference of the
+    prefix multisets repeats, which two sums of random 64-bit weights per token tell. All cells
+    are sorted once, each as one 64-bit number: a hash of (diagonal, difference) in the high bits,
+    the cell's flat index in the low ones. A group's cells then come out in row order, and the
+    cell before a cell is its nearest earlier cell with the same hash. The hash is cut to the high
+    bits, so a group can mix in cells of another diagonal or difference (about one pair in ten
+    1,000 x 1,000 matrices): a cell whose neighbours are not truly its own is searched plainly.
+    `_transpose` checks every window token by token before taking it; the one case left to chance
+    is a true window passed over because a shorter false one with the same two sums did not win
+    (about 2^-128 per pair)."""
     n, m = len(o_low), len(c_low)
     width = m + 1
     index_bits = ((n + 1) * width - 1).bit_length()
