@@ -158,3 +158,11 @@ def test_window_multisets_are_compared_exactly() -> None:
     got = align_module._same_multisets(o_low, c_low, o_start, c_start, size)
     want = [sorted(o_low[a:a + k]) == sorted(c_low[b:b + k]) for a, b, k in zip(o_start, c_start, size, strict=True)]
     assert got.tolist() == want and 0 < sum(want) < len(want)
+
+
+@pytest.mark.parametrize("shape", [(1, 500), (500, 1), (2, 300), (300, 2), (0, 3), (3, 0)])
+def test_thin_and_empty_matrices(shape: tuple[int, int]) -> None:
+    rng = random.Random(sum(shape))
+    o, c = (tokenize(" ".join(rng.choices(SOUP, k=size))) for size in shape)
+    assert align_matrix(o, c)[0] == oracle_align(o, c)
+    assert align(o, c) == oracle_align(o, c)
