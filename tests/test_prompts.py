@@ -56,3 +56,19 @@ def test_history_is_capped_at_the_last_eight_turns() -> None:
 def test_single_turn_rows_have_no_history() -> None:
     row = Row("{source}", {"source": "текст"}, "текст", {"id": 3})
     assert build_messages(row, HistoryIndex([]).earlier_turns(row)) == [{"role": "user", "content": "текст"}]
+
+
+def test_a_run_stops_at_the_first_row_whose_shape_does_not_render() -> None:
+    """Rows are checked once per (instruction, input names): the row that lacks an input among
+    500 of the same instruction is still the one named, with its field."""
+    from merabench.pipeline import check_prompts
+    from merabench.rows import TaskData
+    from merabench.runner import TaskRun
+    from merabench.tasks import TASKS
+
+    rows = [Row("Исправь: {source}", {"source": f"Превет {i}"}, "", {"id": i}) for i in range(500)]
+    rows[321] = Row("Исправь: {source}", {"text": "Превет"}, "", {"id": 321})
+    check_prompts(TaskRun(TASKS["sage"], TaskData("rows.jsonl", tuple(rows[:321]))))  # all the same shape
+    with pytest.raises(DataError) as info:
+        check_prompts(TaskRun(TASKS["sage"], TaskData("rows.jsonl", tuple(rows))))
+    assert info.value.row_id == 321 and info.value.field == "inputs.source" and info.value.file == "rows.jsonl"
