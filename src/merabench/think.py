@@ -16,6 +16,8 @@ _TAG = re.compile(r"</?think>", re.IGNORECASE)
 
 
 def remove_think(text: str) -> str:
+    if "<" not in text:  # every tag starts with it: most answers skip the three passes
+        return text
     text = _BLOCK.sub("", text)
     unmatched = _OPEN.search(text)
     if unmatched:
@@ -33,6 +35,8 @@ def strip_think(text: str) -> str:
 def think_text(text: str) -> str | None:
     """The reasoning an answer carries in think blocks (matched ones, then an unmatched tail),
     joined; None when it has none."""
+    if "<" not in text:
+        return None
     parts = [m.group(0)[7:-8] for m in _BLOCK.finditer(text)]
     rest = _BLOCK.sub("", text)
     unmatched = _OPEN.search(rest)
