@@ -75,6 +75,9 @@ class Inputs(Mapping[str, str]):
         value = self._values[name]
         return value.text() if type(value) is _Pieces else value
 
+    def __contains__(self, name: object) -> bool:  # Mapping's own would join the value to answer
+        return name in self._values
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._values)
 

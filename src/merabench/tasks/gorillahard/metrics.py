@@ -65,7 +65,7 @@ def catalog_of(row: Row) -> Catalog:
     """The tool names of `inputs.tools` as the public scorer reads them (every object's `name`,
     whatever it is), and their families for our failure reasons."""
     inputs = row.inputs
-    if "tools" not in inputs or not inputs["tools"]:
+    if "tools" not in inputs:
         return _parse_catalog("[]")
     if _REUSED is None:
         return _catalog_by_entries(inputs)
@@ -82,6 +82,7 @@ def catalog_of(row: Row) -> Catalog:
 _Entry = tuple[Any, str | None, str] | None
 _ENTRIES: dict[Any, _Entry] = {}
 _ENTRY_SEPARATOR = "}, {"
+_UNKNOWN: Any = object()  # an entry not parsed yet
 
 
 def _catalog_by_entries(inputs: Mapping[str, str]) -> Catalog:
@@ -90,10 +91,11 @@ def _catalog_by_entries(inputs: Mapping[str, str]) -> Catalog:
     Exact: a catalog is cut between its objects only when it reads `[{…}, {…}, …]` with every
     piece, braces restored, a complete JSON value on its own; then the whole text is that list
     of values (JSON's grammar reads `[v1, v2]` one way), so it parses to the same objects. Any
-    other catalog (a cut inside a string or a nested list, other spacing) is parsed whole."""
+    other catalog (a cut inside a string or a nested list, other spacing, an empty one) is parsed
+    whole."""
     parts = cut(inputs, "tools", _ENTRY_SEPARATOR)
     if len(parts) < 2 or not parts[0].startswith("[{") or not parts[-1].endswith("}]"):
-        return _parse_catalog(_ENTRY_SEPARATOR.join(parts))
+        return _parse_catalog(inputs["tools"])
     entries: list[_Entry] = []
     last = len(parts) - 1
     for n, part in enumerate(parts):
@@ -104,15 +106,12 @@ def _catalog_by_entries(inputs: Mapping[str, str]) -> Catalog:
             try:
                 entry = _entry(loads(text))
             except (ValueError, RecursionError):  # not a value on its own: the cut was inside one
-                return _parse_catalog(_ENTRY_SEPARATOR.join(parts))
+                return _parse_catalog(inputs["tools"])
             if len(_ENTRIES) > 100_000:
                 _ENTRIES.clear()
             _ENTRIES[key] = entry
         entries.append(entry)
     return _catalog(entries)
-
-
-_UNKNOWN: Any = object()
 
 
 def _entry(tool: Any) -> _Entry:

@@ -349,6 +349,7 @@ def _transpose(orig: Sequence[Token], cor: Sequence[Token], ids: tuple[np.ndarra
     start = np.where(fits, (rows - 1 - ks) * width + cols - 1 - ks, 0)  # the cell before the window
     trans = np.where(fits, flat[start] + ks, _INF)
     wins = np.flatnonzero((trans <= other[at]) & (steady[(rows - 1) * width + cols - 1] == steady[start]))
+    unsure = wins
     if wins.size:
         k = ks[wins]
         real = _same_multisets(*ids, rows[wins] - 1 - k, cols[wins] - 1 - k, k + 1)
@@ -357,8 +358,6 @@ def _transpose(orig: Sequence[Token], cor: Sequence[Token], ids: tuple[np.ndarra
         won.update(zip(zip(rows[taken].tolist(), cols[taken].tolist(), strict=True), (ks[taken] + 1).tolist(),
                        strict=True))
         unsure = wins[~real]  # two different windows with equal sums under both weightings
-    else:
-        unsure = wins
     for pos in np.concatenate([np.flatnonzero(ks == _COLLISION), unsure]).tolist():
         row, col = int(rows[pos]), int(cols[pos])
         k = _plain_transposition(orig, cor, cost, row, col)  # the hashes could not tell: the reference's search

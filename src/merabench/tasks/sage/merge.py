@@ -104,13 +104,12 @@ class _Hashes:
             self.texts.append(text)
             self.length.append(self.length[-1] + len(text))
             self.hash.append((self.hash[-1] * _power(len(text)) + h) % _MOD)
-        self.power = _power  # _BASE ** length % _MOD, for every length a span can have
 
     def of(self, a: int, b: int) -> tuple[int, int]:
         """(length, hash) of tokens [a, b) joined."""
         a, b = a - self.lo, b - self.lo
         length = self.length[b] - self.length[a]
-        return length, (self.hash[b] - self.hash[a] * self.power(length)) % _MOD
+        return length, (self.hash[b] - self.hash[a] * _power(length)) % _MOD
 
     def text(self, a: int, b: int) -> str:
         return "".join(self.texts[a - self.lo:b - self.lo])
@@ -134,6 +133,7 @@ def _stripped(lower: str) -> tuple[str, int]:
 
 
 def _power(length: int) -> int:
+    """_BASE ** length % _MOD, from a table kept between runs (`of` asks for every span pair)."""
     if length > 100_000:  # past any text worth a table
         return pow(_BASE, length, _MOD)
     while len(_POWERS) <= length:
