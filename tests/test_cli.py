@@ -58,16 +58,20 @@ def test_score_counts_missing_predictions_as_errors(tmp_path: Path) -> None:
     assert task["n_errors"] == 2 and task["denominators"]["errant_f1"] == 1
 
 
-def test_score_removes_think_blocks_as_run_does_unless_told_not_to(tmp_path: Path) -> None:
+def test_score_keeps_think_blocks_as_the_harness_does_unless_strip_think(tmp_path: Path) -> None:
     rows = sage_rows(1)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "output": "<THINK>…</think>" + rows[0]["outputs"]}])
     default = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "a"))
-    kept = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out", str(tmp_path / "b"),
-                   "--no-strip-think")
-    assert default.returncode == kept.returncode == 0
-    assert json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]["errant_f1"] == 1.0
-    assert json.loads((tmp_path / "b" / "results.json").read_text())["metrics"]["errant_f1"] < 1.0
+    stripped = run_cli("score", "sage", "--data", str(data), "--predictions", str(preds), "--out",
+                       str(tmp_path / "b"), "--strip-think")
+    assert default.returncode == stripped.returncode == 0
+    kept_doc = json.loads((tmp_path / "a" / "results.json").read_text())
+    assert kept_doc["metrics"]["errant_f1"] < 1.0 and kept_doc["settings"]["strip_think"] is False
+    assert "1 answer(s) carry <think> blocks" in default.stderr and "--strip-think would remove" in default.stderr
+    strip_doc = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert strip_doc["metrics"]["errant_f1"] == 1.0 and strip_doc["settings"]["strip_think"] is True
+    assert strip_doc["tasks"]["sage"]["think"] == {"answers_with_think": 1, "strip_think": True}
 
 
 def test_public_test_rows_without_references_are_not_scored(tmp_path: Path) -> None:
@@ -116,6 +120,11 @@ def test_presets_set_the_request_and_flags_override_them(tmp_path: Path, make_se
     assert result.returncode == 0, result.stderr
     body = server.requests[-1]
     assert (body["max_tokens"], body["seed"], body["stop"]) == (1000, 1234, ["###"])
+    result = run_cli(*base, "--preset", "mera-reasoning", "--out", str(tmp_path / "e"))
+    assert result.returncode == 0, result.stderr
+    body = server.requests[-1]  # the harness's reasoning setting, its stops in its order
+    assert (body["max_tokens"], body["temperature"], body["seed"], body["stop"]) == (
+        32768, 0.0, 1234, ["<|im_end|>", "<|eot_id|>", "</s>"])
     assert run_cli(*base, "--out", str(tmp_path / "c")).returncode == 0
     body = server.requests[-1]
     assert body["max_tokens"] == 4096 and "stop" not in body and "seed" not in body

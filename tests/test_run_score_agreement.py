@@ -2,8 +2,9 @@
 
 A local server answers every bundled row of the three tasks with its reference, dressed the way
 reasoning and chatty models dress it: think blocks (any case, unclosed), leading spaces, trailing
-newlines. The run scores them; `score` rescores the run's samples file; every row must agree, and
-the text the scorer saw keeps every byte but the think blocks and the leading whitespace.
+newlines. The run scores them; `score` rescores the run's samples file; every row must agree. The
+text the SAGE/RussianRegions scorer saw is the harness's (left-stripped, think blocks kept), and
+with --strip-think every byte but the think blocks and the leading whitespace.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import read_jsonl, run_cli
 
 from merabench.prompts import render_row
 from merabench.rows import read_bundled
 from merabench.tasks import TASKS
 
-# (how the model dresses the reference, what the SAGE/RussianRegions scorer must then see)
+# (how the model dresses the reference, what the SAGE/RussianRegions scorer must see with --strip-think)
 DRESSINGS = [
     (lambda ref: ref, lambda ref: ref),
     (lambda ref: ref + "\n", lambda ref: ref + "\n"),
@@ -65,21 +67,32 @@ def test_run_and_score_agree_on_every_row(make_server, tmp_path: Path) -> None:
         assert run_doc["metrics"] == score_doc["metrics"], task.name
 
 
-def test_think_removal_keeps_every_other_byte(make_server, tmp_path: Path) -> None:
+@pytest.mark.parametrize("strip", [False, True])
+def test_scored_text_is_the_harness_filter_and_strip_think_removes_only_the_blocks(
+        make_server, tmp_path: Path, strip: bool) -> None:
     replies = references()
     server = make_server(reply=lambda body: replies[body["messages"][-1]["content"]])
     result = run_cli("run", "--model", "openai:dressed", "--base-url", server.url, "--tasks", "sage,russianregions",
-                     "--out", str(tmp_path), "--no-progress", "--no-cache")
+                     "--out", str(tmp_path), "--no-progress", "--no-cache", *(["--strip-think"] if strip else []))
     assert result.returncode == 0, result.stderr
     for task in ("sage", "russianregions"):
         rows = read_bundled(task)["test"]
         records = {r["id"]: r for r in read_jsonl(tmp_path / f"samples_{task}.jsonl")}
         for n, row in enumerate(rows):
             record = records[row.id]
-            assert record.get("answer", record["output"]) == dressing(n)[1](row.outputs), (task, row.id)
+            dress, stripped = dressing(n)
+            expected = stripped(row.outputs) if strip else dress(row.outputs).lstrip()
+            assert record.get("answer", record["output"]) == expected, (task, row.id)
+        doc = json.loads((tmp_path / "results.json").read_text())
+        think = doc["tasks"][task]["think"]
+        assert think == {"answers_with_think": sum("think" in dressing(n)[0]("").lower() for n in range(len(rows))),
+                         "strip_think": strip}
+        assert any("carry <think> blocks" in note for note in doc["tasks"][task]["notes"])
+        assert doc["settings"]["strip_think"] is strip
     sage = {r["id"]: r for r in read_jsonl(tmp_path / "samples_sage.jsonl")}
     ids = [r.id for r in read_bundled("sage")["test"]]
     trailing_newline = sage[ids[1]]  # dressed as reference + "\n": a PUNCT false positive, as the leaderboard
     assert trailing_newline["metrics"]["punct_f1"] < 1.0 and trailing_newline["metrics"]["spell_f1"] == 1.0
-    assert sage[ids[0]]["metrics"]["errant_f1"] == sage[ids[3]]["metrics"]["errant_f1"] == 1.0
-
+    assert sage[ids[0]]["metrics"]["errant_f1"] == 1.0
+    # a think block before the text: scored as text by default (as the harness does), removed with the flag
+    assert (sage[ids[3]]["metrics"]["errant_f1"] == 1.0) is strip

@@ -155,7 +155,8 @@ def run(
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
     cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
                                                   "model: from any endpoint serving the same model name")] = "endpoint",
-    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring")] = True,
+    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
+                                                   "the leaderboard scores them as text; GorillaHard always removes them)")] = False,
     log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record")] = False,
     fail_on_error: Annotated[float | None, typer.Option(
         help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]")] = None,
@@ -271,8 +272,8 @@ def score(
     data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
     split: str = "test",
     out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
-    strip_think: Annotated[bool, typer.Option(help="remove <think> blocks before scoring, as run does "
-                                                    "(GorillaHard always removes them)")] = True,
+    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
+                                                   "the leaderboard scores them as text; GorillaHard always removes them)")] = False,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeUrls = [],  # noqa: B006
     judge_api_key: JudgeKey = None,

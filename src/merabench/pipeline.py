@@ -78,7 +78,7 @@ class RunConfig:
     cache: bool = True
     cache_path: Path | None = None
     cache_scope: CacheScope = "endpoint"
-    strip_think: bool = True
+    strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
     log_prompts: bool = False
     judge: JudgeRun | None = None
     prices: Prices | None = None          # per million tokens: the cost estimate in results and the report
@@ -101,7 +101,7 @@ class ScoreConfig:
     data: str = "bundled"
     split: str = "test"
     out: Path = Path("scored")
-    strip_think: bool = True
+    strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
     cache: bool = True
     cache_path: Path | None = None
     judge: JudgeRun | None = None

@@ -22,6 +22,7 @@ from merabench.rows import Row, compact_rows, rows_sha256
 from merabench.samples import SamplesFile
 from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
+from merabench.think import has_think
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,9 @@ class TaskResult:
     notes: tuple[str, ...] = ()
     ci95: dict[str, list[float]] = field(default_factory=dict)
     data_sha256: str | None = None
+    #: answers carrying think tags, for tasks whose scoring keeps them (None: the task removes them itself)
+    n_think: int | None = None
+    strip_think: bool = False
 
     @property
     def all_failed(self) -> bool:
@@ -82,6 +86,8 @@ class TaskResult:
         }
         if self.ci95:
             out["ci95"] = self.ci95
+        if self.n_think is not None:
+            out["think"] = {"answers_with_think": self.n_think, "strip_think": self.strip_think}
         # how to read each metric: which way is better, and over what unit it is aggregated
         out["metric_info"] = {m.name: {"higher_is_better": m.higher_is_better,
                                        "aggregation": "corpus" if m.derived else m.aggregation.value,
@@ -161,6 +167,15 @@ class EarlyScores:
         return self._hashes.get(task_name)
 
 
+def think_note(count: int, strip: bool) -> str:
+    if strip:
+        return (f"{count} answer(s) carry <think> blocks, removed by --strip-think before scoring (an extra: "
+                "the leaderboard's harness scores them as text)")
+    return (f"{count} answer(s) carry <think> blocks, scored as text as the leaderboard's harness does; "
+            "--strip-think would remove them first (closed blocks, an unclosed <think> with all after it, "
+            "stray tags), an extra that is not leaderboard-compatible")
+
+
 def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool,
                samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None,
@@ -209,6 +224,9 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
+    n_think = None if task.removes_think else sum(a.ok and has_think(a.output or "") for a in row_answers)
+    if n_think:
+        notes.append(think_note(n_think, strip))
     if usage.truncated:
         notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
                      "scored as they are, as the leaderboard scores them")
@@ -219,5 +237,6 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
-                        ci95=ci95, data_sha256=data_sha256 or rows_sha256(rows))
+                        ci95=ci95, data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think,
+                        strip_think=strip)
     return result

@@ -64,7 +64,7 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         planned = (finished.get(task.name) or {}).get("n")
         if isinstance(planned, int) and len(answers) < planned:
             problems.append(f"{task.mera_name}: {len(answers)} of {planned} rows answered")
-        # the answer as it was scored (think blocks removed), as the harness's think_end_token leaves it
+        # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
                                    for i, a in sorted(answers.items()) if a.ok]
     if not entries:

@@ -2,8 +2,9 @@
 
 Tags match in any case (`<THINK>` too). Matched blocks go (shortest match, across lines), then an
 unmatched `<think>` with everything after it (a trace cut off by the token limit), then stray
-tags. Nothing else changes: whitespace is each task's business (GorillaHard strips the result,
-SAGE and RussianRegions only left-strip it, as the public harness's filter does).
+tags. Nothing else changes: whitespace is each task's business (GorillaHard strips the result).
+SAGE and RussianRegions keep think blocks by default, as the public harness does (its filter only
+turns None into "" and left-strips); `--strip-think` removes them there as an extra.
 """
 
 from __future__ import annotations
@@ -25,10 +26,14 @@ def remove_think(text: str) -> str:
     return _TAG.sub("", text)
 
 
+def has_think(text: str) -> bool:
+    """Whether the answer carries a think tag (opening or closing, any case)."""
+    return "<" in text and _TAG.search(text) is not None
+
+
 def strip_think(text: str) -> str:
-    """Think blocks removed and the result left-stripped: what the public harness scores for
-    the text tasks when a reasoning model's trace is cut off (lm-eval's think_end_token, then
-    the `remove_whitespace_and_nones` filter)."""
+    """Think blocks removed and the result left-stripped: `--strip-think` for the text tasks
+    (an extra: the public harness scores think blocks as text)."""
     return remove_think(text).lstrip()
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from merabench.errors import ConfigError
 
-END_OF_TURN = ("<|eot_id|>", "<|im_end|>", "</s>")
+END_OF_TURN = ("<|im_end|>", "<|eot_id|>", "</s>")  # the harness's order, sent as it sends it
 
 PRESETS: dict[str, dict[str, Any]] = {
     "mera": {"max_tokens": 256, "temperature": 0.0, "seed": 1234, "stop": ("\n\n",)},

@@ -99,10 +99,13 @@ class Task(ABC):
     def warm_up(self) -> None:  # noqa: B027 - an optional hook
         """Load what scoring needs before the work is shared out among processes."""
 
+    #: whether the task's own scoring removes think blocks (then --strip-think changes nothing)
+    removes_think: ClassVar[bool] = False
+
     def scored_answer(self, raw: str, *, strip_think: bool) -> str:
-        """The text the scorer sees: with `strip_think`, think blocks removed and the rest
-        left-stripped (the public harness's filter), every other byte kept."""
-        return think.strip_think(raw) if strip_think else raw
+        """The text the scorer sees: the public harness's filter (left-stripped, every other byte
+        kept, think blocks too); with `strip_think`, think blocks removed first (an extra)."""
+        return think.strip_think(raw) if strip_think else raw.lstrip()
 
     @abstractmethod
     def score(self, row: Row, answer: str, judgement: Judgement | None = None) -> SampleScore:

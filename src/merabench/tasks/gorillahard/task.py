@@ -19,6 +19,7 @@ COPY_ANSWER = json.dumps({"tool": "baseline.noop", "args": {}})
 class GorillaHardTask(Task):
     name = "gorillahard"
     aggregated_details = ("reasons", "note")
+    removes_think = True
     parallel_from = 800  # a full set's answers, when `score` takes them all at once (a run scores them early)
     mera_name = "GorillaHard"
     hub_id = "MERA-evaluation/GorillaHard"
