@@ -74,22 +74,26 @@ def test_judge_scores_errors_and_cache(tmp_path: Path, make_server) -> None:
     answers = {r.id: f"Ответ: {r.outputs}" for r in ROWS}
     answers[0] = "Ответ: " + ("А" if ROWS[0].outputs != "А" else "Б")   # wrong: 0
     answers[1] = f"Ответ: {reference_letter(ROWS[1].outputs)}"          # letter only: 0.5
-    answers[2] = "СЛОМАЙСЯ"                                              # no number: error
+    answers[2] = "СЛОМАЙСЯ"                                              # no number: 0, as the harness
     answers[3] = "ОТКАЗ"                                                 # judge request fails: error
     result = judge_run(tmp_path, server, answers)
     assert result.returncode == 0, result.stderr
     doc = json.loads((tmp_path / "s" / "results.json").read_text())
     metrics, denominators = doc["metrics"], doc["denominators"]
-    assert denominators["judge_score"] == 34
-    assert metrics["judge_score"] == pytest.approx((32 + 0.5) / 34)
+    assert denominators["judge_score"] == 35  # only the row whose judge call failed is left out
+    assert metrics["judge_score"] == pytest.approx((32 + 0.5) / 35)
     # groups 0 (rows 0-2) and 1 (rows 3-5): group 0 fails on row 0; group 1 is unknown (row 3 unscored)
     assert denominators["group_judge_score"] == 11 and metrics["group_judge_score"] == pytest.approx(10 / 11)
     task = doc["tasks"]["russianregions"]
-    assert task["breakdowns"]["counts"]["judge_errors"] == 2
-    assert any("2 row(s) have no judge score" in n for n in task["notes"])
+    assert task["breakdowns"]["counts"] == {"judge_errors": 1, "judge_replies_without_number": 1,
+                                            "judge_failed_calls": 1}
+    assert any("1 row(s) have no judge score" in n for n in task["notes"])
+    assert any("1 judge reply(ies) held no number" in n for n in task["notes"])
+    assert "1 judge reply(ies) held no number" in result.stderr and "1 judge call(s) failed" in result.stderr
     samples = {s["id"]: s for s in read_jsonl(tmp_path / "s" / "samples_russianregions.jsonl")}
-    assert samples[2]["details"]["judge_status"] == "error" and "no number" in samples[2]["details"]["judge_error"]
-    assert "judge_score" not in samples[2]["metrics"]
+    assert samples[2]["details"]["judge_status"] == "ok" and samples[2]["details"]["judge_no_number"] == 1
+    assert samples[2]["metrics"]["judge_score"] == 0.0 and samples[2]["judge"]["scores"] == [None]
+    assert samples[3]["details"]["judge_status"] == "error" and "judge_score" not in samples[3]["metrics"]
     assert "HTTP 400" in samples[3]["details"]["judge_error"]
     assert samples[0]["judge"]["replies"][0].endswith("0") and samples[0]["metrics"]["judge_score"] == 0.0
     sent = len(server.requests)

@@ -33,7 +33,11 @@ def test_groups_are_all_or_nothing_and_unknown_groups_are_left_out() -> None:
     (["0", "2"], [None, None], (1.0, None)),
     ([None, "2"], ["timeout", None], (1.0, None)),          # a full mark is already the best
     ([None, "0"], ["timeout", None], (None, "judge request failed: timeout")),
-    (["не знаю"], [None], (None, "judge reply has no number")),
+    (["не знаю"], [None], (0.0, None)),                     # a reply without a number scores 0
+    (["не знаю", "1"], [None, None], (0.5, None)),           # ... and the row keeps its best reading
+    (["не знаю", None], [None, "timeout"], (None, "judge request failed: timeout")),
+    ([None], ["HTTP 500"], (None, "judge request failed: HTTP 500")),
+    ([], [], (None, "no judge request was made")),
 ])
 def test_judge_outcome_takes_the_best_reading(replies, errors, expected) -> None:
     scores = tuple(None if r is None else parse_verdict(r) for r in replies)

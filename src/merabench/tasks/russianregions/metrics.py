@@ -20,17 +20,25 @@ from merabench.tasks.russianregions.extract import exact_match, extract_letters,
 JUDGE_ABSENT_NOTE = "judge metrics absent: no judge configured (--judge-model or LM_EVAL_JUDGE_MODEL)"
 
 
+def reading_values(judgement: Judgement) -> list[float | None]:
+    """Each reading's judge score: a reply without a number scores 0, as the public harness
+    scores it (it is the judge's answer, not a failure); None only where no reply came."""
+    return [None if reply is None else (0.0 if value is None else value)
+            for reply, value in zip(judgement.replies, judgement.scores, strict=True)]
+
+
 def judge_outcome(judgement: Judgement) -> tuple[float | None, str | None]:
     """(best score over the readings, None) or (None, why there is no score)."""
-    known = [v for v in judgement.scores if v is not None]
-    if known and (max(known) == 1.0 or len(known) == len(judgement.scores)):
-        return max(known), None  # a full mark cannot be beaten by a reading that failed
+    values = reading_values(judgement)
+    known = [v for v in values if v is not None]
+    if known and (max(known) == 1.0 or len(known) == len(values)):
+        return max(known), None  # a full mark cannot be beaten by a reading without a reply
     failures = [e for e in judgement.errors if e]
     if failures:
         return None, f"judge request failed: {failures[0]}"
-    if not judgement.scores:
+    if not values:
         return None, "no judge request was made"
-    return None, "judge reply has no number"
+    return None, "judge gave no reply"
 
 
 def score_answer(row: Row, answer: str, judgement: Judgement | None) -> SampleScore:
@@ -47,6 +55,9 @@ def score_answer(row: Row, answer: str, judgement: Judgement | None) -> SampleSc
     if judgement is not None:
         value, problem = judge_outcome(judgement)
         details["judge_status"] = "ok" if problem is None else "error"
+        details["judge_no_number"] = sum(r is not None and v is None for r, v in
+                                         zip(judgement.replies, judgement.scores, strict=True))
+        details["judge_failed_calls"] = sum(r is None for r in judgement.replies)
         if problem is None:
             metrics["judge_score"] = metrics["group_judge_score"] = value
         else:
@@ -70,12 +81,20 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
     if not judged:
         notes.append(JUDGE_ABSENT_NOTE)
     judge_errors = sum(s.details["judge_status"] == "error" for s in judged)
+    no_number = sum(s.details.get("judge_no_number", 0) for s in judged)
+    failed_calls = sum(s.details.get("judge_failed_calls", 0) for s in judged)
+    if no_number:
+        notes.append(f"{no_number} judge reply(ies) held no number: that reading scores 0, as the harness "
+                     "scores it (the row keeps its best reading)")
+    if failed_calls:
+        notes.append(f"{failed_calls} judge call(s) failed after their retries")
     if judge_errors:
-        notes.append(f"{judge_errors} row(s) have no judge score (judge failed or gave no number); "
-                     "left out of judge_score and group_judge_score")
+        notes.append(f"{judge_errors} row(s) have no judge score (no reply from the judge); "
+                     "left out of judge_score and group_judge_score, not scored 0")
     columns = ("n", *(spec.name for spec in specs if any(spec.name in cell for cell in by_type.values())))
     breakdowns: dict[str, Any] = {**base.breakdowns, "by_task_type": Table("by task type", columns, by_type,
                                                                           bar="exact_match")}
-    if judge_errors:
-        breakdowns["counts"] = {"judge_errors": judge_errors}
+    if judged:
+        breakdowns["counts"] = {"judge_errors": judge_errors, "judge_replies_without_number": no_number,
+                                "judge_failed_calls": failed_calls}
     return Aggregate(dict(base.metrics), dict(base.denominators), breakdowns, tuple(notes))

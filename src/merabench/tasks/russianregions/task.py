@@ -17,7 +17,7 @@ from merabench.tasks.russianregions.judge import JUDGE_TEMPLATE, judge_messages,
 
 class RussianRegionsTask(Task):
     name = "russianregions"
-    aggregated_details = ("judge_status",)
+    aggregated_details = ("judge_status", "judge_no_number", "judge_failed_calls")
     mera_name = "RussianRegions"
     hub_id = "MERA-evaluation/RussianRegions"
     description = "multiple-choice questions on Russian regionalisms; exact match, group match, LLM judge"
