@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from merabench.errors import ConfigError
+from merabench.errors import ConfigError, DataError
 from merabench.rows import TaskData, hub_revision, read_bundled, read_hub, read_local, to_task_data
 from merabench.tasks import TASKS
 from merabench.tasks.base import Task
@@ -48,6 +48,27 @@ def generated_set(task: Task, spec: str) -> Path:
 
 
 def load_task_data(task: Task, spec: str, split: str = "test") -> TaskData:
+    data = _load(task, spec, split)
+    check_task_rows(task, data)
+    return data
+
+
+def check_task_rows(task: Task, data: TaskData) -> None:
+    """Rows are the task's rows: some, each with the inputs the task reads and a reference it
+    can parse (a RussianRegions file given as SAGE data is refused, not scored as SAGE)."""
+    if not data.rows:
+        raise DataError(f"holds no {task.name} rows", file=data.source)
+    for row in (*data.rows, *data.shots):
+        missing = sorted(task.required_inputs - set(row.inputs))
+        if missing:
+            raise DataError(f"is not a {task.name} row: inputs has no {', '.join(repr(m) for m in missing)}",
+                            file=data.source, row_id=row.id, field="inputs")
+        problem = task.reference_problem(row.outputs) if row.outputs.strip() else None
+        if problem:
+            raise DataError(f"{problem}", file=data.source, row_id=row.id, field="outputs")
+
+
+def _load(task: Task, spec: str, split: str) -> TaskData:
     if spec == "bundled":
         return to_task_data(read_bundled(task.name), source=f"bundled:{task.name}", split=split)
     if spec == "hub":

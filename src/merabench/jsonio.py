@@ -4,12 +4,15 @@ orjson parses several times faster, but it refuses what the json module accepts:
 escapes ("\\ud800", which models emit), NaN/Infinity, integers beyond 64 bits. Those texts fall
 back to the json module, so a file reads the same whichever parser answered, and a malformed one
 gets the json module's message (with its column).
+
+Nesting deeper than orjson's limit (1,024 levels) is refused as malformed, not handed to the json
+module (which would recurse until Python's stack gives out): no row, answer or catalog is that deep.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +20,45 @@ import orjson
 
 from merabench.errors import DataError
 
+MAX_DEPTH = 1024
 
-def loads(text: str | bytes) -> Any:
-    """Bytes must be UTF-8 (a UnicodeDecodeError says where they are not)."""
+
+def loads(text: str | bytes, *, text_only: bool = False) -> Any:
+    """Bytes must be UTF-8 (a UnicodeDecodeError says where they are not). `text_only`: a string
+    holding a lone surrogate escape is refused (rows are text to send; an answer may hold one)."""
     try:
         return orjson.loads(_utf8(text))
-    except (orjson.JSONDecodeError, UnicodeEncodeError):  # a lone surrogate: the standard parser takes it
-        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):
+            doc = exc.doc if isinstance(exc.doc, str) else bytes(exc.doc).decode("utf-8", "replace")
+            raise json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, exc.pos) from None
+    except UnicodeEncodeError:  # a lone surrogate in a str: the standard parser takes it
+        pass
+    value = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    if text_only and _has_lone_surrogate(value):
+        raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "
+                                   "character", text if isinstance(text, str) else text.decode("utf-8"), 0)
+    return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a decoded value holds a string with a lone surrogate (checked only where orjson,
+    which refuses them, did not parse)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def _utf8(text: str | bytes) -> str | bytes:
@@ -40,17 +75,22 @@ def dumps_kept(obj: Any) -> bytes:
     return bytes(memoryview(orjson.dumps(obj)))
 
 
-def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+def json_lines(path: Path, *, text_only: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, value) for every non-blank line of a JSONL file; a line that is not JSON or not
     UTF-8 is a DataError naming the file, the line and the column. Read as bytes: the parser decodes."""
     with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield lineno, loads(raw)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=str(path), line=lineno) from None
-            except UnicodeDecodeError as exc:
-                raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
-                                file=str(path), line=lineno) from None
+        yield from lines_of(fh, file=str(path), text_only=text_only)
+
+
+def lines_of(raw_lines: Iterable[bytes], *, file: str, text_only: bool = False) -> Iterator[tuple[int, Any]]:
+    """json_lines over lines already at hand (a pipe read whole)."""
+    for lineno, raw in enumerate(raw_lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            yield lineno, loads(raw, text_only=text_only)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=file, line=lineno) from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
+                            file=file, line=lineno) from None

@@ -292,6 +292,13 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     task = get_task(config.task)
     data = load_task_data(task, config.data, config.split)
     known = {r.id for r in data.rows}
+    if not config.predictions:
+        raise DataError("holds no answers", file=config.predictions_source.removeprefix("predictions:"))
+    if not known & set(config.predictions):
+        first = sorted(config.predictions)[:3]
+        raise DataError(f"no answer matches a row of {data.source} (answer ids {first}..., row ids "
+                        f"{sorted(known)[:3]}...): are these answers to another task or data set?",
+                        file=config.predictions_source.removeprefix("predictions:"))
     stray = sorted(set(config.predictions) - known)
     if stray:
         say(f"warning: {len(stray)} prediction id(s) not in the data, ignored (first: {stray[:5]})")

@@ -9,13 +9,16 @@ given twice anywhere else is a mistake and an error, not a silent last-one-wins.
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading
-from merabench.jsonio import json_lines
+from merabench.inputfile import check_readable, is_stream, read_stream
+from merabench.jsonio import json_lines, lines_of, loads
 
 
 def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, Any]:
@@ -27,6 +30,9 @@ def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, An
         raise DataError(f"doc.meta must be an object, got {type(meta).__name__}", file=file, line=line,
                         field="doc.meta")
     row_id = meta.get("id", obj.get("doc_id"))
+    if "filtered_resps" not in obj and "resps" not in obj:
+        raise DataError("an lm-eval samples line needs 'filtered_resps' or 'resps' (the answer)", file=file,
+                        line=line, field="filtered_resps", row_id=row_id)
     resp = obj.get("filtered_resps") or obj.get("resps") or [None]
     while isinstance(resp, list):
         resp = resp[0] if resp else None
@@ -45,6 +51,11 @@ def _from_line(obj: Any, *, file: str, line: int) -> tuple[int, str | None]:
         text = obj.get("output", obj.get("outputs"))
         if obj.get("status") == "error":  # a merabench samples line whose request failed
             text = None
+        elif "output" not in obj and "outputs" not in obj:
+            others = ", ".join(repr(k) for k in obj if k not in ("id", "meta")) or "none"
+            raise DataError(f"has no answer: expected the field 'output' ({{\"id\": ..., \"output\": ...}}) or "
+                            f"'outputs' (MERA submission); other fields: {others}", file=file, line=line,
+                            field="output", row_id=row_id if isinstance(row_id, int) else None)
     if isinstance(row_id, bool) or not isinstance(row_id, int):
         raise DataError(f"needs an integer id, got {row_id!r}", file=file, line=line, field="id")
     if text is not None and not isinstance(text, str):
@@ -70,23 +81,58 @@ def _from_submission(doc: Any, *, file: str) -> dict[int, str | None]:
 
 
 def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int, str | None]:
-    """Answers by row id; None where the saved record says the request failed."""
+    """Answers by row id; None where the saved record says the request failed. `path` may be a
+    pipe or `-` (standard input), read once and recognised by its content."""
     with reading(path, "predictions"):
-        if not path.is_file():
-            raise DataError("no such file", file=str(path))
+        check_readable(path)
+        if is_stream(path):
+            return _from_bytes(read_stream(path), file=str(path), task_mera_name=task_mera_name)
         if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                names = [n for n in zf.namelist() if n.endswith(".json")]
-                wanted = f"{task_mera_name}.json" if task_mera_name else None
-                if wanted not in names:
-                    raise DataError(f"the ZIP has no {wanted} (has: {', '.join(names) or 'nothing'})", file=str(path))
-                label = f"{path}!{wanted}"
-                with reading(label):
-                    return _from_submission(json.loads(zf.read(wanted).decode("utf-8")), file=label)
+            return _from_zip(path, file=str(path), task_mera_name=task_mera_name)
         if path.suffix == ".json":
-            return _from_submission(json.loads(path.read_text(encoding="utf-8")), file=str(path))
-        items, log = [], False
-        for lineno, obj in json_lines(path):
-            log = log or (isinstance(obj, dict) and "status" in obj)
-            items.append(_from_line(obj, file=str(path), line=lineno))
-        return _collect(items, file=str(path), log=log)
+            _check_task_file(path, task_mera_name)
+            return _from_submission(loads(path.read_bytes()), file=str(path))
+        return _from_lines(json_lines(path), file=str(path))
+
+
+def _check_task_file(path: Path, task_mera_name: str | None) -> None:
+    """A submission's task file named for another task (GorillaHard.json scored as SAGE) is refused."""
+    from merabench.tasks import TASKS
+
+    named = next((t.mera_name for t in TASKS.values() if path.name == f"{t.mera_name}.json"), None)
+    if task_mera_name and named and named != task_mera_name:
+        raise DataError(f"is {named}'s submission file, not {task_mera_name}'s", file=str(path))
+
+
+def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
+    if data.startswith(b"PK\x03\x04"):
+        return _from_zip(io.BytesIO(data), file=file, task_mera_name=task_mera_name)
+    try:
+        doc = loads(data)
+    except json.JSONDecodeError:
+        doc = None  # more than one value: JSONL (whose malformed line is named below)
+    if isinstance(doc, dict) and "data" in doc:
+        return _from_submission(doc, file=file)
+    return _from_lines(lines_of(data.splitlines(), file=file), file=file)
+
+
+def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
+    with zipfile.ZipFile(source) as zf:
+        names = [n for n in zf.namelist() if n.endswith(".json")]
+        wanted = f"{task_mera_name}.json" if task_mera_name else None
+        if wanted not in names:
+            raise DataError(f"the ZIP has no {wanted} (has: {', '.join(names) or 'nothing'})", file=file)
+        if names.count(wanted) > 1:
+            raise DataError(f"the ZIP holds {wanted} {names.count(wanted)} times; which one counts is unclear",
+                            file=file)
+        label = f"{file}!{wanted}"
+        with reading(label):
+            return _from_submission(loads(zf.read(wanted)), file=label)
+
+
+def _from_lines(lines: Iterable[tuple[int, Any]], *, file: str) -> dict[int, str | None]:
+    items, log = [], False
+    for lineno, obj in lines:
+        log = log or (isinstance(obj, dict) and "status" in obj)
+        items.append(_from_line(obj, file=file, line=lineno))
+    return _collect(items, file=file, log=log)

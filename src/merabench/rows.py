@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
+from merabench.inputfile import check_readable, is_stream, read_stream
 from merabench.inputs import Inputs
-from merabench.jsonio import json_lines
+from merabench.jsonio import json_lines, lines_of, loads
 
 SPLITS = ("test", "shots")
 
@@ -122,6 +123,8 @@ def parse_row(obj: Any, *, file: str, line: int) -> Row:
         raise fail("meta.id", "missing")
     if isinstance(meta["id"], bool) or not isinstance(meta["id"], int):
         raise fail("meta.id", f"must be an integer, got {meta['id']!r}")
+    if not -(2**63) <= meta["id"] < 2**63:
+        raise fail("meta.id", "must fit in 64 bits")
     for key in ("turn_id", "n_turns"):  # dialogue position: history and dialogue metrics count on them
         value = meta.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -141,12 +144,29 @@ def check_unique_ids(rows: Iterable[Row], *, file: str) -> None:
 
 def _read_jsonl(path: Path) -> list[Row]:
     with reading(path):
-        return [parse_row(obj, file=str(path), line=lineno) for lineno, obj in json_lines(path)]
+        return [parse_row(obj, file=str(path), line=lineno) for lineno, obj in json_lines(path, text_only=True)]
 
 
 def _read_json(path: Path) -> dict[str, list[Row]]:
     with reading(path):
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        return _rows_of_document(loads(path.read_bytes(), text_only=True), path)
+
+
+def _read_stream(path: Path) -> dict[str, list[Row]]:
+    """A pipe or standard input, read once: a JSON document of rows, or JSONL."""
+    with reading(path):
+        data = read_stream(path)
+        try:
+            doc = loads(data, text_only=True)
+        except json.JSONDecodeError:
+            doc = None  # more than one value: JSONL (whose malformed line is named below)
+        if isinstance(doc, list) or (isinstance(doc, dict) and isinstance(doc.get("data"), dict)):
+            return _rows_of_document(doc, path)
+        lines = lines_of(data.splitlines(), file=str(path), text_only=True)
+        return {"test": [parse_row(obj, file=str(path), line=lineno) for lineno, obj in lines]}
+
+
+def _rows_of_document(doc: Any, path: Path) -> dict[str, list[Row]]:
     if isinstance(doc, list):
         return {"test": [parse_row(o, file=str(path), line=i) for i, o in enumerate(doc)]}
     if isinstance(doc, dict) and isinstance(doc.get("data"), dict):
@@ -161,8 +181,9 @@ def _read_json(path: Path) -> dict[str, list[Row]]:
 
 def read_local(path: Path) -> dict[str, list[Row]]:
     """Read every split a local path holds, as {split: rows}."""
-    if not path.exists():
-        raise DataError("no such file or directory", file=str(path))
+    check_readable(path, folder_ok=True)
+    if is_stream(path):
+        return _read_stream(path)
     if path.is_dir():
         splits = {}
         for split in SPLITS:

@@ -87,6 +87,15 @@ class Task(ABC):
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
 
+    #: the inputs every row of the task carries (its template and its scorer read them): a row
+    #: without them belongs to another task
+    required_inputs: ClassVar[frozenset[str]] = frozenset()
+
+    def reference_problem(self, reference: str) -> str | None:
+        """Why a non-empty reference cannot be this task's (None: it can); empty ones are
+        public test rows without answers."""
+        return None
+
     #: whether the task has an LLM-judged metric (then `judge_prompts` gives its requests)
     uses_judge: ClassVar[bool] = False
     #: whether scoring a row takes real time (then it is left to the end of a run, not done early)

@@ -22,6 +22,14 @@ class GorillaHardTask(Task):
     removes_think = True
     parallel_from = 800  # a full set's answers, when `score` takes them all at once (a run scores them early)
     mera_name = "GorillaHard"
+    required_inputs = frozenset({"question", "tools", "format"})
+
+    def reference_problem(self, reference: str) -> str | None:
+        try:
+            envelope = json.loads(reference)
+        except (json.JSONDecodeError, RecursionError):
+            return "is not JSON (a reference is one JSON envelope)"
+        return None if isinstance(envelope, dict) else "must be a JSON object (one envelope)"
     hub_id = "MERA-evaluation/GorillaHard"
     description = "pick tools from a catalog and answer with one JSON envelope; strict deterministic scorer"
     metrics = (

@@ -19,6 +19,14 @@ class RussianRegionsTask(Task):
     name = "russianregions"
     aggregated_details = ("judge_status", "judge_no_number", "judge_failed_calls")
     mera_name = "RussianRegions"
+    required_inputs = frozenset({"option_a", "option_b", "option_c", "option_d"})
+
+    def reference_problem(self, reference: str) -> str | None:
+        from merabench.tasks.russianregions.extract import reference_letter
+
+        if reference_letter(reference) not in ("А", "Б", "В", "Г"):
+            return "must start with the letter of an option (А, Б, В or Г)"
+        return None
     hub_id = "MERA-evaluation/RussianRegions"
     description = "multiple-choice questions on Russian regionalisms; exact match, group match, LLM judge"
     uses_judge = True

@@ -21,6 +21,7 @@ class SageTask(Task):
     name = "sage"
     aggregated_details = ("counts", "note")
     mera_name = "SAGE"
+    required_inputs = frozenset({"source"})
     costly_scoring = True
     parallel_from = 300  # a few hundred alignments repay the workers' start
     hub_id = "MERA-evaluation/SAGE"
