@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from merabench.budget import STOPPED_EXIT, Prices, parse_duration, resolve_prices
+from merabench.cli_help import CONTROL, COST, DATA, GENERATION, JUDGE, MODEL, OUTPUT, SERVING, PanelledCommand
 from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, MerabenchError
 from merabench.judge_protocol import load_template
@@ -107,12 +108,16 @@ def _print(result: Evaluation, prices: Prices | None = None) -> None:
             say(f"note {r.task}: {note}")
 
 
-JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)")]
-JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL (default: $LM_EVAL_JUDGE_API_BASE)")]
-JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)")]
-JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight")]
+JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)",
+                                                rich_help_panel=JUDGE)]
+JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL (default: $LM_EVAL_JUDGE_API_BASE)",
+                                              rich_help_panel=JUDGE)]
+JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)",
+                                              rich_help_panel=JUDGE)]
+JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight", rich_help_panel=JUDGE)]
 JudgePrompt = Annotated[Path | None, typer.Option(
-    help="judge template in the public harness's protocol (default: $LM_EVAL_JUDGE_PROMPT, else merabench's own)")]
+    help="judge template in the public harness's protocol (default: $LM_EVAL_JUDGE_PROMPT, else merabench's own)",
+    rich_help_panel=JUDGE)]
 
 
 def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
@@ -123,72 +128,89 @@ def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | N
     return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay)
 
 
-@app.command()
+def _print_version(value: bool) -> None:
+    if value:
+        from merabench import __version__
+        from merabench.results import git_commit
+
+        commit = git_commit()
+        sys.stdout.write(f"merabench {__version__}" + (f" (commit {commit[:12]})" if commit else "") + "\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _app_options(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                       help="print merabench's version and exit")] = False) -> None:
+    """Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard."""
+
+
+@app.command(cls=PanelledCommand)
 def run(
     ctx: typer.Context,
-    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random")] = "reference",
-    tasks: Annotated[str, typer.Option(help="comma-separated tasks")] = ",".join(TASKS),
-    data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC")] = ["bundled"],  # noqa: B006
-    split: Annotated[str, typer.Option(help="split to evaluate")] = "test",
-    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)")] = None,
-    base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas")] = [],  # noqa: B006
-    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)")] = None,
-    concurrency: Annotated[int, typer.Option(min=1)] = 32,
-    max_retries: Annotated[int, typer.Option(min=0)] = 5,
-    timeout: Annotated[float, typer.Option(help="per-request timeout, seconds")] = 600.0,
-    retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds")] = 1.0,
+    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random", rich_help_panel=MODEL)] = "reference",
+    tasks: Annotated[str, typer.Option(help="comma-separated tasks", rich_help_panel=DATA)] = ",".join(TASKS),
+    data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC", rich_help_panel=DATA)] = ["bundled"],  # noqa: B006
+    split: Annotated[str, typer.Option(help="split to evaluate", rich_help_panel=DATA)] = "test",
+    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)", rich_help_panel=CONTROL)] = None,
+    base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas", rich_help_panel=MODEL)] = [],  # noqa: B006
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)", rich_help_panel=MODEL)] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="requests in flight", rich_help_panel=CONTROL)] = 32,
+    max_retries: Annotated[int, typer.Option(min=0, help="retries of a failed request (timeouts, 429, 5xx)", rich_help_panel=CONTROL)] = 5,
+    timeout: Annotated[float, typer.Option(help="per-request timeout, seconds", rich_help_panel=CONTROL)] = 600.0,
+    retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds", rich_help_panel=CONTROL)] = 1.0,
     preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
-                                                    "(mera: the leaderboard's); flags below override it")] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="[default: 4096, or the preset's]")] = None,
-    temperature: Annotated[float | None, typer.Option(help="[default: 0]")] = None,
-    seed: Annotated[int | None, typer.Option(help="[default: none, or the preset's]")] = None,
-    stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]")] = None,
-    extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body")] = None,
+                                                    "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0]", rich_help_panel=GENERATION)] = None,
+    seed: Annotated[int | None, typer.Option(help="sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
     api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
                                                   "(max_completion_tokens, no temperature or stop unless set), auto "
-                                                  "(chat, adapting to parameters the server refuses)")] = "chat",
-    drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable")] = None,
-    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: low, medium, high")] = None,
-    system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task")] = None,
-    cache: Annotated[bool, typer.Option(help="use the response cache")] = True,
-    cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
+                                                  "(chat, adapting to parameters the server refuses)", rich_help_panel=MODEL)] = "chat",
+    drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: low, medium, high", rich_help_panel=GENERATION)] = None,
+    system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
+    cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
+    cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
     cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
-                                                  "model: from any endpoint serving the same model name")] = "endpoint",
+                                                  "model: from any endpoint serving the same model name", rich_help_panel=CONTROL)] = "endpoint",
     strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
-                                                   "the leaderboard scores them as text; GorillaHard always removes them)")] = False,
-    log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record")] = False,
+                                                   "the leaderboard scores them as text; GorillaHard always removes them)",
+                                              rich_help_panel=GENERATION)] = False,
+    log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record", rich_help_panel=OUTPUT)] = False,
     fail_on_error: Annotated[float | None, typer.Option(
-        help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]")] = None,
-    progress: Annotated[bool, typer.Option(help="live progress bars")] = True,
+        help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]", rich_help_panel=CONTROL)] = None,
+    progress: Annotated[bool, typer.Option(help="live progress bars", rich_help_panel=CONTROL)] = True,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeUrls = [],  # noqa: B006
     judge_api_key: JudgeKey = None,
     judge_concurrency: JudgeConcurrency = 16,
     judge_prompt: JudgePrompt = None,
-    price_in: Annotated[float | None, typer.Option(help="price per million prompt tokens: cost in results and report")] = None,
-    price_out: Annotated[float | None, typer.Option(help="price per million completion tokens (reasoning included)")] = None,
-    price_file: Annotated[Path | None, typer.Option(help='TOML prices by model: ["gpt-4o-mini"] input = 0.15, output = 0.6')] = None,
+    price_in: Annotated[float | None, typer.Option(help="price per million prompt tokens: cost in results and report", rich_help_panel=COST)] = None,
+    price_out: Annotated[float | None, typer.Option(help="price per million completion tokens (reasoning included)", rich_help_panel=COST)] = None,
+    price_file: Annotated[Path | None, typer.Option(help='TOML prices by model: ["gpt-4o-mini"] input = 0.15, output = 0.6', rich_help_panel=COST)] = None,
     max_cost: Annotated[float | None, typer.Option(help="stop sending once fresh answers cost this much (needs prices); "
-                                                        "rerun to continue")] = None,
-    deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue")] = None,
+                                                        "rerun to continue", rich_help_panel=COST)] = None,
+    deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue", rich_help_panel=COST)] = None,
     serve: Annotated[str | None, typer.Option(help="start the model's server for the run: vllm or sglang "
-                                                   "(--model is then the checkpoint path or hub id)")] = None,
+                                                   "(--model is then the checkpoint path or hub id)", rich_help_panel=SERVING)] = None,
     serve_cmd: Annotated[str | None, typer.Option(help="the server command instead of --serve, with {port} "
-                                                       "(and {model}) filled in")] = None,
+                                                       "(and {model}) filled in", rich_help_panel=SERVING)] = None,
     serve_args: Annotated[str | None, typer.Option(help="arguments passed to the server, e.g. "
-                                                        "'--tensor-parallel-size 2 --max-model-len 32768'")] = None,
-    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each")] = 1,
+                                                        "'--tensor-parallel-size 2 --max-model-len 32768'", rich_help_panel=SERVING)] = None,
+    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each", rich_help_panel=SERVING)] = 1,
     serve_gpus: Annotated[str | None, typer.Option(help="each replica's CUDA_VISIBLE_DEVICES, ';' between replicas: "
-                                                        "'0,1;2,3' [default: replica n gets GPU n]")] = None,
-    serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models")] = 600.0,
+                                                        "'0,1;2,3' [default: replica n gets GPU n]", rich_help_panel=SERVING)] = None,
+    serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models", rich_help_panel=SERVING)] = 600.0,
     export_requests: Annotated[Path | None, typer.Option(
-        help="write the requests still to send as OpenAI Batch input lines to this file, and stop")] = None,
+        help="write the requests still to send as OpenAI Batch input lines to this file, and stop", rich_help_panel=OUTPUT)] = None,
     import_responses: Annotated[Path | None, typer.Option(
-        help="answer from a batch output (OpenAI Batch output, or {custom_id, text} lines) instead of an endpoint")] = None,
+        help="answer from a batch output (OpenAI Batch output, or {custom_id, text} lines) instead of an endpoint", rich_help_panel=MODEL)] = None,
     config: Annotated[Path | None, typer.Option(help="a TOML file of these options (the flags' names as keys); "
-                                                     "flags given here override it")] = None,
-    dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop")] = False,
+                                                     "flags given here override it", rich_help_panel=CONTROL)] = None,
+    dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop", rich_help_panel=CONTROL)] = False,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
     if dump_config:
@@ -265,7 +287,7 @@ def run(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=PanelledCommand)
 def score(
     task: Annotated[str, typer.Argument(help="the task the predictions answer")],
     predictions: Annotated[Path, typer.Option(help="JSONL {id, output}, MERA submission JSON/ZIP, or lm-eval samples")],
@@ -488,10 +510,51 @@ def _abort_types() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
+def _needs_requests_file(values: dict[str, Any]) -> None:
+    if values.get("export_requests") is None:
+        raise ConfigError("export-requests needs --out FILE (the requests to write)")
+
+
+def _needs_batch_output(values: dict[str, Any]) -> None:
+    if values.get("import_responses") is None:
+        raise ConfigError("import-responses needs the batch output file: import-responses FILE --out RUN_DIR ...")
+
+
+@functools.cache
+def command_group() -> Any:
+    """typer's commands plus `export-requests` and `import-responses`: `run` with its
+    --export-requests / --import-responses under friendlier names. The parameters keep their
+    names (one set of options, one run identity), so a run resumes with any of the three."""
+    from merabench.cli_help import as_argument, derived_command, renamed_option
+
+    group = typer.main.get_command(app)
+    run_command = group.commands["run"]  # type: ignore[attr-defined]
+    option = {p.name: p for p in run_command.params}
+    export = derived_command(
+        "export-requests", run_command, drop=("import_responses", "dump_config"), check=_needs_requests_file,
+        help="Write the requests a run still needs as OpenAI Batch input lines, and stop: `run` with "
+             "--export-requests FILE (the same options describe the same run).",
+        replace={"export_requests": renamed_option(option["export_requests"], "--out",
+                                                   help="the file to write the requests to"),
+                 "out_dir": renamed_option(option["out_dir"], "--run",
+                                           help="a run folder: only the requests it has no answer for")})
+    imported = derived_command(
+        "import-responses", run_command, drop=("import_responses", "export_requests", "dump_config"),
+        check=_needs_batch_output,
+        help="Answer a run from a batch output (OpenAI Batch output, or {custom_id, text} lines) and score it: "
+             "`run` with --import-responses FILE.",
+        leading=[as_argument(option["import_responses"], "FILE", "the batch output (JSONL)")])
+    commands = dict(group.commands)  # type: ignore[attr-defined]
+    order = ["run", "export-requests", "import-responses"]
+    group.commands = {"run": run_command, "export-requests": export,  # type: ignore[attr-defined]
+                      "import-responses": imported, **{k: v for k, v in commands.items() if k not in order}}
+    return group
+
+
 def _config_defaults(argv: list[str]) -> dict[str, Any]:
     """click's default_map from `run --config FILE` (the file's values become the defaults, so
-    every flag on the command line overrides them)."""
-    if not argv or argv[0] != "run":
+    every flag on the command line overrides them). The batch commands read it by run's flags."""
+    if not argv or argv[0] not in ("run", "export-requests", "import-responses"):
         return {}
     path = None
     for n, arg in enumerate(argv):
@@ -503,37 +566,15 @@ def _config_defaults(argv: list[str]) -> dict[str, Any]:
         return {}
     from merabench.config_file import load_defaults
 
-    command = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
-    return {"run": load_defaults(Path(path), command.params)}
-
-
-def _batch_aliases(args: list[str]) -> list[str]:
-    """`export-requests ... --out FILE [--run DIR]` and `import-responses FILE ... --out DIR` are
-    `run` with --export-requests / --import-responses: one set of options, one identity, so the
-    run they describe resumes with any of the three."""
-    if args[:1] == ["export-requests"]:
-        rest, out = list(args[1:]), []
-        for flag, target in (("--out", "--export-requests"), ("--run", "--out")):
-            for n, arg in enumerate(rest):
-                if arg == flag and n + 1 < len(rest):
-                    out += [target, rest[n + 1]]
-                    del rest[n:n + 2]
-                    break
-        if "--export-requests" not in out and "--help" not in rest:
-            raise ConfigError("export-requests needs --out FILE (the requests to write)")
-        return ["run", *rest, *out]
-    if args[:1] == ["import-responses"]:
-        if len(args) < 2 or args[1].startswith("-"):
-            raise ConfigError("import-responses needs the batch output file: import-responses FILE --out RUN_DIR ...")
-        return ["run", *args[2:], "--import-responses", args[1]]
-    return args
+    return {argv[0]: load_defaults(Path(path), command_group().commands["run"].params)}
 
 
 def main(argv: list[str] | None = None) -> None:
     try:
-        args = _batch_aliases(list(sys.argv[1:] if argv is None else argv))
+        args = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare `merabench`: the help
         # without standalone mode click returns (not raises) the code of a typer.Exit
-        code = app(args=args, standalone_mode=False, default_map=_config_defaults(args))
+        code = command_group().main(args=args, prog_name="merabench", standalone_mode=False,
+                                    default_map=_config_defaults(args))
     except MerabenchError as exc:
         _stderr().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
