@@ -224,3 +224,40 @@ def test_the_hub_revision_is_named_when_the_hub_answers(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info", offline)
     assert hub_revision("MERA-evaluation/SAGE") is None
+
+
+def test_export_writes_only_answered_rows_and_refuses_an_incomplete_run(tmp_path: Path, make_server) -> None:
+    from helpers import sage_rows, write_jsonl
+
+    rows = sage_rows(6)
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    fails = {r["inputs"]["source"] for r in rows[:2]}  # two rows' requests fail: error rows, never answered
+    server = make_server(reply=lambda body: "Ответ.",
+                         plan=lambda n, body: "500" if any(t in body["messages"][-1]["content"] for t in fails)
+                         else "ok")
+    run = tmp_path / "run"
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(run), "--no-progress", "--no-cache", "--max-retries", "0")
+    assert done.returncode == 0, done.stderr
+    refused = run_cli("export", "lmeval", str(run), "--out", str(tmp_path / "a"))
+    assert refused.returncode == 2 and "sage: 2 row(s) have no answer" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "a").exists()
+
+    allowed = run_cli("export", "lmeval", str(run), "--out", str(tmp_path / "b"), "--allow-incomplete")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "left out (--allow-incomplete): sage: 2 row(s) have no answer" in allowed.stderr
+    lines = read_jsonl(next((tmp_path / "b").glob("samples_sage_*.jsonl")))
+    answered = {r["id"] for r in read_jsonl(run / "samples_sage.jsonl") if r["status"] == "ok"}
+    assert {line["doc"]["meta"]["id"] for line in lines} == answered and len(answered) == 4
+    assert all(line["resps"] == [["Ответ."]] for line in lines)  # never an empty answer for a failed row
+    rescored = run_cli("score", "sage", "--data", str(data), "--out", str(tmp_path / "s"),
+                       "--predictions", str(next((tmp_path / "b").glob("samples_sage_*.jsonl"))))
+    doc = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    assert rescored.returncode == 0 and (doc["tasks"]["sage"]["n_scored"], doc["tasks"]["sage"]["n_errors"]) == (4, 2)
+
+    zipped = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
+    assert zipped.returncode == 0, zipped.stderr
+    with zipfile.ZipFile(tmp_path / "sub.zip") as zf:
+        logs = zipfile.ZipFile(io.BytesIO(zf.read("logs_public.zip")))
+        sample_file = next(n for n in logs.namelist() if n.startswith("samples_sage"))
+        assert len(logs.read(sample_file).decode().splitlines()) == 4

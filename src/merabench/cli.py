@@ -428,14 +428,18 @@ def export(
     kind: Annotated[str, typer.Argument(help="the format: lmeval (lm-evaluation-harness 0.4 logs)")],
     run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")],
     out: Annotated[Path, typer.Option(help="the folder to write results_<stamp>.json and samples_<task>_<stamp>.jsonl")],
+    allow_incomplete: Annotated[bool, typer.Option(help="export a run with failed or unasked rows, leaving them out")] = False,
 ) -> None:
     """Write a finished run's logs in another tool's format (lmeval: what lm-eval and MERA's packer read)."""
     if kind != "lmeval":
         raise ConfigError(f"unknown export format '{kind}'; known: lmeval")
     from merabench.lmeval import export_lmeval
 
-    for path in export_lmeval(run_dir, out):
+    written, left_out = export_lmeval(run_dir, out, allow_incomplete=allow_incomplete)
+    for path in written:
         say(f"wrote {path}")
+    for problem in left_out:
+        say(f"left out (--allow-incomplete): {problem}")
 
 
 @app.command()

@@ -23,7 +23,7 @@ from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.prompts import HistoryIndex
 from merabench.results import RESULTS_FILE
 from merabench.rows import Row, TaskData
-from merabench.samples import dumps, read_records, samples_path, write_atomic
+from merabench.samples import dumps, missing_answers, read_records, samples_path, write_atomic
 from merabench.tasks import TASKS, get_task
 from merabench.tasks.base import Task
 
@@ -141,18 +141,20 @@ def _prompt(task: Task, record: Mapping[str, Any], row: Row | None, history: His
 
 def sample_lines(task_name: str, records: Mapping[int, dict[str, Any]], data: TaskData | None,
                  settings: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
-    """One lm-eval samples line per answered row, in the data's order."""
+    """One lm-eval samples line per answered row, in the data's order (a row whose request failed
+    was never answered: it has no line, never an empty response)."""
     task = get_task(task_name)
     flt = FILTERS.get(task_name, "none")
     rows = {r.id: r for r in data.rows} if data else {}
-    order = [r.id for r in data.rows if r.id in records] if data else sorted(records)
+    answered = {i for i, record in records.items() if record.get("status") == "ok"}
+    order = [r.id for r in data.rows if r.id in answered] if data else sorted(answered)
     history = HistoryIndex(data.shots) if data else None
     kwargs = generation_kwargs(settings)
     names = [m.name for m in task.metrics if not m.derived]
     for doc_id, row_id in enumerate(order):
         record = records[row_id]
         row = rows.get(row_id)
-        raw = record.get("output") if record.get("status") == "ok" else None
+        raw = record.get("output") or ""
         scored = record.get("answer", raw)
         doc = row.to_dict() if row else {"meta": {"id": row_id}}
         target = row.outputs if row else ""
@@ -161,19 +163,20 @@ def sample_lines(task_name: str, records: Mapping[int, dict[str, Any]], data: Ta
         line: dict[str, Any] = {
             "doc_id": doc_id, "doc": doc, "target": target,
             "arguments": {"gen_args_0": {"arg_0": prompt, "arg_1": kwargs}},
-            "resps": [[raw if raw is not None else ""]], "filtered_resps": [scored if scored is not None else ""],
+            "resps": [[raw]], "filtered_resps": [scored if scored is not None else ""],
             "filter": flt, "metrics": [n for n in names if n in metrics],
             "doc_hash": _sha256(json.dumps(doc, ensure_ascii=False, sort_keys=True)),
             "prompt_hash": _sha256(prompt), "target_hash": _sha256(target),
         }
         line.update({n: metrics[n] for n in names if n in metrics})
-        if record.get("status") != "ok":
-            line["merabench_error"] = record.get("error")
         yield line
 
 
-def export_lmeval(run_dir: Path, out_dir: Path) -> list[Path]:
-    """Write the run's lm-eval-style logs into out_dir; returns the files written (results first)."""
+def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = False) -> tuple[list[Path], list[str]]:
+    """Write the run's lm-eval-style logs into out_dir; returns the files written (results first)
+    and what was left out. Only answered rows are written: a run with rows whose request failed, or
+    never asked, is refused (a DataError) unless `allow_incomplete`, and then those rows are left
+    out (as `submission` does)."""
     path = run_dir / RESULTS_FILE
     if not path.exists():
         raise DataError("no results.json: finish the run (rerun the same command) before exporting it",
@@ -184,18 +187,22 @@ def export_lmeval(run_dir: Path, out_dir: Path) -> list[Path]:
         raise DataError("has no tasks", file=str(path))
     stamp = stamp_of(document.get("created"))
     settings = document.get("settings") or {}
+    records_of = {name: read_records(samples_path(run_dir, name)) for name in document["tasks"] if name in TASKS}
+    problems = [p for name, records in records_of.items() for p in missing_answers(
+        name, sorted(i for i, r in records.items() if r.get("status") != "ok"), len(records),
+        (document["tasks"].get(name) or {}).get("n"))]
+    if problems and not allow_incomplete:
+        raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete to leave those rows out)",
+                        file=str(run_dir))
     written = []
     with writing(out_dir, "--out"):
         out_dir.mkdir(parents=True, exist_ok=True)
         results_path = out_dir / f"results_{stamp}.json"
         write_atomic(results_path, json.dumps(results_file(document), ensure_ascii=False, indent=2) + "\n")
         written.append(results_path)
-        for task_name in document["tasks"]:
-            if task_name not in TASKS:
-                continue
-            records = read_records(samples_path(run_dir, task_name))
+        for task_name, records in records_of.items():
             data = _load_rows(task_name, settings)
             target = out_dir / f"samples_{task_name}_{stamp}.jsonl"
             write_atomic(target, (dumps(line) + "\n" for line in sample_lines(task_name, records, data, settings)))
             written.append(target)
-    return written
+    return written, problems

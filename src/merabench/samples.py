@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +142,15 @@ class SamplesFile:
         finally:
             self._fh.close()
             self._tmp.unlink(missing_ok=True)
+
+
+def missing_answers(label: str, failed: Sequence[int], answered_or_failed: int, planned: int | None) -> list[str]:
+    """What keeps a task's samples from being a complete set of answers, one line each: rows
+    whose request failed, and rows never asked (fewer records than the run planned)."""
+    problems = []
+    if failed:
+        problems.append(f"{label}: {len(failed)} row(s) have no answer (first ids: {list(failed)[:5]}); "
+                        "rerun the same command to retry them")
+    if isinstance(planned, int) and answered_or_failed < planned:
+        problems.append(f"{label}: {answered_or_failed} of {planned} rows answered")
+    return problems

@@ -20,7 +20,7 @@ from typing import Any
 
 from merabench.errors import DataError, reading, writing
 from merabench.results import RESULTS_FILE
-from merabench.samples import read_answers, read_records, samples_path
+from merabench.samples import missing_answers, read_answers, read_records, samples_path
 from merabench.tasks import TASKS
 
 LOGS_FILE = "logs_public.zip"
@@ -58,12 +58,7 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         answers = read_answers(path)
         lines = read_records(path)
         failed = sorted(i for i, a in answers.items() if not a.ok)
-        if failed:
-            problems.append(f"{task.mera_name}: {len(failed)} row(s) have no answer (first ids: {failed[:5]}); "
-                            "rerun the same command to retry them")
-        planned = (finished.get(task.name) or {}).get("n")
-        if isinstance(planned, int) and len(answers) < planned:
-            problems.append(f"{task.mera_name}: {len(answers)} of {planned} rows answered")
+        problems += missing_answers(task.mera_name, failed, len(answers), (finished.get(task.name) or {}).get("n"))
         # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
                                    for i, a in sorted(answers.items()) if a.ok]
@@ -71,7 +66,7 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
     if problems and not allow_incomplete:
         raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
-    logs = _public_logs(run_dir) if (run_dir / RESULTS_FILE).exists() else None
+    logs = _public_logs(run_dir, allow_incomplete) if (run_dir / RESULTS_FILE).exists() else None
     if logs is None:
         problems.append(f"{LOGS_FILE}: left out, the run has no results.json to export")
     with writing(out, "--out"):
@@ -87,13 +82,13 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
     return {name: len(items) for name, items in entries.items()}, problems
 
 
-def _public_logs(run_dir: Path) -> bytes:
+def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
     """logs_public.zip: the run's lm-eval-style samples and results files at its top level."""
     from merabench.lmeval import export_lmeval
 
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for path in export_lmeval(run_dir, Path(tmp)):
+        for path in export_lmeval(run_dir, Path(tmp), allow_incomplete=allow_incomplete)[0]:
             zf.write(path, path.name)
     return buffer.getvalue()
 
