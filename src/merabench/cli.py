@@ -377,14 +377,14 @@ def validate(
 
     checks = run_checks(folder)
     for check in checks:
-        mark = "[green]ok  [/green]" if check.ok else "[red]FAIL[/red]"
+        mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
         _stdout().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
     if audit:
         from merabench.tasks.gorillahard.generator.audit import audit_lines
 
         for line in audit_lines(folder):
             _stdout().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
-    failed = [c.name for c in checks if not c.ok]
+    failed = [c.name for c in checks if not c.ok and c.enforced]
     if failed:
         _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
         raise typer.Exit(1)

@@ -34,7 +34,7 @@ def default_set(tmp_path_factory) -> Path:
 
 
 def failed(folder: Path) -> dict[str, str]:
-    return {c.name: c.detail for c in validate(folder) if not c.ok}
+    return {c.name: c.detail for c in validate(folder) if not c.ok and c.enforced}
 
 
 def test_a_full_default_set_validates(default_set: Path) -> None:
@@ -339,8 +339,10 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     done = run_cli("validate", "gorillahard", str(out), "--audit")
     assert done.returncode == 0, done.stdout
     info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
-    assert len(info) == 5 and "question templates" in info[0] and "always refuse" in info[-1]
-    assert "seed 12" in info[-1]
+    assert len(info) == 7 and "question templates" in info[0] and "always refuse" in info[4]
+    assert "seed 12" in info[4]
+    assert info[5].startswith("info red-team solver: sample_pass_rate ") and info[6].startswith("info by lever: ")
+    assert "no_shortcut_redteam" in done.stdout  # reported on every set, a failure or not
 
 
 def test_logs_are_in_time_order_with_varied_lines() -> None:

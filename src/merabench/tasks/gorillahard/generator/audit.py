@@ -227,4 +227,11 @@ def audit_lines(folder: Any) -> list[str]:
     lines.append(f"shortcuts, sample_pass_rate: always refuse {scores['always_refuse']:.3f} (refusal rows "
                  f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}, nearest question of "
                  f"seed {other_seed} {scores['nearest_other_seed']:.3f}")
+    from merabench.tasks.gorillahard.generator.redteam import DEV_SEED
+    from merabench.tasks.gorillahard.generator.redteam_score import report_lines
+
+    shots = read_local(Path(folder)).get("shots", [])
+    dev = manifest.get("seed") == DEV_SEED
+    lines += [line + (f" (its dev seed {DEV_SEED}: leave-one-out, optimistic)" if dev and n == 0 else "")
+              for n, line in enumerate(report_lines(rows, shots, leave_one_out=dev))]
     return lines

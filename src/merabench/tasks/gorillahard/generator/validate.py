@@ -53,6 +53,7 @@ class Check:
     name: str
     ok: bool
     detail: str
+    enforced: bool = True   # a failing check that is not enforced is reported, not a failure of the set
 
 
 @functools.lru_cache(maxsize=4096)  # several checks read each row's files: split each context once
@@ -425,6 +426,29 @@ def check_shortcuts(test: list[Row], manifest: dict[str, Any],
     return Check("no_shortcut", not misses, "; ".join(misses) or detail)
 
 
+REDTEAM_LIMIT = 0.25
+REDTEAM_ENFORCED = False  # issue 23: today's default sets fail it; the lead decides when it gates
+
+
+def check_redteam(test: list[Row], shots: list[Row], manifest: dict[str, Any]) -> Check:
+    """The red-team solver (rules and file parsing, no model; `generator/redteam.py`) must pass at
+    most REDTEAM_LIMIT of the rows. Its dev seed's set is scored leave-one-out, and is optimistic."""
+    from merabench.tasks.gorillahard.generator.redteam import DEV_SEED
+    from merabench.tasks.gorillahard.generator.redteam_score import scores
+
+    dev = manifest.get("seed") == DEV_SEED
+    m = scores(test, shots, leave_one_out=dev)["metrics"]
+    rate = m.get("sample_pass_rate", 0.0)
+    figures = (f"{rate:.2f}" + (f" on its dev seed {DEV_SEED}, leave-one-out" if dev else "")
+               + f" (balance_score {m.get('balance_score', 0.0):.2f}, dialog_pass_rate "
+               f"{m.get('dialog_pass_rate', 0.0):.2f})")
+    if rate <= REDTEAM_LIMIT:
+        return Check("no_shortcut_redteam", True, f"red-team solver {figures} <= {REDTEAM_LIMIT}")
+    note = "" if REDTEAM_ENFORCED else " (not yet enforced: see issue 23)"
+    return Check("no_shortcut_redteam", False, f"no_shortcut_redteam: {figures} > {REDTEAM_LIMIT}{note}",
+                 enforced=REDTEAM_ENFORCED)
+
+
 def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     problems = []
     counts: dict[str, Counter] = {name: Counter() for name in MIN_PER}
@@ -612,4 +636,5 @@ def _validate(folder: Path) -> list[Check]:
         check_scorer(test, shots),
         check_variety(test, manifest),
         check_shortcuts(test, manifest, nearest),
+        check_redteam(test, shots, manifest),
     ]

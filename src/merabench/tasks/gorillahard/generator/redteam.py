@@ -1,0 +1,302 @@
+"""A red-team solver for GorillaHard: answers a row without any model, as strongly as rules can.
+
+It is what an outsider could write after reading one generated set (the dev seed, 23) and the
+task card, never the generator's code: the answer's shape and tools come from the most similar
+question of the dev set (its reference turned into a recipe: which tool operation, and where each
+argument value came from: the question, an attached file, the dialogue history, a constant), and
+the values are worked out afresh over this row's files: the file the question names or picks by
+what it holds, tables parsed with their decoys, live config values, host lists, counts, extremes.
+A recipe whose operation the catalog lacks, a column no header holds, or a value past a limit the
+catalog states turns into a refusal. A set on which this solver passes more than the gate's share
+measures a template, not a model (`validate`'s `no_shortcut_redteam`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_rules as rules
+
+DEV_SEED = 23
+BANK_PATH = Path(__file__).with_name("redteam_bank.json")
+_QUOTE = re.compile(r"«([^»]*)»")
+_PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
+_WORD = re.compile(r"[а-яёa-z]{3,}")
+_REFUSE = '{"abstain": true, "reason": "запрос невыполним с этим каталогом и этими файлами"}'
+
+
+@dataclass(frozen=True)
+class Prompt:
+    question: str
+    files: Mapping[str, str]
+    tools: Sequence[rf.Tool]
+    history: Sequence[tuple[str, Any]] = ()   # earlier turns: (question, reference answer)
+
+    @property
+    def text(self) -> str:
+        """The question with the earlier turns' questions before it (a turn leans on them)."""
+        return " ".join([q for q, _ in self.history] + [self.question])
+
+
+def prompt_of(row: Row, shots: Sequence[Row] = ()) -> Prompt:
+    history = []
+    dialog = row.meta.get("dialog_id")
+    if row.meta.get("n_turns", 1) > 1:
+        earlier = sorted((s for s in shots if s.meta.get("dialog_id") == dialog
+                          and s.meta.get("turn_id", 0) < row.meta.get("turn_id", 0)),
+                         key=lambda s: s.meta.get("turn_id", 0))
+        for turn in earlier:
+            try:
+                history.append((turn.inputs.get("question", ""), json.loads(turn.outputs)))
+            except ValueError:
+                history.append((turn.inputs.get("question", ""), {}))
+    return Prompt(row.inputs.get("question", ""), rf.attached(row.inputs.get("context", "")),
+                  rf.catalog(row.inputs.get("tools", "")), tuple(history))
+
+
+# --- similarity -------------------------------------------------------------------------------
+
+def words(question: str) -> list[str]:
+    text = _QUOTE.sub(" ", _PATHISH.sub(" ", question.lower()))
+    return [w[:6] for w in _WORD.findall(text)]
+
+
+# --- recipes: where each value of a dev reference came from -----------------------------------
+
+_CLASSES = {"d": r"\d+", "A": "[A-Z]+", "a": "[a-z]+", "Я": "[А-ЯЁ]+", "я": "[а-яё]+", "x": r"[^\W\d_]+"}
+
+
+def _class(ch: str) -> str:
+    if ch.isdigit():
+        return "d"
+    if "a" <= ch.lower() <= "z":
+        return "A" if ch.isupper() else "a"
+    if ch.isalpha():
+        return "Я" if ch.isupper() else "я"
+    return ch
+
+
+def _shape(value: str) -> str:
+    """A token's shape: runs of digits, Latin or Cyrillic letters by case, other characters as are."""
+    out, last = [], ""
+    for ch in value:
+        cls = _class(ch)
+        if cls != last or cls not in _CLASSES:
+            out.append(_CLASSES.get(cls, re.escape(cls)))
+        last = cls
+    return "".join(out)
+
+
+def _question_tokens(question: str, shape: str) -> list[str]:
+    text = _PATHISH.sub(" ", question)
+    return [m.group(0) for m in re.finditer(rf"(?<![\w.-]){shape}(?![\w-])", text)]
+
+
+def _line_prefix(text: str, value: str) -> tuple[str, int] | None:
+    """The live line that holds `value` as a token: the text before it (numbers dropped) and how
+    many earlier live lines start the same way (`name =` under [general] before [queue])."""
+    lines = rf.live_lines(text)
+    for n, line in enumerate(lines):
+        m = re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", line)
+        if not m:
+            continue
+        prefix = re.sub(r"\d+", "", line[:m.start()].strip())
+        if prefix:
+            occ = sum(1 for other in lines[:n] if re.sub(r"\d+", "", other.strip()).startswith(prefix))
+            return prefix, occ
+    return None
+
+
+def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used: Sequence[str],
+               history: Sequence[tuple[str, Any]], columns: dict[str, Counter[str]], step: int,
+               own_q: str = "") -> dict[str, Any]:
+    if isinstance(value, bool) or value == "$1" or value is None:
+        return {"t": "const", "v": value}
+    text = str(value)
+    for path in files:
+        if text == path:
+            return {"t": "path", "kind": rf.file_kind(path), "ext": rf.extension(path)}
+    quotes = _QUOTE.findall(row_q)
+    if text in quotes:
+        return {"t": "quote", "i": quotes.index(text)}
+    if name == "column":
+        for path in used:
+            t = rf.table(files[path], path)
+            if t and text in t.header:
+                if quotes:
+                    i = step if step < len(quotes) else 0
+                    columns.setdefault(quotes[i].lower(), Counter())[text] += 1
+                    return {"t": "colq", "i": i}
+                pos = t.header.index(text)
+                return {"t": "colname", "v": text, "pos": pos if pos == 0 else (-1 if pos == len(t.header) - 1 else pos)}
+    shape = _shape(text)
+    tokens = _question_tokens(own_q, shape)
+    if text in tokens:
+        return {"t": "qtok", "shape": shape, "i": tokens.index(text)}
+    for _, answer in history[::-1]:
+        for step in rules.steps_of(answer):
+            if step.get("args", {}).get(name) == value:
+                return {"t": "hist", "arg": name}
+    for path in used:
+        if rf.extension(path) in ("csv", "tsv"):
+            continue  # a value out of a table's rows is worked out by a rule, not read at a place
+        found = _line_prefix(files[path], text)
+        if found:
+            return {"t": "fkey", "prefix": found[0], "occ": found[1], "shape": shape,
+                    "num": isinstance(value, int | float)}
+    return {"t": "const", "v": value}
+
+
+def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) -> dict[str, Any] | None:
+    try:
+        answer = json.loads(row.outputs)
+    except ValueError:
+        return None
+    prompt = prompt_of(row, shots)
+    kind = rules.kind_of(answer)
+    recipe: dict[str, Any] = {"words": words(prompt.text), "kind": kind, "steps": []}
+    if kind in ("abstain", "clarify"):
+        return recipe
+    steps = rules.steps_of(answer)
+    used = [p for p in prompt.files if any(p == v for s in steps for v in s.get("args", {}).values())]
+    named = [p for p in prompt.files if p in prompt.question]
+    used = used or named or list(prompt.files)
+    by_name = {t.name: t for t in prompt.tools}
+    hosts_of = {p: rf.listed_hosts(t) for p, t in prompt.files.items()}
+    for i, step in enumerate(steps):
+        args = step.get("args", {})
+        tool = by_name.get(step.get("tool", ""))
+        spec = {"op": step.get("tool", "").split(".", 1)[-1], "args": {},
+                "desc": tool.description if tool else ""}
+        for name, value in args.items():
+            spec["args"][name] = value_spec(value, name, prompt.text, prompt.files, used, prompt.history, columns, i,
+                                            prompt.question)
+        recipe["steps"].append(spec)
+        # a call per listed host: remembered as "each host of the list" (the count varies)
+        if kind == "calls" and i == 0 and len({s.get("tool") for s in steps}) == 1:
+            varying = [n for n in args if len({json.dumps(s["args"].get(n)) for s in steps}) == len(steps)]
+            for path, listed in hosts_of.items():
+                if varying and listed and [s["args"].get(varying[0]) for s in steps] == listed:
+                    recipe["foreach"] = {"arg": varying[0], "kind": rf.file_kind(path)}
+    return recipe
+
+
+def build_bank(test: Sequence[Row], shots: Sequence[Row]) -> dict[str, Any]:
+    votes: dict[str, Counter[str]] = {}
+    recipes = [r for r in (recipe_of(row, shots, votes) for row in test) if r]
+    columns = {phrase: counts.most_common(1)[0][0] for phrase, counts in sorted(votes.items())}
+    return {"seed": DEV_SEED, "columns": columns, "recipes": recipes, "choices": const_choices(recipes)}
+
+
+def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """For an (operation, argument) whose constant differs between dev rows (a severity, a
+    resolution, a time zone), the question words seen with each value: the solver picks the value
+    whose words the question shares most."""
+    seen: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+    for r in recipes:
+        for step in r["steps"]:
+            for name, spec in step["args"].items():
+                if spec["t"] == "const" and isinstance(spec["v"], str) and spec["v"] != "$1":
+                    seen[f"{step['op']}/{name}"][spec["v"]].update(set(r["words"]))
+    return {key: {v: dict(c) for v, c in values.items()} for key, values in seen.items() if len(values) > 1}
+
+
+@lru_cache(maxsize=1)
+def bank() -> dict[str, Any]:
+    return json.loads(BANK_PATH.read_text(encoding="utf-8"))
+
+
+# --- answering --------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Index:
+    recipes: list[dict[str, Any]]
+    idf: dict[str, float] = field(default_factory=dict)
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    norms: list[float] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, recipes: list[dict[str, Any]]) -> Index:
+        df: Counter[str] = Counter()
+        postings: dict[str, list[int]] = defaultdict(list)
+        for i, r in enumerate(recipes):
+            for w in set(r["words"]):
+                df[w] += 1
+                postings[w].append(i)
+        n = len(recipes)
+        idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+        return cls(recipes, idf, dict(postings), [sum(idf[w] for w in set(r["words"])) for r in recipes])
+
+    def ranked(self, question_words: Sequence[str], skip: int | None = None) -> list[tuple[float, int]]:
+        return self._ranked(frozenset(question_words), skip)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one index per process; questions repeat
+    def _ranked(self, mine: frozenset[str], skip: int | None) -> list[tuple[float, int]]:
+        norm_q = sum(self.idf.get(w, 2.0) for w in mine) or 1.0
+        scores: Counter[int] = Counter()
+        for w in mine:
+            for i in self.postings.get(w, ()):
+                scores[i] += self.idf[w]
+        out = []
+        for i, s in scores.items():
+            if i == skip:
+                continue
+            out.append((s / (norm_q + self.norms[i] - s), i))
+        out.sort(reverse=True)
+        return out[:40]
+
+
+@lru_cache(maxsize=1)
+def index() -> Index:
+    return Index.of(bank()["recipes"])
+
+
+def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) -> str:
+    """The solver's answer to one prompt (`skip`: a dev recipe to leave out, for a fair dev score)."""
+    idx = idx or index()
+    known = bank()
+    special = rules.special(prompt)
+    if special is not None:
+        return json.dumps(special, ensure_ascii=False)
+    ranked = idx.ranked(words(prompt.text), skip)
+    calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
+    refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
+    if not calls or (refusals and refusals[0] > calls[0][0] + 0.25):
+        return _REFUSE
+    first_refusal = None
+    tried: set[str] = set()
+    for score, i in calls[:8]:
+        recipe = idx.recipes[i]
+        shape = json.dumps([recipe["kind"], [(s["op"], sorted(s["args"])) for s in recipe["steps"]]])
+        if shape in tried or score < calls[0][0] - 0.2:
+            continue
+        tried.add(shape)
+        answer = rules.apply(recipe, prompt, known["columns"], known.get("choices", {}))
+        if answer is None:
+            continue
+        if "abstain" in answer:
+            first_refusal = first_refusal or answer
+            if "каталоге нет" in answer["reason"]:
+                continue  # another near recipe may name an operation the catalog has
+            return json.dumps(answer, ensure_ascii=False)
+        return json.dumps(answer, ensure_ascii=False)
+    return json.dumps(first_refusal, ensure_ascii=False) if first_refusal else _REFUSE
+
+
+def answers(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: bool = False) -> dict[int, str]:
+    """The solver's answer to every row, by id (`leave_one_out`: on the dev set itself, each row's
+    own recipe is left out)."""
+    idx = index()
+    return {row.id: solve(prompt_of(row, shots), skip=(n if leave_one_out else None), idx=idx)
+            for n, row in enumerate(rows)}

@@ -1,0 +1,423 @@
+"""The red-team solver's rules: turning a dev recipe into this row's answer (the tool the catalog
+offers for the recipe's operation, each value worked out over this row's files), and the
+per-request rules a reader of one set writes down (extremes, counts, event lines, limits, the
+server's status, the file the question picks by what it holds)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from merabench.tasks.gorillahard.generator import redteam_files as rf
+
+_QUOTE = re.compile(r"«([^»]*)»")
+_ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
+_PICK = re.compile(r"(где|в котором|которого|который|что)\s+(.*?)\s*(больше|меньше|длиннее|короче)"
+                   r"|(больше|меньше)\s+(.*?)(?:[.;]|$)")
+
+
+class Refuse(Exception):
+    """The recipe cannot be carried out here: the answer is a refusal."""
+
+
+def kind_of(answer: Any) -> str:
+    if not isinstance(answer, dict):
+        return "abstain"
+    for key, kind in (("plan", "plan"), ("calls", "calls"), ("clarify", "clarify"), ("abstain", "abstain")):
+        if key in answer:
+            return kind
+    return "call"
+
+
+def steps_of(answer: Any) -> list[dict[str, Any]]:
+    if not isinstance(answer, dict):
+        return []
+    if "tool" in answer:
+        return [answer]
+    steps = answer.get("plan") or answer.get("calls") or []
+    return [s for s in steps if isinstance(s, dict)]
+
+
+def refusal(reason: str) -> dict[str, Any]:
+    return {"abstain": True, "reason": reason}
+
+
+# --- which file ------------------------------------------------------------------------------
+
+def named_files(prompt: Any) -> list[str]:
+    return [p for p in prompt.files if p in prompt.question or p.rsplit("/", 1)[-1] in prompt.question]
+
+
+def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
+    """Of the files a question lists, the one it picks by what they hold ("где хостов больше")."""
+    q = prompt.question
+    m = re.search(r"(больше|меньше|длиннее|короче)", q)
+    if not m or len(candidates) < 2:
+        return candidates
+    lowest = m.group(1) in ("меньше", "короче")
+    if "короче" in q or "длиннее" in q:
+        lowest = "короче" in q
+    clause = re.split(r"[.?!](?:\s|$)", q)[0] if any(p in re.split(r"[.?!](?:\s|$)", q)[0] for p in candidates) else q
+    for word in ("golang", "node", "python", "postgresql", "log4j-core", "jackson-databind", "guava", "netty"):
+        if word in clause and ("образ" in clause or "подключ" in clause):
+            holding = [p for p in candidates if word in prompt.files[p]]
+            if holding:
+                return holding[:1]
+    measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
+    known = [(p, v) for p, v in measured if v is not None]
+    if len(known) < 2:
+        return candidates
+    return [rf.argmax(known, lowest=lowest)]
+
+
+def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
+    files = list(prompt.files)
+    fitting = [p for p in files if kind and rf.file_kind(p) == kind] or \
+              [p for p in files if ext and rf.extension(p) == ext]
+    named = named_files(prompt)
+    pool = [p for p in named if p in fitting] or fitting or named or files
+    if len(pool) > 1:
+        pool = pick_by_content(prompt, pool)
+    return pool[0] if pool else None
+
+
+def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
+    for step in recipe["steps"]:
+        for spec in step["args"].values():
+            if spec["t"] == "path":
+                return choose(prompt, spec["kind"], spec["ext"])
+    named = named_files(prompt)
+    if len(named) > 1:
+        named = pick_by_content(prompt, named)
+    return named[0] if named else (next(iter(prompt.files)) if len(prompt.files) == 1 else None)
+
+
+# --- the catalog -----------------------------------------------------------------------------
+
+def tool_for(prompt: Any, op: str) -> rf.Tool | None:
+    same = [t for t in prompt.tools if t.op == op]
+    live = [t for t in same if not t.deprecated]
+    return (live or same or [None])[0]
+
+
+def within_limits(tool: rf.Tool, args: Mapping[str, Any]) -> str | None:
+    for name, value in args.items():
+        spec = tool.params.get(name) if isinstance(tool.params, Mapping) else None
+        if not isinstance(spec, Mapping) or isinstance(value, bool):
+            continue
+        if isinstance(value, int | float):
+            if "maximum" in spec and value > spec["maximum"]:
+                return f"{name} = {value} больше допустимого {tool.name} ({spec['maximum']})"
+            if "minimum" in spec and value < spec["minimum"]:
+                return f"{name} = {value} меньше допустимого {tool.name} ({spec['minimum']})"
+        if isinstance(value, str) and "pattern" in spec and value != "$1":
+            try:
+                if not re.search(spec["pattern"], value):
+                    return f"{name} не подходит {tool.name}"
+            except re.error:
+                pass
+    return None
+
+
+# --- values ----------------------------------------------------------------------------------
+
+def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, str]) -> str:
+    t = rf.table(prompt.files.get(path, ""), path or "") if path else None
+    header = t.header if t else ()
+    if phrase in header:
+        return phrase
+    mapped = columns.get(phrase.lower())
+    if mapped and (not header or mapped in header):
+        return mapped
+    raise Refuse(f"в таблице нет столбца «{phrase}»")
+
+
+def _fkey(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
+    order = ([first] if first else []) + [p for p in prompt.files if p != first]
+    pattern = re.compile(rf"(?<![\w.-])({spec['shape']})(?![\w-])")
+    for path in order:
+        seen = 0
+        for line in rf.live_lines(prompt.files[path]):
+            stripped = re.sub(r"\d+", "", line.strip())
+            if not stripped.startswith(spec["prefix"]):
+                continue
+            if seen < spec["occ"]:
+                seen += 1
+                continue
+            cut = len(line) - len(line.lstrip())
+            rest = line[cut:]
+            # the value is the first token of the shape after as much of the line as the prefix took
+            for m in pattern.finditer(rest):
+                if re.sub(r"\d+", "", rest[:m.start()].strip()) == spec["prefix"]:
+                    token = m.group(1)
+                    if spec.get("num"):
+                        n = rf.number(token)
+                        return int(n) if n is not None and n == int(n) else n
+                    return token
+    return None
+
+
+def _choice(values: Mapping[str, Mapping[str, int]], question_words: set[str]) -> str | None:
+    def fit(value: str) -> float:
+        seen = values[value]
+        total = max(seen.values(), default=1)
+        return sum(seen.get(w, 0) / total for w in question_words)
+    return max(values, key=fit) if values else None
+
+
+def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
+             columns: Mapping[str, str], choice: Mapping[str, Mapping[str, int]] | None = None) -> Any:
+    t = spec["t"]
+    quotes = _QUOTE.findall(prompt.text)
+    if t == "const":
+        if choice:
+            from merabench.tasks.gorillahard.generator.redteam import words
+
+            picked = _choice(choice, set(words(prompt.question)))
+            return picked if picked is not None else spec["v"]
+        return spec["v"]
+    if t == "path":
+        return choose(prompt, spec["kind"], spec["ext"])
+    if t == "quote":
+        return quotes[spec["i"]] if spec["i"] < len(quotes) else None
+    if t == "colq":
+        own = _QUOTE.findall(prompt.question) or quotes
+        if spec["i"] < len(own):
+            return _column(prompt, path, own[spec["i"]], columns)
+        return None
+    if t == "colname":
+        table = rf.table(prompt.files.get(path, ""), path or "") if path else None
+        if table and spec["v"] in table.header:
+            return spec["v"]
+        if table and table.header:
+            pos = spec["pos"]
+            return table.header[pos] if -len(table.header) <= pos < len(table.header) else None
+        return spec["v"]
+    if t == "qtok":
+        from merabench.tasks.gorillahard.generator.redteam import _question_tokens
+
+        tokens = _question_tokens(prompt.question, spec["shape"]) or _question_tokens(prompt.text, spec["shape"])
+        if not tokens:
+            return None
+        token = tokens[min(spec["i"], len(tokens) - 1)]
+        if re.fullmatch(r"\d+", token):
+            return int(token)
+        return token
+    if t == "hist":
+        for _, answer in prompt.history[::-1]:
+            for step in steps_of(answer):
+                if name in step.get("args", {}):
+                    return step["args"][name]
+        return None
+    if t == "fkey":
+        return _fkey(prompt, spec, path)
+    return None
+
+
+def apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
+          choices: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """This row's answer by a dev recipe, a refusal when the recipe cannot be carried out here, or
+    None when the recipe does not fit at all (a value it needs is nowhere)."""
+    try:
+        return _apply(recipe, prompt, columns, choices or {})
+    except Refuse as why:
+        return refusal(str(why))
+
+
+def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
+           choices: Mapping[str, Any]) -> dict[str, Any] | None:
+    path = main_file(prompt, recipe)
+    steps = []
+    for spec in recipe["steps"]:
+        tool = tool_for(prompt, spec["op"])
+        if tool is None:
+            raise Refuse("в каталоге нет инструмента для этой операции")
+        args = {name: value_of(s, name, prompt, path, columns, choices.get(f"{spec['op']}/{name}"))
+                for name, s in spec["args"].items()}
+        args = derived(spec["op"], args, prompt, path)
+        if any(v is None for v in args.values()):
+            return None
+        over = within_limits(tool, args)
+        if over:
+            raise Refuse(over)
+        steps.append({"tool": tool.name, "args": args})
+    if recipe.get("foreach"):
+        each = recipe["foreach"]
+        source = choose(prompt, each["kind"], None)
+        listed = rf.listed_hosts(prompt.files.get(source, "")) if source else []
+        if not listed or not steps:
+            return None
+        steps = [{"tool": steps[0]["tool"], "args": {**steps[0]["args"], each["arg"]: h}} for h in listed]
+    kind = recipe["kind"]
+    if kind == "call":
+        return steps[0]
+    return {kind: steps}
+
+
+# --- values the files decide (extremes, counts, event lines) ---------------------------------
+
+def nth(question: str) -> int:
+    m = re.search(r"\b(перв|втор|трет|четв|пят|шест)\w*", question.lower())
+    return _ORDINAL[m.group(1)] if m else 1
+
+
+_EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out of memory"),
+           ("баз", r"ERROR .*connection refused"), ("скачат", r"ERROR .*failed to download"),
+           ("загруз", r"ERROR .*failed to download"))
+
+
+def event_line(question: str, text: str) -> int | None:
+    q = question.lower()
+    for cue, pattern in _EVENTS:
+        if cue in q:
+            lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
+            k = nth(q)
+            return lines[k - 1] if len(lines) >= k else None
+    return None
+
+
+def derived(op: str, args: dict[str, Any], prompt: Any, path: str | None) -> dict[str, Any]:
+    q = prompt.question.lower()
+    text = prompt.files.get(path, "") if path else ""
+    if op == "window" and "line" in args:
+        args["line"] = event_line(q, text)
+    if op == "blame" and "line" in args:
+        lines = [i for i, line in enumerate(text.splitlines(), 1) if re.match(r"\s*TIMEOUT\w*\s*=", line)]
+        args["line"] = lines[0] if lines else None
+    if op == "set_timeout" and "seconds" in args:
+        v = rf.key_value(text, "timeout_ms")
+        n = rf.number(v) if v else None
+        args["seconds"] = n / 1000 if n is not None else None
+    return rules_by_table(op, args, prompt, path, q)
+
+
+_RACK = re.compile(r"\bстойк\w*\s+(r\d+)")  # over the lowered question
+_SERVER = re.compile(r"\bsrv-\d+\b")
+
+
+def _servers(prompt: Any, path: str | None) -> list[dict[str, str]]:
+    for p in ([path] if path else []) + list(prompt.files):
+        t = rf.table(prompt.files.get(p, ""), p)
+        if t and "host" in t.header and "status" in t.header:
+            return t.records()
+    return []
+
+
+def _pick_server(q: str, records: list[dict[str, str]]) -> dict[str, str] | None:
+    named = _SERVER.findall(q)
+    if named:
+        return next((r for r in records if r.get("host") == named[0]), {"host": named[0]})
+    rack = _RACK.search(q)
+    pool = [r for r in records if not rack or r.get("rack", "").lower() == rack.group(1)]
+    column = "disk_used_pct" if "диск" in q else ("ram_gb" if "памят" in q else "cpu_pct")
+    lowest = any(w in q for w in ("незагруж", "минимал", "меньше всего", "наименее", "свободн"))
+    scored = [(r, rf.number(r.get(column, ""))) for r in pool]
+    scored = [(r, v) for r, v in scored if v is not None]
+    return rf.argmax(scored, lowest=lowest) if scored else None
+
+
+def _invoices(prompt: Any, path: str | None) -> list[dict[str, str]]:
+    for p in ([path] if path else []) + list(prompt.files):
+        t = rf.table(prompt.files.get(p, ""), p)
+        if t and "invoice_id" in t.header:
+            return t.records()
+    return []
+
+
+def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> dict[str, Any]:
+    text = prompt.files.get(path, "") if path else ""
+    if "host" in args and re.search(r"srv-|сервер|машин", q) and ("srv-" in str(args["host"]) or _SERVER.search(q)):
+        server = _pick_server(q, _servers(prompt, path))
+        if server:
+            args["host"] = server["host"]
+            if op == "decommission" and server.get("status") not in (None, "maintenance"):
+                raise Refuse(f"сервер {server['host']} в статусе {server.get('status') or 'без статуса'}, "
+                             "а выводить из эксплуатации можно только серверы в статусе maintenance")
+    if "replicas" in args:
+        rack = _RACK.search(q)
+        if rack and "актив" in q:
+            args["replicas"] = sum(1 for r in _servers(prompt, None)
+                                   if r.get("rack", "").lower() == rack.group(1) and r.get("status") == "active")
+        elif "ранбук" in q or "хостов" in q:
+            books = [p for p in prompt.files if rf.extension(p) in ("md", "txt") and rf.listed_hosts(prompt.files[p])]
+            if books:
+                args["replicas"] = len(rf.listed_hosts(prompt.files[books[0]]))
+    if "invoice_id" in args:
+        records = _invoices(prompt, path)
+        scored = [(r, rf.number(r.get("amount_rub", ""))) for r in records]
+        scored = [(r, v) for r, v in scored if v is not None]
+        if scored:
+            if "перв" in q:
+                pick = scored[0]
+            elif "последн" in q:
+                pick = scored[-1]
+            else:
+                pick = max(scored, key=lambda rv: rv[1]) if not re.search(r"маленьк|дешёв|дешев|минимал", q) \
+                    else min(scored, key=lambda rv: rv[1])
+            args["invoice_id"] = pick[0]["invoice_id"]
+            if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
+                args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
+    if "trace_id" in args or ("first" in args and "second" in args and "tr-" in str(args.get("first"))):
+        traces = [t for p in prompt.files for t in rf.json_lines(prompt.files[p]) if "trace_id" in t]
+        if path and rf.extension(path) == "jsonl":
+            traces = [t for t in rf.json_lines(text) if "trace_id" in t] or traces
+        ranked = sorted(traces, key=lambda t: -(rf.number(str(t.get("latency_ms", 0))) or 0))
+        if ranked:
+            if "trace_id" in args:
+                args["trace_id"] = ranked[0]["trace_id"]
+            elif len(ranked) > 1:
+                args["first"], args["second"] = ranked[0]["trace_id"], ranked[1]["trace_id"]
+    if "issue" in args and path and rf.extension(path) == "md":
+        key = re.match(r"\s*([A-Z]+-\d+):", text)
+        if key and str(args["issue"]) != key.group(1) and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"])) \
+                and str(args["issue"]) not in prompt.question:
+            args["issue"] = key.group(1)
+    if "project" in args and path and rf.extension(path) == "md":
+        key = re.match(r"\s*([A-Z]+)-\d+:", text)
+        if key:
+            args["project"] = key.group(1)
+    if "query" in args and path and rf.extension(path) == "md" and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
+        key = re.match(r"\s*([A-Z]+-\d+):", text)
+        if key:
+            args["query"] = key.group(1)
+    if "user" in args and path and rf.extension(path) == "md" and "автор" in q:
+        args["user"] = rf.ticket_author(text) or args["user"]
+    if "host" in args and "перв" in q and "хост" in q and path:
+        listed = rf.listed_hosts(text)
+        if listed:
+            args["host"] = listed[0]
+    if "package" in args and path and rf.extension(path) == "xml":
+        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", text)
+        named = [d for d in deps if d[0] in prompt.question]
+        pick = named[0] if named else (deps[0] if deps and "перв" in q else None)
+        if pick:
+            args["package"] = pick[0]
+            if "version" in args and not re.search(r"«[^»]*»", prompt.question):
+                args["version"] = pick[1]
+            elif "version" in args:
+                args["version"] = pick[1] if "target_version" in args else args["version"]
+    if op == "set_image" and "image" in args and path:
+        live = rf.key_value(text, "image")
+        version = re.findall(r"\b\d+\.\d+\.\d+\b", prompt.question)
+        if live and version:
+            args["image"] = live.rsplit(":", 1)[0] + ":" + version[-1]
+    if "queue" in args and path and rf.extension(path) == "ini":
+        section = re.search(r"^\[queue\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        name = rf.key_value(section.group(1), "name") if section else None
+        if name:
+            suffix = "-retry" if str(args["queue"]).endswith("-retry") else ""
+            args["queue"] = name + suffix
+    return args
+
+
+def special(prompt: Any) -> dict[str, Any] | None:
+    """A clarification: a request over "the log" with two logs attached and neither named."""
+    logs = [p for p in prompt.files if rf.extension(p) == "log"]
+    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and "журнал" in prompt.question.lower():
+        return {"clarify": f"Какой журнал имеется в виду: {logs[0]} или {logs[1]}?"}
+    return None
+
+
+def as_lists(values: Sequence[Any]) -> list[Any]:
+    return list(values)

@@ -1,0 +1,84 @@
+"""The red-team solver's rules on hand-made prompts, and the gate that reports it."""
+
+from __future__ import annotations
+
+import json
+
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator import redteam, redteam_files, redteam_rules, validate
+
+REFUND = {"name": "billing.refund", "family": "billing", "description": "Возврат по счёту.",
+          "parameters": {"invoice_id": {"type": "string", "required": True},
+                         "amount": {"type": "number", "required": True, "maximum": 5000}},
+          "constraints": {"ограничения": "не больше 5000 ₽"}}
+DECOMMISSION = {"name": "fleet.decommission", "family": "servers", "description": "Выводит сервер из эксплуатации.",
+                "parameters": {"host": {"type": "string", "required": True}}, "constraints": {}}
+INVOICES = "invoice_id;customer;amount_rub;status\nINV-1;ООО «А»;900;paid\nINV-2;ООО «Б»;{big};paid\n"
+SERVERS = ("host,rack,cpu_pct,status\n# srv-009,R2,1,maintenance\nsrv-001,R2,40,active\n"
+           "srv-002,R2,7,{status}\nhost,rack,cpu_pct,status\nsrv-003,R5,2,maintenance\n")
+
+
+def prompt(question: str, files: dict[str, str], tools: list[dict]) -> redteam.Prompt:
+    context = "\n".join(f"[файл: {path}]\n{text}" for path, text in files.items())
+    return redteam.Prompt(question, redteam_files.attached(context), redteam_files.catalog(json.dumps(tools)))
+
+
+def recipe(op: str, **args: dict) -> dict:
+    return {"kind": "call", "words": [], "steps": [{"op": op, "args": args, "desc": ""}]}
+
+
+def test_tables_skip_comments_and_repeated_headers() -> None:
+    table = redteam_files.table(SERVERS.format(status="active"), "s.csv")
+    assert table is not None and table.column("host") == ["srv-001", "srv-002", "srv-003"]
+    assert redteam_files.table("a\tb\n1\t2\n", "t.tsv").records() == [{"a": "1", "b": "2"}]
+
+
+def test_the_largest_refund_is_refused_past_the_catalogs_limit_and_made_below_it() -> None:
+    refund = recipe("refund", invoice_id={"t": "const", "v": "INV-0"}, amount={"t": "const", "v": 1})
+    question = "Верни всю сумму по самому крупному счёту."
+    below = prompt(question, {"finance/invoices_1.csv": INVOICES.format(big=4990)}, [REFUND])
+    assert redteam_rules.apply(refund, below, {}) == {"tool": "billing.refund",
+                                                      "args": {"invoice_id": "INV-2", "amount": 4990}}
+    above = prompt(question, {"finance/invoices_1.csv": INVOICES.format(big=16804)}, [REFUND])
+    assert redteam_rules.apply(refund, above, {})["abstain"] is True
+
+
+def test_decommission_picks_the_racks_idlest_server_and_checks_its_status() -> None:
+    decommission = recipe("decommission", host={"t": "const", "v": "srv-000"})
+    question = "Выведи из эксплуатации самый незагруженный по процессору сервер в стойке R2."
+    ready = prompt(question, {"data/servers_1.csv": SERVERS.format(status="maintenance")}, [DECOMMISSION])
+    assert redteam_rules.apply(decommission, ready, {}) == {"tool": "fleet.decommission", "args": {"host": "srv-002"}}
+    busy = prompt(question, {"data/servers_1.csv": SERVERS.format(status="active")}, [DECOMMISSION])
+    assert redteam_rules.apply(decommission, busy, {})["abstain"] is True
+    absent = prompt(question, {"data/servers_1.csv": SERVERS.format(status="maintenance")}, [REFUND])
+    assert "каталоге нет" in redteam_rules.apply(decommission, absent, {})["reason"]
+
+
+def test_a_question_picks_one_of_two_files_by_what_they_hold() -> None:
+    files = {"ops/hosts-1.txt": "# хосты\na.example.com\nb.example.com\n", "ops/hosts-2.txt": "c.example.com\n"}
+    more = prompt("Файлов два, ops/hosts-1.txt и ops/hosts-2.txt; речь о том, где хостов больше.", files, [])
+    fewer = prompt("Файлов два, ops/hosts-1.txt и ops/hosts-2.txt; речь о том, где хостов меньше.", files, [])
+    assert redteam_rules.choose(more, "hosts-.txt", "txt") == "ops/hosts-1.txt"
+    assert redteam_rules.choose(fewer, "hosts-.txt", "txt") == "ops/hosts-2.txt"
+
+
+def test_a_live_config_value_is_read_past_its_commented_out_decoy() -> None:
+    spec = {"t": "fkey", "prefix": "replicas:", "occ": 0, "shape": r"\d+", "num": True}
+    values = prompt("?", {"values.yaml": "# replicas: 11\nreplicas: 12\n"}, [])
+    assert redteam_rules.value_of(spec, "replicas", values, "values.yaml", {}) == 12
+
+
+def row(outputs: str) -> Row:
+    return Row("", {"question": "q", "context": "", "tools": "[]", "format": ""}, outputs,
+               {"id": 0, "dialog_id": "d", "n_turns": 1, "categories": {"lever": "scan"}})
+
+
+def test_the_gate_reports_a_failing_share_without_failing_the_set(monkeypatch) -> None:
+    from merabench.tasks.gorillahard.generator import redteam_score
+
+    monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.71}})
+    check = validate.check_redteam([row("{}")], [], {"seed": 57})
+    assert not check.ok and not check.enforced
+    assert check.detail.startswith("no_shortcut_redteam: 0.71") and "> 0.25 (not yet enforced: see issue 23)" in check.detail
+    monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.2}})
+    assert validate.check_redteam([row("{}")], [], {"seed": 57}).ok
