@@ -3,7 +3,8 @@
 Runs aiohttp in its own thread and loop. `plan(n, body)` decides what the n-th request (1-based,
 counted over all requests) gets: "ok", "slow", "429", "503", "500", "truncate" (a body shorter
 than its Content-Length, then the connection closes), "drop" (the connection closes before any
-response), or "400" (with `error_body`, when set, as the JSON error). `reply(body)` gives the
+response), "400" (with `error_body`, when set, as the JSON error), or "401" (an error that repeats
+the request's Authorization header and query string, as careless servers do). `reply(body)` gives the
 answer: a string, or a dict with `content` (None for a null content), and optionally
 `reasoning_content`, `reasoning`, `finish_reason` and `usage`. Every request is logged with its
 headers and body.
@@ -71,6 +72,9 @@ class FakeServer:
         if action in ("429", "503"):
             return web.json_response({"error": {"message": self.error_message or "slow down"}}, status=int(action),
                                      headers={"Retry-After": self.retry_after})
+        if action == "401":
+            said = f"invalid credentials: {request.headers.get('Authorization')} at {request.path_qs}"
+            return web.json_response({"error": {"message": said}}, status=401)
         if action == "400" and self.error_body is not None:
             return web.json_response(self.error_body(body), status=400)
         if action in ("500", "400"):
@@ -155,7 +159,25 @@ def main() -> None:
     parser.add_argument("--die-at-start", action="store_true", help="print an error and exit 3 while loading")
     parser.add_argument("--never-ready", action="store_true", help="listen, but answer /v1/models with 503")
     parser.add_argument("--pidfile", help="write this process's id here")
+    parser.add_argument("--detach", type=int, choices=(1, 2), help="serve from a child in its own session and "
+                        "exit: 1 forks once (a launcher that forks and exits), 2 forks twice (a daemon)")
+    parser.add_argument("--helper", help="also fork a detached helper that sleeps for ever, its id in this file")
+    parser.add_argument("--print-env", action="store_true", help="print the environment, as some servers do")
     args = parser.parse_args()
+    for _ in range(args.detach or 0):  # each fork's parent exits at once; the child goes on
+        if os.fork():
+            os._exit(0)
+        os.setsid()
+    if args.helper and os.fork() == 0:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        with open(args.helper, "w") as fh:
+            fh.write(str(os.getpid()))
+        while True:
+            time.sleep(3600)
+    if args.print_env:
+        print("\n".join(f"{k}={v}" for k, v in sorted(os.environ.items())), flush=True)
     if args.pidfile:
         with open(args.pidfile, "w") as fh:
             fh.write(str(os.getpid()))

@@ -23,6 +23,8 @@ ENVIRONMENT = {
     "HF_TOKEN": "the Hugging Face token for `--data hub` (gated datasets)",
     "MERABENCH_SCORING_WORKERS": "processes that score a large task (default: the CPUs available, at most 8)",
     "FORCE_TERMINAL": "show the live progress bars even when stderr is not a terminal",
+    "CUDA_VISIBLE_DEVICES": "the GPUs `--serve-replicas` may use (else the NVIDIA driver's list); each replica gets its own",
+    "HUGGING_FACE_HUB_TOKEN": "the older name of `HF_TOKEN`; like every credential, masked in what merabench writes",
 }
 
 

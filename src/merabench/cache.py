@@ -24,6 +24,7 @@ import orjson
 
 from merabench.errors import ConfigError
 from merabench.models.base import Completion
+from merabench.redaction import redact
 
 _COMPLETION_FIELDS = tuple(f.name for f in fields(Completion) if f.name not in ("endpoint", "attempts"))
 
@@ -101,7 +102,7 @@ class ResponseCache:
         JSON is ASCII-escaped: a lone surrogate in an answer must not stop the write."""
         now = time.time()
         # getattr, not dataclasses.asdict: asdict deep-copies every field, a fifth of a fast run's time
-        rows = [(key, model, now, json.dumps({k: getattr(c, k) for k in _COMPLETION_FIELDS}))
+        rows = [(key, model, now, redact(json.dumps({k: getattr(c, k) for k in _COMPLETION_FIELDS})))
                 for key, model, c in entries]
         with self._db:
             self._db.executemany(
@@ -120,7 +121,7 @@ class ResponseCache:
     def put_judgement(self, key: str, judge: str, reply: str) -> None:
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO judgements (key, judge, created, reply) VALUES (?, ?, ?, ?)",
-                             (key, judge, time.time(), json.dumps(reply)))
+                             (key, judge, time.time(), redact(json.dumps(reply))))
 
     def close(self) -> None:
         self._db.close()

@@ -26,6 +26,7 @@ from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, JudgeRun, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.predictions import load_predictions
+from merabench.redaction import redact, register_secret, register_url
 from merabench.report.html import write_report
 from merabench.results import summary_table
 from merabench.scoring import TaskResult
@@ -120,6 +121,14 @@ JudgePrompt = Annotated[Path | None, typer.Option(
     rich_help_panel=JUDGE)]
 
 
+def _register(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:
+    """The secrets given on the command line, masked in everything printed or written from now on."""
+    register_secret(api_key)
+    register_secret(judge_api_key)
+    for url in urls:
+        register_url(url)
+
+
 def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
            max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
     settings = judge_settings(model, urls, key, load_template(prompt))
@@ -200,10 +209,14 @@ def run(
                                                        "(and {model}) filled in", rich_help_panel=SERVING)] = None,
     serve_args: Annotated[str | None, typer.Option(help="arguments passed to the server, e.g. "
                                                         "'--tensor-parallel-size 2 --max-model-len 32768'", rich_help_panel=SERVING)] = None,
-    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each", rich_help_panel=SERVING)] = 1,
+    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each (at most 64, and "
+                                                            "one per GPU present)", rich_help_panel=SERVING)] = 1,
     serve_gpus: Annotated[str | None, typer.Option(help="each replica's CUDA_VISIBLE_DEVICES, ';' between replicas: "
                                                         "'0,1;2,3' [default: replica n gets GPU n]", rich_help_panel=SERVING)] = None,
     serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models", rich_help_panel=SERVING)] = 600.0,
+    serve_env: Annotated[list[str] | None, typer.Option(
+        help="pass this environment variable to the server although it looks like a credential (HF_TOKEN), "
+             "repeatable", rich_help_panel=SERVING)] = None,
     export_requests: Annotated[Path | None, typer.Option(
         help="write the requests still to send as OpenAI Batch input lines to this file, and stop", rich_help_panel=OUTPUT)] = None,
     import_responses: Annotated[Path | None, typer.Option(
@@ -213,6 +226,7 @@ def run(
     dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop", rich_help_panel=CONTROL)] = False,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
+    _register(api_key, judge_api_key, [*base_url, *judge_base_url])
     if dump_config:
         from merabench.config_file import dump
 
@@ -248,7 +262,7 @@ def run(
         name = model.removeprefix("openai:")
         served = ServeSpec(engine=serve, model=name, args=tuple(shlex.split(serve_args or "")), command=serve_cmd,
                            replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
-                           timeout_s=serve_timeout)
+                           timeout_s=serve_timeout, env=tuple(serve_env or ()))
         model = f"openai:{name}"  # the base URLs are known once the servers run
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
@@ -306,6 +320,7 @@ def score(
     explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
 ) -> None:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
+    _register(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
     judge = _judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
     answers = load_predictions(predictions, the_task.mera_name)
@@ -336,6 +351,10 @@ def _explain(task_name: str, data: str, split: str, answers: dict[int, str | Non
               highlight=False)
 
 
+#: the largest set `generate` makes (about 8.5 times the card's; it is built in memory, ~26 KB a row)
+MAX_GENERATED_ROWS = 10_000
+
+
 def _generator_task(task: str) -> None:
     if get_task(task).name != "gorillahard":
         raise ConfigError(f"only gorillahard has a question generator, not {task}")
@@ -346,7 +365,8 @@ def generate(
     task: Annotated[str, typer.Argument(help="gorillahard")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder for test.jsonl, shots.jsonl, manifest.json")],
     seed: Annotated[int, typer.Option(help="a new seed gives a new set; the same seed, the same bytes")] = 0,
-    rows: Annotated[int, typer.Option(help="evaluated rows, dialogue turns included")] = 1169,
+    rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
+                                      help="evaluated rows, dialogue turns included")] = 1169,
     dialogues: Annotated[int, typer.Option(min=0, help="two-turn dialogues among the rows")] = 30,
 ) -> None:
     """Generate a fresh GorillaHard-style question set."""
@@ -573,7 +593,35 @@ def _config_defaults(argv: list[str]) -> dict[str, Any]:
     return {argv[0]: load_defaults(Path(path), command_group().commands["run"].params)}
 
 
+class _Redacting:
+    """A terminal stream whose every write is masked (redaction.py): messages, tables, progress,
+    and anything else that prints, a traceback included."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> None:
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
+    try:
+        _main(argv)
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: list[str] | None) -> None:
     try:
         args = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare `merabench`: the help
         # without standalone mode click returns (not raises) the code of a typer.Exit

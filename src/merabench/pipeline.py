@@ -31,6 +31,7 @@ from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
+from merabench.redaction import redact_url, register_secret, register_url
 from merabench.report.html import write_report
 from merabench.results import results_document, warm_up_summary, write_results
 from merabench.rows import TaskData
@@ -39,7 +40,6 @@ from merabench.runner import AnswerSource, BackendSource, BaselineSource, Progre
 from merabench.samples import samples_path
 from merabench.scoring import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
-from merabench.urls import redact
 
 if TYPE_CHECKING:
     from merabench.serving import ServeSpec
@@ -117,6 +117,17 @@ class Evaluation:
     stopped_by: str | None = None   # --max-cost or --deadline ended the run early (it resumes)
 
 
+def register_secrets(config: RunConfig | ScoreConfig) -> None:
+    """The run's keys and endpoint URLs, masked in everything it writes from here on (redaction.py)."""
+    for url in getattr(config, "base_urls", ()):
+        register_url(url)
+    register_secret(getattr(config, "api_key", None))
+    if config.judge is not None:
+        register_secret(config.judge.settings.api_key)
+        for url in config.judge.settings.base_urls:
+            register_url(url)
+
+
 def answer_source(config: RunConfig) -> AnswerSource:
     if config.import_responses is not None:
         from merabench.batch import ImportedSource, served_model
@@ -140,7 +151,7 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
     return {"tasks": list(tasks), "data": list(config.data), "split": config.split, "preset": config.preset,
             "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
             "concurrency": config.concurrency, "strip_think": config.strip_think,
-            "endpoints": [redact(u) for u in config.base_urls], "cache_scope": config.cache_scope,
+            "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
             "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
             "max_cost": config.max_cost, "deadline_s": config.deadline_s,
             "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None}
@@ -223,6 +234,7 @@ def export_requests(config: RunConfig, path: Path) -> int:
     when it exists) as OpenAI Batch input lines; returns how many."""
     from merabench.batch import request_lines, served_model, write_requests
 
+    register_secrets(config)
     model = served_model(config.model)
     runs = planned_runs(config)
     out = config.out_dir()
@@ -233,6 +245,7 @@ def export_requests(config: RunConfig, path: Path) -> int:
 def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
              say: Callable[[str], None] = lambda message: None) -> Evaluation:
     """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
+    register_secrets(config)
     runs = planned_runs(config)
     if config.serve is None:
         return _evaluate(config, runs, progress=progress, say=say)
@@ -289,6 +302,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
 
 def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambda message: None) -> Evaluation:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
+    register_secrets(config)
     task = get_task(config.task)
     data = load_task_data(task, config.data, config.split)
     known = {r.id for r in data.rows}

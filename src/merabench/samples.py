@@ -19,6 +19,7 @@ import orjson
 
 from merabench.jsonio import loads
 from merabench.records import Answer
+from merabench.redaction import redact, redact_stream
 
 FSYNC_INTERVAL_S = 1.0
 
@@ -28,10 +29,11 @@ def samples_path(out_dir: Path, task_name: str) -> Path:
 
 
 def dumps(record: Mapping[str, Any]) -> str:
+    """A record's JSON line, the run's secrets masked (every samples line is written from here)."""
     try:
-        return orjson.dumps(record).decode("utf-8")
+        return redact(orjson.dumps(record).decode("utf-8"))
     except TypeError:  # e.g. a lone surrogate in a model's answer, which orjson refuses: keep it escaped
-        return json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        return redact(json.dumps(record, ensure_ascii=True, separators=(",", ":")))
 
 
 def read_lines(path: Path) -> Iterable[dict[str, Any]]:
@@ -97,14 +99,15 @@ class SampleWriter:
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write via a temporary file and rename, so a reader never sees half a file; `text` may come
     in pieces (written as they come, never joined). A lone surrogate (a model can emit one) is
-    written as its escape `\\udXXX`, which JSON reads back as itself."""
+    written as its escape `\\udXXX`, which JSON reads back as itself. The run's secrets are
+    masked (redaction.py): results.json, the report, exported requests and logs come through here."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             if isinstance(text, str):
-                fh.write(text)
+                fh.write(redact(text))
             else:
-                fh.writelines(text)
+                fh.writelines(redact_stream(text))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

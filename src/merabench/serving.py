@@ -1,11 +1,18 @@
 """`--serve vllm|sglang` / `--serve-cmd`: start the model's server for the run and stop it after.
 
-Each replica is a subprocess in its own process group on a free port of 127.0.0.1 (with its own
-GPU set under `--serve-replicas`), its output in `serve-<n>.log` in the run folder. The run
-starts once every replica answers `GET /v1/models`; a replica that exits first, or is not ready
-within `--serve-timeout`, ends the run with one line and the log's last lines. Whatever happens
-next (success, an error, Ctrl-C, SIGTERM) every replica's process group is sent SIGTERM, then
-SIGKILL if it has not exited: nothing is left running.
+Each replica runs on a free port of 127.0.0.1 (with its own GPU set under `--serve-replicas`)
+under a supervisor (supervise.py) that is the subreaper of every process the server starts, so
+a server that detaches (`setsid`, a double fork, a launcher that forks and exits) is still
+known. Its output goes through the one redaction into `serve-<n>.log` in the run folder. The run
+starts once every replica answers `GET /v1/models`; a replica whose processes have all exited
+first, or that is not ready within `--serve-timeout`, ends the run with one line and the log's
+last lines. Whatever happens next (success, an error, Ctrl-C, SIGTERM, and merabench killed
+outright) every process of every replica is sent SIGTERM, then SIGKILL: nothing is left running.
+
+A server gets merabench's environment without the variables that hold credentials (names with
+KEY, TOKEN, SECRET, PASSWORD... as a word, a URL with a password, any value holding a secret of
+the run): OPENAI_API_KEY is the client's, not the server's. `--serve-env NAME` passes one
+(HF_TOKEN for a gated hub model, say).
 
 The replicas feed the usual least-busy endpoint pool. The cache and resume know the served
 model by what it serves (engine, model, server arguments), not by its port.
@@ -13,12 +20,17 @@ model by what it serves (engine, model, server arguments), not by its port.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
+import re
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -28,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError
+from merabench.redaction import StreamRedactor, redact
+from merabench.supervise import signal_all
 
 ENGINES = {
     "vllm": "vllm serve {model} --host 127.0.0.1 --port {port}",
@@ -35,6 +49,32 @@ ENGINES = {
 }
 STOP_GRACE_S = 15.0
 POLL_S = 0.25
+#: the most replicas one run starts (past that: the engine's own data parallelism, or a router
+#: behind --base-url); with GPUs present and no --serve-gpus, at most one replica per GPU
+MAX_REPLICAS = 64
+SUPERVISOR = Path(__file__).with_name("supervise.py")
+_CREDENTIAL_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"})
+_URL_WITH_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]*@")
+
+
+def holds_credentials(name: str, value: str) -> bool:
+    """Whether an environment variable looks like a credential: by a word of its name
+    (OPENAI_API_KEY, HF_TOKEN, AWS_SECRET_ACCESS_KEY; not TOKENIZERS_PARALLELISM or PWD), a URL
+    with a password, or a value holding a secret the run knows."""
+    words = set(re.split(r"[_\W]+", name.upper()))
+    return bool(words & _CREDENTIAL_WORDS) or bool(_URL_WITH_PASSWORD.search(value)) or redact(value) != value
+
+
+def gpus_present() -> int | None:
+    """How many GPUs this process may use (CUDA_VISIBLE_DEVICES, else the NVIDIA driver's list);
+    None when none is known (a CPU server, or another accelerator)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip():
+        return len([d for d in visible.split(",") if d.strip()])
+    try:
+        return len(os.listdir("/proc/driver/nvidia/gpus")) or None
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -46,6 +86,7 @@ class ServeSpec:
     replicas: int = 1
     gpus: tuple[str, ...] = ()  # CUDA_VISIBLE_DEVICES of each replica
     timeout_s: float = 600.0
+    env: tuple[str, ...] = ()   # environment variables passed although they look like credentials
 
     def __post_init__(self) -> None:
         if (self.engine is None) == (self.command is None):
@@ -56,6 +97,16 @@ class ServeSpec:
             raise ConfigError("--serve-cmd must contain {port}, where the server is to listen")
         if self.replicas < 1:
             raise ConfigError("--serve-replicas must be at least 1")
+        if self.replicas > MAX_REPLICAS:
+            raise ConfigError(f"--serve-replicas {self.replicas}: at most {MAX_REPLICAS} (for more, the engine's own "
+                              "data parallelism, e.g. --serve-args '--data-parallel-size N', or a router behind --base-url)")
+        present = gpus_present()
+        if not self.gpus and self.replicas > 1 and present is not None and self.replicas > present:
+            raise ConfigError(f"--serve-replicas {self.replicas}: only {present} GPU(s) present (replica n gets GPU n; "
+                              "--serve-gpus sets them explicitly)")
+        for name in self.env:
+            if name not in os.environ:
+                raise ConfigError(f"--serve-env {name}: not set in this environment")
         if self.gpus and len(self.gpus) != self.replicas:
             raise ConfigError(f"--serve-gpus names {len(self.gpus)} GPU set(s) for {self.replicas} replica(s)")
 
@@ -70,7 +121,8 @@ class ServeSpec:
         return words + list(self.args)
 
     def environment(self, replica: int) -> dict[str, str]:
-        env = dict(os.environ)
+        """What the server needs: this environment without its credentials, but for --serve-env."""
+        env = {k: v for k, v in os.environ.items() if k in self.env or not holds_credentials(k, v)}
         if self.gpus:
             env["CUDA_VISIBLE_DEVICES"] = self.gpus[replica]
         elif self.replicas > 1:
@@ -100,37 +152,61 @@ def _answers_models(url: str) -> bool:
         return False
 
 
+def _copy_log(pipe: Any, log: Path) -> None:
+    """The server's output into its log, masked by the one redaction, as it comes."""
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")  # bytes that are not UTF-8 stay as they were
+    redactor = StreamRedactor()
+    with log.open("ab") as sink, pipe:
+        while chunk := os.read(pipe.fileno(), 65536):
+            sink.write(redactor.feed(decoder.decode(chunk)).encode("utf-8", "surrogateescape"))
+            sink.flush()
+        sink.write(redactor.feed(decoder.decode(b"", final=True)).encode("utf-8", "surrogateescape"))
+        sink.write(redactor.finish().encode("utf-8", "surrogateescape"))
+
+
 @dataclass
 class Replica:
-    process: subprocess.Popen
+    process: subprocess.Popen   # the supervisor (supervise.py): alive while any of the server's processes is
     url: str
     log: Path
+    copier: threading.Thread | None = None
+
+    def settle_log(self, timeout_s: float = 5.0) -> None:
+        """Wait until the log holds everything the server wrote (its output closed)."""
+        if self.copier is not None:
+            self.copier.join(timeout_s)
 
     def stop(self) -> None:
-        """SIGTERM to the replica's whole process group, SIGKILL after a grace period."""
-        if self.process.poll() is not None:
-            return
-        for sig, wait in ((signal.SIGTERM, STOP_GRACE_S), (signal.SIGKILL, 5.0)):
+        """Every process of the server: SIGTERM, SIGKILL after a grace period (the supervisor's
+        job); should the supervisor itself not end, its processes are killed from here."""
+        if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, sig)
+                self.process.send_signal(signal.SIGTERM)
             try:
-                self.process.wait(wait)
-                return
+                self.process.wait(STOP_GRACE_S + 5.0)
             except subprocess.TimeoutExpired:
-                continue
+                signal_all(self.process.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(5.0)
+        self.settle_log()
 
 
 def _start(spec: ServeSpec, replica: int, folder: Path) -> Replica:
     port = free_port()
     log = folder / f"serve-{replica}.log"
     argv = spec.argv(port)
-    with log.open("ab") as sink:
-        try:
-            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                       env=spec.environment(replica), start_new_session=True)
-        except OSError as exc:
-            raise ConfigError(f"could not start the server ({shlex.join(argv)}): {exc.strerror or exc}") from None
-    return Replica(process, f"http://127.0.0.1:{port}/v1", log)
+    if not argv or shutil.which(argv[0]) is None:
+        raise ConfigError(f"could not start the server ({redact(shlex.join(argv))}): no such command")
+    supervised = [sys.executable, str(SUPERVISOR), str(os.getpid()), str(STOP_GRACE_S), "--", *argv]
+    try:
+        process = subprocess.Popen(supervised, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, env=spec.environment(replica), start_new_session=True)
+    except OSError as exc:
+        raise ConfigError(f"could not start the server ({redact(shlex.join(argv))}): {exc.strerror or exc}") from None
+    copier = threading.Thread(target=_copy_log, args=(process.stdout, log), daemon=True, name=f"serve-{replica}.log")
+    copier.start()
+    return Replica(process, f"http://127.0.0.1:{port}/v1", log, copier)
 
 
 def _wait_ready(replicas: Sequence[Replica], timeout_s: float) -> None:
@@ -140,6 +216,7 @@ def _wait_ready(replicas: Sequence[Replica], timeout_s: float) -> None:
         for replica in list(waiting):
             code = replica.process.poll()
             if code is not None:
+                replica.settle_log()
                 raise ConfigError(f"the server exited with code {code} before it was ready; its log "
                                   f"({replica.log}): {last_lines(replica.log) or 'empty'}")
             if _answers_models(replica.url):

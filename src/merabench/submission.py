@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading, writing
+from merabench.redaction import redact
 from merabench.results import RESULTS_FILE
 from merabench.samples import missing_answers, read_answers, read_records, samples_path
 from merabench.tasks import TASKS
@@ -75,7 +76,7 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             for name, items in entries.items():
                 # ASCII-escaped: a lone surrogate in an answer must not stop the write
-                zf.writestr(f"{name}.json", json.dumps({"data": {"test": items}}))
+                zf.writestr(f"{name}.json", redact(json.dumps({"data": {"test": items}})))
             if logs is not None:
                 zf.writestr(LOGS_FILE, logs)
         tmp.replace(out)

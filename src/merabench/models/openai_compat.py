@@ -18,7 +18,7 @@ import email.utils
 import random
 import time
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
@@ -27,7 +27,7 @@ from merabench.jsonio import dumps_kept, loads
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.endpoints import EndpointPool
 from merabench.models.shaping import ApiProfile, RequestShaper
-from merabench.urls import redact
+from merabench.redaction import redact_url, register_secret, register_url
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -55,12 +55,14 @@ class OpenAICompatBackend(Backend):
                  max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0) -> None:
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
+        register_secret(api_key)  # masked wherever it appears in what the run writes (redaction.py)
         for url in base_urls:
+            register_url(url)
             parts = urlsplit(url)
             if parts.scheme not in ("http", "https") or not parts.hostname:
-                raise ConfigError(f"--base-url {redact(url)}: not an http(s) URL")
+                raise ConfigError(f"--base-url {redact_url(url)}: not an http(s) URL")
             if (parts.username or parts.password) and api_key:
-                raise ConfigError(f"--base-url {redact(url)} carries credentials and an API key is set too "
+                raise ConfigError(f"--base-url {redact_url(url)} carries credentials and an API key is set too "
                                   "(--api-key or OPENAI_API_KEY): give one of them")
         self.model = model
         self.name = f"openai:{model}"
@@ -82,12 +84,12 @@ class OpenAICompatBackend(Backend):
         self._notes: list[str] = []
 
     def __repr__(self) -> str:  # never show the key
-        return f"OpenAICompatBackend(model={self.model!r}, urls={[redact(u) for u in self.urls]!r})"
+        return f"OpenAICompatBackend(model={self.model!r}, urls={[redact_url(u) for u in self.urls]!r})"
 
     def cache_scope(self) -> dict[str, Any]:
         """The endpoints (credentials removed): another server behind the same model name is
         another model until the user says otherwise (--cache-scope model)."""
-        return {"endpoints": sorted(redact(u) for u in self.urls)}
+        return {"endpoints": sorted(redact_url(u) for u in self.urls)}
 
     def notes(self) -> list[str]:
         adapted = self.shaper.adaptations()
@@ -103,8 +105,8 @@ class OpenAICompatBackend(Backend):
                 _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port),
                                                    timeout=min(10.0, self.timeout_s))
             except (OSError, TimeoutError) as exc:
-                return f"{redact(url)}: {exc.strerror or type(exc).__name__}" if isinstance(exc, OSError) else \
-                    f"{redact(url)}: no answer in {min(10.0, self.timeout_s):g} s"
+                return f"{redact_url(url)}: {exc.strerror or type(exc).__name__}" if isinstance(exc, OSError) else \
+                    f"{redact_url(url)}: no answer in {min(10.0, self.timeout_s):g} s"
             writer.close()
             return None
 
@@ -160,7 +162,7 @@ class OpenAICompatBackend(Backend):
                 self.pool.release(endpoint, ok=False)
                 raise
             self.pool.release(endpoint, ok=True)
-            return Completion(**reply, latency_s=time.monotonic() - started, endpoint=redact(endpoint.url),
+            return Completion(**reply, latency_s=time.monotonic() - started, endpoint=redact_url(endpoint.url),
                               attempts=attempt)
 
     def _throttle(self, exc: BackendError, attempt: int) -> float:
@@ -176,8 +178,8 @@ class OpenAICompatBackend(Backend):
         return random.uniform(ceiling / 2, ceiling)
 
     async def _post(self, base_url: str, body: bytes) -> dict[str, Any]:
-        url = f"{base_url}/chat/completions"
-        shown = redact(url)
+        url = endpoint_url(base_url, "chat/completions")
+        shown = redact_url(url)
         try:
             async with self._client().post(url, data=body) as resp:
                 raw = await resp.read()
@@ -201,6 +203,12 @@ class OpenAICompatBackend(Backend):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def endpoint_url(base_url: str, path: str) -> str:
+    """`path` under the base URL, its query string kept after it (`…/v1?api-version=…`)."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}/{path}"))
 
 
 def error_message(body: Any) -> str | None:

@@ -1,0 +1,210 @@
+"""The one redaction: every secret of a run masked in whatever merabench writes or prints.
+
+What merabench writes (samples, results.json, the report, lm-eval logs, exported requests,
+submissions, the response cache, server logs) and prints (the terminal) passes through
+`redact` at the writing boundary, so a secret that travelled into any text (a server's 401
+repeating "Bearer sk-…", a URL in an error message, an answer echoing the key) is masked there.
+
+The secrets are what the run was given: API keys (`--api-key`, `--judge-api-key` and the
+environment variables they default to, HF_TOKEN), and from every endpoint URL its user:password
+and the values of query parameters whose names look like keys or tokens (`?api_key=…`). They
+are registered where they enter (`register_secret`, `register_url`); the registry only grows
+(masking a finished run's key in a later one is harmless, forgetting one is a leak), which is
+why it is one per process and not an object handed to every writer.
+
+A value shorter than MIN_SECRET_CHARS is a placeholder (`EMPTY`, `dummy`, the keys local servers
+ignore), not a secret: masking it in free text would cut words out of model answers, so it is
+masked only in the forms a secret takes in transit (`Bearer x`, `user:x@`, `api_key=x`).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
+
+MASK = "***"
+MIN_SECRET_CHARS = 6
+#: environment variables holding a secret a run may use (the model's and the judge's keys, the hub token)
+SECRET_ENV = ("OPENAI_API_KEY", "LM_EVAL_JUDGE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
+#: environment variables holding a URL that may carry credentials
+URL_ENV = ("OPENAI_BASE_URL", "LM_EVAL_JUDGE_API_BASE")
+#: a query parameter or environment variable whose name says it holds a credential
+SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|credential|signature|sig$|session", re.IGNORECASE)
+
+_lock = threading.Lock()
+_registered: dict[str, None] = {}   # the forms to mask, in registration order (a dict: ordered, no repeats)
+_version = 0
+
+
+def _forms(value: str) -> list[str]:
+    """The ways `value` can appear in what merabench writes: as it is, JSON-escaped (with and
+    without ASCII escapes), HTML-escaped, percent-encoded and percent-decoded."""
+    forms = {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1], html.escape(value),
+             quote(value, safe=""), unquote(value)}
+    return [f for f in forms if f]
+
+
+def _add(*forms: str) -> None:
+    global _version
+    with _lock:
+        for form in forms:
+            for variant in _forms(form):
+                if variant not in _registered:
+                    _registered[variant] = None
+                    _version += 1
+
+
+def register_secret(value: str | None) -> None:
+    """A key or token the run uses: masked wherever it appears (a placeholder only as `Bearer x`)."""
+    if not value or not value.strip():
+        return
+    if len(value) >= MIN_SECRET_CHARS:
+        _add(value)
+    else:
+        _add(f"Bearer {value}", f"bearer {value}")
+
+
+def url_secrets(url: str) -> tuple[list[str], list[str]]:
+    """(secrets anywhere, forms in transit) of a URL: its password and user:password (and the
+    Basic credentials made of them), the values of its key-like query parameters."""
+    try:
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
+    except ValueError:
+        return [], []
+    anywhere: list[str] = []
+    transit: list[str] = []
+    if user or password:
+        pair = f"{unquote(user or '')}:{unquote(password or '')}"
+        basic = base64.b64encode(pair.encode()).decode()
+        transit += [f"{user or ''}:{password or ''}@", pair + "@", f"Basic {basic}"]
+        anywhere += [basic]
+        if password and len(unquote(password)) >= MIN_SECRET_CHARS:
+            anywhere.append(unquote(password))
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if SECRET_NAME.search(name) and value:
+            (anywhere if len(value) >= MIN_SECRET_CHARS else transit).append(value)
+            transit.append(f"{name}={quote(value, safe='')}")
+            transit.append(f"{name}={value}")
+    return anywhere, transit
+
+
+def register_url(url: str | None) -> None:
+    """An endpoint URL the run uses: its credentials and key-like query values are masked."""
+    if not url:
+        return
+    anywhere, transit = url_secrets(url)
+    _add(*anywhere, *transit)
+
+
+def _from_environment() -> tuple[str | None, ...]:
+    return tuple(os.environ.get(name) for name in SECRET_ENV + URL_ENV)
+
+
+@lru_cache(maxsize=8)
+def _compiled(version: int, environment: tuple[str | None, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """(the forms to mask, one pattern of them), for this registry and environment."""
+    del version  # part of the cache key only
+    keys, urls = environment[:len(SECRET_ENV)], environment[len(SECRET_ENV):]
+    for key in keys:
+        register_secret(key)
+    for url in urls:
+        register_url(url)
+    with _lock:
+        forms = tuple(sorted(_registered, key=len, reverse=True))  # the longest first: a key inside a longer form
+    return forms, re.compile("|".join(re.escape(f) for f in forms)) if forms else None
+
+
+def _known() -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    return _compiled(_version, _from_environment())
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret of the run masked."""
+    forms, pattern = _known()
+    # a few substring searches (fast) decide; the pattern runs only on text holding a secret
+    if pattern is None or not text or not any(f in text for f in forms):
+        return text
+    return pattern.sub(_masked, text)
+
+
+def _masked(match: re.Match[str]) -> str:
+    """A form in transit keeps what says what it was (`Bearer ***`, `api_key=***`, `***@`)."""
+    found = match.group(0)
+    for prefix in ("Bearer ", "bearer ", "Basic "):
+        if found.startswith(prefix):
+            return prefix + MASK
+    if "=" in found and not found.endswith("="):
+        return found.split("=", 1)[0] + "=" + MASK
+    if found.endswith("@"):
+        return MASK + "@"
+    return MASK
+
+
+def redact_url(url: str) -> str:
+    """A URL as merabench shows it: user:password and key-like query values masked, even before
+    the URL is registered (a malformed one is masked as text)."""
+    return _shown_url(url, _version, _from_environment())
+
+
+@lru_cache(maxsize=256)  # a run shows the same few URLs on every request
+def _shown_url(url: str, version: int, environment: tuple[str | None, ...]) -> str:
+    del version, environment  # part of the cache key only
+    register_url(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a bad port raises here, not later
+    except ValueError:
+        return redact(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = MASK + "@" + netloc.rsplit("@", 1)[1]
+    query = "&".join(f"{name}={MASK}" if SECRET_NAME.search(name) else f"{name}={quote(value, safe='')}"
+                     for name, value in parse_qsl(parts.query, keep_blank_values=True))
+    return redact(urlunsplit(parts._replace(netloc=netloc, query=query if parts.query else "")))
+
+
+def longest_secret() -> int:
+    """The length of the longest form masked (a stream holds back one character less)."""
+    forms, _ = _known()
+    return len(forms[0]) if forms else 0
+
+
+class StreamRedactor:
+    """Masks a text that comes in pieces (a file written in parts, a server's log): a secret split
+    across two pieces is masked too. What follows the last line break of a piece, up to one
+    character less than the longest secret, waits for the next piece (no secret holds a line
+    break, so whole lines pass at once)."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = redact(self._held + piece)
+        keep = min(max(0, longest_secret() - 1), len(text) - text.rfind("\n") - 1)
+        cut = len(text) - keep
+        self._held = text[cut:]
+        return text[:cut]
+
+    def finish(self) -> str:
+        rest, self._held = self._held, ""
+        return redact(rest)
+
+
+def redact_stream(pieces: Iterable[str]) -> Iterator[str]:
+    """Masked pieces of a text written in pieces (StreamRedactor)."""
+    redactor = StreamRedactor()
+    for piece in pieces:
+        out = redactor.feed(piece)
+        if out:
+            yield out
+    rest = redactor.finish()
+    if rest:
+        yield rest

@@ -1,0 +1,98 @@
+"""The one redaction: no secret of a run reaches a file or the terminal, wherever it travelled
+(a server's 401 repeating the Authorization header and the query string, an answer echoing the
+key, URL credentials, the judge's key), and a placeholder key does not cut words out of answers."""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+from pathlib import Path
+
+from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
+
+from merabench.redaction import StreamRedactor, redact, redact_url, register_secret, register_url
+
+KEY = "sk-live-0123456789abcdef"
+QUERY_SECRET = "qs-4242-hunter"
+PASSWORD = "pa55word-xyz"
+
+
+def everything_written(folder: Path) -> str:
+    """Every byte under a folder (sqlite included), as text."""
+    return "".join(p.read_bytes().decode("utf-8", "replace") for p in sorted(folder.rglob("*")) if p.is_file())
+
+
+def test_forms_of_a_secret_are_masked() -> None:
+    register_secret(KEY)
+    register_url(f"http://u:{PASSWORD}@h:1/v1?api_key={QUERY_SECRET}&mode=x")
+    basic = base64.b64encode(f"u:{PASSWORD}".encode()).decode()
+    text = (f"401: Bearer {KEY}; json \\u0073k-live-0123456789abcdef; {KEY.replace('-', '%2D')}; "
+            f"Basic {basic}; http://u:{PASSWORD}@h:1/v1?api_key={QUERY_SECRET}")
+    masked = redact(text)
+    for secret in (KEY, QUERY_SECRET, PASSWORD, basic):
+        assert secret not in masked, masked
+    assert "Bearer ***" in masked and "Basic ***" in masked and "api_key=***" in masked
+    assert redact_url(f"http://u:{PASSWORD}@h:1/v1?api_key={QUERY_SECRET}&mode=x") == \
+        "http://***@h:1/v1?api_key=***&mode=x"
+    # a placeholder key is masked only where it travels as a key, never in the words of an answer
+    register_secret("EMPTY")
+    assert redact("Bearer EMPTY: the list is EMPTY") == "Bearer ***: the list is EMPTY"
+
+
+def test_a_secret_split_across_pieces_is_masked() -> None:
+    register_secret(KEY)
+    redactor = StreamRedactor()
+    out = "".join(redactor.feed(piece) for piece in ("first line\nkey ", KEY[:7], KEY[7:], " end\n")) + \
+        redactor.finish()
+    assert out == "first line\nkey *** end\n"
+
+
+def test_a_server_repeating_the_key_leaks_it_nowhere(tmp_path: Path, make_server) -> None:
+    bad = make_server(plan=lambda n, body: "401")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    run = tmp_path / "run"
+    done = run_cli("run", "--model", "openai:m", "--base-url", f"{bad.url}?api_key={QUERY_SECRET}", "--tasks", "sage",
+                   "--data", str(data), "--out", str(run), "--no-progress", "--max-retries", "0",
+                   env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 1, done.stdout + done.stderr  # every request failed
+    assert bad.headers[0]["Authorization"] == f"Bearer {KEY}"  # the key was used ...
+    errors = [s["error"] for s in read_jsonl(run / "samples_sage.jsonl")]
+    assert all("invalid credentials: Bearer ***" in e and "api_key=***" in e for e in errors), errors
+    terminal = done.stdout + done.stderr
+    written = everything_written(run)
+    for secret in (KEY, QUERY_SECRET):
+        assert secret not in written and secret not in terminal  # ... and written nowhere
+    assert "report.html" in {p.name for p in run.iterdir()} and "results.json" in {p.name for p in run.iterdir()}
+
+
+def test_an_answer_echoing_the_key_is_masked_in_samples_cache_logs_and_exports(tmp_path: Path, make_server) -> None:
+    server = make_server(reply=lambda body: f"your key is {KEY}, thanks")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    run, cache = tmp_path / "run", tmp_path / "cache.sqlite"
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(run), "--no-progress", "--api-key", KEY, "--cache-path", str(cache))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [s["output"] for s in read_jsonl(run / "samples_sage.jsonl")] == ["your key is ***, thanks"] * 3
+    done_export = run_cli("export", "lmeval", str(run), "--out", str(tmp_path / "lmeval"))
+    assert done_export.returncode == 0, done_export.stderr
+    stored = [row[0] for row in sqlite3.connect(cache).execute("SELECT completion FROM responses")]
+    assert len(stored) == 3 and not any(KEY in blob for blob in stored)
+    for folder in (run, tmp_path / "lmeval"):
+        assert KEY not in everything_written(folder)
+    assert KEY not in done.stdout + done.stderr
+
+
+def test_url_credentials_and_the_judge_key_are_masked(tmp_path: Path, make_server) -> None:
+    bad = make_server(plan=lambda n, body: "401")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(2))
+    run = tmp_path / "run"
+    url = bad.url.replace("http://", f"http://alice:{PASSWORD}@")
+    done = run_cli("run", "--model", "openai:m", "--base-url", url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(run), "--no-progress", "--max-retries", "0")
+    assert done.returncode == 1
+    assert bad.headers[0]["Authorization"].startswith("Basic ")
+    basic = bad.headers[0]["Authorization"].split()[1]
+    written, terminal = everything_written(run), done.stdout + done.stderr
+    for secret in (PASSWORD, basic):
+        assert secret not in written and secret not in terminal
+    assert "***@127.0.0.1" in written
