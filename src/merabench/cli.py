@@ -472,30 +472,79 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder w
 
 @app.command()
 def compare(
-    first: Annotated[Path, typer.Argument(help="a run or score folder")],
-    second: Annotated[Path, typer.Argument(help="another one, scored on the same rows")],
+    runs: Annotated[list[Path], typer.Argument(help="two run or score folders (a paired comparison), or more "
+                                                     "(a leaderboard)")],
     json_out: Annotated[Path | None, typer.Option("--json", help="also write the comparison here")] = None,
+    html_out: Annotated[Path | None, typer.Option("--html", help="also write the leaderboard as a self-contained "
+                                                                 "page here")] = None,
 ) -> None:
-    """Paired comparison of two runs: second minus first, with 95 % bootstrap intervals."""
+    """Two runs: second minus first per metric, in the metric's own unit, with 95 % paired bootstrap
+    intervals. More runs: a leaderboard of their headline metrics. Only rows whose content is equal
+    in every run are compared."""
+    from merabench.compare import compare_runs, leaderboard, to_json
+
+    if len(runs) < 2:
+        raise ConfigError("compare needs at least two run folders")
+    if len(runs) == 2:
+        result = compare_runs(runs[0], runs[1])
+        _print_paired(result)
+    else:
+        result = leaderboard(runs)
+        _print_leaderboard(result)
+    if html_out is not None:
+        from merabench.report.leaderboard import render
+        from merabench.samples import write_atomic
+
+        write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
+        say(f"wrote {html_out}")
+    if json_out is not None:
+        json_out.write_text(to_json(result) + "\n", encoding="utf-8")
+
+
+def _print_paired(result: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from merabench.compare import compare_runs, headline_first, to_json
+    from merabench.compare import headline_first
 
-    result = compare_runs(first, second)
-    table = Table(title=f"{second} minus {first}", title_justify="left")
-    for column in ("task", "metric", "difference", "95 % interval", "rows", "second better", "first better"):
-        table.add_column(column, justify="left" if column in ("task", "metric") else "right")
-    for task, metrics in result.items():
+    table = Table(title=f"{result['second']} minus {result['first']}", title_justify="left")
+    for column in ("task", "metric", "unit", "first", "second", "difference", "95 % interval", "units",
+                   "second better", "first better"):
+        table.add_column(column, justify="left" if column in ("task", "metric", "unit") else "right")
+    for task, metrics in result["tasks"].items():
         for n, name in enumerate(headline_first(task, metrics)):
             m = metrics[name]
             significant = m["low"] > 0 or m["high"] < 0
-            table.add_row(task if n == 0 else "", name, f"{m['difference']:+.4f}" + (" *" if significant else ""),
-                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]), str(m["second_better"]),
-                          str(m["first_better"]))
+            table.add_row(task if n == 0 else "", name, m["unit"], f"{m['first']:.4f}", f"{m['second']:.4f}",
+                          f"{m['difference']:+.4f}" + (" *" if significant else ""),
+                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]),
+                          "" if m["second_better"] is None else str(m["second_better"]),
+                          "" if m["first_better"] is None else str(m["first_better"]))
     _stdout().print(table)
     _stdout().print("* the interval excludes 0")
-    if json_out is not None:
-        json_out.write_text(to_json(result) + "\n", encoding="utf-8")
+    for note in result["notes"]:
+        say(f"note: {note}")
+
+
+def _print_leaderboard(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from merabench.report.leaderboard import cell_text, versus_best
+
+    for name, task in result["tasks"].items():
+        metrics = [m.name for m in TASKS[name].metrics if any(m.name in r["metrics"] for r in task["runs"])]
+        table = Table(title=f"{name}: {task['rows']} rows shared by every run, ranked by {task['ranked_by']}",
+                      title_justify="left")
+        for column in ("rank", "run", "model", "data", *metrics):
+            table.add_column(column, justify="left" if column in ("run", "model", "data") else "right")
+        for run in task["runs"]:
+            cells = [f"{cell_text(c)}\n{versus_best(c)}" if (c := run["metrics"].get(m)) else "—" for m in metrics]
+            table.add_row(str(run.get("rank", "")), escape(run["folder"]), escape(run["model"]), escape(run["data"]),
+                          *(escape(c) for c in cells))
+        _stdout().print(table)
+    _stdout().print("each value with its 95 % interval; under it the paired difference from the best run "
+                    "(*: its interval excludes 0)")
+    for note in result["notes"]:
+        say(f"note: {note}")
 
 
 @app.command("tasks")

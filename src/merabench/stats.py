@@ -5,7 +5,8 @@ balance (geometric mean of group means). Reruns give the same intervals.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from merabench.rows import Row
 from merabench.tasks.aggregation import groups_of, values_of
 from merabench.tasks.base import Aggregation, MetricSpec, SampleScore
 
+T = TypeVar("T")
 RESAMPLES = 1000
 LEVEL = 0.95
 _CHUNK_CELLS = 250_000  # resample indices held at once: ~2 MB per array, memory flat for any set size
@@ -130,3 +132,26 @@ def paired_difference(first: Sequence[float], second: Sequence[float], *, seed: 
     low, high = interval(bootstrap_means(differences, seed=seed))
     return {"difference": float(differences.mean()), "low": low, "high": high, "n": int(differences.size),
             "second_better": int((differences > 0).sum()), "first_better": int((differences < 0).sum())}
+
+
+def paired_balance_difference(first: Sequence[float], second: Sequence[float], floor: float, *, seed: int = 0
+                              ) -> dict[str, float] | None:
+    """Geometric mean of second's floored group means minus first's, over the same groups (levers),
+    with an interval that resamples the groups. None without at least two shared groups."""
+    a = np.log(np.maximum(floor, np.asarray(first, dtype=float)))
+    b = np.log(np.maximum(floor, np.asarray(second, dtype=float)))
+    if a.size < 2:
+        return None
+    drawn = _rng(seed).integers(0, a.size, size=(RESAMPLES, a.size))
+    low, high = interval(np.exp(b[drawn].mean(axis=1)) - np.exp(a[drawn].mean(axis=1)))
+    deltas = np.asarray(second, dtype=float) - np.asarray(first, dtype=float)
+    return {"difference": float(np.exp(b.mean()) - np.exp(a.mean())), "low": low, "high": high, "n": int(a.size),
+            "second_better": int((deltas > 0).sum()), "first_better": int((deltas < 0).sum())}
+
+
+
+def resampled(n: int, statistic: Callable[[np.ndarray], T], resamples: int = 200, *, seed: int = 0) -> list[T]:
+    """`statistic` of `resamples` seeded draws of n unit indices (with replacement): for figures
+    that must be recomputed whole on each resample (corpus-level metrics)."""
+    rng = _rng(seed)
+    return [statistic(rng.integers(0, n, size=n)) for _ in range(resamples)]

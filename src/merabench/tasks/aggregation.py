@@ -31,26 +31,36 @@ def groups_of(spec: MetricSpec, rows: Sequence[Row], values: Sequence[float | No
     return groups
 
 
+def group_outcome(members: Sequence[float | None]) -> float | None:
+    """1 if every row scored exactly 1, 0 if a row scored less, None (unknown) otherwise."""
+    if any(v is not None and v < 1.0 for v in members):
+        return 0.0
+    return 1.0 if all(v is not None for v in members) else None
+
+
 def all_or_nothing(groups: dict[Hashable, list[float | None]]) -> tuple[float | None, int, int]:
     """(share of passing groups, groups counted, groups left out as unknown)."""
-    results, unknown = [], 0
-    for members in groups.values():
-        if any(v is not None and v < 1.0 for v in members):
-            results.append(0.0)
-        elif all(v is not None for v in members):
-            results.append(1.0)
-        else:
-            unknown += 1
-    return (sum(results) / len(results) if results else None), len(results), unknown
+    outcomes = [group_outcome(members) for members in groups.values()]
+    results = [o for o in outcomes if o is not None]
+    return (sum(results) / len(results) if results else None), len(results), len(outcomes) - len(results)
+
+
+def group_means(groups: dict[Hashable, list[float | None]]) -> dict[Hashable, float]:
+    """Each group's mean over its rows with a value; groups with none are out."""
+    known = {key: [v for v in members if v is not None] for key, members in groups.items()}
+    return {key: sum(values) / len(values) for key, values in known.items() if values}
+
+
+def geometric_mean(means: Sequence[float], floor: float) -> float:
+    return math.exp(sum(math.log(max(floor, m)) for m in means) / len(means))
 
 
 def balance(groups: dict[Hashable, list[float | None]], floor: float) -> tuple[float | None, int]:
     """(geometric mean of the groups' floored means, groups counted); groups with no value are out."""
-    means = [sum(known) / len(known) for known in ([v for v in g if v is not None] for g in groups.values())
-             if known]
+    means = list(group_means(groups).values())
     if not means:
         return None, 0
-    return math.exp(sum(math.log(max(floor, m)) for m in means) / len(means)), len(means)
+    return geometric_mean(means, floor), len(means)
 
 
 def aggregate_metric(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[SampleScore | None]

@@ -42,6 +42,14 @@ class MetricSpec:
     floor: float = 0.0
     #: computed by the task itself (corpus-level figures), not from per-row values
     derived: bool = False
+    #: what one unit of the aggregation is called (default: rows for a mean, groups otherwise)
+    unit: str | None = None
+
+    @property
+    def unit_name(self) -> str:
+        if self.unit:
+            return self.unit
+        return "rows" if self.derived or self.aggregation is Aggregation.MEAN else "groups"
 
 
 @dataclass(frozen=True)

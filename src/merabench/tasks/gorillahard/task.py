@@ -35,9 +35,9 @@ class GorillaHardTask(Task):
     metrics = (
         MetricSpec("sample_pass_rate", "format and content both right", True),
         MetricSpec("balance_score", "geometric mean of the levers' pass rates, floor 0.01", True,
-                   aggregation=Aggregation.BALANCE, group_of=metrics.lever_of, floor=BALANCE_FLOOR),
+                   aggregation=Aggregation.BALANCE, group_of=metrics.lever_of, floor=BALANCE_FLOOR, unit="levers"),
         MetricSpec("dialog_pass_rate", "dialogues (by dialogue and wording) whose evaluated turn passed", True,
-                   aggregation=Aggregation.ALL_OR_NOTHING, group_of=metrics.dialog_of),
+                   aggregation=Aggregation.ALL_OR_NOTHING, group_of=metrics.dialog_of, unit="dialogues"),
         MetricSpec("format_pass_rate", "all nine format checks pass"),
         MetricSpec("constraint_pass_rate", "share of the nine format checks passed"),
         MetricSpec("tool_match_rate", "right tool(s), rows that need a call"),
