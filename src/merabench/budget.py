@@ -97,6 +97,9 @@ class Budget:
             raise ConfigError("--max-cost needs prices: --price-in and --price-out, or --price-file")
         self._started = self.clock()
 
+    def restart(self) -> None:
+        self._started = self.clock()
+
     def add(self, prompt_tokens: int | None, completion_tokens: int | None) -> None:
         if self.prices is not None:
             self.spent += self.prices.cost(prompt_tokens, completion_tokens)

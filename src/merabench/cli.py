@@ -26,7 +26,7 @@ from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, JudgeRun, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.predictions import load_predictions
-from merabench.redaction import redact, register_secret, register_url
+from merabench.redaction import redact, redact_url, register_secret, register_url
 from merabench.report.html import write_report
 from merabench.results import summary_table
 from merabench.scoring import TaskResult
@@ -80,6 +80,38 @@ def _extra_body(value: str | None) -> dict[str, Any]:
     return body
 
 
+MAX_TOKENS = 2**31 - 1  # no context is longer; a larger number only fails at the server
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
+
+
+def _request_fields(stop: list[str] | None, drop: list[str] | None, effort: str | None) -> None:
+    """Request fields a user sets or drops can be sent: a stop sequence is text, the request keeps
+    its model and messages, the reasoning effort is one the APIs know."""
+    if stop and any(not s for s in stop):
+        raise ConfigError("--stop '' is empty: a stop sequence needs at least one character")
+    kept = sorted({"model", "messages"} & set(drop or ()))
+    if kept:
+        raise ConfigError(f"--drop-param {kept[0]}: every request needs its {kept[0]}")
+    if effort is not None and effort not in REASONING_EFFORTS:
+        raise ConfigError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}, got {effort!r}")
+
+
+def check_endpoint(url: str, flag: str) -> None:
+    """An http(s) URL with a host and a port in 1-65535, checked at the flag (a bad port otherwise
+    surfaces only at the first request, as a traceback)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"{flag} {redact_url(url)}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{flag} {redact_url(url)}: not an http(s) URL with a host")
+    if port == 0:
+        raise ConfigError(f"{flag} {redact_url(url)}: port 0 is no port to connect to")
+
+
 def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
             high: float | None = None) -> None:
     if value is None:
@@ -131,6 +163,8 @@ def _register(api_key: str | None, judge_api_key: str | None, urls: list[str]) -
 
 def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
            max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
+    for url in urls:
+        check_endpoint(url, "--judge-base-url")
     settings = judge_settings(model, urls, key, load_template(prompt))
     if settings is None:
         return None
@@ -169,9 +203,9 @@ def run(
     retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds", rich_help_panel=CONTROL)] = 1.0,
     preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
                                                     "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, max=MAX_TOKENS, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0]", rich_help_panel=GENERATION)] = None,
-    seed: Annotated[int | None, typer.Option(help="sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    seed: Annotated[int | None, typer.Option(min=-(2**63), max=2**63 - 1, help="sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
     api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
@@ -234,6 +268,12 @@ def run(
         return
     _finite("--timeout", timeout, low=0, low_inclusive=False)
     _finite("--retry-delay", retry_delay, low=0)
+    _request_fields(stop, drop_param, reasoning_effort)
+    for url in base_url:
+        check_endpoint(url, "--base-url")
+    if export_requests is not None and import_responses is not None:
+        raise ConfigError("--export-requests and --import-responses exclude each other: export the requests, "
+                          "answer them, then import the answers in a second command")
     _finite("--temperature", temperature, low=0)
     _finite("--fail-on-error", fail_on_error, low=0, high=1)
     _finite("--max-cost", max_cost, low=0, low_inclusive=False)
@@ -661,6 +701,19 @@ class _Redacting:
         return getattr(self._stream, name)
 
 
+#: options that name a file or folder: an empty value would silently mean the current folder
+PATH_FLAGS = ("--out", "--run", "--data", "--predictions", "--cache-path", "--config", "--export-requests",
+              "--import-responses", "--price-file", "--judge-prompt", "--json")
+
+
+def _no_empty_paths(args: list[str]) -> None:
+    for n, arg in enumerate(args):
+        flag, eq, value = arg.partition("=")
+        if flag in PATH_FLAGS and ((eq and not value.strip()) or (
+                not eq and n + 1 < len(args) and not args[n + 1].strip())):
+            raise ConfigError(f"{flag} '' is empty: give a file or folder (. for the current one)")
+
+
 def main(argv: list[str] | None = None) -> None:
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
@@ -673,6 +726,7 @@ def main(argv: list[str] | None = None) -> None:
 def _main(argv: list[str] | None) -> None:
     try:
         args = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare `merabench`: the help
+        _no_empty_paths(args)
         # without standalone mode click returns (not raises) the code of a typer.Exit
         code = command_group().main(args=args, prog_name="merabench", standalone_mode=False,
                                     default_map=_config_defaults(args))

@@ -42,6 +42,10 @@ def _value(key: str, param: Any, value: Any) -> Any:
     """A file value as the option takes it: lists joined or wrapped as the flag expects."""
     if isinstance(value, dict):
         raise ConfigError(f"config key '{key}' must be a value or a list, not a table")
+    is_flag = bool(getattr(param, "is_flag", False))
+    if isinstance(value, bool) != is_flag:  # `concurrency = true` is no number; `cache = 1` no switch
+        wanted = "true or false" if is_flag else "a value as its flag takes, not true/false"
+        raise ConfigError(f"config key '{key}' must be {wanted}, got {_toml_value(value)}")
     if getattr(param, "multiple", False):
         items = value if isinstance(value, list) else [value]
         return [str(v) for v in items]

@@ -87,8 +87,12 @@ def reading(path: Path | str, what: str = "") -> Iterator[None]:
         raise DataError(f"not a readable ZIP file ({exc})", file=label) from None
     except sqlite3.DatabaseError as exc:
         raise DataError(f"not a readable sqlite database ({exc})", file=label) from None
+    except RecursionError:  # the json and toml modules recurse per nesting level
+        raise DataError("nested too deeply to read", file=label) from None
     except FileNotFoundError:
         raise DataError("no such file or directory", file=label) from None
+    except IsADirectoryError:
+        raise DataError("is a folder; a file is expected here", file=label) from None
     except OSError as exc:
         raise DataError(f"cannot be read ({_os_reason(exc)})", file=label) from None
 

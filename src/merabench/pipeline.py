@@ -259,9 +259,10 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
               say: Callable[[str], None]) -> Evaluation:
     task_list = [r.task for r in runs]
     source = answer_source(config)
+    budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
+    preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
     cache = ResponseCache(config.cache_path) if needs_cache else None
-    preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     out = config.out_dir()
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
@@ -269,7 +270,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         started = time.monotonic()
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
-        budget = Budget(config.prices, config.max_cost, config.deadline_s)
+        budget.restart()  # the deadline counts from the first request, not from the checks
         runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),

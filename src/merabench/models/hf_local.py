@@ -27,6 +27,17 @@ class HFLocalBackend(Backend):
         self._tokenizer: Any = None
         self._lock = threading.Lock()
 
+    async def preflight(self) -> list[str]:
+        """Load the model before any file of the run is made: a missing torch or a model that
+        cannot be loaded is one line, not a run folder with nothing in it."""
+        def load() -> None:
+            with self._lock:
+                if self._model is None:
+                    self._load()
+
+        await asyncio.to_thread(load)
+        return []
+
     def _load(self) -> None:
         try:
             import torch
@@ -37,7 +48,7 @@ class HFLocalBackend(Backend):
             self._tokenizer = AutoTokenizer.from_pretrained(self.path)
             model = AutoModelForCausalLM.from_pretrained(self.path)
         except OSError as exc:
-            raise ConfigError(f"could not load the model {self.path!r}: {exc}") from None
+            raise ConfigError(f"could not load the model {self.path!r}: {' '.join(str(exc).split())}") from None
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
         self._model = model.to(self._device).eval()
         self._torch = torch
