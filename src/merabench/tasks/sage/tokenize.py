@@ -135,6 +135,10 @@ def analyze(text: str) -> tuple[str, str]:
     """(lemma, UD part of speech) of one token, out of context."""
     if text.isspace():
         return text, "SPACE"
+    if not any(ch.isalnum() for ch in text):
+        # no letter or digit: PUNCT, as the reference's tagger labels `<`, `>`, `+`, `|` (the
+        # analyser calls them unknown); insertions and deletions of them are PUNCT edits
+        return text, "PUNCT"
     try:
         parse = _morph().parse(text)[0]
     except ValueError:  # pymorphy3 fails on characters without a Unicode name (e.g. Tangut)
