@@ -4,8 +4,9 @@ Hypothesis edits equal to reference edits (same span, type and correction) are t
 of their type (counted with the reference's multiplicity, as ERRANT does); the other hypothesis
 edits are false positives and unmatched reference edits false negatives. Per type:
 P = TP/(TP+FP), or 1 without hypothesis edits of the type; R = TP/(TP+FN), or 1 without reference
-edits of the type; F1 = 2PR/(P+R), or 0 when P+R = 0. The hypothesis is left-stripped first; an
-empty hypothesis or reference scores 0.
+edits of the type; F1 = 2PR/(P+R), or 0 when P+R = 0. SPELL and PUNCT F1 are then rounded as the
+reference reports them (percent to two decimals, over 100) and errant_f1 is their mean; CASE and YO
+F1 stay exact. The hypothesis is left-stripped first; an empty hypothesis or reference scores 0.
 
 Bounded work: an answer longer than twice the longer of source and reference plus 1,000
 characters (a model looping until its token limit) is scored on its first part, and the rest
@@ -25,6 +26,13 @@ from merabench.tasks.sage.edits import Edit, extract, extraction, source_text
 from merabench.tasks.sage.tokenize import tokenize
 
 METRIC_OF_TYPE = {SPELL: "spell_f1", PUNCT: "punct_f1", CASE: "case_f1", YO: "yo_f1"}
+HEADLINE = ("spell_f1", "punct_f1")  # rounded as the reference reports them; CASE and YO stay exact
+
+
+def as_reported(f1: float) -> float:
+    """An example's F1 as the harness receives it: the reference scorer returns it in percent
+    rounded to two decimals, the harness divides by 100 (2/3 -> 0.6667)."""
+    return round(f1 * 100, 2) / 100
 
 
 @dataclass
@@ -92,6 +100,8 @@ def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
     ref_edits = extract(source, reference)
     counts, verdicts = compare(hyp_edits, ref_edits)
     metrics = {METRIC_OF_TYPE[t]: counts[t].prf()[2] for t in TYPES}
+    for name in HEADLINE:
+        metrics[name] = as_reported(metrics[name])
     metrics["errant_f1"] = (metrics["spell_f1"] + metrics["punct_f1"]) / 2
     details: dict[str, Any] = {
         "hypothesis_edits": [_edit_view(e, src, verdicts[e.key]) for e in hyp_edits],
