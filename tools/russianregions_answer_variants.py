@@ -50,6 +50,16 @@ def variants(row: Row) -> Iterator[tuple[str, str]]:
     yield "wrong_letter", ref.replace(letter, wrong, 1)
     yield "english_article", f"The {ref}"
     yield "think_block", f"<think>Думаю, что {wrong}.</think>\nОтвет: {ref}"
+    # think blocks are scored as text on the leaderboard (the harness's filter keeps them)
+    yield "think_closed_bare", f"<think>Похоже на {wrong}.</think>\n{ref}"
+    yield "think_unclosed_after", f"Ответ: {ref}<think>"
+    yield "think_unclosed_trace", f"<think>Сравню варианты: {wrong} или {letter}"
+    yield "think_upper_case", f"<THINK>Проверю каждый текст.</THINK>\nОтвет: {ref}"
+    yield "think_answer_inside", f"<think>Ответ: {ref}</think>"
+    yield "think_answer_inside_then_wrong", f"<think>Ответ: {ref}</think>\nОтвет: {wrong}"
+    yield "think_stray_close", f"</think>\n\nОтвет: {ref}"
+    yield "think_leading_space", f"\n <think>\nВспомню, где так говорят.\n</think>\n\nОтвет: {ref}"
+    yield "think_two_blocks", f"<think>а</think><think>б</think>Ответ: {ref}"
     yield "empty", ""
     yield "whitespace", "  \n "
     if letter in LATIN:
