@@ -125,6 +125,8 @@ def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | Non
         if names.count(wanted) > 1:
             raise DataError(f"the ZIP holds {wanted} {names.count(wanted)} times; which one counts is unclear",
                             file=file)
+        if zf.getinfo(wanted).flag_bits & 0x1:
+            raise DataError(f"{wanted} is encrypted in the ZIP; give it unencrypted", file=file)
         label = f"{file}!{wanted}"
         with reading(label):
             return _from_submission(loads(zf.read(wanted)), file=label)

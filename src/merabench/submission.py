@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading, writing
+from merabench.jsonio import loads
 from merabench.redaction import redact
 from merabench.results import RESULTS_FILE
 from merabench.samples import missing_answers, read_answers, read_records, samples_path
@@ -101,7 +102,8 @@ def _check_logs(zf: zipfile.ZipFile) -> list[str]:
         inner = zipfile.ZipFile(io.BytesIO(zf.read(LOGS_FILE)))
     except zipfile.BadZipFile:
         return [f"{LOGS_FILE}: not a ZIP file"]
-    problems = []
+    unreadable = _unreadable_entries(inner)
+    problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
     names = [n for n in inner.namelist() if not n.endswith("/")]
     samples = [n for n in names if Path(n).name.startswith("samples_") and ".json" in n]
     stamps = {Path(n).name.split(".json")[0].split("_")[-1] for n in samples}
@@ -111,11 +113,13 @@ def _check_logs(zf: zipfile.ZipFile) -> list[str]:
     if stamps - results:
         problems.append(f"{LOGS_FILE}: no results_<stamp>.json for the samples of {sorted(stamps - results)}")
     for name in samples:
+        if name in unreadable:
+            continue
         for n, text in enumerate(inner.read(name).decode("utf-8", "replace").splitlines(), start=1):
             if not text.strip():
                 continue
             try:
-                line = json.loads(text)
+                line = loads(text)
                 int(line["doc"]["meta"]["id"])
                 line["filtered_resps"]  # noqa: B018 - the packer reads it
             except (ValueError, KeyError, TypeError):
@@ -127,7 +131,7 @@ def _check_logs(zf: zipfile.ZipFile) -> list[str]:
 def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
     try:
         with reading(f"{zf.filename}!{name}"):
-            doc = json.loads(zf.read(name).decode("utf-8"))
+            doc = loads(zf.read(name))
     except DataError as exc:
         return [str(exc)]
     items = doc.get("data", {}).get("test") if isinstance(doc, dict) and isinstance(doc.get("data"), dict) else None
@@ -168,12 +172,28 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
             names = zf.namelist()
             problems = [f"{name}: inside a folder; MERA reads the task files at the top level"
                         for name in names if "/" in name and name.endswith(".json")]
+            unreadable = _unreadable_entries(zf)
+            problems += unreadable.values()
             for task in TASKS.values():
                 name = f"{task.mera_name}.json"
                 if name not in names:
                     problems.append(f"{name}: missing")
                     continue
-                problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
-            if LOGS_FILE in names:
+                if name not in unreadable:
+                    problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
+            if LOGS_FILE in names and LOGS_FILE not in unreadable:
                 problems += _check_logs(zf)
             return problems
+
+
+def _unreadable_entries(zf: zipfile.ZipFile) -> dict[str, str]:
+    """Entries that cannot count, by name: encrypted ones (MERA has no password) and names given
+    twice (which copy a reader takes is up to the reader)."""
+    found: dict[str, str] = {}
+    names = zf.namelist()
+    for info in zf.infolist():
+        if info.flag_bits & 0x1:
+            found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        found[name] = f"{name}: in the ZIP {names.count(name)} times; only one copy may be there"
+    return found

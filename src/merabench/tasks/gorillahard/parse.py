@@ -198,3 +198,21 @@ def expected_kind(reference: dict[str, Any]) -> Kind:
         if key in reference:
             return kind
     return Kind.CALL
+
+
+def reference_problem(reference: dict[str, Any]) -> str | None:
+    """Why a reference envelope cannot be scored (None: it can): every call it expects names its
+    tool and gives its arguments as an object (`{"tool": ..., "argz": ...}` is no reference)."""
+    kind = expected_kind(reference)
+    if kind in (Kind.ABSTAIN, Kind.CLARIFY):
+        return None
+    steps = [reference] if kind is Kind.CALL else reference[kind.value]
+    if not isinstance(steps, list) or not steps:
+        return f"'{kind.value}' must be a non-empty list of calls"
+    for n, step in enumerate(steps):
+        where = "" if kind is Kind.CALL else f"{kind.value}[{n}]: "
+        if not isinstance(step, dict) or not isinstance(step.get("tool"), str):
+            return f"{where}a call needs a string 'tool'"
+        if not isinstance(step.get("args"), dict):
+            return f"{where}a call needs its arguments as an object under 'args'"
+    return None

@@ -29,7 +29,11 @@ class GorillaHardTask(Task):
             envelope = json.loads(reference)
         except (json.JSONDecodeError, RecursionError):
             return "is not JSON (a reference is one JSON envelope)"
-        return None if isinstance(envelope, dict) else "must be a JSON object (one envelope)"
+        if not isinstance(envelope, dict):
+            return "must be a JSON object (one envelope)"
+        from merabench.tasks.gorillahard.parse import reference_problem
+
+        return reference_problem(envelope)
     hub_id = "MERA-evaluation/GorillaHard"
     description = "pick tools from a catalog and answer with one JSON envelope; strict deterministic scorer"
     metrics = (

@@ -30,6 +30,7 @@ from merabench.tasks.gorillahard.generator.model import reference_tools
 from merabench.tasks.gorillahard.generator.prompts import CARD_PROMPT_CHARS, CARD_WORDING_SPLIT
 from merabench.tasks.gorillahard.generator.providers import canonical, canonical_text
 from merabench.tasks.gorillahard.metrics import catalogs_reused
+from merabench.tasks.gorillahard.parse import reference_problem
 from merabench.tasks.gorillahard.task import GorillaHardTask
 
 LABELS = ("Контекст:", "Инструменты:", "Формат ответа:", "Вопрос:")
@@ -587,6 +588,9 @@ def check_well_formed(rows: list[Row], folder: Path) -> None:
         if not isinstance(reference, dict):
             raise DataError("must be a JSON object (an answer envelope)", file=str(folder), row_id=row.id,
                             field="outputs")
+        problem = reference_problem(reference)
+        if problem:
+            raise DataError(problem, file=str(folder), row_id=row.id, field="outputs")
 
 
 def _parses(text: str) -> bool:
