@@ -39,7 +39,10 @@ from merabench.tasks.aggregation import (
 )
 from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
 
-CORPUS_RESAMPLES = 200  # corpus-level figures are recomputed whole on each resample
+# corpus-level figures are recomputed whole on each resample: 200 resamples, fewer past 1,000 rows
+# (at least 50) so a big set stays within seconds; the count depends only on the rows, so reruns agree
+CORPUS_RESAMPLES = 200
+CORPUS_CELLS = 200_000
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,10 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
     if not derived or len(keep) < 2:
         return {}
     kept_rows = [rows[k] for k in keep]
-    a, b = [first[k] for k in keep], [second[k] for k in keep]
+    # derived figures come from the details, not the per-row values: without those, each resample's
+    # aggregation skips the per-row means it does not need
+    a = [SampleScore({}, first[k].details) for k in keep]  # type: ignore[union-attr]
+    b = [SampleScore({}, second[k].details) for k in keep]  # type: ignore[union-attr]
 
     def both(indices: Sequence[int]) -> tuple[dict[str, float], dict[str, float]]:
         picked = [kept_rows[i] for i in indices]
@@ -178,7 +184,7 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
                 task.aggregate(picked, [b[i] for i in indices]).metrics)
 
     whole = both(range(len(keep)))
-    draws = resampled(len(keep), both, CORPUS_RESAMPLES)
+    draws = resampled(len(keep), both, max(50, min(CORPUS_RESAMPLES, CORPUS_CELLS // len(keep))))
     out = {}
     for name in derived:
         if name not in whole[0] or name not in whole[1]:
