@@ -70,7 +70,7 @@ def test_max_cost_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     done = run_cli(*run, "--max-cost", "0.01")
     message = done.stdout + done.stderr
     assert done.returncode == 3, message
-    assert "stopped early: --max-cost 0.01 reached" in message and "rerun the same command" in message
+    assert "stopped early: --max-cost 0.01 reached" in message and "to continue: merabench run" in message
     answered = [s for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl") if s["status"] == "ok"]
     assert 5 <= len(answered) <= 7  # five reach the limit; at most the one other in flight finishes
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
@@ -100,3 +100,102 @@ def test_deadline_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     done = run_cli(*run)
     assert done.returncode == 0
     assert len(server.requests) == 40
+
+
+def test_a_resumed_run_stopped_at_max_cost_counts_and_says_it_honestly(tmp_path: Path, make_server) -> None:
+    """issue 25: on resume the unasked rows, the spent estimate and the table agree; the report and
+    results.json say the run stopped at the limit, how many rows are unasked (not failed), and
+    the command that continues."""
+    server = make_server(reply=perfect, latency_s=0.05)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(30))
+    folder = tmp_path / "run"
+    run = ["run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+           "--out", str(folder), "--no-progress", "--concurrency", "2", "--price-in", "1", "--price-out", "2"]
+    assert run_cli(*run, "--max-cost", "0.01").returncode == 3
+    first = len(server.requests)
+
+    done = run_cli(*run, "--max-cost", "0.02")  # a higher limit: the folder's total, not another 0.02
+    message = done.stdout + done.stderr
+    assert done.returncode == 3, message
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    samples = read_jsonl(folder / "samples_sage.jsonl")
+    answered = [s for s in samples if s["status"] == "ok"]
+    unasked = [s for s in samples if s["status"] == "error"]
+    assert len(samples) == 30 and len(answered) == len(server.requests) > first
+    assert all(s["error"].startswith("not asked: the run stopped at --max-cost") for s in unasked)
+    stopped = results["stopped"]
+    assert stopped["by"] == "--max-cost" and stopped["unasked"] == len(unasked) == 30 - len(answered) > 0
+    assert results["tasks"]["sage"]["n_unasked"] == len(unasked)
+    # the estimate the limit compared is the table's and results.json's cost, over the folder's answers
+    assert stopped["spent"] == pytest.approx(results["cost"]) == pytest.approx(0.002 * len(answered))
+    assert f"{results['cost']:.4f} spent on the folder's answers" in stopped["reason"]
+    assert f"{len(unasked)} row(s) not asked yet" in message
+    assert "--max-cost" not in stopped["continue"] and stopped["continue"].startswith("merabench run --model openai:m")
+    assert not any("failed" in note for note in results["tasks"]["sage"].get("notes", []))
+    report = (folder / "report.html").read_text(encoding="utf-8")
+    assert "The run stopped at --max-cost" in report and f"{len(unasked)} row(s) were not asked" in report
+    assert "request(s) failed" not in report and f"{len(unasked)} not asked" in report
+
+    # the same limit again: nothing more is sent, and it says so
+    sent = len(server.requests)
+    done = run_cli(*run, "--max-cost", "0.02")
+    assert done.returncode == 3 and len(server.requests) == sent
+    assert json.loads((folder / "results.json").read_text(encoding="utf-8"))["stopped"]["unasked"] == len(unasked)
+
+    done = run_cli(*stopped["continue"].split()[1:])  # the command it gave continues the run to the end
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert "stopped" not in results and results["tasks"]["sage"]["n_answered"] == 30
+    assert results["cost"] == pytest.approx(0.06) and len(server.requests) == 30
+
+
+def test_usage_that_cannot_be_right_is_missing_not_cost(tmp_path: Path, make_server) -> None:
+    """issue 24: negative, non-integer and absurd token counts never reach the cost, and --max-cost
+    says it could not see them instead of never stopping."""
+    bad = [{"prompt_tokens": -5000, "completion_tokens": -100}, {"prompt_tokens": 12.5, "completion_tokens": 3},
+           {"prompt_tokens": 10**15, "completion_tokens": 2}, {"prompt_tokens": 900_000, "completion_tokens": 5},
+           {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 9}}]
+
+    def reply(body: dict) -> dict:
+        n = int(body["messages"][-1]["content"].rsplit("(", 1)[1].rstrip(")"))
+        usage = bad[n] if n < len(bad) else {"prompt_tokens": 1000, "completion_tokens": 500}
+        return {"content": correction_of(body["messages"][-1]["content"]), "usage": usage}
+
+    server = make_server(reply=reply)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(8))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--concurrency", "1",
+                   "--price-in", "1", "--price-out", "2", "--max-cost", "100")
+    assert done.returncode == 0, done.stdout + done.stderr
+    samples = {s["id"]: s for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl")}
+    for n in range(4):
+        assert samples[n]["prompt_tokens"] is None and "recorded as missing" in samples[n]["usage_note"], samples[n]
+    assert samples[0]["completion_tokens"] is None and "negative" in samples[0]["usage_note"]
+    assert "is not an integer" in samples[1]["usage_note"] and "more than any context" in samples[2]["usage_note"]
+    assert "bytes can have" in samples[3]["usage_note"]
+    assert samples[4]["prompt_tokens"] == 10 and "reasoning_tokens" not in samples[4]  # 9 of 5: dropped alone
+    results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    tokens = results["tasks"]["sage"]["tokens"]
+    # rows 4-7 priced: (10, 5) and three times (1000, 500); rows 0-3 have a count missing
+    assert tokens["cost"] == pytest.approx((10 + 3000) / 1e6 + (5 + 1500) * 2 / 1e6) and tokens["cost"] > 0
+    assert tokens["without_usage"] == 4 and tokens["prompt"] >= 0 and tokens["completion"] >= 0
+    assert any("4 fresh answer(s) came without usable token counts" in n and "--max-cost counts only" in n
+               for n in results["notes"])
+    assert "cannot be right" in " ".join(results["tasks"]["sage"]["notes"])
+
+
+def test_negative_usage_cannot_keep_max_cost_from_stopping(tmp_path: Path, make_server) -> None:
+    """The hostile case: each answer reports -1,000,000 prompt tokens beside a real cost; the
+    negative part is not summed, so the limit still stops the run."""
+    server = make_server(reply=lambda body: {"content": correction_of(body["messages"][-1]["content"]),
+                                             "usage": {"prompt_tokens": -1_000_000, "completion_tokens": 500}})
+    server2 = make_server(reply=perfect)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(30))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--base-url", server2.url,
+                   "--tasks", "sage", "--data", str(data), "--out", str(tmp_path / "run"), "--no-progress",
+                   "--concurrency", "2", "--price-in", "1", "--price-out", "2", "--max-cost", "0.01")
+    assert done.returncode == 3, done.stdout + done.stderr
+    results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert results["cost"] >= 0.01 and results["stopped"]["unasked"] > 0
+    assert "cost: -" not in done.stdout and all(
+        (s["prompt_tokens"] or 0) >= 0 for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl"))

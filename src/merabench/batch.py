@@ -32,6 +32,7 @@ from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.prompts import HistoryIndex
 from merabench.runner import TaskRun, WorkItem, answered_before, prepare
 from merabench.samples import read_answers, samples_path, write_atomic
+from merabench.usage import token_counts
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -118,11 +119,10 @@ def _completion(line: dict[str, Any], where: str) -> Completion | str:
         text = line["text"]
         if not isinstance(text, str):
             return f"{where}: text must be a string, got {type(text).__name__}"
-        ints = {k: line.get(k) if isinstance(line.get(k), int) and not isinstance(line.get(k), bool) else None
-                for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens")}
+        counts, note = token_counts(line)
         return Completion(text=text, finish_reason=line.get("finish_reason") if isinstance(
             line.get("finish_reason"), str) else None, reasoning=line.get("reasoning") if isinstance(
-            line.get("reasoning"), str) else None, **ints)
+            line.get("reasoning"), str) else None, usage_note=note, **counts)
     return _error_of(line) or f"{where}: neither a response nor a text"
 
 

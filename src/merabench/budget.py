@@ -3,21 +3,27 @@ time (`--deadline`). When a limit is reached no new request is sent; the request
 finish, every answer so far is saved, and rerunning the same command continues the run.
 
 Cost is an estimate from the token counts the endpoint reports (reasoning tokens are part of the
-completion tokens, as OpenAI-compatible servers count them) at prices per million tokens. Answers
-from the cache cost nothing and are not counted against `--max-cost`.
+completion tokens, as OpenAI-compatible servers count them) at prices per million tokens, over the
+answers of the run folder that an endpoint was asked for: the ones kept from earlier runs into the
+folder and this run's fresh ones, so `--max-cost` caps what the folder's answers cost, the same
+figure as the summary table's. Answers from the cache cost nothing. An answer without usable
+token counts (usage.py) is not in the estimate, and the budget says how many there were.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, reading
+from merabench.records import Answer
+from merabench.usage import priced
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
 STOPPED_EXIT = 3
@@ -90,6 +96,8 @@ class Budget:
     clock: Callable[[], float] = time.monotonic
     spent: float = 0.0
     stopped_by: str | None = None
+    earlier: float = 0.0        # the part of `spent` from answers kept from earlier runs into the folder
+    without_usage: int = 0      # fresh answers whose token counts were missing or implausible
     _started: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
@@ -101,13 +109,61 @@ class Budget:
         self._started = self.clock()
 
     def add(self, prompt_tokens: int | None, completion_tokens: int | None) -> None:
-        if self.prices is not None:
+        """A fresh answer's counts (None: missing or implausible, not in the estimate)."""
+        if self.prices is None:
+            return
+        if priced(prompt_tokens, completion_tokens):
             self.spent += self.prices.cost(prompt_tokens, completion_tokens)
+        else:
+            self.without_usage += 1
+
+    def add_kept(self, answer: Answer) -> None:
+        """An answer kept from an earlier run into the folder: what it cost counts too."""
+        if self.prices is not None and answer.ok and not answer.cached and priced(answer.prompt_tokens,
+                                                                                     answer.completion_tokens):
+            cost = self.prices.cost(answer.prompt_tokens, answer.completion_tokens)
+            self.spent += cost
+            self.earlier += cost
+
+    @property
+    def summary(self) -> str | None:
+        """Why the run stopped, with the estimate as it ends (the requests in flight at the limit
+        finished and count too), or None."""
+        if self.stopped_by is None or self.prices is None:
+            return self.stopped_by
+        return (f"{self.stopped_by} (estimated {self.spent:.4f} spent on the folder's answers, "
+                f"{self.spent - self.earlier:.4f} of it in this run)")
+
+    @property
+    def limit(self) -> str | None:
+        """The flag that stopped the run: --max-cost or --deadline."""
+        return self.stopped_by.split(" ", 1)[0] if self.stopped_by else None
 
     def should_stop(self) -> bool:
         if self.stopped_by is None:
             if self.max_cost is not None and self.spent >= self.max_cost:
-                self.stopped_by = f"--max-cost {self.max_cost:g} reached (estimated {self.spent:.4f} spent)"
+                self.stopped_by = f"--max-cost {self.max_cost:g} reached"
             elif self.deadline_s is not None and self.clock() - self._started >= self.deadline_s:
                 self.stopped_by = f"--deadline {self.deadline_s:g} s reached"
         return self.stopped_by is not None
+
+    def continue_command(self, argv: Sequence[str]) -> str:
+        """What continues the run once a limit stopped it: the same command, or, stopped by
+        --max-cost (a cap on what the folder's answers cost, reached), the same without it (twice
+        it when a config file set it). A --deadline counts per invocation: the same command."""
+        if not argv:
+            return ("the same run again without --max-cost (or with a higher one)" if self.limit == "--max-cost"
+                    else "the same run again")
+        words = list(argv)
+        if self.limit == "--max-cost":
+            kept = [w for n, w in enumerate(words) if not (w == "--max-cost" or w.startswith("--max-cost=")
+                                                           or (n and words[n - 1] == "--max-cost"))]
+            words = kept if len(kept) < len(words) else [*kept, "--max-cost", f"{2 * (self.max_cost or 0):g}"]
+        return shlex.join(["merabench", *words])
+
+    def notes(self) -> list[str]:
+        """What the estimate could not see."""
+        if not self.without_usage:
+            return []
+        return [f"{self.without_usage} fresh answer(s) came without usable token counts and are not in the cost "
+                "estimate" + ("; --max-cost counts only the answers with counts" if self.max_cost is not None else "")]

@@ -312,6 +312,7 @@ def run(
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
         import_responses=import_responses, serve=served,
+        command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
                      timeout, retry_delay))
     if export_requests is not None:
@@ -332,7 +333,9 @@ def run(
     _print(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     if result.stopped_by:
-        say(f"stopped early: {result.stopped_by}; rerun the same command to continue (exit {STOPPED_EXIT})")
+        stopped = result.document.get("stopped", {})
+        say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
+            f"{stopped.get('continue', 'the same command')} (exit {STOPPED_EXIT})")
         raise typer.Exit(STOPPED_EXIT)
     failing = _failing(list(result.tasks.values()), fail_on_error)
     if failing:
@@ -729,7 +732,7 @@ def _main(argv: list[str] | None) -> None:
         _no_empty_paths(args)
         # without standalone mode click returns (not raises) the code of a typer.Exit
         code = command_group().main(args=args, prog_name="merabench", standalone_mode=False,
-                                    default_map=_config_defaults(args))
+                                    default_map=_config_defaults(args), obj={"argv": args})
     except MerabenchError as exc:
         _stderr().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)

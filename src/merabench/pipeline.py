@@ -86,6 +86,7 @@ class RunConfig:
     deadline_s: float | None = None       # stop sending after this much wall time
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
+    command: tuple[str, ...] = ()         # the CLI's arguments: the command that continues a stopped run
 
     def out_dir(self) -> Path:
         import re
@@ -276,29 +277,56 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
-                        **({"progress": progress} if progress else {}))
+                        on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
         try:
             answers = asyncio.run(runner.run(runs))
         except BaseException:  # interrupted: exit only once the warm-up is out of native code
             early.settle()
             raise
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
-        if budget.stopped_by:
-            unasked = sum(len(r.data.rows) - len(answers[r.task.name]) for r in runs)
-            runner.notes.append(f"stopped early: {budget.stopped_by}; {unasked} row(s) not asked yet, counted as "
-                                "errors here; rerun the same command to continue")
+        stopped = _stopped(budget, runs, answers, config.command)
+        runner.notes += budget.notes()
+        if stopped:
+            runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
+                                f"(never sent, not failed); to continue: {stopped['continue']}")
         results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say,
                           early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
         settings["judge"] = _judge_document(config.judge, runs)
         if budget.stopped_by:
-            settings["stopped_by"] = budget.stopped_by
+            settings["stopped_by"] = budget.summary
         document = results_document(results, model=source.name, wall_time_s=wall, settings=settings,
                                     notes=runner.notes, prices=config.prices)
+        if stopped:
+            document["stopped"] = stopped
         write_results(out, document)
         write_report(out)
-    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.stopped_by)
+    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
+
+
+def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[int, Answer]],
+             command: Sequence[str]) -> dict[str, Any] | None:
+    """When a limit stopped the run: every row with no answer yet gets a 'not asked' record (a
+    row left unasked by an earlier stopped run included, it is unasked still), and what
+    results.json says of the stop."""
+    if budget.stopped_by is None:
+        return None
+    unasked = 0
+    for run in runs:
+        got = answers[run.task.name]
+        for row in run.data.rows:
+            answer = got.get(row.id)
+            if answer is None or answer.unasked:
+                got[row.id] = Answer.not_asked(row.id, f"the run stopped at {budget.limit} first")
+                unasked += 1
+    stopped: dict[str, Any] = {"by": budget.limit, "reason": budget.summary, "unasked": unasked,
+                               "continue": budget.continue_command(command)}
+    if budget.prices is not None:
+        stopped["spent"] = round(budget.spent, 6)
+    if budget.without_usage:
+        stopped["without_usage"] = budget.without_usage
+    return stopped
 
 
 def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambda message: None) -> Evaluation:

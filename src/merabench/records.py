@@ -17,6 +17,9 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
+#: how the error of a row never sent begins (the run stopped first); a rerun asks it
+NOT_ASKED = "not asked: "
+
 
 class Status(StrEnum):
     OK = "ok"
@@ -52,10 +55,20 @@ class Answer:
     finish_reason: str | None = None      # "length": the answer was cut by the token limit
     endpoint: str | None = None
     messages: tuple[Mapping[str, Any], ...] | None = None   # the full request, with --log-prompts
+    usage_note: str | None = None         # token counts the server reported that cannot be right (usage.py)
 
     @property
     def ok(self) -> bool:
         return self.status is Status.OK
+
+    @property
+    def unasked(self) -> bool:
+        """A row never sent: the run stopped at --max-cost or --deadline first (not a failure)."""
+        return not self.ok and (self.error or "").startswith(NOT_ASKED)
+
+    @classmethod
+    def not_asked(cls, row_id: int, why: str) -> Answer:
+        return cls(row_id, Status.ERROR, None, error=f"{NOT_ASKED}{why}")
 
     @property
     def truncated(self) -> bool:
@@ -79,6 +92,8 @@ class Answer:
             out["reasoning"] = self.reasoning
         if self.messages is not None:
             out["messages"] = [dict(m) for m in self.messages]
+        if self.usage_note is not None:
+            out["usage_note"] = self.usage_note
         return out
 
     @classmethod
@@ -96,7 +111,7 @@ class Answer:
             latency_s=_float(obj.get("latency_s")), prompt_tokens=_int(obj.get("prompt_tokens")),
             completion_tokens=_int(obj.get("completion_tokens")), reasoning_tokens=_int(obj.get("reasoning_tokens")),
             reasoning=_str(obj.get("reasoning")), finish_reason=_str(obj.get("finish_reason")),
-            endpoint=_str(obj.get("endpoint")),
+            endpoint=_str(obj.get("endpoint")), usage_note=_str(obj.get("usage_note")),
             messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
 
 

@@ -59,7 +59,7 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
     }
     if prices is not None:  # an estimate over every answer of the run, cached ones included
         for r in results:
-            doc["tasks"][r.task]["tokens"]["cost"] = round(prices.cost(r.usage.prompt, r.usage.completion), 6)
+            doc["tasks"][r.task]["tokens"]["cost"] = round(r.usage.cost(prices), 6)
         doc["cost"] = round(sum(t["tokens"]["cost"] for t in doc["tasks"].values()), 6)
     if notes:
         doc["notes"] = list(notes)
@@ -99,7 +99,7 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
             value = metrics.get(name)
             denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
             first = i == 0
-            cost = (f"{prices.cost(r.usage.prompt, r.usage.completion):.4f}",) if prices else ()
+            cost = (f"{r.usage.cost(prices):.4f}",) if prices else ()
             table.add_row(r.task if first else "", str(r.n_rows) if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
                           name, "—" if value is None else f"{value:.4f}", str(denominator),

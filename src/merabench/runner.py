@@ -30,6 +30,7 @@ from merabench.rows import Row, TaskData
 from merabench.samples import SampleWriter, read_answers, samples_path
 from merabench.tasks.base import Task
 from merabench.think import think_text
+from merabench.usage import within_prompt
 
 CACHE_BATCH_S = 0.05
 CACHE_LOOKUP_BATCH = 256  # cache lookups per query while preparing requests
@@ -147,7 +148,7 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
         finish_reason=completion.finish_reason, endpoint=completion.endpoint,
-        messages=item.messages if log_prompts else None)
+        messages=item.messages if log_prompts else None, usage_note=completion.usage_note)
 
 
 def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:
@@ -186,6 +187,8 @@ class Runner:
     should_stop: Callable[[], bool] = lambda: False
     #: called with each fresh completion (cost accounting)
     on_completion: Callable[[Completion], None] = lambda completion: None
+    #: called with each answer kept from an earlier run into the folder (cost accounting)
+    on_kept: Callable[[Answer], None] = lambda answer: None
     #: called with each answer once it is written, fresh, cached or failed (scoring on the way); at
     #: the end of the loop turn, so a worker sends its next request before the answer is scored
     on_answer: Callable[[str, Answer], None] = lambda task, answer: None
@@ -263,6 +266,8 @@ class Runner:
             path = samples_path(self.out_dir, run.task.name)
             answers[run.task.name] = read_answers(path)
             done[run.task.name] = self.resumed(run, answers[run.task.name])
+            for row_id in done[run.task.name]:
+                self.on_kept(answers[run.task.name][row_id])
             writers[run.task.name] = SampleWriter(path)
             self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
 
@@ -319,6 +324,7 @@ class Runner:
                 return
             finally:
                 in_flight -= 1
+            completion = within_prompt(completion, item.messages)  # the server's counts, checked (usage.py)
             self.on_completion(completion)
             emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
                  item.cache_key, completion)

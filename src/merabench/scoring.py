@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from merabench.budget import Prices
 from merabench.memory import release_freed_memory
 from merabench.parallel import score_rows
 from merabench.records import Answer, Judgement, Scored
@@ -23,11 +24,14 @@ from merabench.samples import SamplesFile
 from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 from merabench.think import has_think
+from merabench.usage import priced
 
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens (and their cost, when prices are known) over a task's answers."""
+    """Tokens (and their cost, when prices are known) over a task's answers. The cost counts the
+    answers an endpoint was asked for (a cached answer costs nothing) whose token counts are both
+    known; `unpriced` says how many such answers had none usable (usage.py)."""
 
     prompt: int = 0
     completion: int = 0
@@ -35,14 +39,26 @@ class Usage:
     answered: int = 0           # answers whose tokens were counted
     with_reasoning: int = 0     # answers that reported reasoning tokens
     truncated: int = 0          # answers cut by the token limit
+    priced_prompt: int = 0      # the tokens of the answers in the cost
+    priced_completion: int = 0
+    unpriced: int = 0           # answers asked of an endpoint without usable token counts
+    implausible: int = 0        # answers whose reported counts could not be right (usage_note)
 
     @classmethod
     def of(cls, answers: Sequence[Answer]) -> Usage:
         ok = [a for a in answers if a.ok]
         reasoning = [a.reasoning_tokens for a in ok if a.reasoning_tokens is not None]
+        fresh = [a for a in ok if not a.cached]
+        billed = [a for a in fresh if priced(a.prompt_tokens, a.completion_tokens)]
         return cls(prompt=sum(a.prompt_tokens or 0 for a in ok), completion=sum(a.completion_tokens or 0 for a in ok),
                    reasoning=sum(reasoning), answered=len(ok), with_reasoning=len(reasoning),
-                   truncated=sum(a.truncated for a in ok))
+                   truncated=sum(a.truncated for a in ok),
+                   priced_prompt=sum(a.prompt_tokens or 0 for a in billed),
+                   priced_completion=sum(a.completion_tokens or 0 for a in billed),
+                   unpriced=len(fresh) - len(billed), implausible=sum(a.usage_note is not None for a in ok))
+
+    def cost(self, prices: Prices) -> float:
+        return prices.cost(self.priced_prompt, self.priced_completion)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"prompt": self.prompt, "completion": self.completion}
@@ -50,6 +66,8 @@ class Usage:
             out["reasoning"] = self.reasoning
             out["mean_reasoning"] = round(self.reasoning / self.with_reasoning, 1)
         out["truncated"] = self.truncated
+        if self.unpriced:
+            out["without_usage"] = self.unpriced
         return out
 
 
@@ -69,6 +87,7 @@ class TaskResult:
     #: answers carrying think tags, for tasks whose scoring keeps them (None: the task removes them itself)
     n_think: int | None = None
     strip_think: bool = False
+    n_unasked: int = 0          # of n_errors: rows never sent (the run stopped at --max-cost or --deadline)
 
     @property
     def all_failed(self) -> bool:
@@ -80,6 +99,7 @@ class TaskResult:
             "source": self.source,
             "data_sha256": self.data_sha256,
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
+            **({"n_unasked": self.n_unasked} if self.n_unasked else {}),
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
             "tokens": self.usage.to_json(),
@@ -206,7 +226,8 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
         for row, answer, text in zip(rows, row_answers, texts, strict=True):
             score = None
             if not answer.ok:
-                reasons[str(answer.error or "unknown")[:160]] += 1
+                if not answer.unasked:  # a row never sent did not fail
+                    reasons[str(answer.error or "unknown")[:160]] += 1
                 record = Scored(answer)
             elif has_references:
                 full = kept(row, text)
@@ -220,6 +241,7 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
             out.write(record.to_json())
             scores.append(score)
     n_errors = sum(not a.ok for a in row_answers)
+    n_unasked = sum(a.unasked for a in row_answers)
     usage = Usage.of(row_answers)
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not has_references:
@@ -227,6 +249,9 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     n_think = None if task.removes_think else sum(a.ok and has_think(a.output or "") for a in row_answers)
     if n_think:
         notes.append(think_note(n_think, strip))
+    if usage.implausible:
+        notes.append(f"{usage.implausible} answer(s) reported token counts that cannot be right (negative, not "
+                     "integers, or more than the context holds): recorded as missing, not in the cost (usage_note)")
     if usage.truncated:
         notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
                      "scored as they are, as the leaderboard scores them")
@@ -238,5 +263,5 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                         n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
                         ci95=ci95, data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think,
-                        strip_think=strip)
+                        strip_think=strip, n_unasked=n_unasked)
     return result

@@ -55,6 +55,7 @@ class Completion:
     attempts: int = 1
     reasoning: str | None = None
     reasoning_tokens: int | None = None
+    usage_note: str | None = None    # token counts the server reported that cannot be right (usage.py)
 
 
 class Backend(ABC):

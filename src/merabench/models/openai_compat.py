@@ -28,6 +28,7 @@ from merabench.models.base import Backend, Completion, GenerationOptions, Reques
 from merabench.models.endpoints import EndpointPool
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.redaction import redact_url, register_secret, register_url
+from merabench.usage import token_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -237,10 +238,6 @@ def _text(content: Any) -> str | None:
     return None
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     """The Completion fields of a chat-completions reply body."""
     try:
@@ -255,8 +252,9 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     if text is None:
         raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
-    return {"text": text, "prompt_tokens": _int(usage.get("prompt_tokens")),
-            "completion_tokens": _int(usage.get("completion_tokens")),
+    counts, note = token_counts({"prompt_tokens": usage.get("prompt_tokens"),
+                                 "completion_tokens": usage.get("completion_tokens"),
+                                 "reasoning_tokens": details.get("reasoning_tokens") if isinstance(details, dict) else None})
+    return {"text": text, **counts, "usage_note": note,
             "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-            "reasoning": reasoning if isinstance(reasoning, str) else None,
-            "reasoning_tokens": _int(details.get("reasoning_tokens")) if isinstance(details, dict) else None}
+            "reasoning": reasoning if isinstance(reasoning, str) else None}

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from merabench.records import NOT_ASKED
 from merabench.samples import read_lines, samples_path, write_atomic
 from merabench.tasks import TASKS
 
@@ -94,6 +95,8 @@ def _lowest(task_name: str, run_dir: Path, headline: str | None) -> tuple[list[d
         if not isinstance(record.get("id"), int):
             continue
         if record.get("status") != "ok":
+            if str(record.get("error") or "").startswith(NOT_ASKED):
+                continue  # never sent (the run stopped at a limit): not a failure
             n_failed += 1
             if len(failed) < 20:
                 failed.append(record)
@@ -155,7 +158,9 @@ def render(run_dir: Path) -> str:
         headline = [m.name for m in spec.metrics if m.headline] if spec else []
         notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
         tokens = task.get("tokens", {})
-        counts = (f'{task.get("n", 0)} rows · {task.get("n_scored", 0)} scored · {task.get("n_errors", 0)} failed · '
+        unasked = task.get("n_unasked", 0)
+        counts = (f'{task.get("n", 0)} rows · {task.get("n_scored", 0)} scored · {task.get("n_errors", 0) - unasked} failed · '
+                  + (f'<span class="err">{unasked} not asked</span> · ' if unasked else "") +
                   f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
         if tokens.get("reasoning"):
             counts += f' · reasoning {tokens["reasoning"]:,} (mean {tokens.get("mean_reasoning", 0):,} per answer)'
@@ -166,6 +171,12 @@ def render(run_dir: Path) -> str:
         parts = [_breakdowns(task.get("breakdowns", {}))]
         sections.append(f'<h2>{_e(spec.mera_name if spec else name)}</h2><div class="muted">{_e(task.get("source", ""))} · '
                         f'{counts}</div>{notes}{_cards(task, headline)}{"".join(parts)}{_worst(name, run_dir)}')
+    stopped = doc.get("stopped")
+    if stopped:
+        spent = f' (estimated {stopped["spent"]:.4f} spent)' if "spent" in stopped else ""
+        sections.insert(0, f'<div class="note">The run stopped at {_e(stopped.get("by"))}{spent}: '
+                           f'{_e(stopped.get("unasked", 0))} row(s) were not asked (never sent, not failed). '
+                           f'To continue: <code>{_e(stopped.get("continue", ""))}</code></div>')
     wall = doc.get("wall_time_s")
     meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
     return (f'<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>merabench · {_e(doc.get("model"))}</title>'
