@@ -5,7 +5,7 @@ The reference builds spaCy's Russian tokenizer with the default prefixes plus a 
 the default suffixes plus a backslash, the default infixes without the last one plus `](`, no
 token_match, url_match `^https?://` and no exceptions (scoring.md). The pattern lists are data:
 character classes and affixes, with the quirks of spaCy's tables (for instance its unit list runs
-`тб` into the next entry, so `5тб` keeps its unit). merabench's tokenizer (tokenize.py) applies
+`тб` into the next entry, so `5тб` keeps its unit), and the number words of its Russian `like_num`. merabench's tokenizer (tokenize.py) applies
 them with its own splitting code; tests/tasks/sage/test_tokenize.py checks it against spaCy.
 
     python tools/build_sage_tokenizer_tables.py
@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import spacy
+from spacy.lang.ru.lex_attrs import _num_words
 
 TARGET = Path(__file__).resolve().parents[1] / "src" / "merabench" / "tasks" / "sage" / "tokenizer_tables.py"
 
@@ -40,8 +41,15 @@ def main() -> None:
         lines += [f"    {pattern!r}," for pattern in patterns]
         lines.append(")")
         lines.append("")
+    # the number words of spaCy's Russian `like_num`, by which the reference's tagger calls
+    # `первый`, `пяти`, `тысяча` NUM (merabench's tagger follows it: tokenize.analyze)
+    lines.append("NUMBER_WORDS = frozenset({")
+    lines += [f"    {word!r}," for word in sorted(_num_words)]
+    lines.append("})")
+    lines.append("")
     TARGET.write_text("\n".join(lines), encoding="utf-8")
-    print(f"wrote {TARGET}: {len(prefixes)} prefixes, {len(suffixes)} suffixes, {len(infixes)} infixes")
+    print(f"wrote {TARGET}: {len(prefixes)} prefixes, {len(suffixes)} suffixes, {len(infixes)} infixes, "
+          f"{len(_num_words)} number words")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ not needed to score: single spaces vanish into token whitespace, longer runs of 
 newlines become tokens of their own, `кто-то` splits into `кто - то` while `50–52` (en dash)
 stays one token. The tests check every text they have against spaCy's own tokenizer.
 
-Lemmas and parts of speech come from pymorphy3 (the reference uses a spaCy model): they only
-decide near-ties in the alignment and two merge rules. Whitespace tokens are SPACE, punctuation
-PUNCT, as the spaCy tagger labels them.
+Lemmas and parts of speech come from pymorphy3 with the rules of the reference pipeline the
+differential tables ran (a light spaCy pipeline tagging with pymorphy3, standing in for the
+leaderboard's 500 MB model): whitespace SPACE, tokens without a letter or digit PUNCT,
+number-like tokens NUM, proper nouns NOUN. They only decide near-ties in the alignment, two merge rules and whether an insertion
+or deletion is PUNCT.
 """
 
 from __future__ import annotations
@@ -20,14 +22,12 @@ import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from merabench.tasks.sage.tokenizer_tables import INFIXES, PREFIXES, SUFFIXES
+from merabench.tasks.sage.tokenizer_tables import INFIXES, NUMBER_WORDS, PREFIXES, SUFFIXES
 
 # OpenCorpora part-of-speech tags -> Universal Dependencies tags, as a Russian spaCy model uses them
 _UD = {"NOUN": "NOUN", "ADJF": "ADJ", "ADJS": "ADJ", "COMP": "ADJ", "VERB": "VERB", "INFN": "VERB",
        "PRTF": "VERB", "PRTS": "VERB", "GRND": "VERB", "NUMR": "NUM", "ADVB": "ADV", "NPRO": "PRON",
        "PRED": "ADV", "PREP": "ADP", "CONJ": "CCONJ", "PRCL": "PART", "INTJ": "INTJ"}
-_PROPER = {"Name", "Surn", "Patr", "Geox", "Orgn", "Trad"}
-_NON_WORD = {"PNCT": "PUNCT", "NUMB": "NUM", "ROMN": "NUM", "LATN": "X", "UNKN": "X"}
 
 
 class Token(NamedTuple):
@@ -130,28 +130,41 @@ def _morph() -> Any:
     return pymorphy3.MorphAnalyzer()
 
 
+def like_number(text: str) -> bool:
+    """spaCy's Russian `like_num`: digits (after one leading sign and a trailing `%`, without `,`
+    and `.`), a fraction of digits, or a number word (`пяти`, `первый`, `тысяча`)."""
+    if text[:1] in ("+", "-", "±", "~"):
+        text = text[1:]
+    if text.endswith("%"):
+        text = text[:-1]
+    text = text.replace(",", "").replace(".", "")
+    if text.isdigit():
+        return True
+    if text.count("/") == 1:
+        num, denom = text.split("/")
+        if num.isdigit() and denom.isdigit():
+            return True
+    return text.lower() in NUMBER_WORDS
+
+
 @lru_cache(maxsize=300_000)
 def analyze(text: str) -> tuple[str, str]:
-    """(lemma, UD part of speech) of one token, out of context."""
+    """(lemma, UD part of speech) of one token, out of context, as the reference's tagger gives
+    them: whitespace is SPACE; a token without a letter or digit is PUNCT (`<`, `>`, `+`, `|`,
+    which the analyser calls unknown: so inserting a think block or an HTML tag is a PUNCT edit);
+    a number-like token is NUM with its lower case as lemma; any other token takes the analyser's
+    first parse, X when it has no part of speech (Latin words, `1990-х`), proper nouns NOUN."""
     if text.isspace():
         return text, "SPACE"
     if not any(ch.isalnum() for ch in text):
-        # no letter or digit: PUNCT, as the reference's tagger labels `<`, `>`, `+`, `|` (the
-        # analyser calls them unknown); insertions and deletions of them are PUNCT edits
         return text, "PUNCT"
+    if like_number(text):
+        return text.lower(), "NUM"
     try:
         parse = _morph().parse(text)[0]
     except ValueError:  # pymorphy3 fails on characters without a Unicode name (e.g. Tangut)
         return text, "X"
-    tag = parse.tag
-    pos = tag.POS
-    if pos is None:
-        grammemes = set(tag.grammemes)
-        label = next((_NON_WORD[g] for g in _NON_WORD if g in grammemes), "X")
-        return parse.normal_form, label
-    if pos == "NOUN" and _PROPER & set(tag.grammemes):
-        return parse.normal_form, "PROPN"
-    return parse.normal_form, _UD.get(pos, "X")
+    return parse.normal_form, _UD.get(str(parse.tag.POS), "X")
 
 
 _RUNS = re.compile(r"(\s+)")
