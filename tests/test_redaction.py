@@ -96,3 +96,20 @@ def test_url_credentials_and_the_judge_key_are_masked(tmp_path: Path, make_serve
     for secret in (PASSWORD, basic):
         assert secret not in written and secret not in terminal
     assert "***@127.0.0.1" in written
+
+
+def test_the_judge_key_from_its_environment_variable_is_masked(tmp_path: Path, make_server) -> None:
+    from merabench.rows import read_bundled
+
+    judge_key = "jk-judge-secret-7777"
+    bad_judge = make_server(plan=lambda n, body: "401")
+    rows = read_bundled("russianregions")["test"]
+    preds = write_jsonl(tmp_path / "preds.jsonl", [{"id": r.id, "output": f"Ответ: {r.outputs}"} for r in rows])
+    done = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                   "--judge-model", "openai:judge", "--judge-base-url", bad_judge.url, "--no-cache",
+                   env={"LM_EVAL_JUDGE_API_KEY": judge_key})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert bad_judge.headers[0]["Authorization"] == f"Bearer {judge_key}"
+    written = everything_written(tmp_path / "s")
+    assert "invalid credentials: Bearer ***" in written  # the judge's errors are in the samples
+    assert judge_key not in written and judge_key not in done.stdout + done.stderr

@@ -75,11 +75,11 @@ def test_a_server_that_dies_at_start_is_one_line_with_its_log(tmp_path: Path) ->
 
 
 def test_a_server_that_never_becomes_ready_is_stopped(tmp_path: Path) -> None:
-    done = run_cli("run", "--model", "m", "--serve-cmd", engine(tmp_path, "--never-ready"), "--serve-timeout", "2",
+    done = run_cli("run", "--model", "m", "--serve-cmd", engine(tmp_path, "--never-ready"), "--serve-timeout", "5",
                    "--tasks", "sage", "--out", str(tmp_path / "run"), "--no-progress")
     message = (done.stdout + done.stderr).strip()
     assert done.returncode == 2, message
-    assert "did not answer" in message and "within 2 s" in message and "listening" in message
+    assert "did not answer" in message and "within 5 s" in message and "listening" in message
     pids = engine_pids(tmp_path)
     assert pids and gone(pids)
 

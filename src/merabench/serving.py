@@ -198,7 +198,7 @@ def _start(spec: ServeSpec, replica: int, folder: Path) -> Replica:
     argv = spec.argv(port)
     if not argv or shutil.which(argv[0]) is None:
         raise ConfigError(f"could not start the server ({redact(shlex.join(argv))}): no such command")
-    supervised = [sys.executable, str(SUPERVISOR), str(os.getpid()), str(STOP_GRACE_S), "--", *argv]
+    supervised = [sys.executable, "-I", "-S", str(SUPERVISOR), str(os.getpid()), str(STOP_GRACE_S), "--", *argv]
     try:
         process = subprocess.Popen(supervised, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, env=spec.environment(replica), start_new_session=True)
