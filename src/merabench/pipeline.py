@@ -35,7 +35,7 @@ from merabench.redaction import redact_url, register_secret, register_url
 from merabench.report.html import write_report
 from merabench.results import results_document, warm_up_summary, write_results
 from merabench.rows import TaskData
-from merabench.rundir import check_identity, locked, make_folder
+from merabench.rundir import check_identity, check_score_folder, locked, make_folder
 from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
 from merabench.samples import samples_path
 from merabench.scoring import EarlyScores, TaskResult, score_task
@@ -333,6 +333,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_secrets(config)
     task = get_task(config.task)
+    check_score_folder(config.out, config.predictions_source, task.name)
     data = load_task_data(task, config.data, config.split)
     known = {r.id for r in data.rows}
     if not config.predictions:

@@ -67,3 +67,23 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
             raise ConfigError(f"{out_dir} holds a run with other settings (changed: {', '.join(changed)}); "
                               "use another --out, or delete the folder to start over")
     write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+
+
+def check_score_folder(out_dir: Path, source: str, task: str) -> None:
+    """`score --out` writes results.json and samples_<task>.jsonl: into a run's folder (its raw
+    answers) or another scoring's it would overwrite what was there; only the folder of this same
+    scoring (the same predictions, the same task) is written again."""
+    if (out_dir / RUN_FILE).exists():
+        raise ConfigError(f"--out {out_dir} holds a run (its answers would be overwritten); score into another folder")
+    results = out_dir / "results.json"
+    if not results.exists():
+        return
+    try:
+        previous = json.loads(results.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError, RecursionError):
+        previous = None
+    settings = previous.get("settings") if isinstance(previous, dict) else None
+    same = isinstance(settings, dict) and previous.get("model") == source and settings.get("tasks") == [task]
+    if not same:
+        raise ConfigError(f"--out {out_dir} holds other results (not a scoring of these predictions for {task}); "
+                          "score into another folder")
