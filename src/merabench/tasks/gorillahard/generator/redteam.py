@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import redteam_files as rf
@@ -68,8 +69,9 @@ def prompt_of(row: Row, shots: Sequence[Row] = ()) -> Prompt:
 # --- similarity -------------------------------------------------------------------------------
 
 def words(question: str) -> list[str]:
+    """A question's word stems, and how many quoted names it holds (two columns: two calls)."""
     text = _QUOTE.sub(" ", _PATHISH.sub(" ", question.lower()))
-    return [w[:6] for w in _WORD.findall(text)]
+    return [w[:6] for w in _WORD.findall(text)] + [f"#quotes{len(_QUOTE.findall(question))}"]
 
 
 # --- recipes: where each value of a dev reference came from -----------------------------------
@@ -165,7 +167,7 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
         return None
     prompt = prompt_of(row, shots)
     kind = rules.kind_of(answer)
-    recipe: dict[str, Any] = {"words": words(prompt.text), "kind": kind, "steps": []}
+    recipe: dict[str, Any] = {"words": words(prompt.text) + [f"#turn{len(prompt.history)}"], "kind": kind, "steps": []}
     if kind in ("abstain", "clarify"):
         return recipe
     steps = rules.steps_of(answer)
@@ -219,47 +221,42 @@ def bank() -> dict[str, Any]:
 
 # --- answering --------------------------------------------------------------------------------
 
-@dataclass(eq=False)
 class Index:
-    recipes: list[dict[str, Any]]
-    idf: dict[str, float] = field(default_factory=dict)
-    postings: dict[str, list[int]] = field(default_factory=dict)
-    norms: list[float] = field(default_factory=list)
+    """The dev recipes' questions as IDF-weighted word sets; a question's neighbours by weighted
+    Jaccard similarity (one matrix product per question)."""
 
-    @classmethod
-    def of(cls, recipes: list[dict[str, Any]]) -> Index:
-        df: Counter[str] = Counter()
-        postings: dict[str, list[int]] = defaultdict(list)
+    def __init__(self, recipes: list[dict[str, Any]]) -> None:
+        self.recipes = recipes
+        vocab = sorted({w for r in recipes for w in r["words"]})
+        self.column = {w: n for n, w in enumerate(vocab)}
+        df = np.zeros(len(vocab))
+        self.matrix = np.zeros((len(recipes), len(vocab)), dtype=np.float32)
         for i, r in enumerate(recipes):
             for w in set(r["words"]):
-                df[w] += 1
-                postings[w].append(i)
-        n = len(recipes)
-        idf = {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
-        return cls(recipes, idf, dict(postings), [sum(idf[w] for w in set(r["words"])) for r in recipes])
+                self.matrix[i, self.column[w]] = 1.0
+        df = self.matrix.sum(axis=0)
+        self.idf = np.log((len(recipes) + 1) / (df + 0.5)).astype(np.float32)
+        self.norms = self.matrix @ self.idf
 
     def ranked(self, question_words: Sequence[str], skip: int | None = None) -> list[tuple[float, int]]:
         return self._ranked(frozenset(question_words), skip)
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one index per process; questions repeat
     def _ranked(self, mine: frozenset[str], skip: int | None) -> list[tuple[float, int]]:
-        norm_q = sum(self.idf.get(w, 2.0) for w in mine) or 1.0
-        scores: Counter[int] = Counter()
-        for w in mine:
-            for i in self.postings.get(w, ()):
-                scores[i] += self.idf[w]
-        out = []
-        for i, s in scores.items():
-            if i == skip:
-                continue
-            out.append((s / (norm_q + self.norms[i] - s), i))
-        out.sort(reverse=True)
-        return out[:40]
+        known = [self.column[w] for w in mine if w in self.column]
+        unknown = 2.0 * (len(mine) - len(known))  # a word no dev question holds weighs like a rare one
+        shared = self.matrix[:, known] @ self.idf[known] if known else np.zeros(len(self.recipes))
+        norm_q = float(self.idf[known].sum()) + unknown or 1.0
+        similarity = shared / (norm_q + self.norms - shared)
+        if skip is not None:
+            similarity[skip] = -1.0
+        top = np.argsort(-similarity, kind="stable")[:40]
+        return [(float(similarity[i]), int(i)) for i in top if similarity[i] > 0]
 
 
 @lru_cache(maxsize=1)
 def index() -> Index:
-    return Index.of(bank()["recipes"])
+    return Index(bank()["recipes"])
 
 
 def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) -> str:
@@ -269,7 +266,7 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
     special = rules.special(prompt)
     if special is not None:
         return json.dumps(special, ensure_ascii=False)
-    ranked = idx.ranked(words(prompt.text), skip)
+    ranked = idx.ranked(words(prompt.text) + [f"#turn{len(prompt.history)}"], skip)
     calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
     refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
     if not calls or (refusals and refusals[0] > calls[0][0] + 0.25):

@@ -133,28 +133,46 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     raise Refuse(f"в таблице нет столбца «{phrase}»")
 
 
+_TOKEN = re.compile(r"[^\s\"',;]+")
+
+
+def _after(line: str, prefix: str) -> int | None:
+    """Where the value starts: past the recipe's prefix (the text before the value, its numbers
+    dropped) and the blanks after it."""
+    pos = len(line) - len(line.lstrip())
+    for ch in prefix:
+        while pos < len(line) and line[pos].isdigit() and not ch.isdigit():
+            pos += 1
+        if pos >= len(line) or line[pos] != ch:
+            return None
+        pos += 1
+    while pos < len(line) and line[pos].isspace():
+        pos += 1
+    return pos if pos < len(line) else None
+
+
 def _fkey(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
     order = ([first] if first else []) + [p for p in prompt.files if p != first]
-    pattern = re.compile(rf"(?<![\w.-])({spec['shape']})(?![\w-])")
+    shape = re.compile(spec["shape"])
     for path in order:
         seen = 0
         for line in rf.live_lines(prompt.files[path]):
-            stripped = re.sub(r"\d+", "", line.strip())
-            if not stripped.startswith(spec["prefix"]):
+            if not re.sub(r"\d+", "", line.strip()).startswith(spec["prefix"]):
                 continue
             if seen < spec["occ"]:
                 seen += 1
                 continue
-            cut = len(line) - len(line.lstrip())
-            rest = line[cut:]
-            # the value is the first token of the shape after as much of the line as the prefix took
-            for m in pattern.finditer(rest):
-                if re.sub(r"\d+", "", rest[:m.start()].strip()) == spec["prefix"]:
-                    token = m.group(1)
-                    if spec.get("num"):
-                        n = rf.number(token)
-                        return int(n) if n is not None and n == int(n) else n
-                    return token
+            start = _after(line, spec["prefix"])
+            if start is None:
+                continue
+            m = shape.match(line, start) or _TOKEN.match(line, start)
+            if not m:
+                continue
+            token = m.group(0)
+            if spec.get("num"):
+                n = rf.number(token)
+                return int(n) if n is not None and n == int(n) else n
+            return token
     return None
 
 
@@ -182,7 +200,12 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
     if t == "quote":
         return quotes[spec["i"]] if spec["i"] < len(quotes) else None
     if t == "colq":
-        own = _QUOTE.findall(prompt.question) or quotes
+        own = _QUOTE.findall(prompt.question)
+        if not own and prompt.history:  # "the same column": the one the previous answer used
+            earlier = value_of({"t": "hist"}, name, prompt, path, columns)
+            if earlier is not None:
+                return earlier
+        own = own or quotes
         if spec["i"] < len(own):
             return _column(prompt, path, own[spec["i"]], columns)
         return None
