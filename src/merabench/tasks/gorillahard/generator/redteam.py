@@ -129,6 +129,11 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
     for path in files:
         if text == path:
             return {"t": "path", "kind": rf.file_kind(path), "ext": rf.extension(path)}
+    if text not in own_q:  # carried over from an earlier turn
+        for _, answer in history[::-1]:
+            for step in rules.steps_of(answer):
+                if step.get("args", {}).get(name) == value:
+                    return {"t": "hist", "arg": name}
     quotes = _QUOTE.findall(row_q)
     if text in quotes:
         return {"t": "quote", "i": quotes.index(text)}
@@ -146,10 +151,6 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
     tokens = _question_tokens(own_q, shape)
     if text in tokens:
         return {"t": "qtok", "shape": shape, "i": tokens.index(text)}
-    for _, answer in history[::-1]:
-        for step in rules.steps_of(answer):
-            if step.get("args", {}).get(name) == value:
-                return {"t": "hist", "arg": name}
     for path in used:
         if rf.extension(path) in ("csv", "tsv"):
             continue  # a value out of a table's rows is worked out by a rule, not read at a place
@@ -269,7 +270,7 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
     ranked = idx.ranked(words(prompt.text) + [f"#turn{len(prompt.history)}"], skip)
     calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
     refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
-    if not calls or (refusals and refusals[0] > calls[0][0] + 0.25):
+    if not calls or (refusals and refusals[0] > calls[0][0] + 0.25 and calls[0][0] < 0.5):
         return _REFUSE
     first_refusal = None
     tried: set[str] = set()

@@ -12,6 +12,7 @@ from typing import Any
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 
 _QUOTE = re.compile(r"«([^»]*)»")
+_PATH_IN = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
 _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
 _PICK = re.compile(r"(где|в котором|которого|который|что)\s+(.*?)\s*(больше|меньше|длиннее|короче)"
                    r"|(больше|меньше)\s+(.*?)(?:[.;]|$)")
@@ -59,16 +60,23 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
     if "короче" in q or "длиннее" in q:
         lowest = "короче" in q
     clause = re.split(r"[.?!](?:\s|$)", q)[0] if any(p in re.split(r"[.?!](?:\s|$)", q)[0] for p in candidates) else q
-    for word in ("golang", "node", "python", "postgresql", "log4j-core", "jackson-databind", "guava", "netty"):
-        if word in clause and ("образ" in clause or "подключ" in clause):
-            holding = [p for p in candidates if word in prompt.files[p]]
-            if holding:
-                return holding[:1]
+    if re.search(r"образ|подключ|есть|собира", clause):  # the file that holds a named thing
+        bare = _PATH_IN.sub(" ", clause)
+        for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):
+            holding = [p for p in candidates if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt.files[p])]
+            if len(holding) == 1:
+                return holding
     measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
     known = [(p, v) for p, v in measured if v is not None]
     if len(known) < 2:
         return candidates
     return [rf.argmax(known, lowest=lowest)]
+
+
+def _pick_clause(prompt: Any) -> str:
+    """The part of a question that picks one of two files (it names things that are not the request's)."""
+    first = re.split(r"[.?!](?:\s|$)", prompt.question)[0]
+    return first if sum(p in first for p in prompt.files) >= 2 else ""
 
 
 def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
@@ -95,8 +103,18 @@ def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
 
 # --- the catalog -----------------------------------------------------------------------------
 
-def tool_for(prompt: Any, op: str) -> rf.Tool | None:
+def tool_for(prompt: Any, op: str, desc: str = "") -> rf.Tool | None:
+    """The catalog's tool for a recipe's operation: the same operation name under any provider,
+    told from other families' tools of that name (`flags.get`, `cache.get`) by its description;
+    the live one before a deprecated twin."""
     same = [t for t in prompt.tools if t.op == op]
+    if desc and same:
+        mine = set(re.findall(r"\w{3,}", desc.lower()))
+
+        def overlap(tool: rf.Tool) -> float:
+            theirs = set(re.findall(r"\w{3,}", tool.description.lower()))
+            return len(mine & theirs) / max(1, len(mine | theirs))
+        same = [t for t in same if t.description == desc] or [t for t in same if overlap(t) >= 0.5]
     live = [t for t in same if not t.deprecated]
     return (live or same or [None])[0]
 
@@ -165,7 +183,7 @@ def _fkey(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
             start = _after(line, spec["prefix"])
             if start is None:
                 continue
-            m = shape.match(line, start) or _TOKEN.match(line, start)
+            m = (shape.match(line, start) if " " in spec["shape"] else None) or _TOKEN.match(line, start)
             if not m:
                 continue
             token = m.group(0)
@@ -252,12 +270,15 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
            choices: Mapping[str, Any]) -> dict[str, Any] | None:
     path = main_file(prompt, recipe)
     steps = []
-    for spec in recipe["steps"]:
-        tool = tool_for(prompt, spec["op"])
+    each = recipe.get("foreach")
+    for spec in recipe["steps"][:1] if each else recipe["steps"]:  # a call per host: the first one, then each
+        tool = tool_for(prompt, spec["op"], spec.get("desc", ""))
         if tool is None:
             raise Refuse("в каталоге нет инструмента для этой операции")
         args = {name: value_of(s, name, prompt, path, columns, choices.get(f"{spec['op']}/{name}"))
                 for name, s in spec["args"].items()}
+        if each and each["arg"] in args:
+            args[each["arg"]] = "?"  # filled per host below
         args = derived(spec["op"], args, prompt, path)
         if any(v is None for v in args.values()):
             return None
@@ -265,8 +286,7 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
         if over:
             raise Refuse(over)
         steps.append({"tool": tool.name, "args": args})
-    if recipe.get("foreach"):
-        each = recipe["foreach"]
+    if each:
         source = choose(prompt, each["kind"], None)
         listed = rf.listed_hosts(prompt.files.get(source, "")) if source else []
         if not listed or not steps:
@@ -285,7 +305,8 @@ def nth(question: str) -> int:
     return _ORDINAL[m.group(1)] if m else 1
 
 
-_EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out of memory"),
+_EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out of memory"), ("диск", r"WARN .*disk"),
+           ("медлен", r"WARN .*slow request"),
            ("баз", r"ERROR .*connection refused"), ("скачат", r"ERROR .*failed to download"),
            ("загруз", r"ERROR .*failed to download"))
 
@@ -412,14 +433,19 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             args["host"] = listed[0]
     if "package" in args and path and rf.extension(path) == "xml":
         deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", text)
-        named = [d for d in deps if d[0] in prompt.question]
-        pick = named[0] if named else (deps[0] if deps and "перв" in q else None)
+        asked = prompt.question.replace(_pick_clause(prompt), " ") if _pick_clause(prompt) else prompt.question
+        named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
+        pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
         if pick:
             args["package"] = pick[0]
             if "version" in args and not re.search(r"«[^»]*»", prompt.question):
                 args["version"] = pick[1]
             elif "version" in args:
                 args["version"] = pick[1] if "target_version" in args else args["version"]
+    if op == "find_symbol" and "name" in args and path and re.search(r"функци", q):
+        defs = re.findall(r"^def (\w+)\(", text, re.M)
+        k = nth(q)
+        args["name"] = defs[k - 1] if len(defs) >= k else args["name"]
     if op == "set_image" and "image" in args and path:
         live = rf.key_value(text, "image")
         version = re.findall(r"\b\d+\.\d+\.\d+\b", prompt.question)
