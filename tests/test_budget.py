@@ -77,6 +77,8 @@ def test_max_cost_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     assert results["settings"]["stopped_by"].startswith("--max-cost 0.01")
     assert results["tasks"]["sage"]["tokens"]["cost"] == pytest.approx(0.002 * len(answered))
     assert any("stopped early" in note for note in results["notes"])
+    export = run_cli("export", "lmeval", str(tmp_path / "run"), "--out", str(tmp_path / "lm"))
+    assert export.returncode == 2 and f"{30 - len(answered)} of them never asked" in export.stderr  # never as ""
 
     done = run_cli(*run)  # the same run, no limit: only the rest is asked
     assert done.returncode == 0, done.stdout + done.stderr

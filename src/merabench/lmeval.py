@@ -21,6 +21,7 @@ from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.prompts import HistoryIndex
+from merabench.records import NOT_ASKED
 from merabench.results import RESULTS_FILE
 from merabench.rows import Row, TaskData
 from merabench.samples import dumps, missing_answers, read_records, samples_path, write_atomic
@@ -190,7 +191,8 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
     records_of = {name: read_records(samples_path(run_dir, name)) for name in document["tasks"] if name in TASKS}
     problems = [p for name, records in records_of.items() for p in missing_answers(
         name, sorted(i for i, r in records.items() if r.get("status") != "ok"), len(records),
-        (document["tasks"].get(name) or {}).get("n"))]
+        (document["tasks"].get(name) or {}).get("n"),
+        sum(str(r.get("error") or "").startswith(NOT_ASKED) for r in records.values()))]
     if problems and not allow_incomplete:
         raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete to leave those rows out)",
                         file=str(run_dir))

@@ -147,12 +147,15 @@ class SamplesFile:
             self._tmp.unlink(missing_ok=True)
 
 
-def missing_answers(label: str, failed: Sequence[int], answered_or_failed: int, planned: int | None) -> list[str]:
+def missing_answers(label: str, failed: Sequence[int], answered_or_failed: int, planned: int | None,
+                    unasked: int = 0) -> list[str]:
     """What keeps a task's samples from being a complete set of answers, one line each: rows
-    whose request failed, and rows never asked (fewer records than the run planned)."""
+    without an answer (`unasked` of them never sent: the run stopped early), and rows missing
+    from the samples (fewer records than the run planned)."""
     problems = []
     if failed:
-        problems.append(f"{label}: {len(failed)} row(s) have no answer (first ids: {list(failed)[:5]}); "
+        never = f", {unasked} of them never asked" if unasked else ""
+        problems.append(f"{label}: {len(failed)} row(s) have no answer{never} (first ids: {list(failed)[:5]}); "
                         "rerun the same command to retry them")
     if isinstance(planned, int) and answered_or_failed < planned:
         problems.append(f"{label}: {answered_or_failed} of {planned} rows answered")

@@ -60,7 +60,8 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         answers = read_answers(path)
         lines = read_records(path)
         failed = sorted(i for i, a in answers.items() if not a.ok)
-        problems += missing_answers(task.mera_name, failed, len(answers), (finished.get(task.name) or {}).get("n"))
+        problems += missing_answers(task.mera_name, failed, len(answers), (finished.get(task.name) or {}).get("n"),
+                                    sum(a.unasked for a in answers.values()))
         # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
                                    for i, a in sorted(answers.items()) if a.ok]
