@@ -8,11 +8,20 @@ the request's Authorization header and query string, as careless servers do). `r
 answer: a string, or a dict with `content` (None for a null content), and optionally
 `reasoning_content`, `reasoning`, `finish_reason` and `usage`. Every request is logged with its
 headers and body.
+
+Like an engine with a batch limit (llama.cpp's slots): with `slots` set, that many requests are
+served at a time and the rest wait in arrival order; a request takes `latency_s` plus
+`token_latency_s` per completion token of its answer; a request whose client gave up (closed the
+connection) keeps its slot until its work is done, as a real engine finishes its step
+(`abandoned` counts them; one still queued when its client left is skipped). `set_slots(n)`
+changes the capacity while running; `props=True` answers llama.cpp's `GET /props` with
+`total_slots`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import json
 import threading
@@ -48,7 +57,14 @@ class FakeServer:
     headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
     ready: bool = True  # False: GET /v1/models answers 503 (a server still loading, forever)
+    slots: int | None = None          # requests served at a time (None: all at once)
+    token_latency_s: float = 0.0      # per completion token of the answer
+    props: bool = False               # answer GET /props with total_slots, as llama.cpp does
+    abandoned: int = 0                # requests whose client closed the connection before the answer
+    served_at_once: int = 0           # the most requests in service at one moment
     _count: int = 0
+    _busy: int = 0
+    _slot_waiters: Any = None
 
     @property
     def url(self) -> str:
@@ -65,10 +81,23 @@ class FakeServer:
         self.requests.append(body)
         self.headers.append(dict(request.headers))
         action = self.plan(n, body)
-        if self.latency_s:
-            await asyncio.sleep(self.latency_s)
-        if action == "slow":
-            await asyncio.sleep(self.slow_s)
+        answer = self.reply(body) if action in ("ok", "slow", "truncate") else None
+        if self.slots is not None and not await self._take_slot(request):
+            self.abandoned += 1
+            return web.Response(status=499)
+        try:
+            self.served_at_once = max(self.served_at_once, self._busy)
+            work = self.latency_s + self.token_latency_s * _tokens(answer)
+            if work:
+                await asyncio.sleep(work)
+            if action == "slow":
+                await asyncio.sleep(self.slow_s)
+        finally:
+            if self.slots is not None:
+                self._busy -= 1
+                self._hand_slots()
+        if request.transport is None or request.transport.is_closing():
+            self.abandoned += 1  # computed for nobody
         if action in ("429", "503"):
             return web.json_response({"error": {"message": self.error_message or "slow down"}}, status=int(action),
                                      headers={"Retry-After": self.retry_after})
@@ -82,7 +111,6 @@ class FakeServer:
         if action == "drop":
             request.transport.close()
             return web.Response(status=200)
-        answer = self.reply(body)
         message: dict[str, Any] = {"role": "assistant"}
         finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
         if isinstance(answer, dict):
@@ -109,6 +137,41 @@ class FakeServer:
             return resp
         return web.Response(body=payload, content_type="application/json")
 
+    async def _take_slot(self, request: web.Request) -> bool:
+        """Wait for a free slot in arrival order; False when the client left while queued."""
+        if self._slot_waiters is None:
+            self._slot_waiters = collections.deque()
+        if self._busy >= (self.slots or 0) or self._slot_waiters:
+            waiter = asyncio.get_running_loop().create_future()
+            self._slot_waiters.append(waiter)
+            await waiter
+        else:
+            self._busy += 1
+        if request.transport is None or request.transport.is_closing():
+            self._busy -= 1
+            self._hand_slots()
+            return False
+        return True
+
+    def _hand_slots(self) -> None:
+        while self._slot_waiters and self._busy < (self.slots or 0):
+            waiter = self._slot_waiters.popleft()
+            if not waiter.done():
+                self._busy += 1
+                waiter.set_result(None)
+
+    def set_slots(self, slots: int) -> None:
+        """Change how many are served at a time, from any thread (a server losing half its GPUs)."""
+        def change() -> None:
+            self.slots = slots
+            self._hand_slots()
+        self._loop.call_soon_threadsafe(change)
+
+    async def _props(self, request: web.Request) -> web.Response:
+        if not self.props:
+            return web.json_response({"error": {"message": "not found"}}, status=404)
+        return web.json_response({"total_slots": self.slots or 1, "model_path": "fake.gguf"})
+
     async def _models(self, request: web.Request) -> web.Response:
         if not self.ready:
             return web.json_response({"error": {"message": "loading"}}, status=503)
@@ -123,6 +186,7 @@ class FakeServer:
             app = web.Application()
             app.router.add_post("/v1/chat/completions", self._handle)
             app.router.add_get("/v1/models", self._models)
+            app.router.add_get("/props", self._props)
             self._runner = web.AppRunner(app, access_log=None)
             self._loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, "127.0.0.1", self.port)
@@ -145,6 +209,16 @@ class FakeServer:
         self._thread.join(10)
 
 
+def _tokens(answer: Any) -> int:
+    """Completion tokens of an answer: its usage's, else about a token per four characters."""
+    if isinstance(answer, dict):
+        usage = answer.get("usage") or {}
+        if isinstance(usage.get("completion_tokens"), int):
+            return usage["completion_tokens"]
+        answer = answer.get("content") or ""
+    return len(answer) // 4 + 1 if isinstance(answer, str) else 0
+
+
 def main() -> None:
     """Run as a server process, the way `--serve-cmd` starts an engine: python fakeserver.py --port N."""
     import argparse
@@ -163,6 +237,8 @@ def main() -> None:
                         "exit: 1 forks once (a launcher that forks and exits), 2 forks twice (a daemon)")
     parser.add_argument("--helper", help="also fork a detached helper that sleeps for ever, its id in this file")
     parser.add_argument("--print-env", action="store_true", help="print the environment, as some servers do")
+    parser.add_argument("--slots", type=int, help="requests served at a time; the rest queue")
+    parser.add_argument("--props", action="store_true", help="answer GET /props with total_slots (llama.cpp)")
     args = parser.parse_args()
     for _ in range(args.detach or 0):  # each fork's parent exits at once; the child goes on
         if os.fork():
@@ -186,7 +262,8 @@ def main() -> None:
     if args.die_at_start:
         print("RuntimeError: CUDA out of memory while loading the weights", flush=True)
         sys.exit(3)
-    FakeServer(latency_s=args.latency, port=args.port, ready=not args.never_ready).start()
+    FakeServer(latency_s=args.latency, port=args.port, ready=not args.never_ready, slots=args.slots,
+               props=args.props).start()
     print(f"fake engine: listening on 127.0.0.1:{args.port}", flush=True)
     while True:
         time.sleep(3600)

@@ -10,7 +10,7 @@ import pytest
 from merabench.errors import BackendError
 from merabench.models import GenerationOptions
 from merabench.models.base import Request
-from merabench.models.openai_compat import MAX_BACKOFF_S, OpenAICompatBackend, parse_retry_after
+from merabench.models.openai_compat import OpenAICompatBackend, parse_retry_after
 from merabench.models.shaping import refused_parameter
 from merabench.rows import Row
 
@@ -112,12 +112,6 @@ def test_retry_after_parsing() -> None:
     assert parse_retry_after("2") == 2.0
     assert parse_retry_after(None) is None and parse_retry_after("soon") is None
     assert 0 <= parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") < 1  # a past date: go now
-
-
-def test_a_huge_retry_after_is_capped_at_the_back_off_ceiling() -> None:
-    be = backend(["http://127.0.0.1:1/v1"])
-    assert be._throttle(BackendError("slow", retryable=True, retry_after=3600.0, status=429), 1) == MAX_BACKOFF_S
-    assert be._throttle(BackendError("slow", retryable=True, retry_after=0.5, status=429), 1) == 0.5
 
 
 def reasoning_refusals(body: dict) -> dict:

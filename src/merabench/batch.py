@@ -173,5 +173,8 @@ class ImportedSource:
     def notes(self) -> list[str]:
         return []
 
+    def run_facts(self) -> dict[str, Any]:
+        return {}
+
     async def aclose(self) -> None:
         pass

@@ -136,8 +136,10 @@ class Budget:
 
     @property
     def limit(self) -> str | None:
-        """The flag that stopped the run: --max-cost or --deadline."""
-        return self.stopped_by.split(" ", 1)[0] if self.stopped_by else None
+        """What stopped the run: --max-cost, --deadline, or the server's refusal to serve."""
+        if self.stopped_by is None:
+            return None
+        return self.stopped_by.split(" ", 1)[0] if self.stopped_by.startswith("--") else "the server's refusal"
 
     def should_stop(self) -> bool:
         if self.stopped_by is None:

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -171,6 +171,18 @@ def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | N
     return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay)
 
 
+def _concurrency(text: str) -> int | Literal["auto"]:
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"--concurrency must be auto or a whole number >= 1, got {text!r}")
+    return value
+
+
 def _print_version(value: bool) -> None:
     if value:
         from merabench import __version__
@@ -197,7 +209,9 @@ def run(
     out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)", rich_help_panel=CONTROL)] = None,
     base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas", rich_help_panel=MODEL)] = [],  # noqa: B006
     api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)", rich_help_panel=MODEL)] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="requests in flight", rich_help_panel=CONTROL)] = 32,
+    concurrency: Annotated[str, typer.Option(help="requests in flight per endpoint: auto (grown while the server's "
+                                                  "throughput grows, cut when only its latency does) or a number",
+                                             rich_help_panel=CONTROL)] = "auto",
     max_retries: Annotated[int, typer.Option(min=0, help="retries of a failed request (timeouts, 429, 5xx)", rich_help_panel=CONTROL)] = 5,
     timeout: Annotated[float, typer.Option(help="per-request timeout, seconds", rich_help_panel=CONTROL)] = 600.0,
     retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds", rich_help_panel=CONTROL)] = 1.0,
@@ -307,7 +321,7 @@ def run(
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
         out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
-        concurrency=concurrency, max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
+        concurrency=_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,

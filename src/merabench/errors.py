@@ -3,7 +3,8 @@
     MerabenchError            a user-facing problem: printed without a traceback, exit code 2
     ├── DataError             a row, file or prediction that is malformed (names file, line, field)
     ├── ConfigError           a flag or setting that cannot work (unknown task, bad model spec, ...)
-    └── BackendError          a model request that failed; `retryable` says whether to try again
+    ├── BackendError          a model request that failed; `retryable` says whether to try again
+    └── ServerRefused         every endpoint refused to serve for longer than the run waits: stop sending
 
 `cli.py` catches MerabenchError once; nothing else in the package prints errors. Where files are
 read, `reading(path)` maps what the standard library raises (OS, decoding, JSON, ZIP, sqlite
@@ -62,6 +63,11 @@ class BackendError(MerabenchError):
         self.retry_after = retry_after
         self.status = status
         self.body = body  # the server's parsed error body, when it sent JSON
+
+
+class ServerRefused(MerabenchError):
+    """Every endpoint asked to wait past the back-off ceiling, or kept refusing: the run stops
+    sending, keeps what it has, and the same command resumes."""
 
 
 def _os_reason(exc: OSError) -> str:

@@ -29,6 +29,7 @@ from merabench.errors import DataError
 from merabench.judging import JudgeSettings, judge_task, make_judge
 from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
+from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
 from merabench.redaction import redact_url, register_secret, register_url
@@ -67,7 +68,7 @@ class RunConfig:
     out: Path | None = None
     base_urls: tuple[str, ...] = ()
     api_key: str | None = field(default=None, repr=False)
-    concurrency: int = 32
+    concurrency: int | Literal["auto"] = "auto"   # per endpoint; auto: found from what each serves
     max_retries: int = 5
     timeout_s: float = 600.0
     retry_delay_s: float = 1.0
@@ -115,7 +116,7 @@ class Evaluation:
     document: dict[str, Any]
     wall_time_s: float | None
     notes: tuple[str, ...] = ()
-    stopped_by: str | None = None   # --max-cost or --deadline ended the run early (it resumes)
+    stopped_by: str | None = None   # --max-cost, --deadline or a refusing server ended the run early (it resumes)
 
 
 def register_secrets(config: RunConfig | ScoreConfig) -> None:
@@ -145,6 +146,28 @@ def answer_source(config: RunConfig) -> AnswerSource:
     else:  # a served model is known by what it serves; its ports change every run
         scope = config.serve.identity() if config.serve is not None else backend.cache_scope()
     return BackendSource(backend, scope)
+
+
+def workers(config: RunConfig) -> int:
+    """The runner's workers: the concurrency, or with `auto` as many as the endpoints could take
+    (each endpoint's pool holds back what it cannot serve)."""
+    if config.concurrency != "auto":
+        return config.concurrency
+    if config.model.startswith("openai:") and config.import_responses is None:
+        return AUTO_MAX * max(1, len(config.base_urls))
+    return AUTO_START
+
+
+def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
+    """A line per endpoint on what `--concurrency auto` chose (the summary and results.json)."""
+    notes = []
+    for url, entry in chosen.items():
+        if entry.get("mode") != "auto":
+            continue
+        slots = f"; it says it serves {entry['server_slots']} at once" if entry.get("server_slots") else ""
+        notes.append(f"--concurrency auto: {url} was sent {entry['min']}-{entry['max']} requests at once, "
+                     f"{entry['final']} at the end{slots} (results.json `concurrency` has the trace)")
+    return notes
 
 
 def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
@@ -272,7 +295,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         budget.restart()  # the deadline counts from the first request, not from the checks
-        runner = Runner(source, out_dir=out, concurrency=config.concurrency, cache=cache,
+        runner = Runner(source, out_dir=out, concurrency=workers(config), cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts,
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
@@ -284,11 +307,14 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
             early.settle()
             raise
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
+        if runner.stopped_by and budget.stopped_by is None:  # every endpoint refused to serve
+            budget.stopped_by = runner.stopped_by
         stopped = _stopped(budget, runs, answers, config.command)
         runner.notes += budget.notes()
         if stopped:
             runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
                                 f"(never sent, not failed); to continue: {stopped['continue']}")
+        runner.notes += concurrency_notes(runner.facts.get("concurrency", {}))
         results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say,
                           early=early)
         wall = time.monotonic() - started
@@ -296,10 +322,14 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         settings["judge"] = _judge_document(config.judge, runs)
         if budget.stopped_by:
             settings["stopped_by"] = budget.summary
+        if "adaptations" in runner.facts:
+            settings["adaptations"] = runner.facts["adaptations"]
         document = results_document(results, model=source.name, wall_time_s=wall, settings=settings,
                                     notes=runner.notes, prices=config.prices)
         if stopped:
             document["stopped"] = stopped
+        if "concurrency" in runner.facts:
+            document["concurrency"] = runner.facts["concurrency"]
         write_results(out, document)
         write_report(out)
     return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)

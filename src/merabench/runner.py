@@ -1,7 +1,9 @@
 """The async evaluation loop: work items -> answers, with cache and resume.
 
 A fixed set of `concurrency` workers pulls requests from one work queue shared by all tasks
-(never a coroutine per row). An answer is written to its task's samples file at the end of the
+(never a coroutine per row); how many of them an endpoint serves at once is the backend's
+business (models/endpoints.py). When every endpoint refuses to serve (ServerRefused), no new
+request is sent and the rows not answered stay unasked for the rerun. An answer is written to its task's samples file at the end of the
 event-loop turn that received it, so a killed run loses only the requests in flight; the response
 cache gets answers in batches, at most CACHE_BATCH_S later (a commit per answer would cap a fast
 endpoint). On a rerun into the same folder, rows already answered there (same messages) are
@@ -21,7 +23,7 @@ from typing import Any, Protocol
 
 from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
-from merabench.errors import BackendError, DataError
+from merabench.errors import BackendError, DataError, ServerRefused
 from merabench.models.base import Backend, Completion, Request
 from merabench.models.baselines import BaselineKind, baseline_answer
 from merabench.prompts import HistoryIndex, Message, messages_digest
@@ -83,6 +85,7 @@ class AnswerSource(Protocol):
     async def preflight(self) -> list[str]: ...
     async def complete(self, item: WorkItem) -> Completion: ...
     def notes(self) -> list[str]: ...
+    def run_facts(self) -> dict[str, Any]: ...
     async def aclose(self) -> None: ...
 
 
@@ -111,6 +114,9 @@ class BackendSource:
     def notes(self) -> list[str]:
         return self.backend.notes()
 
+    def run_facts(self) -> dict[str, Any]:
+        return self.backend.run_facts()
+
     async def aclose(self) -> None:
         await self.backend.aclose()
 
@@ -136,6 +142,9 @@ class BaselineSource:
 
     def notes(self) -> list[str]:
         return []
+
+    def run_facts(self) -> dict[str, Any]:
+        return {}
 
     async def aclose(self) -> None:
         pass
@@ -196,6 +205,10 @@ class Runner:
     #: last request is sent (work the end of the run needs can start in the background then)
     on_idle: Callable[[], None] = lambda: None
     notes: list[str] = field(default_factory=list)
+    #: why the run stopped sending before the end (every endpoint refused to serve), else None
+    stopped_by: str | None = None
+    #: what the source learnt during the run, for results.json (concurrency, request shape)
+    facts: dict[str, Any] = field(default_factory=dict)
     _idle_called: bool = field(default=False, init=False, repr=False)
 
     def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
@@ -256,6 +269,7 @@ class Runner:
         finally:
             self.progress.finish()  # the display's thread ends with the answering
             self.notes += [n for n in self.source.notes() if n not in self.notes]
+            self.facts = self.source.run_facts()
             await self.source.aclose()
 
     async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
@@ -318,6 +332,9 @@ class Runner:
                 loop.call_soon(self._idle)  # after this worker's request has left
             try:
                 completion = await self.source.complete(item)
+            except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
+                self.stopped_by = str(exc)
+                return
             except BackendError as exc:
                 emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
                                                    time.monotonic() - started))
@@ -331,7 +348,8 @@ class Runner:
 
         saver = asyncio.create_task(cache_saver())
         try:
-            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency, stop=self.should_stop)
+            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency,
+                           stop=lambda: self.stopped_by is not None or self.should_stop())
         finally:
             saver.cancel()
             flush()

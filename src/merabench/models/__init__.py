@@ -16,7 +16,7 @@ __all__ = ["BASELINES", "Backend", "BackendSettings", "Completion", "GenerationO
 class BackendSettings:
     base_urls: list[str] = field(default_factory=list)
     api_key: str | None = None
-    concurrency: int = 32
+    concurrency: int | str = "auto"   # per endpoint: a number, or auto (models/concurrency.py)
     max_retries: int = 5
     timeout_s: float = 600.0
     retry_base_delay_s: float = 1.0

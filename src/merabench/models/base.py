@@ -82,5 +82,9 @@ class Backend(ABC):
         """What the backend learned or changed during the run, for results.json."""
         return []
 
+    def run_facts(self) -> dict[str, Any]:
+        """What the backend learnt, as data for results.json (`concurrency`, `adaptations`)."""
+        return {}
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass

@@ -1,45 +1,97 @@
-"""A pool of data-parallel endpoints with least-busy selection and adaptive back-off.
+"""A pool of data-parallel endpoints: least-busy selection, how many each is sent at once, the
+time-out clocks of the requests it holds, and back-pressure.
 
-Each endpoint has an in-flight limit that halves on 429/503 (and pauses the endpoint for the
-server's Retry-After) and grows back by one per `limit` successes (AIMD), so a rate-limited
-server is not hammered by every waiting worker at once.
+In flight per endpoint: a fixed number (AIMD: halved on 429/503, grown back by one per `limit`
+answers), or, with `--concurrency auto`, what models/concurrency.py learns from the endpoint's
+answers and its own word (llama.cpp's `/props`). Workers waiting for room wait in one FIFO
+queue and are woken one per free place (never all at once).
+
+Back-pressure is the endpoint's state, not a request's: a 429/503 pauses the endpoint (every
+request for it) for the server's Retry-After, or an exponential back-off, once, however many of
+the requests in flight come back refused; the refusals of requests sent before that pause began
+add nothing. When a server asks for more than the back-off ceiling, or refuses for a minute with
+no answer in between, the endpoint is given up; once every endpoint is, `acquire` raises
+ServerRefused and the run stops sending (saved, scored, resumable).
+
+A request's time-out counts from when the server could have started it as far as we can tell:
+of the requests in flight at an endpoint, only the oldest `clock_capacity()` have their clock
+running; the rest wait behind our own requests, and their clocks start as the ones before them
+finish. A time-out starts every clock (a server that stopped answering is not waited for one
+request at a time: at most twice the time-out).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
+import random
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
+
+from merabench.errors import ServerRefused
+from merabench.models.concurrency import AdaptiveLimit
+from merabench.redaction import redact_url
+
+MAX_BACKOFF_S = 60.0
+REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up
 
 
-@dataclass
+@dataclass(eq=False)
 class Endpoint:
     url: str
     max_limit: int
+    adaptive: AdaptiveLimit | None = None
     limit: float = 0.0
     in_flight: int = 0
     paused_until: float = 0.0
+    pause_epoch: int = 0                     # pauses so far: a refusal of a request sent before the last one adds nothing
+    refusals: int = 0                        # pauses since the last answer
+    refusing_since: float | None = None
+    gave_up: str | None = None
+    slots: int | None = None                 # what the server said it serves at once
+    running: dict[asyncio.Timeout, None] = field(default_factory=dict)  # clocks running, oldest first
+    waiting: deque[asyncio.Timeout] = field(default_factory=deque)     # clocks not started, oldest first
 
     def __post_init__(self) -> None:
         self.limit = float(self.max_limit)
 
+    def cap(self) -> int:
+        return self.adaptive.limit if self.adaptive is not None else max(1, int(self.limit))
+
     def load(self) -> float:
-        return self.in_flight / max(1.0, self.limit)
+        return self.in_flight / self.cap()
+
+    def clock_capacity(self) -> float:
+        """How many of our requests in flight the server could be working on, as far as we can
+        tell: its slots when it says; with `auto`, only the oldest (what the server serves at
+        once is what is being learnt, and even a one-slot server could have started the oldest);
+        with a fixed concurrency, every one (as the user chose)."""
+        if self.slots is not None:
+            return float(self.slots)
+        return 1.0 if self.adaptive is not None else float("inf")
 
 
 class EndpointPool:
     """Single-threaded (one event loop): picking and counting need no lock, only waiting does."""
 
-    def __init__(self, urls: list[str], max_in_flight: int) -> None:
-        self.endpoints = [Endpoint(u, max_in_flight) for u in urls]
-        self._freed = asyncio.Event()
-        self._waiting = 0
+    def __init__(self, urls: list[str], max_in_flight: int | None, *, timeout_s: float = 600.0,
+                 retry_base_delay_s: float = 1.0) -> None:
+        """`max_in_flight` None: learnt per endpoint (`--concurrency auto`)."""
+        self.endpoints = [Endpoint(u, max_in_flight or 1, AdaptiveLimit() if max_in_flight is None else None)
+                          for u in urls]
+        self.timeout_s = timeout_s
+        self.retry_base_delay_s = retry_base_delay_s
+        self.stopped: str | None = None
+        self._waiters: deque[asyncio.Future[Endpoint]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
         self._turn = itertools.count()
 
+    # -- room to send -----------------------------------------------------------------------------
+
     def _pick(self, now: float) -> Endpoint | None:
-        ready = [e for e in self.endpoints if e.paused_until <= now and e.in_flight < max(1, int(e.limit))]
+        ready = [e for e in self.endpoints
+                 if e.paused_until <= now and e.gave_up is None and e.in_flight < e.cap()]
         if not ready:
             return None
         if len(ready) == 1:
@@ -50,29 +102,179 @@ class EndpointPool:
         return candidates[next(self._turn) % len(candidates)]
 
     async def acquire(self) -> Endpoint:
-        while True:
-            now = time.monotonic()
+        if self.stopped is not None:
+            raise ServerRefused(self.stopped)
+        now = time.monotonic()
+        if not self._waiters:
             endpoint = self._pick(now)
             if endpoint is not None:
-                endpoint.in_flight += 1
-                return endpoint
-            pauses = [e.paused_until - now for e in self.endpoints if e.paused_until > now]
-            # every endpoint paused: wake when the first pause ends; else when a request finishes
-            timeout = min(pauses) if len(pauses) == len(self.endpoints) else None
-            self._freed.clear()
-            self._waiting += 1
-            try:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._freed.wait(), timeout)
-            finally:
-                self._waiting -= 1
+                return self._take(endpoint, now)
+        waiter: asyncio.Future[Endpoint] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._wake_at_pause_end(now)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+                waiter.result().in_flight -= 1  # given to us as we were cancelled: hand it on
+                self._dispatch()
+            raise
 
-    def release(self, endpoint: Endpoint, *, ok: bool, throttle_for: float | None = None) -> None:
+    def _take(self, endpoint: Endpoint, now: float) -> Endpoint:
+        endpoint.in_flight += 1
+        if endpoint.adaptive is not None:
+            endpoint.adaptive.start(now)
+        return endpoint
+
+    def _dispatch(self) -> None:
+        now = time.monotonic()
+        while self._waiters:
+            waiter = self._waiters[0]
+            if waiter.done():  # its worker was cancelled
+                self._waiters.popleft()
+                continue
+            endpoint = self._pick(now)
+            if endpoint is None:
+                break
+            self._waiters.popleft()
+            waiter.set_result(self._take(endpoint, now))
+        if self._waiters:
+            self._wake_at_pause_end(now)
+
+    def _wake_at_pause_end(self, now: float) -> None:
+        ends = [e.paused_until for e in self.endpoints if e.paused_until > now and e.gave_up is None]
+        if not ends:
+            return
+        when = min(ends)
+        if self._timer is not None:
+            if self._timer.when() <= when:  # one clock: the loop's is time.monotonic
+                return
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_at(when, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._dispatch()
+
+    def release(self, endpoint: Endpoint, *, ok: bool, latency_s: float | None = None) -> None:
+        """A request is back: `ok` when the server answered it (a 400 included), with its latency
+        when it is an answer."""
         endpoint.in_flight -= 1
         if ok:
-            endpoint.limit = min(float(endpoint.max_limit), endpoint.limit + 1.0 / max(1.0, endpoint.limit))
-        elif throttle_for is not None:
+            endpoint.refusals, endpoint.refusing_since = 0, None
+            if endpoint.adaptive is None:
+                endpoint.limit = min(float(endpoint.max_limit), endpoint.limit + 1.0 / max(1.0, endpoint.limit))
+            elif latency_s is not None:
+                endpoint.adaptive.observe(latency_s, time.monotonic())
+        if self._waiters:
+            self._dispatch()
+
+    # -- back-pressure ----------------------------------------------------------------------------
+
+    def throttled(self, endpoint: Endpoint, status: int | None, retry_after: float | None, sent_epoch: int) -> None:
+        """A 429/503 for a request sent during pause epoch `sent_epoch`."""
+        if endpoint.gave_up is not None:
+            return
+        now = time.monotonic()
+        said = f"HTTP {status}" + (f" with Retry-After {retry_after:g} s" if retry_after is not None else "")
+        if retry_after is not None and retry_after > MAX_BACKOFF_S:
+            self._give_up(endpoint, f"{redact_url(endpoint.url)} answered {said}, longer than the "
+                                    f"{MAX_BACKOFF_S:g} s back-off ceiling")
+            return
+        if sent_epoch != endpoint.pause_epoch:  # sent before the last pause began: that pause answers it
+            if retry_after is not None:
+                endpoint.paused_until = max(endpoint.paused_until, now + retry_after)
+            return
+        endpoint.pause_epoch += 1
+        endpoint.refusals += 1
+        if endpoint.refusing_since is None:
+            endpoint.refusing_since = now
+        wait = retry_after if retry_after is not None else self._backoff(endpoint.refusals)
+        if now + wait - endpoint.refusing_since > REFUSING_FOR_S:
+            self._give_up(endpoint, f"{redact_url(endpoint.url)} kept refusing ({said}, {endpoint.refusals} times) "
+                                    f"with no answer for {now - endpoint.refusing_since:.0f} s")
+            return
+        if endpoint.adaptive is not None:
+            endpoint.adaptive.halve(now)
+        else:
             endpoint.limit = max(1.0, endpoint.limit / 2)
-            endpoint.paused_until = max(endpoint.paused_until, time.monotonic() + throttle_for)
-        if self._waiting:
-            self._freed.set()
+        endpoint.paused_until = max(endpoint.paused_until, now + wait)
+        if self._waiters:
+            self._wake_at_pause_end(now)
+
+    def _backoff(self, refusals: int) -> float:
+        """Exponential with full jitter, so replicas' pauses do not end together."""
+        ceiling = min(MAX_BACKOFF_S, self.retry_base_delay_s * 2 ** (refusals - 1))
+        return random.uniform(ceiling / 2, ceiling)
+
+    def _give_up(self, endpoint: Endpoint, reason: str) -> None:
+        endpoint.gave_up = reason
+        if all(e.gave_up is not None for e in self.endpoints):
+            self.stopped = "; ".join(e.gave_up for e in self.endpoints if e.gave_up)
+            while self._waiters:
+                waiter = self._waiters.popleft()
+                if not waiter.done():
+                    waiter.set_exception(ServerRefused(self.stopped))
+        elif self._waiters:
+            self._dispatch()
+
+    # -- time-out clocks --------------------------------------------------------------------------
+
+    def clock_in(self, endpoint: Endpoint, clock: asyncio.Timeout) -> None:
+        """A request just sent: its clock runs now, or once the requests before it leave room."""
+        if len(endpoint.running) < endpoint.clock_capacity():
+            endpoint.running[clock] = None
+            clock.reschedule(asyncio.get_running_loop().time() + self.timeout_s)
+        else:
+            endpoint.waiting.append(clock)
+
+    def clock_out(self, endpoint: Endpoint, clock: asyncio.Timeout, *, timed_out: bool = False) -> None:
+        if clock in endpoint.running:
+            del endpoint.running[clock]
+        elif clock in endpoint.waiting:  # answered before we thought the server had started it
+            endpoint.waiting.remove(clock)
+        if timed_out:  # the server stopped answering, or is slower than we thought: every clock runs
+            self._start(endpoint, len(endpoint.waiting))
+        elif endpoint.waiting or len(endpoint.running) > endpoint.clock_capacity():
+            self._rebalance(endpoint)
+
+    def _rebalance(self, endpoint: Endpoint) -> None:
+        capacity = max(1.0, endpoint.clock_capacity())
+        if len(endpoint.running) < capacity:
+            self._start(endpoint, int(capacity - len(endpoint.running)))
+            return
+        while len(endpoint.running) > capacity:  # fewer served at once than we thought: the newest wait again
+            clock, _ = endpoint.running.popitem()
+            if clock.expired():  # its request is ending with its time-out: leave it
+                endpoint.running[clock] = None
+                return
+            clock.reschedule(None)
+            endpoint.waiting.appendleft(clock)
+
+    def _start(self, endpoint: Endpoint, n: int) -> None:
+        deadline = asyncio.get_running_loop().time() + self.timeout_s
+        for _ in range(min(n, len(endpoint.waiting))):
+            clock = endpoint.waiting.popleft()
+            endpoint.running[clock] = None
+            if not clock.expired():
+                clock.reschedule(deadline)
+
+    # -- what it learnt ---------------------------------------------------------------------------
+
+    def told_slots(self, url: str, slots: int) -> None:
+        for endpoint in self.endpoints:
+            if endpoint.url == url:
+                endpoint.slots = slots
+                if endpoint.adaptive is not None:
+                    endpoint.adaptive.told_slots(slots, time.monotonic())
+
+    def describe(self) -> dict[str, dict[str, object]]:
+        """Per endpoint: how many it was sent at once over the run (results.json `concurrency`)."""
+        out: dict[str, dict[str, object]] = {}
+        for e in self.endpoints:
+            entry = e.adaptive.describe() if e.adaptive is not None else {"mode": "fixed", "limit": e.max_limit,
+                                                                           "server_slots": e.slots}
+            if e.gave_up:
+                entry["gave_up"] = e.gave_up
+            out[redact_url(e.url)] = entry
+        return out

@@ -1,9 +1,12 @@
 """Any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, TGI, llama.cpp, Ollama, APIs).
 
-Retries: timeouts, connection errors, truncated or malformed bodies, 408/409/429 and 5xx are
-retried with exponential back-off (or the server's Retry-After, never longer than the back-off
-ceiling), possibly on another replica; other 4xx fail at once, except that the `auto` profile
-learns from a 400 that names an unsupported parameter (models/shaping.py). The API key goes only
+Retries: timeouts, connection errors, truncated or malformed bodies, 408/409 and 5xx are retried
+with exponential back-off, possibly on another replica; a 429/503 pauses its endpoint instead
+(models/endpoints.py: once for all its requests, and the run stops when the server asks for more
+than the back-off ceiling). Other 4xx fail at once, except that the `auto` profile learns from a
+400 that names an unsupported parameter and sends the request again (models/shaping.py). How many
+requests each endpoint is sent at once, and when a request's time-out starts, is the pool's
+business (models/endpoints.py, models/concurrency.py). The API key goes only
 into the Authorization header; credentials in a URL are used and never written anywhere.
 
 A reply keeps what reasoning servers send beside the answer (`reasoning_content` or
@@ -25,14 +28,15 @@ import aiohttp
 from merabench.errors import BackendError, ConfigError
 from merabench.jsonio import dumps_kept, loads
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
-from merabench.models.endpoints import EndpointPool
+from merabench.models.concurrency import headroom
+from merabench.models.endpoints import MAX_BACKOFF_S, Endpoint, EndpointPool
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.redaction import redact_url, register_secret, register_url
 from merabench.usage import token_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
-MAX_BACKOFF_S = 60.0
+AUTO = "auto"
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -52,7 +56,7 @@ def parse_retry_after(value: str | None) -> float | None:
 
 class OpenAICompatBackend(Backend):
     def __init__(self, model: str, base_urls: list[str], *, api_key: str | None = None,
-                 options: GenerationOptions | None = None, concurrency: int = 32,
+                 options: GenerationOptions | None = None, concurrency: int | str = AUTO,
                  max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0) -> None:
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
@@ -83,6 +87,8 @@ class OpenAICompatBackend(Backend):
         self._pool: EndpointPool | None = None
         self._session: aiohttp.ClientSession | None = None
         self._notes: list[str] = []
+        self._slots: dict[str, int] = {}  # what the servers said they serve at once
+        self._limit_ignored = False
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAICompatBackend(model={self.model!r}, urls={[redact_url(u) for u in self.urls]!r})"
@@ -118,13 +124,47 @@ class OpenAICompatBackend(Backend):
         if down:
             self.urls = [u for u, f in zip(self.urls, failures, strict=True) if not f]
             self._notes.append(f"left out {len(down)} endpoint(s) that refused connections: {'; '.join(down)}")
+        await self._ask_slots()
         return list(self._notes)
+
+    async def _ask_slots(self) -> None:
+        """How many requests each server serves at once, where it says (llama.cpp's `/props`
+        total_slots); a server that does not say is learnt from its answers."""
+        async def ask(session: aiohttp.ClientSession, url: str) -> None:
+            parts = urlsplit(url)
+            props = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/").removesuffix("/v1") + "/props", "", ""))
+            try:
+                async with session.get(props) as resp:
+                    doc = loads(await resp.read()) if resp.status == 200 else None
+            except (aiohttp.ClientError, TimeoutError, ValueError):
+                return
+            slots = doc.get("total_slots") if isinstance(doc, dict) else None
+            if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1:
+                self._slots[url] = slots
+                sending = (f"sending {slots + headroom(slots)} at once" if self._concurrency == AUTO
+                           else "time-outs count from when one of them could take a request")
+                self._notes.append(f"{redact_url(url)} serves {slots} request(s) at once (its /props): {sending}")
+
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else None
+        async with aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=3.0)) as session:
+            await asyncio.gather(*(ask(session, u) for u in self.urls))
 
     @property
     def pool(self) -> EndpointPool:
         if self._pool is None:
-            self._pool = EndpointPool(self.urls, self._concurrency)
+            self._pool = EndpointPool(self.urls, None if self._concurrency == AUTO else int(self._concurrency),
+                                      timeout_s=self.timeout_s, retry_base_delay_s=self.retry_base_delay_s)
+            for url, slots in self._slots.items():
+                self._pool.told_slots(url, slots)
         return self._pool
+
+    def run_facts(self) -> dict[str, Any]:
+        """Per endpoint, how many requests it was sent at once over the run; what `auto` changed
+        in the requests' shape."""
+        facts: dict[str, Any] = {"concurrency": self.pool.describe()}
+        if self.shaper.learned:
+            facts["adaptations"] = self.shaper.adaptations()
+        return facts
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -132,8 +172,10 @@ class OpenAICompatBackend(Backend):
             if self._api_key:
                 headers["Authorization"] = f"Bearer {self._api_key}"
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(headers=headers, connector=connector,
-                                                  timeout=aiohttp.ClientTimeout(total=self.timeout_s))
+            # the whole request's time-out is the pool's clock (it starts when the server could
+            # start the request); aiohttp bounds only the connecting
+            self._session = aiohttp.ClientSession(headers=headers, connector=connector, timeout=aiohttp.ClientTimeout(
+                total=None, sock_connect=min(30.0, self.timeout_s)))
         return self._session
 
     def payload(self, request: Request) -> dict[str, Any]:
@@ -141,63 +183,86 @@ class OpenAICompatBackend(Backend):
 
     async def generate(self, request: Request) -> Completion:
         started = time.monotonic()
-        attempt = 0
+        attempt = failures = 0
         while True:
-            attempt += 1
             body = self.payload(request)
-            endpoint = await self.pool.acquire()
+            endpoint = await self.pool.acquire()  # ServerRefused when every endpoint is given up
+            attempt += 1
+            epoch = endpoint.pause_epoch
+            sent = time.monotonic()
             try:
-                reply = await self._post(endpoint.url, dumps_kept(body))
+                reply = await self._post(endpoint, dumps_kept(body))
             except BackendError as exc:
-                self.pool.release(endpoint, ok=exc.status == 400,
-                                  throttle_for=self._throttle(exc, attempt) if exc.status in THROTTLE_STATUS else None)
-                if exc.status == 400 and self.shaper.learn(exc.body, body):
+                if exc.status in THROTTLE_STATUS:  # the endpoint's state: it pauses, everyone waits once
+                    self.pool.release(endpoint, ok=False)
+                    self.pool.throttled(endpoint, exc.status, exc.retry_after, epoch)
+                    continue
+                self.pool.release(endpoint, ok=exc.status == 400)
+                if exc.status == 400 and self.shaper.adapt(exc.body, body):
                     attempt -= 1  # the same request again, shaped as the server wants: not a retry
                     continue
-                if not exc.retryable or attempt > self.max_retries:
+                failures += 1
+                if not exc.retryable or failures > self.max_retries:
                     suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
                     raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status) from None
-                await asyncio.sleep(self._throttle(exc, attempt))
+                await asyncio.sleep(self._backoff(failures))
                 continue
             except BaseException:
                 self.pool.release(endpoint, ok=False)
                 raise
-            self.pool.release(endpoint, ok=True)
+            self.pool.release(endpoint, ok=True, latency_s=time.monotonic() - sent)
+            if reply["completion_tokens"] is not None and reply["completion_tokens"] > self.options.max_tokens:
+                self._ignored_limit(body, reply["completion_tokens"], endpoint.url)
             return Completion(**reply, latency_s=time.monotonic() - started, endpoint=redact_url(endpoint.url),
                               attempts=attempt)
 
-    def _throttle(self, exc: BackendError, attempt: int) -> float:
-        """How long to wait: the server's Retry-After, but never past the back-off ceiling (an
-        hour-long Retry-After must not stall a run), else exponential back-off."""
-        if exc.retry_after is not None:
-            return min(exc.retry_after, MAX_BACKOFF_S)
-        return self._backoff(attempt)
+    def _ignored_limit(self, body: dict[str, Any], got: int, url: str) -> None:
+        """Said once: the server's usage shows more completion tokens than the request allowed."""
+        if self._limit_ignored:
+            return
+        self._limit_ignored = True
+        sent = next((k for k in ("max_tokens", "max_completion_tokens") if k in body), None)
+        asked = f"{sent}={body[sent]}" if sent else f"no limit field (the limit {self.options.max_tokens} was dropped)"
+        hint = (" (llama.cpp's server ignores max_completion_tokens: --api-profile chat sends max_tokens)"
+                if sent == "max_completion_tokens" else "")
+        self._notes.append(f"{redact_url(url)} ignored the token limit: asked {asked}, an answer used {got} completion "
+                           f"tokens{hint}")
 
     def _backoff(self, attempt: int) -> float:
         """Exponential with full jitter, so retrying workers do not arrive together."""
         ceiling = min(MAX_BACKOFF_S, self.retry_base_delay_s * 2 ** (attempt - 1))
         return random.uniform(ceiling / 2, ceiling)
 
-    async def _post(self, base_url: str, body: bytes) -> dict[str, Any]:
-        url = endpoint_url(base_url, "chat/completions")
+    async def _post(self, endpoint: Endpoint, body: bytes) -> dict[str, Any]:
+        url = endpoint_url(endpoint.url, "chat/completions")
         shown = redact_url(url)
         try:
-            async with self._client().post(url, data=body) as resp:
-                raw = await resp.read()
-                if resp.status != 200:
-                    try:
-                        parsed = loads(raw)
-                    except ValueError:
-                        parsed = None
-                    said = error_message(parsed) or raw[:300].decode("utf-8", "replace")
-                    raise BackendError(f"HTTP {resp.status} from {shown}: {said[:300]}",
-                                       retryable=resp.status in RETRYABLE_STATUS or resp.status >= 500,
-                                       retry_after=parse_retry_after(resp.headers.get("Retry-After")),
-                                       status=resp.status, body=parsed)
-        except TimeoutError:
-            raise BackendError(f"timed out after {self.timeout_s:g} s at {shown}", retryable=True) from None
+            async with asyncio.timeout(None) as clock:  # started by the pool: see models/endpoints.py
+                self.pool.clock_in(endpoint, clock)
+                timed_out = False
+                try:
+                    async with self._client().post(url, data=body) as resp:
+                        raw = await resp.read()
+                except BaseException:
+                    timed_out = clock.expired()
+                    raise
+                finally:
+                    self.pool.clock_out(endpoint, clock, timed_out=timed_out)
+        except TimeoutError:  # the request was cancelled: its connection closed, the server can stop
+            raise BackendError(f"timed out after {self.timeout_s:g} s at {shown} (counted from when the server "
+                               "could start it)", retryable=True) from None
         except aiohttp.ClientError as exc:  # refused, reset, dropped, truncated payload
             raise BackendError(f"{type(exc).__name__} at {shown}", retryable=True) from None
+        if resp.status != 200:
+            try:
+                parsed = loads(raw)
+            except ValueError:
+                parsed = None
+            said = error_message(parsed) or raw[:300].decode("utf-8", "replace")
+            raise BackendError(f"HTTP {resp.status} from {shown}: {said[:300]}",
+                               retryable=resp.status in RETRYABLE_STATUS or resp.status >= 500,
+                               retry_after=parse_retry_after(resp.headers.get("Retry-After")),
+                               status=resp.status, body=parsed)
         return parse_reply(raw, shown)
 
     async def aclose(self) -> None:

@@ -6,7 +6,9 @@
                       what hosted reasoning models take (they reject max_tokens and temperature)
     auto              chat, until a 400 names a parameter the server does not support: then that
                       parameter is renamed (max_tokens -> max_completion_tokens) or dropped, the
-                      request is sent again, and every later request goes out the same way
+                      request is sent again, and every later request goes out the same way; the
+                      changes chain (max_tokens, then temperature, then stop, ...), and a request
+                      already in flight when one was learnt is sent again in the new shape
 
 `--drop-param NAME` removes a field from every request, whatever the profile. What `auto` learned
 is reported (results.json `settings.adaptations`).
@@ -63,6 +65,19 @@ class RequestShaper:
         for name in self.drop:
             body.pop(name, None)
         return body
+
+    def adapt(self, error: Any, body: dict[str, Any]) -> bool:
+        """In `auto`, whether a 400 for `body` is answered by sending the request again in the
+        shape learnt now or before: it names a parameter we sent that is (now) renamed or dropped.
+        A request in flight when another one taught the rename is resent, not an error."""
+        if self.profile is not ApiProfile.AUTO:
+            return False
+        name = refused_parameter(error, body)
+        if name is None:
+            return False
+        if name not in self.learned:
+            self.learn(error, body)
+        return True
 
     def learn(self, error: Any, body: dict[str, Any]) -> str | None:
         """In `auto`, from a 400's body: the parameter it refuses, renamed or dropped from now on
