@@ -14,6 +14,7 @@ intervals, a rank, and whether each run differs significantly from the best one.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,13 +64,22 @@ class Run:
     tasks: dict[str, TaskRecords]
 
 
+@functools.cache
+def _load(task_name: str, spec: str, split: str) -> tuple[Row, ...] | None:
+    """A task's rows from a data spec, loaded once per process (runs of one set share them)."""
+    try:
+        return tuple(load_task_data(TASKS[task_name], spec, split).rows)
+    except (ConfigError, DataError):
+        return None
+
+
 def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dict[int, Row] | None:
     """The run's rows loaded again from its data spec, if they are still what the run evaluated."""
     default, per_task = split_specs(list(settings.get("data") or ["bundled"]))
-    try:
-        rows = list(load_task_data(task, per_task.get(task.name, default), settings.get("split") or "test").rows)
-    except (ConfigError, DataError):
+    loaded = _load(task.name, per_task.get(task.name, default), settings.get("split") or "test")
+    if loaded is None:
         return None
+    rows = list(loaded)
     if isinstance(settings.get("limit"), int):
         rows = rows[:settings["limit"]]
     if recorded_sha is not None and rows_sha256(rows) != recorded_sha:
