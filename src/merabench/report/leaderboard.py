@@ -16,7 +16,7 @@ body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2r
 h2{margin-top:2rem;border-bottom:2px solid #e3e7ee;padding-bottom:.3rem}.muted{color:#66707f;font-size:.85rem}
 table{border-collapse:collapse;width:100%;margin:.3rem 0 1rem}td,th{padding:.3rem .6rem;border-bottom:1px solid #eef1f5;vertical-align:top}
 th{font-weight:600;color:#3c4656;text-align:left}th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.best{font-weight:600;color:#14652f}.sig{color:#b3261e}.note{background:#fff7e0;border-left:4px solid #e8b100;padding:.4rem .7rem;margin:.4rem 0}
+td.num .muted{white-space:normal}.best{font-weight:600;color:#14652f}.sig{color:#b3261e}.note{background:#fff7e0;border-left:4px solid #e8b100;padding:.4rem .7rem;margin:.4rem 0}
 """
 
 
