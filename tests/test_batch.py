@@ -107,8 +107,8 @@ def test_batch_failures_and_stale_answers_are_errors_not_scores(tmp_path: Path) 
     lines = batch_output(requests, shape="openai")
     lines[0] = {"id": "b0", "custom_id": requests[0]["custom_id"], "error": None,
                 "response": {"status_code": 429, "body": {"error": {"message": "Rate limit reached"}}}}
-    task, row_id, _ = requests[1]["custom_id"].split("/")
-    lines[1]["custom_id"] = f"{task}/{row_id}/0000000000000000"  # answers an older prompt
+    task, row_id, _, tag = requests[1]["custom_id"].split("/")
+    lines[1]["custom_id"] = f"{task}/{row_id}/0000000000000000/{tag}"  # answers an older prompt
     output = write_lines(tmp_path / "output.jsonl", lines)
     run = tmp_path / "run"
     done = run_cli("import-responses", str(output), "--model", "openai:m", "--tasks", "sage", "--out", str(run),
@@ -125,7 +125,7 @@ def test_batch_mistakes_are_one_line(tmp_path: Path) -> None:
     bad.write_text('{"custom_id": "sage/1/abc", "text": "x"}\n{"text": "no id"}\n', encoding="utf-8")
     cases = [
         (["import-responses", str(bad), "--model", "openai:m", "--tasks", "sage", "--out", str(tmp_path / "o")],
-         "bad.jsonl:2, field 'custom_id'"),
+         "bad.jsonl:1, field 'custom_id'"),
         (["import-responses", str(tmp_path / "missing.jsonl"), "--model", "openai:m"], "no such file"),
         (["export-requests", "--model", "reference", "--out", str(tmp_path / "r.jsonl")], "openai:<model name>"),
         (["export-requests", "--model", "openai:m"], "needs --out FILE"),

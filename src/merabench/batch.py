@@ -3,8 +3,10 @@
 `merabench run ... --export-requests requests.jsonl` writes every request the run would still send,
 one line each in the OpenAI Batch API's input shape: `{"custom_id", "method": "POST", "url":
 "/v1/chat/completions", "body"}`, the body exactly as merabench would send it. The custom id is
-`<task>/<row id>/<messages hash>`: it names the row and proves, on the way back, that the answer
-is for the prompt merabench renders now.
+`<task>/<row id>/<messages hash>/<options tag>`: it names the row and proves, on the way back, that
+the answer is for the prompt merabench renders now (else that row is an error) and was made with
+the run's model and generation options (else the import is refused: the run.json of the folder
+would record options its answers were not made with).
 
 `merabench run ... --import-responses responses.jsonl` answers the run from a batch output instead
 of an endpoint: the OpenAI Batch output shape (`{"custom_id", "response": {"status_code", "body":
@@ -25,6 +27,7 @@ from typing import Any
 import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
+from merabench.inputfile import check_readable
 from merabench.jsonio import json_lines
 from merabench.models.base import Completion, GenerationOptions
 from merabench.models.openai_compat import parse_reply
@@ -37,19 +40,27 @@ from merabench.usage import token_counts
 BATCH_URL = "/v1/chat/completions"
 
 
-def custom_id(item: WorkItem) -> str:
-    return f"{item.task.name}/{item.row.id}/{item.messages_hash}"
+def options_tag(model: str, options: GenerationOptions) -> str:
+    """A short hash of the served model name and every generation option: what an answer was made with."""
+    import hashlib
+
+    canonical = orjson.dumps({"model": model, "options": options.fingerprint()}, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(canonical).hexdigest()[:12]
 
 
-def parse_custom_id(text: Any) -> tuple[str, int, str] | None:
-    """(task, row id, messages hash) of a custom id merabench wrote, or None."""
+def custom_id(item: WorkItem, tag: str) -> str:
+    return f"{item.task.name}/{item.row.id}/{item.messages_hash}/{tag}"
+
+
+def parse_custom_id(text: Any) -> tuple[str, int, str, str] | None:
+    """(task, row id, messages hash, options tag) of a custom id merabench wrote, or None."""
     if not isinstance(text, str):
         return None
     parts = text.split("/")
-    if len(parts) != 3:
+    if len(parts) != 4:
         return None
     try:
-        return parts[0], int(parts[1]), parts[2]
+        return parts[0], int(parts[1]), parts[2], parts[3]
     except ValueError:
         return None
 
@@ -66,6 +77,7 @@ def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOption
                   out_dir: Path | None) -> Iterator[dict[str, Any]]:
     """The requests still to send: every row not answered in out_dir (when given) for the same prompt."""
     shaper = RequestShaper(ApiProfile(options.api_profile), frozenset(options.drop_params))
+    tag = options_tag(model, options)
     for run in runs:
         existing = read_answers(samples_path(out_dir, run.task.name)) if out_dir is not None else {}
         done = answered_before(run, existing, system_prompt) if existing else set()
@@ -76,7 +88,7 @@ def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOption
             item = prepare(run.task, history, row, system_prompt)
             if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
                 continue
-            yield {"custom_id": custom_id(item), "method": "POST", "url": BATCH_URL,
+            yield {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
                    "body": shaper.body(model, list(item.messages), options)}
 
 
@@ -135,17 +147,28 @@ class ImportedSource:
     answers: dict[tuple[str, int], tuple[str, Completion | str]] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, path: Path, model: str) -> ImportedSource:
+    def read(cls, path: Path, model: str, options: GenerationOptions) -> ImportedSource:
+        """Every answer of the file; a custom id given twice, or an answer made with another model
+        or other options than the run's, is refused (naming the line)."""
         source = cls(model)
+        expected_tag = options_tag(served_model(model), options)
+        first_line: dict[tuple[str, int], int] = {}
         with reading(path, "--import-responses"):
-            if not path.is_file():
-                raise DataError("no such file", file=str(path))
+            check_readable(path)
             for lineno, line in json_lines(path):
                 key = parse_custom_id(line.get("custom_id")) if isinstance(line, dict) else None
                 if key is None:
-                    raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>)",
+                    raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>/<options tag>)",
                                     file=str(path), line=lineno, field="custom_id")
-                task, row_id, messages_hash = key
+                task, row_id, messages_hash, tag = key
+                if (task, row_id) in first_line:
+                    raise DataError(f"answers {task} row {row_id} again (first on line {first_line[task, row_id]}): "
+                                    "which answer counts is unclear", file=str(path), line=lineno, field="custom_id")
+                if tag != expected_tag:
+                    raise DataError("answers a request made with another model or other generation options than "
+                                    "this run's (the options tag differs): import with the options of the export, "
+                                    "or export again", file=str(path), line=lineno, field="custom_id")
+                first_line[task, row_id] = lineno
                 source.answers[(task, row_id)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
         if not source.answers:
             raise DataError("holds no responses", file=str(path))

@@ -18,7 +18,7 @@ import typer
 from merabench.budget import STOPPED_EXIT, Prices, parse_duration, resolve_prices
 from merabench.cli_help import CONTROL, COST, DATA, GENERATION, JUDGE, MODEL, OUTPUT, SERVING, PanelledCommand
 from merabench.datasource import load_task_data
-from merabench.errors import ConfigError, MerabenchError
+from merabench.errors import ConfigError, MerabenchError, reading
 from merabench.judge_protocol import load_template
 from merabench.judging import judge_settings
 from merabench.models import GenerationOptions
@@ -110,6 +110,57 @@ def check_endpoint(url: str, flag: str) -> None:
         raise ConfigError(f"{flag} {redact_url(url)}: not an http(s) URL with a host")
     if port == 0:
         raise ConfigError(f"{flag} {redact_url(url)}: port 0 is no port to connect to")
+
+
+GENERATION_FLAGS = ("preset", "max_tokens", "temperature", "seed", "stop", "extra_body", "reasoning_effort",
+                    "api_profile", "drop_param")
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
+def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
+                 system_prompt: str | None) -> tuple[str, GenerationOptions, str | None, dict[str, Any]]:
+    """`export-requests --run DIR`: the model, generation options (its preset applied) and system
+    prompt the run recorded, and its tasks and data, wherever the command does not give them; given
+    options that differ from the run's are refused (the answers could not be imported into it)."""
+    from merabench.jsonio import loads
+
+    with reading(out_dir / "run.json"):
+        identity = loads((out_dir / "run.json").read_bytes())
+    options = identity.get("options") if isinstance(identity, dict) else None
+    if not isinstance(options, dict):
+        raise ConfigError(f"{out_dir}/run.json records no options: export with explicit options")
+    recorded = GenerationOptions(
+        max_tokens=options.get("max_tokens", 4096), temperature=options.get("temperature"), seed=options.get("seed"),
+        stop=tuple(options.get("stop", ())), extra_body=options.get("extra_body", {}),
+        reasoning_effort=options.get("reasoning_effort"), api_profile=options.get("api_profile", "chat"),
+        drop_params=tuple(options.get("drop_params", ())))
+    if any(_given(ctx, name) for name in GENERATION_FLAGS) and generation.fingerprint() != recorded.fingerprint():
+        changed = sorted(k for k in set(options) | set(generation.fingerprint())
+                         if options.get(k) != generation.fingerprint().get(k))
+        raise ConfigError(f"the run in {out_dir} was made with other generation options (differing: "
+                          f"{', '.join(changed)}); leave those flags out to export with the run's own")
+    if not _given(ctx, "model"):
+        model = identity.get("model", model)
+    if not _given(ctx, "system_prompt"):
+        system_prompt = identity.get("system_prompt")
+    settings: dict[str, Any] = {}
+    results = out_dir / "results.json"
+    if results.exists():
+        with reading(results):
+            document = loads(results.read_bytes())
+        settings = document.get("settings", {}) if isinstance(document, dict) else {}
+    keep = {"tasks": lambda v: ",".join(v), "data": list, "split": str, "limit": lambda v: v}
+    taken = {k: convert(settings[k]) for k, convert in keep.items()
+             if k in settings and settings[k] is not None and not _given(ctx, k)}
+    if "tasks" not in taken and not _given(ctx, "tasks"):  # a run killed before results.json: its samples
+        found = [name for name in TASKS if (out_dir / f"samples_{name}.jsonl").exists()]
+        if found:
+            taken["tasks"] = ",".join(found)
+    return model, recorded, system_prompt, taken
 
 
 def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
@@ -303,6 +354,10 @@ def run(
                                    drop_params=tuple(drop_param or ()))
     if api_profile not in ("chat", "openai-reasoning", "auto"):
         raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
+        model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation, system_prompt)
+        tasks, data, split, limit = (recorded.get(k, v) for k, v in
+                                     (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     served = None
     if serve is not None or serve_cmd is not None:

@@ -135,7 +135,7 @@ def answer_source(config: RunConfig) -> AnswerSource:
         from merabench.batch import ImportedSource, served_model
 
         served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
-        return ImportedSource.read(config.import_responses, config.model)
+        return ImportedSource.read(config.import_responses, config.model, config.generation)
     if config.model in BASELINES:
         return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
     backend = make_backend(config.model, config.generation, BackendSettings(
