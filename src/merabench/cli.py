@@ -26,7 +26,7 @@ from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, JudgeRun, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.predictions import load_predictions
-from merabench.redaction import redact, redact_url, register_secret, register_url
+from merabench.redaction import redact, redact_url, register_environment, register_secret, register_url
 from merabench.report.html import write_report
 from merabench.results import summary_table
 from merabench.scoring import TaskResult
@@ -205,7 +205,9 @@ JudgePrompt = Annotated[Path | None, typer.Option(
 
 
 def _register(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:
-    """The secrets given on the command line, masked in everything printed or written from now on."""
+    """The secrets given on the command line (and in the environment), masked in everything
+    printed or written from now on."""
+    register_environment()
     register_secret(api_key)
     register_secret(judge_api_key)
     for url in urls:

@@ -80,19 +80,20 @@ def url_secrets(url: str) -> tuple[list[str], list[str]]:
     except ValueError:
         return [], []
     anywhere: list[str] = []
-    transit: list[str] = []
+    transit: list[str] = []  # only for short values: a long one is masked anywhere, its forms in transit with it
     if user or password:
         pair = f"{unquote(user or '')}:{unquote(password or '')}"
-        basic = base64.b64encode(pair.encode()).decode()
-        transit += [f"{user or ''}:{password or ''}@", pair + "@", f"Basic {basic}"]
-        anywhere += [basic]
+        anywhere.append(base64.b64encode(pair.encode()).decode())  # the Basic credentials the client sends
         if password and len(unquote(password)) >= MIN_SECRET_CHARS:
             anywhere.append(unquote(password))
+        else:
+            transit += [f"{user or ''}:{password or ''}@", pair + "@"]
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
         if SECRET_NAME.search(name) and value:
-            (anywhere if len(value) >= MIN_SECRET_CHARS else transit).append(value)
-            transit.append(f"{name}={quote(value, safe='')}")
-            transit.append(f"{name}={value}")
+            if len(value) >= MIN_SECRET_CHARS:
+                anywhere.append(value)
+            else:
+                transit += [f"{name}={quote(value, safe='')}", f"{name}={value}"]
     return anywhere, transit
 
 
@@ -104,26 +105,33 @@ def register_url(url: str | None) -> None:
     _add(*anywhere, *transit)
 
 
-def _from_environment() -> tuple[str | None, ...]:
-    return tuple(os.environ.get(name) for name in SECRET_ENV + URL_ENV)
+def register_environment() -> None:
+    """The secrets in this process's environment (SECRET_ENV, URL_ENV): read where a run starts
+    (the CLI, `evaluate`, `score_predictions`) and on the first redaction, not on every one."""
+    global _environment_read
+    _environment_read = True
+    for name in SECRET_ENV:
+        register_secret(os.environ.get(name))
+    for name in URL_ENV:
+        register_url(os.environ.get(name))
+
+
+_environment_read = False
 
 
 @lru_cache(maxsize=8)
-def _compiled(version: int, environment: tuple[str | None, ...]) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
-    """(the forms to mask, one pattern of them), for this registry and environment."""
+def _compiled(version: int) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+    """(the forms to mask, one pattern of them), for this state of the registry."""
     del version  # part of the cache key only
-    keys, urls = environment[:len(SECRET_ENV)], environment[len(SECRET_ENV):]
-    for key in keys:
-        register_secret(key)
-    for url in urls:
-        register_url(url)
     with _lock:
         forms = tuple(sorted(_registered, key=len, reverse=True))  # the longest first: a key inside a longer form
     return forms, re.compile("|".join(re.escape(f) for f in forms)) if forms else None
 
 
 def _known() -> tuple[tuple[str, ...], re.Pattern[str] | None]:
-    return _compiled(_version, _from_environment())
+    if not _environment_read:
+        register_environment()
+    return _compiled(_version)
 
 
 def redact(text: str) -> str:
@@ -151,12 +159,12 @@ def _masked(match: re.Match[str]) -> str:
 def redact_url(url: str) -> str:
     """A URL as merabench shows it: user:password and key-like query values masked, even before
     the URL is registered (a malformed one is masked as text)."""
-    return _shown_url(url, _version, _from_environment())
+    return _shown_url(url, _version)
 
 
 @lru_cache(maxsize=256)  # a run shows the same few URLs on every request
-def _shown_url(url: str, version: int, environment: tuple[str | None, ...]) -> str:
-    del version, environment  # part of the cache key only
+def _shown_url(url: str, version: int) -> str:
+    del version  # part of the cache key only
     register_url(url)
     try:
         parts = urlsplit(url)
