@@ -7,6 +7,7 @@ import glob
 import io
 import json
 import os
+import re
 import zipfile
 from datetime import datetime
 from pathlib import Path
@@ -203,8 +204,9 @@ def test_the_report_shows_a_logged_prompt(tmp_path: Path, make_server) -> None:
                    "--log-prompts", "--out", str(out), "--no-progress", "--no-cache")
     assert done.returncode in (0, 1), done.stderr
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert "<summary>prompt</summary>" in html and "[user]" in html
-    assert "не знаю &lt;b&gt;" in html and "не знаю <b>" not in html  # the answer stays escaped
+    rows = json.loads(re.search(r'id="report-details">(.*?)</script>', html, re.S).group(1))
+    assert rows and all(r["p"].startswith("[user]") for r in rows)  # the row opens to its prompt
+    assert all(r["o"] == "не знаю <b>" for r in rows) and "не знаю <b>" not in html  # the answer stays escaped
 
 
 def test_the_hub_revision_is_named_when_the_hub_answers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ def test_run_writes_a_report_with_every_task_and_escaped_answers(tmp_path: Path,
                      "--out", str(out), "--no-progress")
     assert result.returncode == 0, result.stderr
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<script>" not in page and "&lt;script&gt;" in page and "&amp; «ответ»" in page
-    assert "errant_f1" in page and "lowest errant_f1" in page and "corpus-level edits by type" in page
+    assert "<script>alert" not in page and "\\u003cscript\\u003ealert" in page and "\\u0026 «ответ»" in page
+    assert "errant_f1" in page and "why rows lost points" in page and "corpus-level edits by type" in page
     doc = json.loads((out / "results.json").read_text())["tasks"]["sage"]
     low, high = doc["ci95"]["errant_f1"]
     assert low <= doc["metrics"]["errant_f1"] <= high

@@ -332,7 +332,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         if "concurrency" in runner.facts:
             document["concurrency"] = runner.facts["concurrency"]
         write_results(out, document)
-        write_report(out)
+        write_report(out, {r.task.name: r.data.rows for r in runs})
     return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
 
 
@@ -393,6 +393,6 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
                     "strip_think": config.strip_think, "judge": _judge_document(config.judge, [run])}
         document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings)
         write_results(config.out, document)
-        write_report(config.out)
+        write_report(config.out, {task.name: data.rows})
     return Evaluation(config.out, {r.task: r for r in results}, document, None)
 

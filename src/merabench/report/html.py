@@ -1,35 +1,47 @@
-"""report.html: what a run measured, readable at a glance and printable.
+"""report.html: what a run measured, and every row it measured, in one self-contained page.
 
-Per task: the headline metrics with their 95 % intervals and denominators, every breakdown as a
-bar table, the most frequent failure reasons, failed requests, and the rows that scored worst
-with what the model answered. Everything from the model is escaped: an answer is data.
+Per task: the headline figures with their 95 % intervals and denominators, every metric with a
+line on how it is computed, a chart of why rows lost points, and the breakdowns (tables with
+one value or nothing but zeros folded away). Then one table of every row of every task,
+filterable and sortable, worst first, each row opening to its prompt (when logged), the
+reference beside the answer, the scored text and the verdict of each check or edit.
+
+The rows travel as JSON inside the page and are drawn by a small script as they scroll into
+view, so a 10,000-row run opens at once; nothing is fetched from anywhere. Everything from the
+model or the data is escaped: in the HTML by html.escape, in the JSON by escaping every `<`,
+`>` and `&`, so no answer can close the script element that holds it.
 """
 
 from __future__ import annotations
 
-import heapq
 import html
 import json
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from merabench.records import NOT_ASKED
-from merabench.samples import read_lines, samples_path, write_atomic
+from merabench.report.rows import TaskRows, collect_rows, reload_rows
+from merabench.report.views import HELP
+from merabench.rows import Row
+from merabench.samples import write_atomic
 from merabench.tasks import TASKS
+from merabench.tasks.base import Aggregation, MetricSpec
 
-CSS = """
-body{font:15px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:72rem;color:#1d2430;padding:0 1rem}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.4rem;border-bottom:2px solid #e3e7ee;padding-bottom:.3rem}
-h3{font-size:1.05rem;margin:1.4rem 0 .4rem}.muted{color:#66707f}.cards{display:flex;flex-wrap:wrap;gap:.8rem}
-.card{border:1px solid #e3e7ee;border-radius:.6rem;padding:.7rem 1rem;min-width:11rem}
-.card .v{font-size:1.6rem;font-weight:600}.card .n{font-size:.8rem;color:#66707f}
-table{border-collapse:collapse;width:100%;margin:.3rem 0 1rem}td,th{padding:.25rem .5rem;border-bottom:1px solid #eef1f5;text-align:left;vertical-align:top}
-th{font-weight:600;color:#3c4656}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-.bar{background:#e9eef6;border-radius:.3rem;height:.8rem;min-width:8rem}.bar>div{background:#3f6fd8;height:100%;border-radius:.3rem}
-pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fb;border-radius:.4rem;padding:.5rem;margin:0;font-size:.85rem;max-height:14rem;overflow:auto}
-.note{background:#fff7e0;border-left:4px solid #e8b100;padding:.4rem .7rem;margin:.4rem 0}.err{color:#b3261e}
-"""
-WORST = 8
+#: a breakdown with more rows than this is folded (its summary line says its range)
+FOLD_ROWS = 24
+
+#: the plain figures tasks put beside their tables, and what they mean
+FIGURES = {
+    "wording_spread": "the best minus the worst sample_pass_rate over the instruction wordings: how much the score "
+                      "depends on how the instruction is worded (0: not at all)",
+    "judge_errors": "rows the judge gave no score (left out of the judge metrics)",
+    "judge_replies_without_number": "judge replies without a number (that reading scores 0, as the harness scores it)",
+    "judge_failed_calls": "judge calls that failed after their retries",
+}
 
 
 def _e(value: Any) -> str:
@@ -37,154 +49,270 @@ def _e(value: Any) -> str:
 
 
 def _fmt(value: Any) -> str:
-    return f"{value:.4f}" if isinstance(value, float) else _e(value)
+    if isinstance(value, bool) or value is None:
+        return _e("" if value is None else value)
+    if isinstance(value, float):
+        return "—" if math.isnan(value) else f"{value:.4f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return _e(value)
 
 
-def _cards(task: dict[str, Any], headline: list[str]) -> str:
+def _asset(name: str) -> str:
+    return resources.files("merabench.report").joinpath(name).read_text(encoding="utf-8")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside <script type="application/json">: no `<`, `>` or `&` survives literally,
+    so `</script>` or `<!--` in an answer cannot end the element; U+2028/2029 escaped too."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    # a lone surrogate (a model's broken answer) cannot be written as UTF-8: keep it as an escape
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# --- figures -------------------------------------------------------------------------------------
+
+def _how(spec: MetricSpec | None, n: Any) -> str:
+    """How a metric's number is made from the rows, in one line."""
+    if spec is None:
+        return ""
+    count = f"{n:,}" if isinstance(n, int) else "the"
+    if spec.derived:
+        how = "counted over every edit of the corpus, not averaged per row"
+    elif spec.aggregation is Aggregation.BALANCE:
+        how = (f"geometric mean of the {count} groups' means, each floored at {spec.floor:g}: one weak group pulls "
+               "it down more than an average would")
+    elif spec.aggregation is Aggregation.ALL_OR_NOTHING:
+        how = f"share of the {count} groups whose every row scored 1"
+    else:
+        how = f"mean over the {count} rows it applies to"
+    return f"{spec.description}; {how}" + ("" if spec.higher_is_better else "; lower is better")
+
+
+def _cards(task: dict[str, Any], specs: Sequence[MetricSpec]) -> str:
     metrics, denominators, ci = task.get("metrics", {}), task.get("denominators", {}), task.get("ci95", {})
     cards = []
-    for name in headline + [m for m in metrics if m not in headline]:
-        if name not in metrics or "_micro_" in name:  # corpus-level figures are in their own table
-            continue
-        interval = f"95 % CI {ci[name][0]:.3f}–{ci[name][1]:.3f} · " if name in ci else ""
-        cards.append(f'<div class="card"><div class="n">{_e(name)}</div><div class="v">{metrics[name]:.4f}</div>'
-                     f'<div class="n">{interval}n = {_e(denominators.get(name, "—"))}</div></div>')
-    return f'<div class="cards">{"".join(cards)}</div>'
+    for spec in specs:
+        if spec.headline and spec.name in metrics:
+            interval = f"95 % CI {ci[spec.name][0]:.3f}–{ci[spec.name][1]:.3f} · " if spec.name in ci else ""
+            cards.append(f'<div class="card"><div class="n">{_e(spec.name)}</div>'
+                         f'<div class="v">{_fmt(metrics[spec.name])}</div>'
+                         f'<div class="n">{interval}n = {_fmt(denominators.get(spec.name, "—"))}</div></div>')
+    return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
 
 
-def _bar(value: float) -> str:
+def _metric_table(task: dict[str, Any], specs: Sequence[MetricSpec]) -> str:
+    metrics, denominators, ci = task.get("metrics", {}), task.get("denominators", {}), task.get("ci95", {})
+    by_name = {s.name: s for s in specs}
+    rows = []
+    for name in [s.name for s in specs if s.name in metrics] + [m for m in metrics if m not in by_name]:
+        low, high = ci.get(name, (None, None))
+        interval = f"{low:.4f} – {high:.4f}" if low is not None else ""
+        rows.append(f'<tr><td>{_e(name)}{" ★" if name in by_name and by_name[name].headline else ""}</td>'
+                    f'<td class="num">{_fmt(metrics[name])}</td><td class="num">{interval}</td>'
+                    f'<td class="num">{_fmt(denominators.get(name, ""))}</td>'
+                    f'<td class="how">{_e(_how(by_name.get(name), denominators.get(name)))}</td></tr>')
+    return ('<table class="metrics"><thead><tr><th>metric</th><th class="num">value</th><th class="num">95 % CI</th>'
+            f'<th class="num">n</th><th>how it is computed</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '<div class="muted">★ headline figure · n: the rows (or groups) the metric averages over</div>')
+
+
+def _bar(value: float, label: str) -> str:
     width = max(0.0, min(1.0, value)) * 100
-    return f'<div class="bar"><div style="width:{width:.1f}%"></div></div>'
+    return f'<div class="bar" title="{_e(label)}"><div style="width:{width:.1f}%"></div><span>{_e(label)}</span></div>'
+
+
+def _is_zero(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+
+
+def _fold_summary(table: dict[str, Any]) -> str | None:
+    """Why a breakdown is folded away (None: it is shown open)."""
+    rows, columns = table.get("rows") or {}, [c for c in table.get("columns") or [] if c != "n"]
+    if columns and all(_is_zero(v.get(c)) for v in rows.values() for c in columns):
+        return f"{len(rows):,} rows, every {', '.join(columns)} is 0"
+    first = next(iter(rows.values()), {})
+    if len(rows) > 1 and columns and all(v.get(c) == first.get(c) for v in rows.values() for c in columns):
+        same = " and ".join(f"{c} {_fmt(first.get(c))}" for c in columns)
+        return f"{len(rows):,} rows, the same {same} in every one"
+    bar = table.get("bar")
+    if len(rows) > FOLD_ROWS and bar:
+        values = sorted(v.get(bar) for v in rows.values() if isinstance(v.get(bar), int | float))
+        if values:
+            return f"{len(rows):,} rows, {bar} from {values[0]:.4f} to {values[-1]:.4f}"
+    if len(rows) > (FOLD_ROWS if bar else FOLD_ROWS // 3):  # a list without bars reads as a list: fold it sooner
+        return f"{len(rows):,} rows"
+    return None
 
 
 def _table(table: dict[str, Any]) -> str:
-    """A breakdown the task declared: its rows, its columns, and its bar column drawn as a bar."""
-    columns, bar = table.get("columns") or [], table.get("bar")
-    head = "".join(f"<th>{_e(c)}</th>" for c in columns) + ("<th></th>" if bar else "")
+    """A breakdown the task declared: a row per label, its numbers under right-aligned headings,
+    its bar column drawn as a bar labelled with the value and n."""
+    columns, bar, rows = table.get("columns") or [], table.get("bar"), table.get("rows") or {}
+    title = table.get("title", "")
+    if len(rows) == 1:  # one value: a line, not a table
+        label, values = next(iter(rows.items()))
+        figures = " · ".join(f"{_e(c)} {_fmt(values.get(c))}" for c in columns)
+        return f'<div class="line"><b>{_e(title)}</b>: {_e(label)} — {figures}</div>'
+    head = "".join(f'<th class="num">{_e(c)}</th>' for c in columns) + ("<th></th>" if bar else "")
     body = []
-    for label, values in (table.get("rows") or {}).items():
+    for label, values in rows.items():
         cells = "".join(f'<td class="num">{_fmt(values.get(c, ""))}</td>' for c in columns)
         if bar:
             value = values.get(bar)
-            cells += f"<td>{_bar(value) if isinstance(value, int | float) else ''}</td>"
+            n = values.get("n")
+            text = f"{value:.4f}" + (f" · n {n:,}" if isinstance(n, int) else "") if isinstance(value, int | float) else ""
+            cells += f'<td class="barcell">{_bar(value, text) if text else ""}</td>'
         body.append(f"<tr><td>{_e(label)}</td>{cells}</tr>")
-    return f"<h3>{_e(table.get('title', ''))}</h3><table><tr><th></th>{head}</tr>{''.join(body)}</table>"
+    grid = f'<table class="breakdown"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    folded = _fold_summary(table)
+    if folded:
+        return f'<details class="fold"><summary><b>{_e(title)}</b> — {_e(folded)}</summary>{grid}</details>'
+    return f"<h3>{_e(title)}</h3>{grid}"
 
 
-def _breakdowns(breakdowns: dict[str, Any]) -> str:
-    """Tables as tables; plain figures (counts, spreads) as one line each."""
+def _breakdowns(breakdowns: Mapping[str, Any]) -> str:
+    """Tables as tables; plain figures (counts, spreads) as a line each, with what they mean."""
     tables, facts = [], []
     for name, value in breakdowns.items():
         if isinstance(value, dict) and "columns" in value and "rows" in value:
             tables.append(_table(value))
         elif isinstance(value, dict):
-            facts += [f"{_e(name)} · {_e(k)}: {_fmt(v)}" for k, v in value.items()]
+            facts += [(str(k), v) for k, v in value.items()]
         else:
-            facts.append(f"{_e(name.replace('_', ' '))}: {_fmt(value)}")
-    listed = f'<div class="muted">{" · ".join(facts)}</div>' if facts else ""
-    return listed + "".join(tables)
+            facts.append((name, value))
+    lines = "".join(f'<div class="line"><b>{_e(k.replace("_", " "))}</b>: {_fmt(v)}'
+                    f'{" — " + _e(FIGURES[k]) if k in FIGURES else ""}</div>' for k, v in facts)
+    return lines + "".join(tables)
 
 
-def _lowest(task_name: str, run_dir: Path, headline: str | None) -> tuple[list[dict], list[dict], int]:
-    """(the WORST scored rows, the first 20 failed ones, how many failed), reading the samples file
-    line by line: the report never holds a whole run in memory."""
-    worst: list[tuple[float, int, int, dict]] = []   # a max-heap by (-score, -id) of the WORST lowest
-    failed: list[dict] = []
-    n_failed = 0
-    for n, record in enumerate(read_lines(samples_path(run_dir, task_name))):
-        if not isinstance(record.get("id"), int):
-            continue
-        if record.get("status") != "ok":
-            if str(record.get("error") or "").startswith(NOT_ASKED):
-                continue  # never sent (the run stopped at a limit): not a failure
-            n_failed += 1
-            if len(failed) < 20:
-                failed.append(record)
-            continue
-        value = (record.get("metrics") or {}).get(headline)
-        if isinstance(value, int | float) and value < 1.0:
-            item = (-value, -record["id"], n, record)
-            if len(worst) < WORST:
-                heapq.heappush(worst, item)
-            elif item > worst[0]:
-                heapq.heapreplace(worst, item)
-    return [r for *_, r in sorted(worst, reverse=True)], failed, n_failed
-
-
-PROMPT_CHARS = 6000  # of a logged prompt shown in the report (the samples file keeps it whole)
-
-
-def _prompt(record: dict[str, Any]) -> str:
-    """The request's messages, when the run logged them (--log-prompts), folded away."""
-    messages = record.get("messages")
-    if not isinstance(messages, list) or not messages:
+def _failure_chart(rows: TaskRows) -> str:
+    """Why rows lost points: each failure class with the rows it holds, as labelled bars."""
+    counts: Counter[str] = Counter()
+    for entry in rows.entries:
+        counts.update(entry["f"])
+    if not counts:
         return ""
-    text = "\n\n".join(f"[{m.get('role')}]\n{m.get('content')}" for m in messages if isinstance(m, dict))
-    if len(text) > PROMPT_CHARS:
-        text = text[:PROMPT_CHARS] + f"\n… ({len(text) - PROMPT_CHARS:,} more characters in the samples file)"
-    return f"<details><summary>prompt</summary><pre>{_e(text)}</pre></details>"
+    scored = max(1, rows.n_scored + rows.n_failed)
+    top = counts.most_common(20)
+    body = "".join(f'<tr><td>{_e(label)}</td><td class="num">{n:,}</td><td class="barcell">'
+                   f'{_bar(n / scored, f"{n:,} of {scored:,} rows ({n / scored:.1%})")}</td></tr>' for label, n in top)
+    more = f'<div class="muted">and {len(counts) - len(top)} rarer class(es)</div>' if len(counts) > len(top) else ""
+    return (f'<h3>why rows lost points</h3><div class="muted">{_e(rows.failure_help)}</div>'
+            f'<table class="breakdown"><thead><tr><th>reason</th><th class="num">rows</th><th></th></tr></thead>'
+            f'<tbody>{body}</tbody></table>{more}')
 
 
-def _worst(task_name: str, run_dir: Path) -> str:
-    headline = next((m.name for m in TASKS[task_name].metrics if m.headline), None)
-    scored, failed, n_failed = _lowest(task_name, run_dir, headline)
-    parts = []
-    if failed:
-        items = "".join(f'<tr><td class="num">{r["id"]}</td><td class="err">{_e(r.get("error"))}</td></tr>' for r in failed)
-        parts.append(f"<h3>{n_failed} request(s) failed</h3><table>{items}</table>")
-    rows = []
-    for r in scored[:WORST]:
-        if r["metrics"][headline] >= 1.0:
-            break
-        details = r.get("details") or {}
-        why = details.get("reasons") or ([f"letters read: {', '.join(details['letters']) or 'none'}"]
-                                          if "letters" in details else []) or [
-            f'{e["verdict"]} {e["type"]}: {e["original"]!r} → {e["correction"]!r}'
-            for e in details.get("hypothesis_edits", []) + details.get("reference_edits", []) if e["verdict"] != "TP"]
-        rows.append(f'<tr><td class="num">{r["id"]}</td><td class="num">{r["metrics"][headline]:.3f}</td>'
-                    f'<td>{_prompt(r)}<pre>{_e(r.get("answer", r.get("output")))}</pre></td>'
-                    f'<td>{"<br>".join(_e(w) for w in why[:8])}</td></tr>')
-    if rows:
-        parts.append(f"<h3>lowest {_e(headline)}</h3><table><tr><th>id</th><th>score</th><th>answer</th><th>why</th></tr>"
-                     f"{''.join(rows)}</table>")
-    return "".join(parts)
+def _failed_requests(rows: TaskRows) -> str:
+    errors = Counter(str(e["e"]).split(": ", 1)[0][:120] for e in rows.entries if e["s"] == "error")
+    if not errors:
+        return ""
+    listed = " · ".join(f"{_e(reason)} ({n:,})" for reason, n in errors.most_common(5))
+    return f'<div class="line err"><b>{sum(errors.values()):,} request(s) failed</b>: {listed}</div>'
 
 
-def render(run_dir: Path) -> str:
-    doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
-    sections = []
-    for name, task in doc.get("tasks", {}).items():
-        spec = TASKS.get(name)
-        headline = [m.name for m in spec.metrics if m.headline] if spec else []
-        notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
-        tokens = task.get("tokens", {})
-        unasked = task.get("n_unasked", 0)
-        counts = (f'{task.get("n", 0)} rows · {task.get("n_scored", 0)} scored · {task.get("n_errors", 0) - unasked} failed · '
-                  + (f'<span class="err">{unasked} not asked</span> · ' if unasked else "") +
-                  f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
-        if tokens.get("reasoning"):
-            counts += f' · reasoning {tokens["reasoning"]:,} (mean {tokens.get("mean_reasoning", 0):,} per answer)'
-        if tokens.get("truncated"):
-            counts += f' · <span class="err">{tokens["truncated"]} cut by the token limit</span>'
-        if tokens.get("cost") is not None:
-            counts += f' · cost {tokens["cost"]:.4f}'
-        parts = [_breakdowns(task.get("breakdowns", {}))]
-        sections.append(f'<h2>{_e(spec.mera_name if spec else name)}</h2><div class="muted">{_e(task.get("source", ""))} · '
-                        f'{counts}</div>{notes}{_cards(task, headline)}{"".join(parts)}{_worst(name, run_dir)}')
+def _counts(task: dict[str, Any]) -> str:
+    tokens = task.get("tokens", {})
+    unasked = task.get("n_unasked", 0)  # never sent (the run stopped at a limit): not failures
+    counts = (f'{task.get("n", 0):,} rows · {task.get("n_scored", 0):,} scored · '
+              f'{task.get("n_errors", 0) - unasked:,} failed · '
+              + (f'<span class="err">{unasked:,} not asked</span> · ' if unasked else "") +
+              f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
+    if tokens.get("reasoning"):
+        counts += f' · reasoning {tokens["reasoning"]:,} (mean {tokens.get("mean_reasoning", 0):,} per answer)'
+    if tokens.get("truncated"):
+        counts += f' · <span class="err">{tokens["truncated"]:,} cut by the token limit</span>'
+    if tokens.get("cost") is not None:
+        counts += f' · cost {tokens["cost"]:.4f}'
+    return counts
+
+
+def _section(name: str, task: dict[str, Any], rows: TaskRows) -> str:
+    spec = TASKS.get(name)
+    specs = spec.metrics if spec else ()
+    notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
+    missing = "" if rows.has_data else ('<div class="note">the data could not be read again: rows show no '
+                                        'reference or attributes</div>')
+    title = spec.mera_name if spec else name
+    return (f'<section id="task-{_e(name)}"><h2>{_e(title)}</h2><div class="muted">{_e(task.get("source", ""))} · '
+            f'{_counts(task)} · <a href="#rows" data-task="{_e(name)}" class="rowlink">browse its rows</a></div>'
+            f'{notes}{missing}{_cards(task, specs)}{_metric_table(task, specs)}{_failed_requests(rows)}'
+            f'{_failure_chart(rows)}{_breakdowns(task.get("breakdowns", {}))}</section>')
+
+
+def _stopped(doc: dict[str, Any]) -> str:
     stopped = doc.get("stopped")
-    if stopped:
-        spent = f' (estimated {stopped["spent"]:.4f} spent)' if "spent" in stopped else ""
-        sections.insert(0, f'<div class="note">The run stopped at {_e(stopped.get("by"))}{spent}: '
-                           f'{_e(stopped.get("unasked", 0))} row(s) were not asked (never sent, not failed). '
-                           f'To continue: <code>{_e(stopped.get("continue", ""))}</code></div>')
+    if not stopped:
+        return ""
+    spent = f' (estimated {stopped["spent"]:.4f} spent)' if "spent" in stopped else ""
+    return (f'<div class="note">The run stopped at {_e(stopped.get("by"))}{spent}: {_e(stopped.get("unasked", 0))} '
+            f'row(s) were not asked (never sent, not failed). To continue: '
+            f'<code>{_e(stopped.get("continue", ""))}</code></div>')
+
+
+def _settings_line(doc: dict[str, Any]) -> str:
+    settings = doc.get("settings") or {}
+    generation = settings.get("generation") or {}
+    parts = [f"data {', '.join(settings.get('data') or [])}" if settings.get("data") else "",
+             f"split {settings['split']}" if settings.get("split") else "",
+             f"preset {settings['preset']}" if settings.get("preset") else "",
+             f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else ""]
+    return " · ".join(_e(p) for p in parts if p)
+
+
+#: what a row opens to: in a second JSON element after the code, so the table is drawn while
+#: the browser still reads the long texts (read on the first row opened)
+DETAIL = ("o", "r", "x", "p", "d", "m", "e", "short")
+PREVIEW = 160  # characters of the answer and reference in the table's cells
+
+
+def _light(entry: dict[str, Any]) -> dict[str, Any]:
+    """A row as the table lists, filters and sorts it."""
+    light = {k: v for k, v in entry.items() if k not in DETAIL}
+    for key in ("o", "r", "e"):
+        text = entry.get(key)
+        light[key] = text[:PREVIEW] if isinstance(text, str) else text
+    return light
+
+
+def render(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> str:
+    """The page of a run or score folder; `rows` are the evaluated rows per task (read again
+    from the recorded data when not given)."""
+    doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    tasks = doc.get("tasks", {})
+    data = rows if rows is not None else reload_rows(doc)
+    strip = bool((doc.get("settings") or {}).get("strip_think"))
+    collected = {name: collect_rows(run_dir, name, data.get(name), strip_think=strip) for name in tasks}
+    payload = [c for c in collected.values()]
+    entries = [dict(e, t=n) for n, c in enumerate(payload) for e in c.entries]
+    explorer = {"tasks": [{"name": c.task, "title": TASKS[c.task].mera_name if c.task in TASKS else c.task,
+                           "score": c.score_metric, "attrs": list(c.attributes), "metrics": c.metric_names}
+                          for c in payload],
+                "help": HELP, "rows": [_light(e) for e in entries],
+                "note": " ".join(c.budget_note for c in payload if c.budget_note)}
+    details = [{k: e[k] for k in DETAIL if k in e} for e in entries]
     wall = doc.get("wall_time_s")
     meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
-    return (f'<!doctype html><html lang="ru"><head><meta charset="utf-8"><title>merabench · {_e(doc.get("model"))}</title>'
-            f'<style>{CSS}</style></head><body><h1>merabench report</h1><div class="muted">{meta} · merabench '
-            f'{_e(doc.get("merabench_version"))}</div>{"".join(sections)}</body></html>\n')
+    toc = " · ".join(f'<a href="#task-{_e(n)}">{_e(TASKS[n].mera_name if n in TASKS else n)}</a>' for n in tasks)
+    sections = _stopped(doc) + "".join(_section(name, task, collected[name]) for name, task in tasks.items())
+    return (f'<!doctype html><html lang="ru"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>merabench · {_e(doc.get("model"))}</title><style>{_asset("page.css")}</style></head><body>'
+            f'<h1>merabench report</h1><div class="muted">{meta} · merabench {_e(doc.get("merabench_version"))}'
+            f'</div><div class="muted">{_settings_line(doc)}</div><nav>{toc} · <a href="#rows">every row</a></nav>'
+            f'{sections}<section id="rows"><h2>Every row</h2><div id="explorer">'
+            f'<noscript>The row table needs JavaScript; every row is in the samples_&lt;task&gt;.jsonl files.</noscript>'
+            f'</div></section><script type="application/json" id="report-data">{script_json(explorer)}</script>'
+            f'<script>{_asset("page.js")}</script>'
+            f'<script type="application/json" id="report-details">{script_json(details)}</script></body></html>\n')
 
 
-def write_report(run_dir: Path) -> Path:
+def write_report(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Path:
     path = run_dir / "report.html"
-    write_atomic(path, render(run_dir))
+    write_atomic(path, render(run_dir, rows))
     return path

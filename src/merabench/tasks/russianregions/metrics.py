@@ -14,7 +14,7 @@ from typing import Any
 from merabench.records import Judgement
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
-from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
+from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Table
 from merabench.tasks.russianregions.extract import exact_match, extract_letters, readings, reference_letter
 
 JUDGE_ABSENT_NOTE = "judge metrics absent: no judge configured (--judge-model or LM_EVAL_JUDGE_MODEL)"
@@ -70,12 +70,15 @@ def group_of(row: Row) -> Any:
 
 
 def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
+    grouped = {spec.name for spec in specs if spec.aggregation is Aggregation.ALL_OR_NOTHING}
     base = aggregate_metrics(specs, rows, scores)
     by_type: dict[str, dict[str, float | int]] = {}
     for task_type in sorted({r.meta.get("task_type") for r in rows if "task_type" in r.meta}, key=str):
         pairs = [(r, s) for r, s in zip(rows, scores, strict=True) if r.meta.get("task_type") == task_type]
         sub = aggregate_metrics(specs, [p[0] for p in pairs], [p[1] for p in pairs])
-        by_type[f"task_type_{task_type}"] = {"n": sub.denominators.get("exact_match", 0), **sub.metrics}
+        # a group holds one row of each type, so a group metric within one type only repeats its row metric
+        by_type[f"task_type_{task_type}"] = {"n": sub.denominators.get("exact_match", 0),
+                                             **{k: v for k, v in sub.metrics.items() if k not in grouped}}
     notes = list(base.notes)
     judged = [s for s in scores if s is not None and "judge_status" in s.details]
     if not judged:
