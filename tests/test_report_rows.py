@@ -156,3 +156,16 @@ def test_past_the_budget_texts_are_previews_and_say_so(run_dir: Path) -> None:
     assert shortened and rows.budget_note
     assert all(e["p"] is None and len(e["o"]) <= PREVIEW_CHARS for e in rows.entries[-5:])  # prompts left out
     assert rows.entries[0]["p"]  # the worst row came whole
+
+
+def test_rows_never_asked_are_not_failures_and_come_last(tmp_path: Path) -> None:
+    from merabench.records import NOT_ASKED
+
+    rows = read_bundled("sage")["test"][:3]
+    lines = [{"id": rows[0].id, "status": "error", "output": None, "error": f"{NOT_ASKED}the run stopped at --deadline"},
+             {"id": rows[1].id, "status": "error", "output": None, "error": "HTTP 500 after 5 retries"},
+             {"id": rows[2].id, "status": "ok", "output": rows[2].inputs["source"], "metrics": {"errant_f1": 0.0}}]
+    (tmp_path / "samples_sage.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    collected = collect_rows(tmp_path, "sage", rows, strip_think=False)
+    assert [e["s"] for e in collected.entries] == ["error", "ok", "unasked"]
+    assert collected.n_failed == 1 and collected.entries[-1]["f"] == ["not asked (the run stopped at a limit)"]
