@@ -150,7 +150,7 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
     shape = _shape(text)
     tokens = _question_tokens(own_q, shape)
     if text in tokens:
-        return {"t": "qtok", "shape": shape, "i": tokens.index(text)}
+        return {"t": "qtok", "shape": shape, "i": tokens.index(text), "v": value}
     for path in used:
         if rf.extension(path) in ("csv", "tsv"):
             continue  # a value out of a table's rows is worked out by a rule, not read at a place
@@ -211,7 +211,7 @@ def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, d
         for step in r["steps"]:
             for name, spec in step["args"].items():
                 if spec["t"] == "const" and isinstance(spec["v"], str) and spec["v"] != "$1":
-                    seen[f"{step['op']}/{name}"][spec["v"]].update(set(r["words"]))
+                    seen[f"{step['op']}/{name}"][spec["v"]].update(set(r["words"]) | {"#n"})
     return {key: {v: dict(c) for v, c in values.items()} for key, values in seen.items() if len(values) > 1}
 
 
@@ -270,7 +270,7 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
     ranked = idx.ranked(words(prompt.text) + [f"#turn{len(prompt.history)}"], skip)
     calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
     refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
-    if not calls or (refusals and refusals[0] > calls[0][0] + 0.25 and calls[0][0] < 0.5):
+    if not calls or (refusals and refusals[0] > calls[0][0] + 0.25 and calls[0][0] < 0.3):
         return _REFUSE
     first_refusal = None
     tried: set[str] = set()

@@ -5,6 +5,7 @@ server's status, the file the question picks by what it holds)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -84,7 +85,8 @@ def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
     fitting = [p for p in files if kind and rf.file_kind(p) == kind] or \
               [p for p in files if ext and rf.extension(p) == ext]
     named = named_files(prompt)
-    pool = [p for p in named if p in fitting] or fitting or named or files
+    picking = [p for p in named if p in _pick_clause(prompt)]
+    pool = (picking if len(picking) >= 2 else []) or [p for p in named if p in fitting] or fitting or named or files
     if len(pool) > 1:
         pool = pick_by_content(prompt, pool)
     return pool[0] if pool else None
@@ -195,10 +197,14 @@ def _fkey(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
 
 
 def _choice(values: Mapping[str, Mapping[str, int]], question_words: set[str]) -> str | None:
+    """Naive Bayes over the dev questions that carried each value: its share, times how often each
+    of this question's words came with it."""
+    total = sum(seen.get("#n", 1) for seen in values.values())
+
     def fit(value: str) -> float:
         seen = values[value]
-        total = max(seen.values(), default=1)
-        return sum(seen.get(w, 0) / total for w in question_words)
+        n = seen.get("#n", 1)
+        return math.log(n / total) + sum(math.log((seen.get(w, 0) + 0.1) / (n + 0.2)) for w in question_words)
     return max(values, key=fit) if values else None
 
 
@@ -239,8 +245,10 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
         from merabench.tasks.gorillahard.generator.redteam import _question_tokens
 
         tokens = _question_tokens(prompt.question, spec["shape"]) or _question_tokens(prompt.text, spec["shape"])
+        if not tokens and re.fullmatch(r"\[a-z\]\+(?:\\?[_-]\[a-z\]\+)*", spec["shape"]):
+            tokens = _question_tokens(prompt.question, r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")  # any identifier
         if not tokens:
-            return None
+            return spec.get("v")
         token = tokens[min(spec["i"], len(tokens) - 1)]
         if re.fullmatch(r"\d+", token):
             return int(token)
@@ -293,6 +301,10 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
             return None
         steps = [{"tool": steps[0]["tool"], "args": {**steps[0]["args"], each["arg"]: h}} for h in listed]
     kind = recipe["kind"]
+    both = re.search(r"обоих|обеих|staging и (?:в )?production|production и (?:в )?staging", prompt.question.lower())
+    if kind == "calls" and both and len(steps) == 2 and all("environment" in s["args"] for s in steps):
+        for step, env in zip(steps, ("staging", "production"), strict=True):
+            step["args"] = {**step["args"], "environment": env}
     if kind == "call":
         return steps[0]
     return {kind: steps}
@@ -417,6 +429,13 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if key and str(args["issue"]) != key.group(1) and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"])) \
                 and str(args["issue"]) not in prompt.question:
             args["issue"] = key.group(1)
+    if "resolution" in args:
+        if re.search(r"не буд|wont|не станем|исправлять не", q):
+            args["resolution"] = "wont_fix"
+        elif re.search(r"дубл|duplicate", q):
+            args["resolution"] = "duplicate"
+        elif re.search(r"исправ|починил|fixed", q):
+            args["resolution"] = "fixed"
     if "project" in args and path and rf.extension(path) == "md":
         key = re.match(r"\s*([A-Z]+)-\d+:", text)
         if key:
@@ -446,6 +465,10 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         defs = re.findall(r"^def (\w+)\(", text, re.M)
         k = nth(q)
         args["name"] = defs[k - 1] if len(defs) >= k else args["name"]
+    if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
+        base = re.search(r"^FROM\s+(\S+)", text, re.M)
+        if base:
+            args["image"] = base.group(1).split(":", 1)[0]
     if op == "set_image" and "image" in args and path:
         live = rf.key_value(text, "image")
         version = re.findall(r"\b\d+\.\d+\.\d+\b", prompt.question)
@@ -463,7 +486,8 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
 def special(prompt: Any) -> dict[str, Any] | None:
     """A clarification: a request over "the log" with two logs attached and neither named."""
     logs = [p for p in prompt.files if rf.extension(p) == "log"]
-    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and "журнал" in prompt.question.lower():
+    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and \
+            re.search(r"журнал|\bлог", prompt.question.lower()):
         return {"clarify": f"Какой журнал имеется в виду: {logs[0]} или {logs[1]}?"}
     return None
 
