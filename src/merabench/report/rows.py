@@ -62,9 +62,9 @@ def _number(value: Any) -> float | None:
 
 
 def _sort_key(entry: dict[str, Any]) -> tuple:
-    """Worst first: failed requests, then the lowest score, rows without a score last."""
+    """Worst first: failed requests, then the lowest score, rows without a score, rows never asked."""
     score = entry["v"]
-    return (entry["s"] != "error", entry["s"] == "ok", score is None, score if score is not None else 0.0, entry["i"])
+    return ({"error": 0, "ok": 1}.get(entry["s"], 2), score is None, score if score is not None else 0.0, entry["i"])
 
 
 class _Budget:
