@@ -135,7 +135,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 20 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 21 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -191,30 +191,56 @@ def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: 
     assert f"{victim['tool']}.path" in problems["limits_respected"]
 
 
-def test_a_file_attached_twice_and_an_unnamed_target_are_caught(tmp_path: Path, default_set: Path) -> None:
+def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are_caught(
+        tmp_path: Path, default_set: Path) -> None:
     picked = {}
 
     def attach_twice(test, shots):
-        row = next(r for r in test if r["context_files"] == 1) if False else next(
-            r for r in test if r["inputs"]["context"].count("[файл: ") == 1
-            and "path" in json.loads(r["outputs"]).get("args", {}))
+        row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 1
+                   and "path" in json.loads(r["outputs"]).get("args", {}))
         picked["id"] = row["meta"]["id"]
         context = row["inputs"]["context"]
         row["inputs"]["context"] = context + "\n\n" + context[: len(context) // 2]  # a full and a cut copy
 
     problems = failed(copy_set(default_set, tmp_path / "a", attach_twice))
-    assert f"row {picked['id']}:" in problems["attachments_distinct"] and "attached twice" in problems[
-        "attachments_distinct"]
+    assert f"row {picked['id']}:" in problems["attachments"] and "attached twice" in problems["attachments"]
 
-    def unnamed(test, shots):
+    def three_files(test, shots):
+        row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 2)
+        picked["three"] = row["meta"]["id"]
+        row["inputs"]["context"] += "\n\n[файл: notes/extra.txt]\nпросто заметка"
+
+    problems = failed(copy_set(default_set, tmp_path / "c", three_files))
+    assert f"row {picked['three']}: 3 files attached, the card allows 2" in problems["attachments"]
+
+    def named(test, shots):
+        row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 1)
+        picked["named"] = row["meta"]["id"]
+        path = next(iter(attached_files(row["inputs"]["context"])))
+        row["inputs"]["question"] += f" Файл — {path.rsplit('/', 1)[-1]}."
+
+    problems = failed(copy_set(default_set, tmp_path / "d", named))
+    assert f"row {picked['named']}: the question names the attached" in problems["paths_unsaid"]
+
+    def untold(test, shots):
         row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 2
                    and "path" in json.loads(r["outputs"]).get("args", {}))
         picked["two"] = row["meta"]["id"]
-        path = json.loads(row["outputs"])["args"]["path"]
-        row["inputs"]["question"] = row["inputs"]["question"].split(path)[0].rstrip(" —").rsplit(" ", 2)[0] + "."
+        which = row["meta"]["derivation"]["which"]
+        row["inputs"]["question"] = row["inputs"]["question"].replace(which, "который нужен")
 
-    problems = failed(copy_set(default_set, tmp_path / "b", unnamed))
-    assert f"row {picked['two']}: 2 files attached and the question does not say it means" in problems["targets_named"]
+    problems = failed(copy_set(default_set, tmp_path / "b", untold))
+    assert f"row {picked['two']}: 2 files attached and the question does not say by what it holds" in problems[
+        "targets_told_apart"]
+
+
+def test_no_question_names_an_attached_file_and_no_row_attaches_more_than_two(default_set: Path) -> None:
+    rows = read_jsonl(default_set / "test.jsonl") + read_jsonl(default_set / "shots.jsonl")
+    counts = Counter(r["inputs"]["context"].count("[файл: ") for r in rows)
+    assert set(counts) <= {0, 1, 2} and counts[2] > 300
+    for row in rows:
+        for path in attached_files(row["inputs"]["context"]):
+            assert path not in row["inputs"]["question"] and path.rsplit("/", 1)[-1] not in row["inputs"]["question"]
 
 
 def test_the_manifest_counts_families_with_dialogue_turns_and_sums_to_the_rows(default_set: Path) -> None:
@@ -374,7 +400,7 @@ def test_weather_tables_follow_their_stations_and_month() -> None:
         assert len({r[1][:7] for r in rows}) == 1, table.file.path  # one month
         assert [r[1] for r in rows] == sorted(r[1] for r in rows)
         month = int(rows[0][1][5:7])
-        for station, _, temp, humidity, wind in rows:
+        for station, _, temp, humidity, wind, *_ in rows:
             assert abs(float(temp) - monthly_mean(station, month)) < 15, (table.file.path, station, month, temp)
             assert 25 <= int(humidity) <= 99 and 0 <= float(wind) <= 18
         temps = [r[2] for r in rows]
@@ -391,7 +417,8 @@ def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
         text = module.file.text
         functions = text.split("\n\n\ndef ")[1:]
         bodies = ["\n".join(f.splitlines()[2:]) for f in functions]  # without the signature and docstring
-        assert len(bodies) == 3 and len(set(bodies)) == 3, module.file.path
+        count = len(module.facts["functions"])
+        assert 3 <= count <= 9 and len(bodies) == count and len(set(bodies)) == count, module.file.path
         assert text.count("TIMEOUT_S =") == 1
         assert text.splitlines()[module.facts["timeout_line"] - 1].startswith("TIMEOUT_S = ")
         compile(text, module.file.path, "exec")  # it is Python
@@ -677,7 +704,7 @@ def test_the_generator_and_the_validator_measure_every_file_alike() -> None:
     assert checked > 250
 
 
-def test_a_grounded_request_chooses_between_two_named_files_and_a_wrong_or_tied_choice_is_caught(
+def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wrong_or_tied_choice_is_caught(
         tmp_path: Path, default_set: Path) -> None:
     from merabench.tasks.gorillahard.generator.families.grounded import SPECS
     from merabench.tasks.gorillahard.generator.families.pick import PICKS
@@ -685,17 +712,17 @@ def test_a_grounded_request_chooses_between_two_named_files_and_a_wrong_or_tied_
     rows = read_jsonl(default_set / "test.jsonl")
     grounded = [r for r in rows if r["meta"]["derivation"]["maker"] in {s.name for s in SPECS}]
     assert len(grounded) == 292 and {r["meta"]["categories"]["difficulty"] for r in grounded} == {"T4_wild"}
-    for row in grounded:
-        named = [p for p in re.findall(r"^\[файл: ([^\]]+)\]", row["inputs"]["context"], re.M)
-                 if p in row["inputs"]["question"]]
-        assert len(named) == 2, row["inputs"]["question"]
+    for row in grounded:  # two files attached, neither named: the question says which by what it holds
+        attached = re.findall(r"^\[файл: ([^\]]+)\]", row["inputs"]["context"], re.M)
+        assert len(attached) == 2 and not [p for p in attached if p in row["inputs"]["question"]]
+        assert row["meta"]["derivation"]["which"] in row["inputs"]["question"]
     victim = {}
 
     def other_file(test, shots):
         row = next(r for r in test if r["meta"]["derivation"]["maker"] == "lint_module")
         reference = json.loads(row["outputs"])
         other = next(p for p in re.findall(r"^\[файл: ([^\]]+)\]", row["inputs"]["context"], re.M)
-                     if p in row["inputs"]["question"] and p != reference["args"]["path"])
+                     if p != reference["args"]["path"])
         reference["args"]["path"] = other
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         victim["id"] = row["meta"]["id"]

@@ -7,8 +7,6 @@ earlier one are drawn again.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import json
 import random
 from collections import Counter
@@ -27,8 +25,7 @@ from merabench.tasks.gorillahard.generator.catalog import (
 )
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
-from merabench.tasks.gorillahard.generator.families.common import ended
-from merabench.tasks.gorillahard.generator.model import File, Question, call, kind_of
+from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
 from merabench.tasks.gorillahard.generator.prompts import (
     CARD_PROMPT_CHARS,
     FORMAT,
@@ -38,7 +35,7 @@ from merabench.tasks.gorillahard.generator.prompts import (
 )
 from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
-GENERATOR_VERSION = "v5"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v6"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -106,57 +103,6 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
                                 "injected_tool": question.injected_tool},
                  "derivation": {"maker": family.name, **question.facts}},
     }
-
-
-# Unrelated files of other formats beside a single one, as agents usually see them: they bring
-# prompts to the card's lengths (10.6k-34.2k characters, median near 18.5k) and never bear on the
-# answer; the question then names its file. Families whose question could read onto such a file
-# get none.
-NO_COMPANION = {"clarify_file", "cross_file_scale", "blame_then_show", "near_miss_clarify"}
-COMPANION_KINDS = ("python", "app_log", "deploy_yaml", "pom", "sql", "dockerfile", "table")  # never a planted one
-MAX_COMPANIONS = 4
-CONTEXT_CHARS = (300, 22_600, 1_500)  # low, high, mode of a prompt's drawn context length
-COMPANION_SLACK = 1_500  # how far past the drawn length one more file may take the context
-
-
-def with_companion(question: Question, corpus: Corpus, rng: random.Random) -> Question:
-    """Bystanders beside one file, or beside two the question already names (a grounded request
-    that chooses between them)."""
-    targets = question.files
-    named_in_question = all(t.path in question.question for t in targets)
-    if not 1 <= len(targets) <= 2 or question.family in NO_COMPANION or (len(targets) == 2 and not named_in_question):
-        return question
-    # the context this prompt should have, besides the instruction and the catalog (about 10k
-    # characters): drawn so that whole prompts spread as the card's do (10.6k-34.2k, median 18.5k)
-    remaining = rng.triangular(*CONTEXT_CHARS) - sum(len(t.text) for t in targets)
-    companions: list[File] = []
-    # files of other formats than the targets'; each step takes one of the largest that still fit
-    # what is left, so few files make up the drawn length
-    formats = {t.fmt for t in targets}
-    lengths, longest_first = corpus.longest_first
-    while len(companions) < MAX_COMPANIONS and remaining > 0:
-        start = bisect.bisect_left(lengths, -(remaining + COMPANION_SLACK))
-        fitting = list(itertools.islice(
-            (c.file for c in longest_first[start:] if c.kind in COMPANION_KINDS and c.file.fmt not in formats
-             and c.file not in companions), 5))
-        if not fitting:
-            break
-        companion = rng.choice(fitting)
-        companions.append(companion)
-        remaining -= len(companion.text)
-    if not companions:
-        return question
-    # with several files attached, "the file" must say which: the question names its target
-    named = question.question if named_in_question else (
-        f"{ended(question.question)} {rng.choice(COMPANION_POINTERS).format(path=targets[0].path)}")
-    # any order: agents see files as they come, and "the first file" is no answer
-    files = [*companions]
-    for target in targets:
-        files.insert(rng.randint(0, len(files)), target)
-    return replace(question, question=named, files=tuple(files))
-
-
-COMPANION_POINTERS = ("Речь о файле {path}.", "Нужен файл {path}.", "Имеется в виду {path}.", "Файл — {path}.")
 
 
 DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
@@ -289,7 +235,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     for slot, family in enumerate(schedule):
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
-            question = with_companion(family.make(rng, corpus), corpus, rng)
+            question = family.make(rng, corpus)
             base_id = f"s{plan.seed}-q{slot}"
             in_shots = slot >= singles
             wording = slot - singles if in_shots else wordings[slot]

@@ -18,7 +18,8 @@ _LIBRARY_ORDER = sorted(TOOLS)
 def build_catalog(question: Question, rng: random.Random, size: int | None = None) -> list[dict[str, Any]]:
     """`size` tools (drawn in MIN_TOOLS..MAX_TOOLS when not given), more if the question needs more."""
     needed = list(dict.fromkeys(reference_tools(question.reference) + [question.twin, *question.extra_tools]))
-    size = rng.randint(MIN_TOOLS, MAX_TOOLS) if size is None else size
+    # every size in the range, the larger ones more often (catalogs and files bring prompts to the card's lengths)
+    size = round(rng.triangular(MIN_TOOLS, MAX_TOOLS, MAX_TOOLS)) if size is None else size
     excluded = {*needed, *question.withheld}
     pool = [name for name in _LIBRARY_ORDER if name not in excluded]
     # no reference tool is its family's only member: add a relative wherever one is missing

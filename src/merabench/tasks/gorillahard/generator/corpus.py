@@ -12,7 +12,7 @@ construction, so no question has two right answers by accident.
 
 from __future__ import annotations
 
-import functools
+import json
 import math
 import random
 from collections import defaultdict
@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from merabench.tasks.gorillahard.generator import bulk
 from merabench.tasks.gorillahard.generator.model import File
 
 CITIES = ["Москва", "Казань", "Пермь", "Томск", "Самара", "Тула", "Омск", "Уфа", "Сочи", "Тверь", "Пенза", "Орёл"]
@@ -52,16 +53,18 @@ class CorpusFile:
 
 
 TABLE_SCHEMAS = {
-    "sales": (["city", "manager", "month", "amount_rub", "units", "discount_pct"],
+    "sales": (["city", "manager", "month", "amount_rub", "units", "discount_pct", "order_id", "channel", "client"],
               [Column("amount_rub", "сумма продаж в рублях"), Column("units", "число проданных единиц"),
                Column("discount_pct", "скидка в процентах")]),
-    "weather": (["station", "date", "temp_c", "humidity_pct", "wind_ms"],
+    "weather": (["station", "date", "temp_c", "humidity_pct", "wind_ms", "sky", "observer"],
                 [Column("temp_c", "температура воздуха"), Column("humidity_pct", "влажность"),
                  Column("wind_ms", "скорость ветра")]),
-    "staff": (["employee_id", "name", "department", "salary_rub", "experience_years", "projects"],
+    "staff": (["employee_id", "name", "department", "salary_rub", "experience_years", "projects", "email", "hired",
+               "position"],
               [Column("salary_rub", "зарплата"), Column("experience_years", "стаж в годах"),
                Column("projects", "число проектов")]),
-    "servers": (["host", "rack", "cpu_pct", "ram_gb", "disk_used_pct", "status"],
+    "servers": (["host", "rack", "cpu_pct", "ram_gb", "disk_used_pct", "status", "dc", "os", "ip", "owner",
+                 "serial"],
                 [Column("cpu_pct", "загрузка процессора"), Column("ram_gb", "объём памяти"),
                  Column("disk_used_pct", "заполненность диска")]),
 }
@@ -86,7 +89,7 @@ def weather_rows(rng: random.Random, n: int) -> list[list[str]]:
     city's mean for the month (each value distinct, so a maximum is one row), humidity higher in the
     cold half of the year, light to fresh wind."""
     month = rng.randint(1, 12)
-    stations = rng.sample(sorted(CLIMATE), rng.randint(3, 5))
+    stations = rng.sample(sorted(CLIMATE), rng.randint(3, 6))
     cold = month in (11, 12, 1, 2, 3)
     seen: set[int] = set()
     rows = []
@@ -100,7 +103,9 @@ def weather_rows(rng: random.Random, n: int) -> list[list[str]]:
             seen.add(tenths)
             humidity = min(99, max(25, round(rng.gauss(82 if cold else 64, 8))))
             wind = min(18.0, abs(rng.gauss(3.5, 2.2)))
-            rows.append([station, f"2026-{month:02d}-{day:02d}", f"{tenths / 10:.1f}", str(humidity), f"{wind:.1f}"])
+            rows.append([station, f"2026-{month:02d}-{day:02d}", f"{tenths / 10:.1f}", str(humidity), f"{wind:.1f}",
+                         rng.choice(["ясно", "облачно", "пасмурно", "дождь" if not cold else "снег", "туман"]),
+                         f"obs-{rng.randint(10, 99)}"])
     return rows
 
 
@@ -111,18 +116,27 @@ def _distinct(rng: random.Random, low: int, high: int, n: int) -> list[int]:
 def _table_row(schema: str, rng: random.Random, i: int, key: int) -> list[str]:
     if schema == "sales":
         return [rng.choice(CITIES), rng.choice(PEOPLE), f"2026-{rng.randint(1, 12):02d}", str(key),
-                str(rng.randint(1, 400)), str(rng.choice([0, 5, 10, 15]))]
+                str(rng.randint(1, 400)), str(rng.choice([0, 5, 10, 15])), f"SO-{rng.randint(100000, 999999)}",
+                rng.choice(["розница", "опт", "интернет", "маркетплейс"]),
+                f"ООО «{rng.choice(['Север', 'Дельта', 'Восход', 'Гранит', 'Марс', 'Вектор', 'Лотос', 'Орион'])}»"]
     if schema == "staff":
-        return [f"E{100 + i}", rng.choice(PEOPLE), rng.choice(["ИТ", "продажи", "финансы", "склад"]), str(key * 100),
-                str(rng.randint(0, 25)), str(rng.randint(1, 12))]
+        person = rng.choice(PEOPLE)
+        return [f"E{100 + i}", person, rng.choice(["ИТ", "продажи", "финансы", "склад"]), str(key * 100),
+                str(rng.randint(0, 25)), str(rng.randint(1, 12)), f"{LOGINS[person]}{i}@example.org",
+                f"20{rng.randint(10, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                rng.choice(["инженер", "старший инженер", "аналитик", "менеджер", "ведущий специалист"])]
     return [f"srv-{i + 1:03d}", f"R{rng.randint(1, 9)}", str(key), str(rng.choice([16, 32, 64, 128])),
-            str(rng.randint(10, 99)), rng.choice(["active", "active", "active", "maintenance"])]
+            str(rng.randint(10, 99)), rng.choice(["active", "active", "active", "maintenance"]),
+            rng.choice(["msk-1", "msk-2", "spb-1"]), rng.choice(["ubuntu-22.04", "ubuntu-24.04", "debian-12", "rocky-9"]),
+            f"10.{rng.randint(0, 20)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}",
+            rng.choice(["platform", "data", "billing", "search"]), f"SN{rng.getrandbits(40):010X}"]
 
 
 def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     schema = list(TABLE_SCHEMAS)[index % len(TABLE_SCHEMAS)]  # every schema in every corpus
     header, numeric = TABLE_SCHEMAS[schema]
-    n = rng.randint(50, 98)
+    # servers draw distinct loads from 1-99; the other schemas run longer, as exports do
+    n = rng.randint(50, 95) if schema == "servers" else int(rng.triangular(50, 450, 300))
     if schema == "weather":
         rows = weather_rows(rng, n)
     else:
@@ -235,7 +249,14 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
             f"image: registry.example.org/{service}:1.{rng.randint(0, 30)}.{rng.randint(0, 9)}\n"
             f"resources:\n  cpu: {rng.choice(['250m', '500m', '1'])}\n  memory: {rng.choice(['256Mi', '512Mi', '1Gi'])}\n"
             f"client:\n  timeout_ms: {facts['timeout_ms']}\n  retries: {facts['retries']}\nenv:\n{env_lines}"
-            + _yaml_tail(rng, service))
+            + _yaml_tail(rng, service) + bulk.sections(rng, bulk.YAML_SECTIONS, 1, len(bulk.YAML_SECTIONS)))
+    # three layouts: bare, documented as Helm charts are (a comment above each top-level key), or
+    # documented with a rule of hashes
+    layout = rng.randrange(3)
+    if layout:
+        text = bulk.documented(text, "##" if layout == 1 else "#", bulk.YAML_DOCS)
+    else:
+        text = bulk.change_notes(rng, "#") + text
     # the folder does not name the service: the file says which it is
     folder = rng.choice(["deploy/helm", "deploy/charts", "k8s/values", "infra/deploy"])
     return CorpusFile(File(f"{folder}/values-{number:03d}.yaml", "yaml", text), "deploy_yaml", facts)
@@ -280,9 +301,10 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     extra = rng.sample(_ENV_EXTRA, rng.randint(12, len(_ENV_EXTRA)))
     if not planted and _ENV_BUCKET not in extra:  # every clean file names its bucket: questions ask about it
         extra.insert(rng.randint(0, len(extra)), _ENV_BUCKET)
-    lines += ["", "# прочие настройки"] + [v.format(env=environment, n=number) for v in extra]
+    lines += ["", "# прочие настройки"] + [v.format(env=environment, n=number) for v in extra] + bulk.env_groups(rng)
     variables = sum(1 for line in lines if line and not line.startswith("#"))
-    return CorpusFile(File(f"config/{environment}-{number:03d}.env", "env", "\n".join(lines) + "\n"), "env",
+    return CorpusFile(File(f"config/{environment}-{number:03d}.env", "env", bulk.change_notes(rng, "#")
+                           + "\n".join(lines) + "\n"), "env",
                       {"flag": flag.lower().replace("_", "-"), "environment": environment, "planted": planted,
                        "variables": variables})
 
@@ -302,7 +324,34 @@ _COMMENTS = ["Выгрузка формируется ночью, утром ф�
              "Если понадобится разбивка по регионам, заведите отдельную задачу.",
              "Доступ к хранилищу выдан всей команде, отдельный пароль не нужен.",
              "Файл большой, открывать его в табличном редакторе не стоит.",
-             "Закрою задачу, как только появится итоговое число."]
+             "Закрою задачу, как только появится итоговое число.",
+             "Посмотрел структуру файла: колонки те же, что в прошлой выгрузке, новых полей нет.",
+             "Добавил в задачу ссылку на дашборд, там видно динамику по неделям.",
+             "Коллеги из поддержки просили не трогать файл до конца смены, они по нему сверяют обращения.",
+             "Выгрузку переложили в новое хранилище, ссылка в описании уже обновлена.",
+             "Нужно ещё понять, откуда взялись строки с пустым статусом, — завёл под это отдельный вопрос.",
+             "Если будете считать вручную, не забудьте про строку заголовка.",
+             "Согласовал с финансами: им достаточно общего числа, детализация не нужна.",
+             "На прошлой неделе выгрузка падала по таймауту, сейчас генерация идёт стабильно.",
+             "Переназначаю на себя, пока ответственный в отпуске.",
+             "Вернул приоритет «средний»: закрытие месяца перенесли.",
+             "Отписался владельцам хранилища, ждём подтверждения, что файл полный.",
+             "Проверил выборочно сотню строк — дублей не нашёл.",
+             "Результат нужен и для квартального отчёта, так что сохраните расчёт.",
+             "Предлагаю автоматизировать подсчёт, чтобы не заводить такие задачи каждый месяц.",
+             "Поддерживаю, но это отдельная история, здесь нужна только цифра.",
+             "Файл иногда отдаётся с задержкой до получаса после полуночи, учитывайте это.",
+             "Уточнение от заказчика: возвраты тоже считаем, они идут отдельными строками.",
+             "Для сверки: в системе заказов за этот месяц примерно та же величина.",
+             "Если будут расхождения больше процента, сообщите в канал аналитики.",
+             "Выгрузка в UTF-8 с BOM, некоторые редакторы показывают первый символ криво."]
+_TICKET_BODIES = [
+    "Контекст: раз в месяц финансы сверяют число заказов с отчётом по выручке. Без этой цифры месяц не закрыть.",
+    "Выгрузку делает ночная задача, файл кладётся в хранилище с постоянной ссылкой. Доступ есть у всей команды.",
+    "Критерии готовности:\n- посчитано число строк данных;\n- цифра записана в задаче;\n- аналитики подтвердили.",
+    "Прошлые задачи того же рода закрывались за день. В этот раз срок жёстче: отчёт ждут раньше обычного.",
+    "Важно: строку заголовка не считать. Пустых строк в выгрузке быть не должно, но если встретятся — отметьте.",
+]
 
 
 def ticket_file(rng: random.Random, number: int, index: int) -> CorpusFile:
@@ -317,7 +366,15 @@ def ticket_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     text = (f"{key}: Выгрузка заказов за 2026-{month}\nАвтор: {author} (@{LOGINS[author]})\n"
             f"Создана: 2026-{month}-{opened:02d}\nСтатус: открыт\n\n"
             f"Нужно посчитать, сколько строк в выгрузке заказов.\nФайл лежит здесь: {url}\n")
-    comments = rng.sample(_COMMENTS, rng.randint(4, 9))
+    text += "".join(f"\n{body}\n" for body in rng.sample(_TICKET_BODIES, rng.randint(0, len(_TICKET_BODIES))))
+    # the first rows of last month's export, pasted for reference as tickets often carry them
+    pasted = int(rng.triangular(10, 220, 110))
+    if pasted:
+        rows = [f"{rng.randint(10_000_000, 99_999_999)},2026-{month},{rng.choice(CITIES)},{rng.randint(300, 90_000)},"
+                f"{rng.choice(['paid', 'shipped', 'returned', 'cancelled'])}" for _ in range(pasted)]
+        text += ("\nДля ориентира — начало прошлой выгрузки (формат не менялся):\n\n```\n"
+                 "order_id,month,city,amount_rub,status\n" + "\n".join(rows) + "\n```\n")
+    comments = rng.sample(_COMMENTS, int(rng.triangular(4, len(_COMMENTS), 8)))
     days = sorted(rng.randint(opened, 28) for _ in comments)
     speaker = author
     thread = []
@@ -332,6 +389,38 @@ def ticket_file(rng: random.Random, number: int, index: int) -> CorpusFile:
                        "comments": len(comments)})
 
 
+# more of a runbook: how to check, whom to call, what changed (no list item in backquotes: those
+# are the hosts)
+_RUNBOOK_SECTIONS = [
+    "\n## Как проверить запись\n\nЗапросите запись у публичного резолвера и у внутреннего, ответы должны "
+    "совпасть:\n\n```\ndig +short A <хост> @1.1.1.1\ndig +short A <хост> @10.0.0.2\n```\n\nЕсли ответы "
+    "различаются, подождите ещё полчаса и повторите: кеш мог не истечь.\n",
+    "\n## Контакты\n\n- дежурный инженер — по телефону из графика дежурств;\n- команда сети — канал #netops;\n"
+    "- провайдер DNS — через портал, заявка с пометкой «срочно»\n",
+    "\n## История изменений\n\n| дата | что изменилось |\n| --- | --- |\n| 2025-11-02 | первая версия |\n"
+    "| 2026-01-19 | добавлен шаг со сверкой адресов |\n| 2026-03-04 | уточнено время ожидания кеша |\n",
+    "\n## Частые ошибки\n\nЗапись проверяют сразу после переключения и видят старый адрес: это кеш. "
+    "Меняют TTL вручную в панели провайдера: при следующем развёртывании изменение пропадёт. Проверяют "
+    "только один резолвер: расхождение между ними остаётся незамеченным.\n",
+    "\n## Метрики\n\nПосле переключения посмотрите на панель «DNS / ответы»: доля NXDOMAIN не должна расти, "
+    "время ответа резолвера — не больше 50 мс в 95-м процентиле. Рост ошибок — повод откатиться.\n",
+]
+
+
+def _check_journal(rng: random.Random, hosts: list[str]) -> str:
+    """The runbook's table of past checks (rows in backquote-free cells: only the list names hosts)."""
+    rows = int(rng.triangular(0, 120, 40))
+    if not rows:
+        return ""
+    lines = ["\n## Журнал проверок\n", "| когда | кто | результат |", "| --- | --- | --- |"]
+    moment = rng.randint(0, 200)
+    for _ in range(rows):
+        moment += rng.randint(1, 5)
+        lines.append(f"| 2025-{moment // 28 % 12 + 1:02d}-{moment % 28 + 1:02d} | {rng.choice(list(LOGINS.values()))} | "
+                     f"{rng.choice(['всё совпало', 'совпало со второй попытки', 'расхождение, кеш', 'ок, 40 мс'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def hosts_md(rng: random.Random, number: int, index: int) -> CorpusFile:
     hosts = [f"{h}.{rng.choice(DOMAINS)}" for h in rng.sample(HOSTNAMES, rng.randint(2, 4))]
     text = (f"# Ранбук: проверка после миграции DNS ({number})\n\n## Когда применять\n\nПосле переноса зоны к новому "
@@ -343,18 +432,60 @@ def hosts_md(rng: random.Random, number: int, index: int) -> CorpusFile:
             + "".join(f"- `{h}`\n" for h in hosts) +
             "\n## Если что-то пошло не так\n\nЕсли запись не обновилась, сообщите дежурному и приложите вывод проверки. "
             "Не меняйте записи вручную: это делает только автоматизация, иначе изменения перезапишутся при следующем "
-            "развёртывании. Откат — через повторное применение предыдущей версии зоны.\n")
+            "развёртывании. Откат — через повторное применение предыдущей версии зоны.\n"
+            + "".join(rng.sample(_RUNBOOK_SECTIONS, rng.randint(1, len(_RUNBOOK_SECTIONS))))
+            + _check_journal(rng, hosts))
     return CorpusFile(File(f"docs/runbooks/dns-{number:03d}.md", "md", text), "hosts_md", {"hosts": hosts})
 
 
+# how each base image installs system packages and the app's own dependencies (a Dockerfile's
+# package manager fits its base: apk on Alpine, apt-get on Debian-based images)
+_DOCKER_STEPS = {
+    "python": ("COPY requirements.txt .", "RUN pip install --no-cache-dir -r requirements.txt"),
+    "node": ("COPY package.json package-lock.json ./", "RUN npm ci --omit=dev"),
+    "golang": ("COPY go.mod go.sum ./", "RUN go mod download"),
+}
+_PACKAGES = ["ca-certificates", "tzdata", "libpq-dev", "git", "tini"]  # and curl, which the health check runs
+
+
+def _install(base: str, packages: list[str]) -> list[str]:
+    if base.endswith("-alpine"):
+        return [f"RUN apk add --no-cache {' '.join(packages)}"]
+    return ["RUN apt-get update && \\", f"    apt-get install -y --no-install-recommends {' '.join(packages)} && \\",
+            "    rm -rf /var/lib/apt/lists/*"]
+
+
 def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """A service's image: one of three layouts (labels first, environment first, or a bare one),
+    the package manager its base image has, the dependency step of its language, an old port
+    commented out above the real one."""
     service = rng.choice(SERVICES)
     # every corpus has images of each language (a question may pick a Dockerfile by its base image)
-    base = ["python:3.11-slim", "node:20-alpine", "golang:1.22", "python:3.12-slim"][index % 4]
+    base = ["python:3.11-slim", "node:20-alpine", "golang:1.22", "python:3.12-slim", "node:20-bookworm-slim",
+            "python:3.12-alpine"][index % 6]
     port = rng.choice([8000, 8080, 8443, 9000, 5000])
-    text = (f"FROM {base}\nWORKDIR /app\nCOPY requirements.txt .\nRUN apt-get update && \\\n    apt-get install -y curl && \\\n"
-            f"    rm -rf /var/lib/apt/lists/*\nCOPY . .\n# EXPOSE {port + 1}   # старый порт\nEXPOSE {port}\n"
-            f"CMD [\"./run\", \"--service\", \"{service}\"]\n")
+    language = base.split(":")[0]
+    copy_deps, install_deps = _DOCKER_STEPS[language]
+    labels = [f'LABEL org.opencontainers.image.title="{service}"',
+              f'LABEL org.opencontainers.image.source="https://git.example.org/shop/{service}"',
+              f'LABEL maintainer="{rng.choice(list(LOGINS.values()))}@example.org"']
+    env = ["ENV TZ=Europe/Moscow", f"ENV APP_PORT={port}",
+           "ENV PYTHONUNBUFFERED=1" if language == "python" else "ENV NODE_ENV=production" if language == "node"
+           else "ENV CGO_ENABLED=0"]
+    system = _install(base, ["curl", *rng.sample(_PACKAGES, rng.randint(0, 3))])
+    build = ["RUN go build -o /app/run ./cmd/server"] if language == "golang" else []
+    health = [f"HEALTHCHECK --interval={rng.choice([15, 30])}s --timeout=3s CMD curl -fsS http://localhost:{port}/health || exit 1"]
+    user = ["RUN addgroup -S app && adduser -S app -G app" if base.endswith("-alpine")
+            else "RUN useradd --create-home --uid 10001 app", "USER app"]
+    layout = rng.randrange(3)
+    head = [f"FROM {base}"] + (labels if layout == 0 else env if layout == 1 else [])
+    middle = ["WORKDIR /app", *system, copy_deps, install_deps, "COPY . .", *build]
+    tail = (env if layout == 0 else labels if layout == 1 else []) + (health if layout != 2 else [])
+    lines = [*head, *middle, *tail, *user, f"# EXPOSE {port + 1}   # старый порт", f"EXPOSE {port}",
+             f'CMD ["./run", "--service", "{service}"]']
+    if layout == 2:
+        lines.insert(1, f"# {service}: образ для выкладки, собирается в CI")
+    text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
     return CorpusFile(File(f"services/{service}/Dockerfile.{number:03d}", "docker", text), "dockerfile",
                       {"base": base, "port": port, "service": service})
 
@@ -362,9 +493,14 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
 def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
     table = rng.choice(["orders", "payments", "customers", "shipments", "invoices"])
     columns = rng.sample(["id BIGSERIAL PRIMARY KEY", "created_at TIMESTAMPTZ NOT NULL", "amount NUMERIC(12,2)",
-                          "status TEXT", "customer_id BIGINT", "comment TEXT"], 4)
-    text = (f"-- migration {number:04d}: {table}\nBEGIN;\nCREATE TABLE {table}_{number:03d} (\n    "
-            + ",\n    ".join(columns) + "\n);\nCREATE INDEX ON " + f"{table}_{number:03d} (created_at);\nCOMMIT;\n")
+                          "status TEXT", "customer_id BIGINT", "comment TEXT", "updated_at TIMESTAMPTZ",
+                          "currency CHAR(3) NOT NULL DEFAULT 'RUB'", "external_ref TEXT UNIQUE",
+                          "deleted_at TIMESTAMPTZ", "region_code SMALLINT", "meta JSONB NOT NULL DEFAULT '{}'"],
+                         rng.randint(4, 10))
+    name = f"{table}_{number:03d}"
+    text = (f"-- migration {number:04d}: {table}\nBEGIN;\nCREATE TABLE {name} (\n    "
+            + ",\n    ".join(columns) + "\n);\n" + bulk.sql_after(rng, name, columns) + "COMMIT;\n")
+    text = bulk.change_notes(rng, "--") + text
     return CorpusFile(File(f"db/migrations/{number:04d}_{table}.sql", "sql", text), "sql",
                       {"table": f"{table}_{number:03d}"})
 
@@ -416,15 +552,63 @@ _FUNCTIONS: dict[str, tuple[set[str], list[str]]] = {
         '    """Post a message to the team chat."""',
         '    payload = {{"channel": channel, "text": message}}',
         "    requests.post(WEBHOOK_URL, json=payload, timeout=TIMEOUT_S).raise_for_status()"]),
+    "paginate": ({"requests"}, [
+        "def paginate(url, page_size=MAX_BATCH):",
+        '    """Yield every item of a paged {service} listing, page by page."""',
+        "    page = 1",
+        "    while True:",
+        '        response = requests.get(url, params={{"page": page, "size": page_size}}, timeout=TIMEOUT_S)',
+        "        response.raise_for_status()",
+        '        items = response.json()["items"]',
+        "        if not items:",
+        "            return",
+        "        yield from items",
+        "        page += 1"]),
+    "to_cents": ({"decimal"}, [
+        "def to_cents(amount):",
+        '    """An amount in roubles (a string or a number) as whole kopecks."""',
+        '    value = decimal.Decimal(str(amount)).quantize(decimal.Decimal("0.01"))',
+        "    return int(value * 100)"]),
+    "chunked": (set(), [
+        "def chunked(items, size=MAX_BATCH):",
+        '    """Split a list into batches of at most size items for the {service} bulk API."""',
+        "    for start in range(0, len(items), size):",
+        "        yield items[start:start + size]"]),
+    "build_headers": ({"os"}, [
+        "def build_headers(request_id=None):",
+        '    """The headers every call to {service} carries."""',
+        '    headers = {{"Accept": "application/json", "User-Agent": "{service}-client"}}',
+        '    token = os.environ.get("API_TOKEN")',
+        "    if token:",
+        '        headers["Authorization"] = f"Bearer {{token}}"',
+        "    if request_id:",
+        '        headers["X-Request-Id"] = request_id',
+        "    return headers"]),
+    "parse_date": ({"datetime"}, [
+        "def parse_date(text):",
+        '    """A date from the {service} API: ISO 8601 or DD.MM.YYYY."""',
+        '    for pattern in ("%Y-%m-%d", "%d.%m.%Y"):',
+        "        try:",
+        "            return datetime.datetime.strptime(text, pattern).date()",
+        "        except ValueError:",
+        "            continue",
+        '    raise ValueError(f"not a date: {{text!r}}")']),
+    "summarize": (set(), [
+        "def summarize(rows):",
+        '    """Counts of {service} records by status, largest first."""',
+        "    counts = {{}}",
+        "    for row in rows:",
+        '        counts[row["status"]] = counts.get(row["status"], 0) + 1',
+        "    return sorted(counts.items(), key=lambda item: item[1], reverse=True)"]),
 }
 
 
 def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
     """A small client module: a docstring, the imports its functions use, a few constants (the
-    time-out among them, at a varying line) and three functions with their own bodies."""
+    time-out among them, at a varying line) and three to nine functions with their own bodies."""
     service = rng.choice(SERVICES).replace("-", "_")
     timeout = rng.choice([5, 10, 15, 30])
-    functions = rng.sample(sorted(_FUNCTIONS), 3)
+    functions = rng.sample(sorted(_FUNCTIONS), rng.randint(3, 9))
     imports = sorted(set().union(*(_FUNCTIONS[name][0] for name in functions)) | ({"logging"} if rng.random() < 0.5
                                                                                 else set()))
     stdlib = [f"import {m}" for m in imports if m != "requests"]
@@ -442,18 +626,38 @@ def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
     body += ["", ""] + constants
     for name in functions:
         body += ["", ""] + [line.format(service=service) for line in _FUNCTIONS[name][1]]
-    text = "\n".join(body) + "\n"
+    notes = bulk.change_notes(rng, "#")
+    text = notes + "\n".join(body) + "\n"
     return CorpusFile(File(f"src/{service}/client_{number:03d}.py", "code", text), "python",
-                      {"functions": functions, "timeout_line": body.index(f"TIMEOUT_S = {timeout}") + 1})
+                      {"functions": functions,
+                       "timeout_line": notes.count("\n") + body.index(f"TIMEOUT_S = {timeout}") + 1})
 
 
 def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """A service's JSON settings: the database section questions read, beside HTTP, cache, logging
+    and endpoint sections in a drawn order and indentation."""
     service = rng.choice(SERVICES)
     port = rng.choice([5432, 6432, 3306])
     host = f"db-{rng.randint(1, 9)}.internal"
     pool = rng.randint(5, 50)
-    text = ("{\n" f'  "service": "{service}",\n  "database": {{\n    "host": "{host}",\n    "port": {port},\n'
-            f'    "pool": {pool}\n  }},\n  "features": ["{rng.choice(["search", "cart"])}"]\n' "}\n")
+    sections: dict[str, Any] = {
+        "http": {"bind": "0.0.0.0", "port": rng.choice([8080, 8000, 9000]), "read_timeout_ms": rng.choice([500, 2000]),
+                 "cors": ["https://app.example.org"]},
+        "cache": {"backend": "redis", "url": f"redis://cache-{rng.randint(1, 4)}.internal:6379/0",
+                  "ttl_s": rng.choice([30, 60, 300])},
+        "logging": {"level": rng.choice(["info", "warning"]), "format": "json", "sample_debug": round(rng.random(), 2)},
+        "features": rng.sample(["search", "cart", "promo", "reviews", "wishlist", "gift-cards"], rng.randint(1, 5)),
+        "endpoints": [{"route": _route(rng).replace("{n}", "{id}"), "method": _method(rng),
+                       "rate_limit_rps": rng.choice([10, 50, 100, 500])} for _ in range(int(rng.triangular(10, 170, 80)))],
+        "limits": {"max_body_kb": rng.choice([256, 1024]), "max_page": rng.choice([50, 100, 500])},
+    }
+    chosen = rng.sample(sorted(sections), rng.randint(2, len(sections)))
+    doc: dict[str, Any] = {"service": service, "database": {"host": host, "port": port, "pool": pool}}
+    for name in chosen:
+        doc[name] = sections[name]
+    if rng.random() < 0.5:  # the database section last in half of them
+        doc["database"] = doc.pop("database")
+    text = json.dumps(doc, ensure_ascii=False, indent=rng.choice([2, 4])) + "\n"
     return CorpusFile(File(f"config/{service}-{number:03d}.json", "json", text), "service_json",
                       {"host": host, "port": port, "service": service, "pool": pool})
 
@@ -484,9 +688,12 @@ def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
         else:
             version = f"{major}.{minor}.{rng.randint(0, 9)}"
         deps.append((artifact, version))
-    text = ("<project>\n  <artifactId>service-" f"{number:03d}</artifactId>\n  <dependencies>\n"
+    properties, build = bulk.pom_build(rng)
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<project>\n  <modelVersion>4.0.0</modelVersion>\n'
+            f"  <groupId>org.example.shop</groupId>\n  <artifactId>service-{number:03d}</artifactId>\n"
+            f"  <version>1.{rng.randint(0, 40)}.0-SNAPSHOT</version>\n" + properties + "  <dependencies>\n"
             + "".join(f"    <dependency>\n      <artifactId>{a}</artifactId>\n      <version>{v}</version>\n"
-                      "    </dependency>\n" for a, v in deps) + "  </dependencies>\n</project>\n")
+                      "    </dependency>\n" for a, v in deps) + "  </dependencies>\n" + build + "</project>\n")
     return CorpusFile(File(f"services/svc-{number:03d}/pom.xml", "xml", text), "pom", {"deps": deps})
 
 
@@ -494,16 +701,19 @@ def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     queue = rng.choice(["orders", "emails", "reports", "payments"])
     prefetch = rng.randint(1, 50)
     text = (f"[general]\nname = worker-{number:03d}\n\n[queue]\n; name = {queue}-old\nname = {queue}-{number:03d}\n"
-            f"prefetch = {prefetch}\n\n[limits]\nmax_jobs = {rng.randint(2, 40)}\n")
+            f"prefetch = {prefetch}\n\n[limits]\nmax_jobs = {rng.randint(2, 40)}\n" + bulk.ini_sections(rng))
+    text = bulk.change_notes(rng, ";") + text
     return CorpusFile(File(f"config/worker-{number:03d}.ini", "ini", text), "worker_ini",
                       {"queue": f"{queue}-{number:03d}", "prefetch": prefetch})
 
 
 def pyproject_toml(rng: random.Random, number: int, index: int) -> CorpusFile:
     package = rng.choice(["billing", "reports", "notify", "search"])
-    text = (f"[project]\nname = \"{package}-{number:03d}\"\nversion = \"{rng.randint(0, 3)}.{rng.randint(0, 20)}.0\"\n\n"
-            f"[tool.service]\nschedule = \"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *\"\n"
-            f"command = \"python -m {package}.run\"\n")
+    project, tables = bulk.toml_sections(rng)
+    text = (f"[project]\nname = \"{package}-{number:03d}\"\nversion = \"{rng.randint(0, 3)}.{rng.randint(0, 20)}.0\"\n"
+            f"{project}\n[tool.service]\nschedule = \"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *\"\n"
+            f"command = \"python -m {package}.run\"\n" + tables)
+    text = bulk.change_notes(rng, "#") + text
     schedule = text.split("schedule = \"")[1].split("\"")[0]
     return CorpusFile(File(f"{package}-{number:03d}/pyproject.toml", "toml", text), "pyproject",
                       {"schedule": schedule, "command": f"python -m {package}.run"})
@@ -512,7 +722,15 @@ def pyproject_toml(rng: random.Random, number: int, index: int) -> CorpusFile:
 def hosts_txt(rng: random.Random, number: int, index: int) -> CorpusFile:
     # two to four hosts, each length in every corpus (a question may pick the longer list)
     hosts = [f"{h}.{rng.choice(DOMAINS)}" for h in rng.sample(HOSTNAMES, 2 + index % 3)]
-    text = "# хосты для проверки\n" + "\n".join(hosts) + "\n"
+    # a list kept by hand: a header, and a note on each host above it
+    notes = ["основной вход, за балансировщиком", "переехал на новый кластер в марте", "проверять после каждой выкладки",
+             "отвечает медленно из внешней сети, это известно", "сертификат продлевается автоматически",
+             "владелец — команда платформы", "владелец — команда данных", "не выводить из работы до конца квартала"]
+    lines = ["# хосты для проверки", f"# список ведёт дежурная смена; обновлён 2026-{rng.randint(1, 12):02d}-"
+             f"{rng.randint(1, 28):02d}", "# формат: одно имя на строку, комментарии начинаются с #", ""]
+    for host in hosts:
+        lines += [f"# {note}" for note in rng.sample(notes, rng.randint(0, 3))] + [host]
+    text = "\n".join(lines) + "\n" if rng.random() < 0.5 else bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
     return CorpusFile(File(f"ops/hosts-{number:03d}.txt", "text", text), "hosts_txt", {"hosts": hosts})
 
 
@@ -564,11 +782,11 @@ def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 # kind -> (factory, how many files a corpus holds)
 FACTORIES = {
-    "table": (table_file, 22), "app_log": (log_file, 18), "deploy_yaml": (deploy_yaml, 10), "env": (env_file, 8),
-    "ticket": (ticket_file, 10), "hosts_md": (hosts_md, 8), "dockerfile": (dockerfile, 6), "sql": (sql_migration, 6),
-    "python": (python_module, 8), "service_json": (service_json, 8), "events_jsonl": (events_jsonl, 8),
-    "pom": (pom_xml, 6), "worker_ini": (settings_ini, 6), "pyproject": (pyproject_toml, 6), "hosts_txt": (hosts_txt, 4),
-    "audio": (audio_file, 4), "invoices": (invoices_file, 8), "fetch_log": (fetch_log, 6),
+    "table": (table_file, 20), "app_log": (log_file, 16), "deploy_yaml": (deploy_yaml, 16), "env": (env_file, 12),
+    "ticket": (ticket_file, 10), "hosts_md": (hosts_md, 10), "dockerfile": (dockerfile, 6), "sql": (sql_migration, 6),
+    "python": (python_module, 8), "service_json": (service_json, 8), "events_jsonl": (events_jsonl, 6),
+    "pom": (pom_xml, 6), "worker_ini": (settings_ini, 6), "pyproject": (pyproject_toml, 6), "hosts_txt": (hosts_txt, 6),
+    "audio": (audio_file, 4), "invoices": (invoices_file, 10), "fetch_log": (fetch_log, 6),
 }
 
 
@@ -581,13 +799,6 @@ class Corpus:
 
     def files(self) -> list[CorpusFile]:
         return [f for group in self.by_kind.values() for f in group]
-
-    @functools.cached_property
-    def longest_first(self) -> tuple[list[int], list[CorpusFile]]:
-        """Every file, longest first (by path among equals), with its length negated beside it
-        (for bisect: the files no longer than n start at bisect_left(lengths, -n))."""
-        ordered = sorted(self.files(), key=lambda f: (-len(f.file.text), f.file.path))
-        return [-len(f.file.text) for f in ordered], ordered
 
 
 def build_corpus(seed: int) -> Corpus:

@@ -264,31 +264,60 @@ def _limit_refusal(reason: str, by_name: dict[str, dict[str, Any]], row: Row) ->
     return True, f"the refusal blames {', '.join(named)} but cites no value from the files past its maximum {sorted(maxima)}"
 
 
+MAX_FILES = 2  # the card: "the attached files, one or two"
+
+
 def check_attachments(rows: list[Row]) -> Check:
-    """No file is attached twice to one prompt (a full and a cut copy would make either defensible)."""
-    twice = []
+    """The card's attachments: one or two files a row (none where its family has none), none
+    attached twice (a full and a cut copy would make either defensible)."""
+    wrong = []
     for row in rows:
         paths = [m.group(1) for m in _FILE_HEADER.finditer(row.inputs["context"])]
         repeated = sorted(p for p, n in Counter(paths).items() if n > 1)
         if repeated:
-            twice.append(f"row {row.id}: {', '.join(repeated)} attached twice")
-    return Check("attachments_distinct", not twice, _first_failures(twice) or "every attached path once")
+            wrong.append(f"row {row.id}: {', '.join(repeated)} attached twice")
+        if len(paths) > MAX_FILES:
+            wrong.append(f"row {row.id}: {len(paths)} files attached, the card allows {MAX_FILES}")
+    return Check("attachments", not wrong, _first_failures(wrong) or "one or two files a row, every attached path once")
 
 
-def check_named_targets(rows: list[Row]) -> Check:
-    """With several files attached, a reference that acts on one of them by path is defensible
-    only if the question says which: otherwise another attached file is as good an answer."""
+def _names_of(path: str) -> tuple[str, str]:
+    return path, path.rsplit("/", 1)[-1]
+
+
+def check_paths_unsaid(rows: list[Row]) -> Check:
+    """The card: "the path exists only here — the question never names it". No question, and no
+    clarification a reference asks back, holds an attached file's path or file name: the model
+    finds the file by what it holds. Dialogue turns in shots are rows too."""
+    said = []
+    for row in rows:
+        texts = {"question": row.inputs["question"], "clarification": str(_reference(row).get("clarify", ""))}
+        for path in attached_files(row.inputs["context"]):
+            for where, text in texts.items():
+                name = next((n for n in _names_of(path) if re.search(rf"(?<![\w./-]){re.escape(n)}(?![\w-])", text)),
+                            None)
+                if name is not None:
+                    said.append(f"row {row.id}: the {where} names the attached {name}")
+    return Check("paths_unsaid", not said, _first_failures(said) or "no question or clarification names an attached file")
+
+
+def check_told_apart(rows: list[Row]) -> Check:
+    """With two files attached and a reference acting on one of them by path, the question says
+    which by what it holds: the clause the row records is in the question (the family's check
+    then recounts both files to confirm it means that one)."""
     vague = []
     for row in rows:
         files = attached_files(row.inputs["context"])
         if len(files) < 2:
             continue
-        question = row.inputs["question"]
+        question, which = row.inputs["question"], str(row.meta.get("derivation", {}).get("which", ""))
         for step in _steps(_reference(row)):
             path = step["args"].get("path")
-            if isinstance(path, str) and path in files and path not in question:
-                vague.append(f"row {row.id}: {len(files)} files attached and the question does not say it means {path}")
-    return Check("targets_named", not vague, _first_failures(vague) or "every file acted on is named where several are attached")
+            if isinstance(path, str) and path in files and not (which and which in question):
+                vague.append(f"row {row.id}: {len(files)} files attached and the question does not say by what it "
+                             f"holds that it means {path}")
+    return Check("targets_told_apart", not vague,
+                 _first_failures(vague) or "every file acted on among two is told apart by what it holds")
 
 
 # what a publishable card-size set must reach (issue: variety and no shortcut)
@@ -631,7 +660,8 @@ def _validate(folder: Path) -> list[Check]:
         *check_catalogs(test + shots),
         check_limits(test + shots),
         check_attachments(test + shots),
-        check_named_targets(test + shots),
+        check_paths_unsaid(test + shots),
+        check_told_apart(test + shots),
         check_composition(test, manifest),
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),

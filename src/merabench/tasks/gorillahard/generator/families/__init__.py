@@ -191,7 +191,7 @@ FAMILIES: dict[str, Family] = {
                 (
                     "Проверь на уязвимости ту версию {artifact}, что указана в pom.",
                     "{artifact} из pom — есть ли уязвимости у этой версии?",
-                    "Будьте добры, проверьте версию {artifact} из pom.xml на известные уязвимости.",
+                    "Будьте добры, проверьте версию {artifact} из pom-файла на известные уязвимости.",
                 ),
                 "deps.check_vulns",
                 "deps.latest_version",
@@ -357,10 +357,14 @@ FAMILIES: dict[str, Family] = {
         flag_calls("flag_both_envs", 20, "flags.enable", "flags.disable", (
             "Включи фича-флаг из файла сразу в staging и в production.",
             "Флаг из этого .env нужно включить и в staging, и в production.",
-            "включи флаг из файла в обоих окружениях: staging и production")),
+            "включи флаг из файла в обоих окружениях: staging и production",
+            "Флаг, который прописан в этом файле окружения, нужно включить в staging и в production.",
+            "Пожалуйста, активируйте фича-флаг из настроек сразу в двух окружениях — staging и production.")),
         flag_calls("flag_off_both_envs", 17, "flags.disable", "flags.enable", (
             "Выключи фича-флаг из файла и в staging, и в production.", "Флаг из этого .env надо погасить в обоих окружениях.",
-            "выруби флаг из .env в staging и production")),
+            "выруби флаг из .env в staging и production",
+            "Флаг из настроек окружения отключи, пожалуйста, и в staging, и в production.",
+            "Погаси фича-флаг, прописанный в файле, в обоих окружениях: staging и production.")),
         flag_calls("flag_state_both_envs", 17, "flags.get", "flags.list", (
             "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.",
             "Посмотри состояние флага из файла в staging и в production.", "включён ли флаг из .env в staging и production?")),

@@ -110,7 +110,7 @@ def make_find_symbol(rng: random.Random, corpus: Corpus) -> Question:
     """The module's n-th function by order of definition: which one that is takes reading the
     whole file (the card's T3, counting over the file)."""
     module = corpus.pick("python", rng)
-    position = rng.randrange(len(module.facts["functions"]))
+    position = rng.randrange(min(len(ORDINALS), len(module.facts["functions"])))
     name = module.facts["functions"][position]
     nth = ordinal(ORDINALS[position], "femn", "gent")
     question = rng.choice((f"Найди определение {nth} по счёту функции в этом модуле.",

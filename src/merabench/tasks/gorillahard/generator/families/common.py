@@ -69,10 +69,8 @@ def setting(text: str, key: str, separator: str = ":") -> str | None:
 
 
 def only(view: View) -> tuple[str, str]:
-    """The file the question is about: with several attached, the one the question names (a
-    companion beside it is a bystander), else the first."""
-    named = [(path, text) for path, text in view.files.items() if path in view.question]
-    return named[0] if len(view.files) > 1 and len(named) == 1 else next(iter(view.files.items()))
+    """The file a one-file question is about (path, text)."""
+    return next(iter(view.files.items()))
 
 
 def ended(text: str) -> str:

@@ -36,7 +36,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.logs import check_no_tool, make_no_tool
-from merabench.tasks.gorillahard.generator.families.pick import PICKS, named_pair, pointer, request_of
+from merabench.tasks.gorillahard.generator.families.pick import PICKS, pointed, request_of
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
 from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
@@ -166,9 +166,7 @@ class Spec:
         which = pick.clause(rng, source, other)
         files = [source, other]
         rng.shuffle(files)
-        # the request after the sentence naming the files: a terse one's lowercase start is raised
-        request = phrasing[0].upper() + phrasing[1:] if "а" <= phrasing[0] <= "я" else phrasing
-        question = f"{pointer(rng, which, [f.file.path for f in files])} {request}"
+        question = pointed(rng, which, phrasing)
         return build_question(self.name, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
                               self.twin, facts={"which": which})
 
@@ -183,9 +181,9 @@ class Spec:
     def target(self, view: View) -> tuple[str, str] | list[str]:
         """The file the question means (path, text), told from the other by recounting both, or
         what keeps the question from meaning exactly one."""
-        named = named_pair(view.question, view.files)
+        named = view.files
         if len(named) != 2:
-            return [f"the question names {len(named)} attached files, not the two it chooses between"]
+            return [f"{len(named)} files attached, not the two the question chooses between"]
         chosen = PICKS[self.kind].chosen(view.question, named)
         return chosen if isinstance(chosen, list) else (chosen, named[chosen])
 
@@ -361,11 +359,11 @@ SPECS = [
         "Удали все сообщения из очереди воркера из конфига, это мусор после теста."],
         lambda v, q, p: {"queue": v["queue"]}),
     _spec("deps_tree", "deps.tree", "deps.check_vulns", "pom", [
-        "Покажи дерево зависимостей первой библиотеки из pom.xml в той версии, что там указана.",
+        "Покажи дерево зависимостей первой библиотеки из pom-файла в той версии, что там указана.",
         "Что тянет за собой первая зависимость из этого pom (версия — как в файле)?"],
         lambda v, q, p: {"package": v["package"], "version": v["version"]}),
     _spec("deps_latest", "deps.latest_version", "deps.check_vulns", "pom", [
-        "Какая последняя версия у первой зависимости из этого pom.xml?",
+        "Какая последняя версия у первой зависимости из этого pom-файла?",
         "Проверь, не вышла ли новая версия первой библиотеки из pom."],
         lambda v, q, p: {"package": v["package"]}),
     _spec("host_whois", "net.whois", "dns.lookup", "hosts_txt", [

@@ -163,6 +163,11 @@ RETRY_QUESTIONS = ("Повтори загрузку, которая упала �
                    "Файл из журнала так и не скачался. Попробуй загрузить его снова.")
 
 
+# what to ask back: which of the two logs, without naming either by its path
+CLARIFICATIONS = ("Какой из двух приложенных журналов посчитать?", "Журналов два — по какому из них считать?",
+                  "Уточни, пожалуйста, какой журнал имеется в виду: приложены два.")
+
+
 def make_clarify(rng: random.Random, corpus: Corpus) -> Question:
     first, second = rng.sample(corpus.by_kind["app_log"], 2)
     return build_question(
@@ -171,7 +176,7 @@ def make_clarify(rng: random.Random, corpus: Corpus) -> Question:
         "T3_expert",
         rng.choice(ERROR_COUNT_QUESTIONS),
         (first, second),
-        {"clarify": f"Какой журнал посчитать: {first.file.path} или {second.file.path}?"},
+        {"clarify": rng.choice(CLARIFICATIONS)},
         "logs.grep",
         extra_tools=("logs.count",),
     )

@@ -1,6 +1,7 @@
 """Which of two files a question means: two files of one kind are attached, and the question
-names both and says how to tell them apart by what they hold, counted or read across both (the
-list with more hosts, the log with fewer ERROR records, the Dockerfile built from a Go image).
+says how to tell them apart by what they hold, counted or read across both (the list with more
+hosts, the log with fewer ERROR records, the Dockerfile built from a Go image), never by a path
+or a file name.
 
 This is what makes a grounded request the card's T4 ("counting across two files"): reading the
 value off the wrong file gives a well-formed, wrong answer. The generator measures a file by what
@@ -16,17 +17,41 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from merabench.tasks.gorillahard.generator.corpus import CorpusFile
-from merabench.tasks.gorillahard.generator.families.common import setting, split_table
+from merabench.tasks.gorillahard.generator.families.common import ended, setting, split_table
 
-# how a question opens: it names the two files and points at one ({which} is a kind's clause); the
-# request that follows then says "this log", "the service of the values file" of the one meant
-POINTERS = ("Файлов два, {a} и {b}; речь о том, {which}.",
-            "Из двух файлов, {a} и {b}, нужен тот, {which}.",
-            "Смотри тот из {a} и {b}, {which}.",
-            "Приложены {a} и {b} — бери тот, {which}.")
+# how a question says which of the two attached files it means, by what that file holds and never
+# by its path or name ({which} is a kind's clause): before the request or after it, in many
+# wordings, so that no frame opens or closes more than a few per cent of the questions
+PREFIX_POINTERS = (
+    "Из двух приложенных файлов нужен тот, {which}.",
+    "Файла два, речь о том, {which}.",
+    "Смотри файл, {which}.",
+    "Бери тот из двух файлов, {which}.",
+    "Интересует только файл, {which}.",
+    "Вложений два; мне нужно то, {which}.",
+    "Нас интересует файл, {which}, второй не трогай.",
+    "Работаем с тем файлом, {which}.",
+    "Оба файла похожи, но нужен тот, {which}.",
+    "Речь про файл, {which}.",
+    "Один из файлов лишний: нужен тот, {which}.",
+    "Возьми файл, {which}.",
+)
+SUFFIX_POINTERS = (
+    "Речь о файле, {which}.",
+    "Только для того файла, {which}.",
+    "(Из двух файлов — тот, {which}.)",
+    "Имеется в виду файл, {which}.",
+    "Второй файл не нужен: бери тот, {which}.",
+    "Файл — тот, {which}.",
+    "Это про тот из двух, {which}.",
+    "Нужен файл, {which}, а не второй.",
+    "Смотреть надо в тот файл, {which}.",
+    "Не перепутай: файл тот, {which}.",
+    "Вложения два, нужно то, {which}.",
+    "Из приложенных нужен один — тот, {which}.",
+)
 _POINTER = re.compile("|".join(
-    re.escape(frame).replace(re.escape("{a}"), r"\S+").replace(re.escape("{b}"), r"\S+")
-    .replace(re.escape("{which}"), r"[^.]+") for frame in POINTERS))
+    re.escape(frame).replace(re.escape("{which}"), r"[^.]+") for frame in (*PREFIX_POINTERS, *SUFFIX_POINTERS)))
 
 
 @dataclass(frozen=True)
@@ -128,16 +153,16 @@ PICKS: dict[str, Count | Mark] = {
 }
 
 
-def pointer(rng: random.Random, which: str, paths: list[str]) -> str:
-    return rng.choice(POINTERS).format(a=paths[0], b=paths[1], which=which)
+def pointed(rng: random.Random, which: str, request: str) -> str:
+    """The request with a sentence saying which file it means, before it or after it."""
+    if rng.random() < 0.5:
+        # after the sentence naming the file, a terse request's lowercase start is raised
+        raised = request[0].upper() + request[1:] if "а" <= request[0] <= "я" else request
+        return f"{rng.choice(PREFIX_POINTERS).format(which=which)} {raised}"
+    return f"{ended(request)} {rng.choice(SUFFIX_POINTERS).format(which=which)}"
 
 
 def request_of(question: str) -> str:
-    """The question without the sentence that names the two files (its paths carry numbers that
-    are not the request's)."""
+    """The question without the sentence that says which file it means (a mark such as an
+    artifact's name is not the request's)."""
     return _POINTER.sub("", question, count=1).strip()
-
-
-def named_pair(question: str, files: dict[str, str]) -> dict[str, str]:
-    """The attached files the question names (a companion beside them is a bystander)."""
-    return {path: text for path, text in files.items() if path in question}

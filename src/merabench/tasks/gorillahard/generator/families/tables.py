@@ -23,14 +23,27 @@ from merabench.tasks.gorillahard.generator.model import Question, abstain, call
 
 
 def summable(table: CorpusFile) -> bool:
-    """table.sum reads "," and ";" delimited files only (its stated limit): no TSV."""
-    return table.facts["delimiter"] != "\t"
+    """table.sum reads "," and ";" delimited files only (its stated limit): no TSV; and a sum
+    needs a column whose values add up (money, units, projects), never temperatures or shares."""
+    return table.facts["delimiter"] != "\t" and bool(additive(table))
+
+
+ADDITIVE = {"amount_rub", "units", "salary_rub", "projects", "ram_gb"}
+
+
+def additive(table: CorpusFile) -> list:
+    return [c for c in table.facts["numeric"] if c.name in ADDITIVE]
+
+
+def stat_and_column(rng: random.Random, table: CorpusFile) -> tuple[str, Any]:
+    """A statistic and a numeric column it makes sense for (a sum only of what adds up)."""
+    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
+    return stat, rng.choice(additive(table) if stat == "sum" else table.facts["numeric"])
 
 
 def make_table_stat(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
-    column = rng.choice(table.facts["numeric"])
-    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
+    stat, column = stat_and_column(rng, table)
     twin = rng.choice([s for s in STATS if s != stat])
     # the column by its header name: the only trap is the twin (a near miss names it in words)
     question = rng.choice((f"Посчитай {STATS[stat]} по столбцу «{column.name}» в приложенной таблице.",
@@ -58,7 +71,7 @@ def check_table_stat(view: View) -> list[str]:
 
 def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
     table = rng.choice([t for t in corpus.by_kind["table"] if summable(t)])
-    column = rng.choice(table.facts["numeric"])
+    column = rng.choice(additive(table))
     return build_question(
         "table_sum_deprecated",
         "catalog",
@@ -114,15 +127,22 @@ def absent_column(rng: random.Random, table: CorpusFile) -> tuple[str, str | Non
     return rng.choice(ABSENT), None
 
 
+# one pool for the false premise and its near miss: only the table tells them apart ({stat} in the accusative)
+COLUMN_ASKS = ("Посчитай {stat} по столбцу «{column}».", "Найди {stat} по столбцу «{column}».",
+               "Нужно получить {stat} по колонке «{column}».", "Посчитайте, пожалуйста, {stat} в столбце «{column}».",
+               "Дай {stat} по «{column}» из таблицы.", "вычисли {stat} для столбца «{column}»",
+               "Хочу увидеть {stat} по столбцу «{column}» этой таблицы.")
+
+
 def make_missing_column(rng: random.Random, corpus: Corpus) -> Question:
     table = corpus.pick("table", rng)
     absent, name = absent_column(rng, table)
-    stat = rng.choice(list(STATS))
+    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
     return build_question(
         "abstain_false_premise",
         "no_tool",
         "T3_expert",
-        f"Посчитай {STATS[stat]} по столбцу «{absent}».",
+        rng.choice(COLUMN_ASKS).format(stat=STATS[stat], column=absent),
         (table,),
         abstain(f"в таблице нет столбца «{absent}»"),
         "table.median" if stat != "median" else "table.mean",
@@ -143,13 +163,12 @@ def check_missing_column(view: View) -> list[str]:
 def make_near_miss_column(rng: random.Random, corpus: Corpus) -> Question:
     """The near miss of make_missing_column: the same question, the column there."""
     table = corpus.pick("table", rng)
-    column = rng.choice(table.facts["numeric"])
-    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
+    stat, column = stat_and_column(rng, table)
     return build_question(
         "near_miss_column",
         "near_miss",
         "T4_wild",
-        f"Посчитай {STATS[stat]} по столбцу «{column.description}».",
+        rng.choice(COLUMN_ASKS).format(stat=STATS[stat], column=column.description),
         (table,),
         call(f"table.{stat}", path=table.file.path, column=column.name),
         "table.median" if stat != "median" else "table.mean",
