@@ -99,6 +99,9 @@ def test_deadline_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     assert "--deadline 1 s reached" in done.stdout + done.stderr
     first = len([s for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl") if s["status"] == "ok"])
     assert 2 <= first < 40
+    stopped = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["stopped"]
+    assert stopped["by"] == "--deadline" and stopped["unasked"] == 40 - first
+    assert "--deadline 1" in stopped["continue"]  # a deadline counts per invocation: the same command continues
     done = run_cli(*run)
     assert done.returncode == 0
     assert len(server.requests) == 40

@@ -113,3 +113,17 @@ def test_the_judge_key_from_its_environment_variable_is_masked(tmp_path: Path, m
     written = everything_written(tmp_path / "s")
     assert "invalid credentials: Bearer ***" in written  # the judge's errors are in the samples
     assert judge_key not in written and judge_key not in done.stdout + done.stderr
+
+
+def test_a_key_sent_in_the_request_body_is_masked_in_what_is_written(tmp_path: Path, make_server) -> None:
+    body_key = "bk-body-secret-31337"
+    server = make_server(reply=lambda body: f"got {body.get('api_key')}")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(2))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--no-cache",
+                   "--extra-body", f'{{"api_key": "{body_key}", "max_tokens_hint": "keep-me-visible"}}')
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert server.requests[0]["api_key"] == body_key  # sent as given ...
+    written = everything_written(tmp_path / "run")
+    assert body_key not in written and "got ***" in written  # ... written nowhere
+    assert "keep-me-visible" in written  # a field not named like a credential stays

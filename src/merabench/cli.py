@@ -612,7 +612,9 @@ def compare(
         write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
         say(f"wrote {html_out}")
     if json_out is not None:
-        json_out.write_text(to_json(result) + "\n", encoding="utf-8")
+        from merabench.samples import write_atomic
+
+        write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
 
 
 def _print_paired(result: dict[str, Any]) -> None:

@@ -32,7 +32,13 @@ from merabench.models import BASELINES, BackendSettings, GenerationOptions, make
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
-from merabench.redaction import redact_url, register_environment, register_secret, register_url
+from merabench.redaction import (
+    redact_url,
+    register_environment,
+    register_fields,
+    register_secret,
+    register_url,
+)
 from merabench.report.html import write_report
 from merabench.results import results_document, warm_up_summary, write_results
 from merabench.rows import TaskData
@@ -122,6 +128,8 @@ class Evaluation:
 def register_secrets(config: RunConfig | ScoreConfig) -> None:
     """The run's keys and endpoint URLs, masked in everything it writes from here on (redaction.py)."""
     register_environment()
+    if isinstance(config, RunConfig):
+        register_fields(dict(config.generation.extra_body))  # a key sent in the body is a secret too
     for url in getattr(config, "base_urls", ()):
         register_url(url)
     register_secret(getattr(config, "api_key", None))

@@ -38,6 +38,30 @@ URL_ENV = ("OPENAI_BASE_URL", "LM_EVAL_JUDGE_API_BASE")
 #: a query parameter or environment variable whose name says it holds a credential
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|credential|signature|sig$|session", re.IGNORECASE)
 
+#: words of a field or variable name that say it holds a credential (OPENAI_API_KEY, HF_TOKEN,
+#: "api_key"; not TOKENIZERS_PARALLELISM, max_tokens or PWD)
+CREDENTIAL_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS",
+                              "AUTHORIZATION"})
+
+
+def names_a_credential(name: str) -> bool:
+    return bool(set(re.split(r"[_\W]+", name.upper())) & CREDENTIAL_WORDS)
+
+
+def register_fields(value: object) -> None:
+    """The string values of fields named like credentials, anywhere in a JSON-like value (an
+    `--extra-body` carrying `"api_key"` or `"headers": {"Authorization": …}`)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str) and isinstance(key, str) and names_a_credential(key):
+                register_secret(item.removeprefix("Bearer ").removeprefix("bearer "))
+            else:
+                register_fields(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            register_fields(item)
+
+
 _lock = threading.Lock()
 _registered: dict[str, None] = {}   # the forms to mask, in registration order (a dict: ordered, no repeats)
 _version = 0

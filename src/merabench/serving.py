@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError
-from merabench.redaction import StreamRedactor, redact
+from merabench.redaction import StreamRedactor, names_a_credential, redact
 from merabench.supervise import signal_all
 
 ENGINES = {
@@ -53,7 +53,6 @@ POLL_S = 0.25
 #: behind --base-url); with GPUs present and no --serve-gpus, at most one replica per GPU
 MAX_REPLICAS = 64
 SUPERVISOR = Path(__file__).with_name("supervise.py")
-_CREDENTIAL_WORDS = frozenset({"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS"})
 _URL_WITH_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 
@@ -61,8 +60,7 @@ def holds_credentials(name: str, value: str) -> bool:
     """Whether an environment variable looks like a credential: by a word of its name
     (OPENAI_API_KEY, HF_TOKEN, AWS_SECRET_ACCESS_KEY; not TOKENIZERS_PARALLELISM or PWD), a URL
     with a password, or a value holding a secret the run knows."""
-    words = set(re.split(r"[_\W]+", name.upper()))
-    return bool(words & _CREDENTIAL_WORDS) or bool(_URL_WITH_PASSWORD.search(value)) or redact(value) != value
+    return names_a_credential(name) or bool(_URL_WITH_PASSWORD.search(value)) or redact(value) != value
 
 
 def gpus_present() -> int | None:
