@@ -15,6 +15,7 @@ ConfigError, in one place (as httpx maps its transport's exceptions at one bound
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import sqlite3
 import tomllib
@@ -112,3 +113,25 @@ def writing(path: Path | str, what: str = "") -> Iterator[None]:
         raise
     except OSError as exc:
         raise ConfigError(f"{what} {path}: cannot be written ({_os_reason(exc)})".strip()) from None
+
+
+FULL_DISK = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def disk_space(folder: Path | str) -> Iterator[None]:
+    """A full disk (or quota) while a run writes `folder`: one line that names it and says the run
+    resumes. Answers are appended line by line and every other file is replaced whole, so what
+    is on disk is the answers so far plus at most a cut last line, which a resume skips."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in FULL_DISK:
+            raise
+        raise ConfigError(f"{folder}: no space left on the device ({_os_reason(exc)}); the answers written so far "
+                          "are kept: free some space, then rerun the same command to resume") from None
+    except sqlite3.OperationalError as exc:
+        if "full" not in str(exc):
+            raise
+        raise ConfigError(f"the response cache: {exc}; the run's answers are kept: free some space (or pass "
+                          "--no-cache), then rerun the same command to resume") from None

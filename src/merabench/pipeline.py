@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
-from merabench.errors import DataError
+from merabench.errors import DataError, disk_space
 from merabench.judging import JudgeSettings, judge_task, make_judge
 from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
@@ -280,12 +280,13 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
     register_secrets(config)
     runs = planned_runs(config)
-    if config.serve is None:
-        return _evaluate(config, runs, progress=progress, say=say)
-    from merabench.serving import serving
+    with disk_space(config.out_dir()):
+        if config.serve is None:
+            return _evaluate(config, runs, progress=progress, say=say)
+        from merabench.serving import serving
 
-    with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
-        return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
+        with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
+            return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
 
 
 def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink | None,
@@ -393,7 +394,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
         say(f"warning: {missing} row(s) have no prediction; counted as errors")
     make_folder(config.out)
     run = TaskRun(task, data)
-    with locked(config.out):
+    with disk_space(config.out), locked(config.out):
         cache = ResponseCache(config.cache_path) if config.cache and config.judge else None
         results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=config.judge,
                           cache=cache, say=say)

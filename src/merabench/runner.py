@@ -291,6 +291,8 @@ class Runner:
         flush_scheduled = False
         cache_due = asyncio.Event()
 
+        write_failed: list[OSError] = []
+
         def flush() -> None:
             # to the OS at the end of this loop turn: a killed process loses nothing written, and a
             # power cut at most the last second (SampleWriter fsyncs about every second)
@@ -298,7 +300,11 @@ class Runner:
             flush_scheduled = False
             for name, batch in unwritten.items():
                 if batch:
-                    writers[name].write_many(batch)
+                    try:
+                        writers[name].write_many(batch)
+                    except OSError as exc:  # a full disk: nothing more is sent; raised once the pool stops
+                        write_failed.append(exc)
+                        return
                     for answer in batch:
                         self.on_answer(name, answer)
                     batch.clear()
@@ -349,13 +355,17 @@ class Runner:
         saver = asyncio.create_task(cache_saver())
         try:
             await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency,
-                           stop=lambda: self.stopped_by is not None or self.should_stop())
+                           stop=lambda: self.stopped_by is not None or bool(write_failed) or self.should_stop())
         finally:
             saver.cancel()
-            flush()
-            self._save(uncached)
-            for writer in writers.values():
-                writer.close()
+            try:
+                flush()
+                self._save(uncached)
+            finally:
+                for writer in writers.values():
+                    writer.close()
+        if write_failed:
+            raise write_failed[0]
         return answers
 
     def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:

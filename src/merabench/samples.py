@@ -8,6 +8,7 @@ loses at most that). A crash can leave a partial last line; readers skip it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -92,8 +93,11 @@ class SampleWriter:
 
     def close(self) -> None:
         if not self._fh.closed:
-            self.sync()
-            self._fh.close()
+            try:
+                self.sync()
+            finally:
+                with contextlib.suppress(OSError):  # a full disk: the unwritten tail is asked again on resume
+                    self._fh.close()
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
