@@ -51,33 +51,44 @@ def named_files(prompt: Any) -> list[str]:
     return [p for p in prompt.files if p in prompt.question or p.rsplit("/", 1)[-1] in prompt.question]
 
 
+def live_text(text: str) -> str:
+    """A file without its comments (XML ones too): what it says, not what it used to."""
+    return "\n".join(rf.live_lines(re.sub(r"<!--.*?-->", "", text, flags=re.S)))
+
+
+def _pick_clause(prompt: Any) -> str:
+    """The sentence of a question that picks one of two files (it names things that are not the
+    request's)."""
+    first = re.split(r"[.?!](?:\s|$)", prompt.question)[0]
+    return first if sum(p in first for p in prompt.files) >= 2 else ""
+
+
 def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
-    """Of the files a question lists, the one it picks by what they hold ("где хостов больше")."""
+    """Of the files a question lists, the one it picks by what they hold: a thing one of them holds
+    ("в котором подключён postgresql", "что собирается из образа golang") or more or less of
+    something ("где хостов больше")."""
     q = prompt.question
-    m = re.search(r"(больше|меньше|длиннее|короче)", q)
-    if not m or len(candidates) < 2:
+    if len(candidates) < 2:
         return candidates
-    lowest = m.group(1) in ("меньше", "короче")
-    if "короче" in q or "длиннее" in q:
-        lowest = "короче" in q
-    clause = re.split(r"[.?!](?:\s|$)", q)[0] if any(p in re.split(r"[.?!](?:\s|$)", q)[0] for p in candidates) else q
-    if re.search(r"образ|подключ|есть|собира", clause):  # the file that holds a named thing
+    clause = _pick_clause(prompt) or q
+    if re.search(r"образ|подключ|есть|собира|упомина|содерж", clause):
         bare = _PATH_IN.sub(" ", clause)
         for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):
-            holding = [p for p in candidates if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", prompt.files[p])]
+            holding = [p for p in candidates
+                       if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", live_text(prompt.files[p]))]
             if len(holding) == 1:
                 return holding
+    m = re.search(r"(больше|меньше|длиннее|короче)", clause)
+    if not m:
+        return candidates
+    lowest = m.group(1) in ("меньше", "короче")
+    if "короче" in clause or "длиннее" in clause:
+        lowest = "короче" in clause
     measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
     known = [(p, v) for p, v in measured if v is not None]
     if len(known) < 2:
         return candidates
     return [rf.argmax(known, lowest=lowest)]
-
-
-def _pick_clause(prompt: Any) -> str:
-    """The part of a question that picks one of two files (it names things that are not the request's)."""
-    first = re.split(r"[.?!](?:\s|$)", prompt.question)[0]
-    return first if sum(p in first for p in prompt.files) >= 2 else ""
 
 
 def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
@@ -229,6 +240,12 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
             earlier = value_of({"t": "hist"}, name, prompt, path, columns)
             if earlier is not None:
                 return earlier
+        if not own:  # a column named bare: "по колонке projects"
+            table = rf.table(prompt.files.get(path, ""), path or "") if path else None
+            bare = [h for h in (table.header if table else ()) if re.search(rf"(?<![\w-]){re.escape(h)}(?![\w-])",
+                                                                           prompt.question)]
+            if bare:
+                return bare[0]
         own = own or quotes
         if spec["i"] < len(own):
             return _column(prompt, path, own[spec["i"]], columns)
@@ -451,7 +468,8 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if listed:
             args["host"] = listed[0]
     if "package" in args and path and rf.extension(path) == "xml":
-        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", text)
+        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>",
+                          re.sub(r"<!--.*?-->", "", text, flags=re.S))
         asked = prompt.question.replace(_pick_clause(prompt), " ") if _pick_clause(prompt) else prompt.question
         named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
         pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
