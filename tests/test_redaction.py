@@ -37,6 +37,8 @@ def test_forms_of_a_secret_are_masked() -> None:
     # a placeholder key is masked only where it travels as a key, never in the words of an answer
     register_secret("EMPTY")
     assert redact("Bearer EMPTY: the list is EMPTY") == "Bearer ***: the list is EMPTY"
+    register_secret("123456")  # nor digits in the numbers of a JSON line
+    assert redact('{"latency_s": 0.123456, "auth": "Bearer 123456"}') == '{"latency_s": 0.123456, "auth": "Bearer ***"}'
 
 
 def test_a_secret_split_across_pieces_is_masked() -> None:

@@ -12,9 +12,11 @@ are registered where they enter (`register_secret`, `register_url`); the registr
 (masking a finished run's key in a later one is harmless, forgetting one is a leak), which is
 why it is one per process and not an object handed to every writer.
 
-A value shorter than MIN_SECRET_CHARS is a placeholder (`EMPTY`, `dummy`, the keys local servers
-ignore), not a secret: masking it in free text would cut words out of model answers, so it is
-masked only in the forms a secret takes in transit (`Bearer x`, `user:x@`, `api_key=x`).
+A value shorter than MIN_SECRET_CHARS, or shorter than 12 characters and only letters or only
+digits, is a placeholder (`EMPTY`, `dummy`, `changeme`, `123456`: the keys local servers ignore),
+not a secret: masking it in free text would cut words out of answers and digits out of numbers
+(breaking the JSON written), so it is masked only in the forms a secret takes in transit
+(`Bearer x`, `user:x@`, `api_key=x`).
 """
 
 from __future__ import annotations
@@ -85,11 +87,16 @@ def _add(*forms: str) -> None:
                     _version += 1
 
 
+def placeholder(value: str) -> bool:
+    """Too short or too plain to be a real secret (and masking it anywhere would do harm)."""
+    return len(value) < MIN_SECRET_CHARS or (len(value) < 12 and (value.isalpha() or value.isdigit()))
+
+
 def register_secret(value: str | None) -> None:
     """A key or token the run uses: masked wherever it appears (a placeholder only as `Bearer x`)."""
     if not value or not value.strip():
         return
-    if len(value) >= MIN_SECRET_CHARS:
+    if not placeholder(value):
         _add(value)
     else:
         _add(f"Bearer {value}", f"bearer {value}")
@@ -108,13 +115,13 @@ def url_secrets(url: str) -> tuple[list[str], list[str]]:
     if user or password:
         pair = f"{unquote(user or '')}:{unquote(password or '')}"
         anywhere.append(base64.b64encode(pair.encode()).decode())  # the Basic credentials the client sends
-        if password and len(unquote(password)) >= MIN_SECRET_CHARS:
+        if password and not placeholder(unquote(password)):
             anywhere.append(unquote(password))
         else:
             transit += [f"{user or ''}:{password or ''}@", pair + "@"]
     for name, value in parse_qsl(parts.query, keep_blank_values=False):
         if SECRET_NAME.search(name) and value:
-            if len(value) >= MIN_SECRET_CHARS:
+            if not placeholder(value):
                 anywhere.append(value)
             else:
                 transit += [f"{name}={quote(value, safe='')}", f"{name}={value}"]
