@@ -12,7 +12,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from merabench.errors import ConfigError, DataError
-from merabench.rows import TaskData, hub_revision, read_bundled, read_hub, read_local, to_task_data
+from merabench.rows import (
+    TaskData,
+    check_hub_reachable,
+    hub_offline,
+    hub_revision,
+    read_bundled,
+    read_hub,
+    read_local,
+    to_task_data,
+)
 from merabench.tasks import TASKS
 from merabench.tasks.base import Task
 
@@ -72,6 +81,8 @@ def _load(task: Task, spec: str, split: str) -> TaskData:
     if spec == "bundled":
         return to_task_data(read_bundled(task.name), source=f"bundled:{task.name}", split=split)
     if spec == "hub":
+        if not hub_offline():
+            check_hub_reachable(task.hub_id)  # seconds, not the hub client's half minute of retries
         revision = hub_revision(task.hub_id)
         source = f"hub:{task.hub_id}" + (f"@{revision}" if revision else "")
         return to_task_data(read_hub(task.hub_id), source=source, split=split)

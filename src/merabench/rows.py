@@ -220,33 +220,99 @@ def _hub_value(value: Any) -> Any:
     return value
 
 
+def _cached_anywhere(dataset_id: str) -> bool:
+    """Whether the hub's or datasets' cache folder holds anything of the dataset (checked before
+    importing datasets, which takes seconds, only to learn it has nothing offline)."""
+    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    owner, _, name = dataset_id.partition("/")
+    hub = Path(os.environ.get("HF_HUB_CACHE", home / "hub")) / f"datasets--{owner}--{name}"
+    sets = Path(os.environ.get("HF_DATASETS_CACHE", home / "datasets")) / f"{owner}___{name}".lower()
+    return hub.exists() or sets.exists() or (sets.parent / f"{owner}___{name}").exists()
+
+
 def read_hub(dataset_id: str, splits: Iterable[str] = SPLITS) -> dict[str, list[Row]]:
+    if not Path(dataset_id).exists():  # a local folder in the hub's layout needs no hub
+        if hub_offline() and not _cached_anywhere(dataset_id):
+            raise ConfigError(_offline_message(dataset_id))
+        if not hub_offline():
+            check_hub_reachable(dataset_id)
     try:
         import datasets  # heavy: imported only when the hub is asked for
     except ImportError:
         raise ConfigError("loading from the hub needs the 'datasets' package: "
                           "pip install 'merabench[hub]'") from None
     token = os.environ.get("HF_TOKEN") or None
+    offline = hub_offline()
     result = {}
     for split in splits:
         try:
             ds = datasets.load_dataset(dataset_id, split=split, token=token)
         except ValueError as exc:  # unknown split
-            if split == "test":
+            if split == "test" and not offline:
                 raise ConfigError(f"{dataset_id}: {exc}") from None
+            if split == "test":
+                raise ConfigError(_offline_message(dataset_id)) from None
             continue
         except Exception as exc:  # network, auth (gated repo), missing dataset
-            raise ConfigError(f"could not load {dataset_id} split '{split}' from the hub: {exc}. "
-                              "Gated datasets need HF_TOKEN set.") from None
+            raise ConfigError(_hub_failure(dataset_id, split, exc, offline)) from None
         label = f"hub:{dataset_id}/{split}"
         result[split] = [parse_row(_hub_value(r), file=label, line=i) for i, r in enumerate(ds)]
     return result
 
 
+LOCAL_COPY = "point --data at a local copy instead (--data TASK=PATH: a JSONL or JSON file, or a folder with test.jsonl)"
+
+
+def hub_offline() -> bool:
+    """Whether the user switched the hub off (huggingface_hub's and datasets' own variables)."""
+    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+               for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+
+
+def _offline_message(dataset_id: str) -> str:
+    return f"--data hub: offline mode is on (HF_HUB_OFFLINE) and {dataset_id} is not in the local cache; {LOCAL_COPY}"
+
+
+def check_hub_reachable(dataset_id: str, timeout_s: float = 4.0) -> None:
+    """One request to the hub's endpoint, answered or not within seconds: without a network the
+    hub client retries for half a minute before it says so."""
+    import urllib.error
+    import urllib.request
+
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    try:
+        urllib.request.urlopen(urllib.request.Request(endpoint, method="HEAD"), timeout=timeout_s).close()
+    except urllib.error.HTTPError:
+        return  # it answered: reachable
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        raise ConfigError(f"--data hub: the hub ({endpoint}) is unreachable ({reason}) while loading {dataset_id}; "
+                          f"{LOCAL_COPY}, or set HF_HUB_OFFLINE=1 to use a cached copy") from None
+
+
+def _hub_failure(dataset_id: str, split: str, exc: BaseException, offline: bool) -> str:
+    """The one line for a failed hub load: offline, refused (401/403: the token), or otherwise."""
+    if offline:
+        return _offline_message(dataset_id)
+    status = None
+    seen: BaseException | None = exc
+    while seen is not None and status is None:
+        response = getattr(seen, "response", None)
+        status = getattr(response, "status_code", None)
+        if type(seen).__name__ == "GatedRepoError":
+            status = status or 403
+        seen = seen.__cause__ or seen.__context__
+    first_line = " ".join(str(exc).split()) or type(exc).__name__
+    if status in (401, 403):
+        return (f"--data hub: the hub refused {dataset_id} ({status}): a gated dataset needs HF_TOKEN set to a "
+                "token that accepted its terms")
+    return f"--data hub: could not load {dataset_id} split '{split}': {first_line}; {LOCAL_COPY}"
+
+
 def hub_revision(dataset_id: str) -> str | None:
     """The commit of a hub dataset as it is now (what `load_dataset` reads), or None offline or
     for a local folder: results.json names it beside the rows' content hash."""
-    if Path(dataset_id).exists():
+    if Path(dataset_id).exists() or hub_offline():
         return None
     try:
         from huggingface_hub import HfApi
