@@ -104,9 +104,15 @@ def test_batch_failures_and_stale_answers_are_errors_not_scores(tmp_path: Path) 
     assert run_cli("export-requests", "--model", "openai:m", "--tasks", "sage", "--out",
                    str(requests_file)).returncode == 0
     requests = read_jsonl(requests_file)
+    # the Batch API's input line: custom_id, method, url, body (a chat completions request)
+    assert all(set(r) == {"custom_id", "method", "url", "body"} and r["method"] == "POST"
+               and r["url"] == "/v1/chat/completions" and r["body"]["messages"] for r in requests)
     lines = batch_output(requests, shape="openai")
     lines[0] = {"id": "b0", "custom_id": requests[0]["custom_id"], "error": None,
                 "response": {"status_code": 429, "body": {"error": {"message": "Rate limit reached"}}}}
+    # a line of the error file: no response, an error object with a code and a message
+    lines[2] = {"id": "b2", "custom_id": requests[2]["custom_id"], "response": None,
+                "error": {"code": "batch_expired", "message": "not executed before the completion window expired"}}
     task, row_id, _, tag = requests[1]["custom_id"].split("/")
     lines[1]["custom_id"] = f"{task}/{row_id}/0000000000000000/{tag}"  # answers an older prompt
     output = write_lines(tmp_path / "output.jsonl", lines)
@@ -118,6 +124,9 @@ def test_batch_failures_and_stale_answers_are_errors_not_scores(tmp_path: Path) 
     first, second = int(requests[0]["custom_id"].split("/")[1]), int(row_id)
     assert samples[first]["status"] == "error" and "status 429: Rate limit reached" in samples[first]["error"]
     assert samples[second]["status"] == "error" and "another prompt" in samples[second]["error"]
+    third = int(requests[2]["custom_id"].split("/")[1])
+    assert samples[third]["status"] == "error" and "completion window expired" in samples[third]["error"]
+    assert all(s["status"] == "ok" for i, s in samples.items() if i not in (first, second, third))
 
 
 def test_batch_mistakes_are_one_line(tmp_path: Path) -> None:
