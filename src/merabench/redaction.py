@@ -37,7 +37,7 @@ MIN_SECRET_CHARS = 6
 SECRET_ENV = ("OPENAI_API_KEY", "LM_EVAL_JUDGE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 #: environment variables holding a URL that may carry credentials
 URL_ENV = ("OPENAI_BASE_URL", "LM_EVAL_JUDGE_API_BASE")
-#: a query parameter or environment variable whose name says it holds a credential
+#: a query parameter whose name says it holds a credential (broader than a field name: `sig`, `auth`)
 SECRET_NAME = re.compile(r"key|token|secret|passw|pwd|auth|credential|signature|sig$|session", re.IGNORECASE)
 
 #: words of a field or variable name that say it holds a credential (OPENAI_API_KEY, HF_TOKEN,
