@@ -56,11 +56,22 @@ def live_text(text: str) -> str:
     return "\n".join(rf.live_lines(re.sub(r"<!--.*?-->", "", text, flags=re.S)))
 
 
+_PICKING = re.compile(r"больше|меньше|длиннее|короче|(?:тот|то|та|файл)\W+(?:где|в котором|которая|что|из)\b"
+                     r"|подключ|собира")
+
+
 def _pick_clause(prompt: Any) -> str:
-    """The sentence of a question that picks one of two files (it names things that are not the
-    request's)."""
-    first = re.split(r"[.?!](?:\s|$)", prompt.question)[0]
-    return first if sum(p in first for p in prompt.files) >= 2 else ""
+    """The sentence of a question that picks one of two files: it names both, or says which one by
+    what it holds ("нужен тот, где реплик больше")."""
+    sentences = [s for s in re.split(r"(?<=[.?!;])\s+", prompt.question) if s.strip()]
+    for sentence in sentences:
+        if sum(p in sentence for p in prompt.files) >= 2:
+            return sentence
+    if len(prompt.files) >= 2:
+        for sentence in sentences:
+            if _PICKING.search(sentence):
+                return sentence
+    return ""
 
 
 def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
@@ -96,8 +107,11 @@ def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
     fitting = [p for p in files if kind and rf.file_kind(p) == kind] or \
               [p for p in files if ext and rf.extension(p) == ext]
     named = named_files(prompt)
-    picking = [p for p in named if p in _pick_clause(prompt)]
+    clause = _pick_clause(prompt)
+    picking = [p for p in named if p in clause]
     pool = (picking if len(picking) >= 2 else []) or [p for p in named if p in fitting] or fitting or named or files
+    if clause and len(pool) == 1 and len(fitting) > 1 and not named:
+        pool = fitting
     if len(pool) > 1:
         pool = pick_by_content(prompt, pool)
     return pool[0] if pool else None
@@ -108,7 +122,7 @@ def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
         for spec in step["args"].values():
             if spec["t"] == "path":
                 return choose(prompt, spec["kind"], spec["ext"])
-    named = named_files(prompt)
+    named = named_files(prompt) or (list(prompt.files) if _pick_clause(prompt) else [])
     if len(named) > 1:
         named = pick_by_content(prompt, named)
     return named[0] if named else (next(iter(prompt.files)) if len(prompt.files) == 1 else None)
@@ -130,6 +144,24 @@ def tool_for(prompt: Any, op: str, desc: str = "") -> rf.Tool | None:
         same = [t for t in same if t.description == desc] or [t for t in same if overlap(t) >= 0.5]
     live = [t for t in same if not t.deprecated]
     return (live or same or [None])[0]
+
+
+_STATISTICS = (("median", r"медиан"), ("max", r"максим|наибольш|самое большое|самого большого"),
+               ("min", r"миним|наименьш|самое маленькое"), ("mean", r"средн"), ("sum", r"сумм|итог"))
+_STAT_DESC = {"median": "Медиана числового столбца таблицы.", "max": "Максимум числового столбца таблицы.",
+              "min": "Минимум числового столбца таблицы.", "mean": "Среднее арифметическое числового столбца таблицы.",
+              "sum": "Сумма значений числового столбца таблицы."}
+
+
+def statistic(op: str, desc: str, question: str) -> tuple[str, str]:
+    """A column statistic is the one the question's own word names, whatever the neighbour's was."""
+    if op not in _STAT_DESC:
+        return op, desc
+    q = question.lower()
+    for name, pattern in _STATISTICS:
+        if re.search(pattern, q):
+            return name, _STAT_DESC[name]
+    return op, desc
 
 
 def within_limits(tool: rf.Tool, args: Mapping[str, Any]) -> str | None:
@@ -183,6 +215,28 @@ def _after(line: str, prefix: str) -> int | None:
 
 
 def _fkey(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
+    found = _fkey_exact(prompt, spec, first)
+    if found is not None:
+        return found
+    # the file is laid out otherwise: the same key anywhere ("retries:" under another parent)
+    key = re.findall(r"[A-Za-z_][\w.-]*", spec["prefix"])
+    if not key or not re.search(r"[:=]\W*$", spec["prefix"]):
+        return None
+    order = ([first] if first else []) + [p for p in prompt.files if p != first]
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key[-1])}[\"']?\s*[:=]\s*[\"']?([^\s\"',;#]+)")
+    for path in order:
+        for line in rf.live_lines(prompt.files[path]):
+            m = pattern.match(line)
+            if m:
+                token = m.group(1)
+                if spec.get("num"):
+                    n = rf.number(token)
+                    return int(n) if n is not None and n == int(n) else n
+                return token
+    return None
+
+
+def _fkey_exact(prompt: Any, spec: Mapping[str, Any], first: str | None) -> Any:
     order = ([first] if first else []) + [p for p in prompt.files if p != first]
     shape = re.compile(spec["shape"])
     for path in order:
@@ -297,14 +351,17 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
     steps = []
     each = recipe.get("foreach")
     for spec in recipe["steps"][:1] if each else recipe["steps"]:  # a call per host: the first one, then each
-        tool = tool_for(prompt, spec["op"], spec.get("desc", ""))
+        op, desc = statistic(spec["op"], spec.get("desc", ""), prompt.question)
+        tool = tool_for(prompt, op, desc)
         if tool is None:
             raise Refuse("в каталоге нет инструмента для этой операции")
         args = {name: value_of(s, name, prompt, path, columns, choices.get(f"{spec['op']}/{name}"))
                 for name, s in spec["args"].items()}
         if each and each["arg"] in args:
             args[each["arg"]] = "?"  # filled per host below
-        args = derived(spec["op"], args, prompt, path)
+        args = derived(op, args, prompt, path)
+        if isinstance(args.get("column"), str) and path and rf.extension(path) in ("csv", "tsv"):
+            args["column"] = _column(prompt, path, args["column"], columns)
         if any(v is None for v in args.values()):
             return None
         over = within_limits(tool, args)
@@ -468,8 +525,9 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if listed:
             args["host"] = listed[0]
     if "package" in args and path and rf.extension(path) == "xml":
-        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>",
-                          re.sub(r"<!--.*?-->", "", text, flags=re.S))
+        section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+        section = section[section.find("<dependencies>"):] if "<dependencies>" in section else section
+        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", section)
         asked = prompt.question.replace(_pick_clause(prompt), " ") if _pick_clause(prompt) else prompt.question
         named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
         pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
@@ -483,6 +541,13 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         defs = re.findall(r"^def (\w+)\(", text, re.M)
         k = nth(q)
         args["name"] = defs[k - 1] if len(defs) >= k else args["name"]
+    if path and rf.extension(path) == "json" and "баз" in q and ("host" in args or "port" in args):
+        doc = rf.json_doc(text)
+        database = doc.get("database") if isinstance(doc, dict) else None
+        if isinstance(database, dict):
+            for name in ("host", "port"):
+                if name in args and name in database:
+                    args[name] = database[name]
     if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
         base = re.search(r"^FROM\s+(\S+)", text, re.M)
         if base:
@@ -504,7 +569,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
 def special(prompt: Any) -> dict[str, Any] | None:
     """A clarification: a request over "the log" with two logs attached and neither named."""
     logs = [p for p in prompt.files if rf.extension(p) == "log"]
-    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and \
+    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and not _pick_clause(prompt) and \
             re.search(r"журнал|\bлог", prompt.question.lower()):
         return {"clarify": f"Какой журнал имеется в виду: {logs[0]} или {logs[1]}?"}
     return None
