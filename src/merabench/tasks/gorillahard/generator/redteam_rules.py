@@ -63,7 +63,7 @@ _PICKING = re.compile(r"больше|меньше|длиннее|короче|(?
 def _pick_clause(prompt: Any) -> str:
     """The sentence of a question that picks one of two files: it names both, or says which one by
     what it holds ("нужен тот, где реплик больше")."""
-    sentences = [s for s in re.split(r"(?<=[.?!;])\s+", prompt.question) if s.strip()]
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", prompt.question) if s.strip()]
     for sentence in sentences:
         if sum(p in sentence for p in prompt.files) >= 2:
             return sentence
