@@ -1,13 +1,17 @@
-"""Every user mistake ends in one line and exit code 2, with nothing half-written; a failed check
-ends in exit code 1. One row per mistake: the command, how to set it up, what the line says."""
+"""The hostile case table: every user mistake and hostile input ends in one line and exit code 2,
+with nothing half-written (no run folder, lock, run.json or cache); a failed check ends in exit
+code 1. One row per case: the command, how to set it up, what the line says, and what must not be
+there afterwards (or must be left as it was). Inputs merabench accepts however they come (pipes,
+standard input) and a full disk mid-run are tested below the table."""
 
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import json
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,9 @@ class Mistake:
     args: Callable[[Path, str], list[str]]   # (tmp folder, a live server's URL) -> the command's arguments
     says: str
     code: int = 2
+    absent: tuple[str, ...] = ()              # paths under the tmp folder that must not exist afterwards
+    env: dict[str, str] = field(default_factory=dict)
+    kept: Callable[[Path], None] | None = None  # checks that what was there is as it was
 
 
 def nonutf8(tmp: Path) -> Path:
@@ -138,13 +145,237 @@ MISTAKES = [
 ]
 
 
-@pytest.mark.parametrize("mistake", MISTAKES, ids=[m.name for m in MISTAKES])
+# -- the second hostile attack (issue 24): rows, predictions, ZIPs, configs and batch files --------
+
+def bundled_rows(task: str, split: str = "test") -> list[dict]:
+    return [r.to_dict() for r in read_bundled(task)[split]]
+
+
+def a_gorillahard_set(tmp: Path, change: Callable[[dict], None]) -> Path:
+    """A copy of the bundled GorillaHard set (test and shots) with its first call row changed."""
+    folder = tmp / "gh"
+    folder.mkdir(exist_ok=True)
+    test = bundled_rows("gorillahard")
+    row = next(r for r in test if '"args"' in r["outputs"])
+    change(row)
+    write_jsonl(folder / "test.jsonl", test)
+    write_jsonl(folder / "shots.jsonl", bundled_rows("gorillahard", "shots"))
+    return folder
+
+
+def args_renamed(row: dict) -> None:
+    envelope = json.loads(row["outputs"])
+    envelope["argz"] = envelope.pop("args")
+    row["outputs"] = json.dumps(envelope, ensure_ascii=False)
+
+
+def text_file(tmp: Path, name: str, text: str) -> Path:
+    path = tmp / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sage_row_with(tmp: Path, source_json: str) -> Path:
+    """A SAGE row whose input is the given JSON text, written as it stands (escapes kept)."""
+    row = sage_rows(1)[0]
+    line = json.dumps(row, ensure_ascii=False).replace(json.dumps(row["inputs"]["source"], ensure_ascii=False),
+                                                       source_json)
+    return text_file(tmp, "rows.jsonl", line + "\n")
+
+
+def dev_zero(tmp: Path) -> Path:
+    link = tmp / "zero.jsonl"
+    link.symlink_to("/dev/zero")
+    return link
+
+
+def tasks_zip(tmp: Path, members: list[tuple[str, bytes]], encrypted: str | None = None) -> Path:
+    """A submission ZIP; `encrypted` names an entry whose encryption flag is set (Python writes
+    none, so the flag bits of its local and central headers are set by hand)."""
+    import warnings
+
+    path = tmp / "sub.zip"
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "w") as zf:
+        warnings.simplefilter("ignore")  # a duplicate name is the point of one case
+        for name, data in members:
+            zf.writestr(name, data)
+    if encrypted is not None:
+        raw = bytearray(path.read_bytes())
+        for signature, flag_offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+            at = raw.find(signature)
+            while at >= 0:
+                name_at = at + (30 if signature == b"PK\x03\x04" else 46)
+                if raw[name_at:name_at + len(encrypted)] == encrypted.encode():
+                    raw[at + flag_offset] |= 1
+                at = raw.find(signature, at + 4)
+        path.write_bytes(bytes(raw))
+    return path
+
+
+TASK_JSON = b'{"data": {"test": [{"outputs": "x", "meta": {"id": 0}}]}}'
+THREE = [("SAGE.json", TASK_JSON), ("RussianRegions.json", TASK_JSON), ("GorillaHard.json", TASK_JSON)]
+
+
+def a_run_folder(tmp: Path) -> Path:
+    folder = tmp / "a_run"
+    folder.mkdir()
+    (folder / "run.json").write_text('{"model": "openai:m"}\n', encoding="utf-8")
+    (folder / "samples_sage.jsonl").write_text('{"id": 0, "status": "ok", "output": "raw"}\n', encoding="utf-8")
+    return folder
+
+
+def run_folder_kept(tmp: Path) -> None:
+    assert (tmp / "a_run" / "samples_sage.jsonl").read_text(encoding="utf-8") == \
+        '{"id": 0, "status": "ok", "output": "raw"}\n', "a run's raw answers were overwritten"
+    assert sorted(p.name for p in (tmp / "a_run").iterdir()) == ["run.json", "samples_sage.jsonl"]
+
+
+def other_results(tmp: Path) -> Path:
+    folder = tmp / "scored_other"
+    folder.mkdir()
+    (folder / "results.json").write_text(json.dumps({"model": "predictions:else.jsonl", "settings": {
+        "tasks": ["gorillahard"]}}), encoding="utf-8")
+    return folder
+
+
+def exported(tmp: Path, *options: str) -> list[dict]:
+    """The batch requests of the bundled SAGE rows for openai:m with these options."""
+    path = tmp / "requests.jsonl"
+    done = run_cli("export-requests", "--model", "openai:m", "--tasks", "sage", *options, "--out", str(path))
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def batch_answers(tmp: Path, requests: list[dict], repeat_first: bool = False) -> Path:
+    lines = [{"custom_id": r["custom_id"], "text": "ответ"} for r in requests[:3]]
+    return write_jsonl(tmp / "output.jsonl", lines + lines[:1] if repeat_first else lines)
+
+
+def half_imported_run(tmp: Path) -> Path:
+    """A run folder answered in part by an import made with --preset mera."""
+    run = tmp / "batch_run"
+    done = run_cli("import-responses", str(batch_answers(tmp, exported(tmp, "--preset", "mera"))), "--model",
+                   "openai:m", "--preset", "mera", "--tasks", "sage", "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    return run
+
+
+SCORE = ["score", "sage", "--predictions"]
+HOSTILE = [
+    Mistake("SAGE data that is RussianRegions rows", lambda t, u: [*RUN, "--data", str(write_jsonl(
+        t / "rr.jsonl", bundled_rows("russianregions")))], "is not a sage row: inputs has no 'source'"),
+    Mistake("GorillaHard reference not JSON", lambda t, u: ["run", "--no-progress", "--tasks", "gorillahard", "--data",
+            str(a_gorillahard_set(t, lambda r: r.update(outputs="{не json")))], "is not JSON (a reference"),
+    Mistake("GorillaHard reference with argz", lambda t, u: ["run", "--no-progress", "--tasks", "gorillahard", "--data",
+            str(a_gorillahard_set(t, args_renamed))], "a call needs its arguments as an object under 'args'"),
+    Mistake("validate a reference with argz", lambda t, u: ["validate", "gorillahard", str(a_gorillahard_set(
+        t, args_renamed))], "field 'outputs': a call needs its arguments as an object under 'args'"),
+    Mistake("RussianRegions reference without a letter", lambda t, u: ["run", "--no-progress", "--tasks",
+            "russianregions", "--data", str(write_jsonl(t / "rr.jsonl", [dict(bundled_rows("russianregions")[0],
+                                                                          outputs="Ж")]))], "must start with the letter"),
+    Mistake("empty data", lambda t, u: [*RUN, "--data", str(text_file(t, "empty.jsonl", ""))], "holds no sage rows"),
+    Mistake("blank-lines-only data", lambda t, u: [*RUN, "--data", str(text_file(t, "blank.jsonl", "\n \n\n"))],
+            "holds no sage rows"),
+    Mistake("a lone surrogate in a row", lambda t, u: [*RUN, "--data", str(sage_row_with(t, '"a\\ud800b"'))],
+            "lone surrogate"),
+    Mistake("200k nested brackets in a row", lambda t, u: [*RUN, "--data", str(sage_row_with(t, "[" * 200_000))],
+            "nested deeper than 1024 levels"),
+    Mistake("a 64-bit-overflowing id", lambda t, u: [*RUN, "--data", str(rows(t, id=10**30))], "field 'meta.id'"),
+    Mistake("data a symlink to /dev/zero", lambda t, u: [*RUN, "--data", f"sage={dev_zero(t)}"],
+            "is a device or socket, not a file"),
+    Mistake("predictions match no row", lambda t, u: [*SCORE, str(preds(t, [{"id": 99999, "output": "x"}])),
+                                                      *OUT, str(t / "s")], "no answer matches a row", absent=("s",)),
+    Mistake("predictions empty", lambda t, u: [*SCORE, str(text_file(t, "p.jsonl", "\n")), *OUT, str(t / "s")],
+            "holds no answers", absent=("s",)),
+    Mistake("predictions say text, not output", lambda t, u: [*SCORE, str(preds(t, [{"id": 0, "text": "x"}])),
+                                                              *OUT, str(t / "s")],
+            "expected the field 'output'", absent=("s",)),
+    Mistake("MERA JSON answers without outputs", lambda t, u: [*SCORE, str(json_file(
+        t, {"data": {"test": [{"meta": {"id": 0}}]}}, "SAGE.json")), *OUT, str(t / "s")],
+            "expected the field 'output'", absent=("s",)),
+    Mistake("lm-eval samples without resps", lambda t, u: [*SCORE, str(preds(
+        t, [{"doc_id": 0, "doc": {"meta": {"id": 0}}}], "samples_sage.jsonl")), *OUT, str(t / "s")],
+            "needs 'filtered_resps' or 'resps'", absent=("s",)),
+    Mistake("another task's submission file", lambda t, u: [*SCORE, str(json_file(
+        t, {"data": {"test": [{"outputs": "x", "meta": {"id": 0}}]}}, "GorillaHard.json")), *OUT, str(t / "s")],
+            "is GorillaHard's submission file, not SAGE's", absent=("s",)),
+    Mistake("200k nested brackets in a prediction", lambda t, u: [*SCORE, str(text_file(
+        t, "p.jsonl", '{"id": 0, "output": ' + "[" * 200_000 + "\n")), *OUT, str(t / "s")],
+            "nested deeper than 1024 levels", absent=("s",)),
+    Mistake("predictions a folder", lambda t, u: [*SCORE, str(t), *OUT, str(t / "s")],
+            "is a folder; a file is expected here", absent=("s",)),
+    Mistake("predictions ZIP with SAGE.json twice", lambda t, u: [*SCORE, str(tasks_zip(t, [THREE[0], *THREE])),
+                                                                  *OUT, str(t / "s")], "holds SAGE.json 2 times"),
+    Mistake("predictions ZIP with SAGE.json encrypted", lambda t, u: [*SCORE, str(tasks_zip(t, THREE, "SAGE.json")),
+                                                                      *OUT, str(t / "s")], "SAGE.json is encrypted"),
+    Mistake("score into a run's folder", lambda t, u: [*SCORE, str(preds(t, [{"id": 0, "output": "x"}])),
+                                                       *OUT, str(a_run_folder(t))], "holds a run", kept=run_folder_kept),
+    Mistake("score into another scoring's folder", lambda t, u: [*SCORE, str(preds(t, [{"id": 0, "output": "x"}])),
+                                                                 *OUT, str(other_results(t))], "holds other results",
+            absent=("scored_other/samples_sage.jsonl",)),
+    Mistake("check: SAGE.json twice", lambda t, u: ["submission", "--check", "--out", str(tasks_zip(
+        t, [THREE[0], *THREE]))], "SAGE.json: in the ZIP 2 times", code=1),
+    Mistake("check: SAGE.json encrypted", lambda t, u: ["submission", "--check", "--out", str(tasks_zip(
+        t, THREE, "SAGE.json"))], "SAGE.json: encrypted", code=1),
+    Mistake("check: 200k nested brackets in a task JSON", lambda t, u: ["submission", "--check", "--out", str(tasks_zip(
+        t, [("SAGE.json", b'{"data": {"test": ' + b"[" * 200_000), *THREE[1:]]))], "nested deeper than 1024", code=1),
+    Mistake("seed 10^27", lambda t, u: [*RUN, "--seed", str(10**27)], "Invalid value for '--seed'"),
+    Mistake("max-tokens 10^20", lambda t, u: [*RUN, "--max-tokens", str(10**20)], "Invalid value for '--max-tokens'"),
+    Mistake("port 99999", lambda t, u: [*RUN, "--model", "openai:x", "--base-url", "http://127.0.0.1:99999/v1"],
+            "--base-url http://127.0.0.1:99999/v1: not a valid URL (Port out of range"),
+    Mistake("port abc", lambda t, u: [*RUN, "--model", "openai:x", "--base-url", "http://127.0.0.1:abc/v1"],
+            "--base-url http://127.0.0.1:abc/v1: not a valid URL"),
+    Mistake("judge port 99999", lambda t, u: ["score", "russianregions", "--predictions", str(preds(
+        t, [{"id": 0, "output": "Б"}])), "--judge-model", "openai:j", "--judge-base-url", "http://127.0.0.1:99999"],
+            "--judge-base-url"),
+    Mistake("export and import together", lambda t, u: [*RUN, "--export-requests", str(t / "f.jsonl"),
+                                                        "--import-responses", str(t / "f.jsonl")],
+            "--export-requests and --import-responses exclude each other", absent=("f.jsonl",)),
+    Mistake("concurrency = true in a config", lambda t, u: [*RUN, "--config", str(text_file(
+        t, "c.toml", "concurrency = true\n"))], "config key 'concurrency' must be a value as its flag takes"),
+    Mistake("a switch given a number in a config", lambda t, u: [*RUN, "--config", str(text_file(
+        t, "c.toml", "cache = 1\n"))], "config key 'cache' must be true or false"),
+    Mistake("5,000 nested brackets in a config", lambda t, u: [*RUN, "--config", str(text_file(
+        t, "c.toml", "a = " + "[" * 5000 + "\n"))], "nested too deeply"),
+    Mistake("reasoning effort bogus", lambda t, u: [*RUN, "--reasoning-effort", "bogus"], "--reasoning-effort must be"),
+    Mistake("drop the messages", lambda t, u: [*RUN, "--drop-param", "messages"], "--drop-param messages"),
+    Mistake("drop the model", lambda t, u: [*RUN, "--drop-param", "model"], "--drop-param model"),
+    Mistake("empty stop sequence", lambda t, u: [*RUN, "--stop", ""], "--stop '' is empty"),
+    Mistake("empty --out", lambda t, u: [*RUN, "--out", ""], "--out '' is empty"),
+    Mistake("empty --out=", lambda t, u: ["score", "sage", "--predictions", "p.jsonl", "--out="], "--out '' is empty"),
+    Mistake("dead endpoint makes no cache", lambda t, u: [*RUN, "--model", "openai:x", "--base-url",
+                                                          "http://127.0.0.1:9/v1"], "cannot connect",
+            absent=("cache.sqlite",)),
+    Mistake("max-cost without prices", lambda t, u: [*RUN, "--model", "openai:x", "--base-url", u, "--max-cost", "1"],
+            "--max-cost needs prices", absent=("cache.sqlite",)),
+    Mistake("an hf: model that cannot load", lambda t, u: [*RUN, "--model", f"hf:{t / 'no-model'}"],
+            "hf: models need torch" if importlib.util.find_spec("torch") is None else "could not load the model",
+            env={"HF_HUB_OFFLINE": "1"}),
+    Mistake("import answers a row twice", lambda t, u: ["import-responses", str(batch_answers(t, exported(t), True)),
+                                                        "--model", "openai:m", "--tasks", "sage", "--no-progress",
+                                                        *OUT, str(t / "o")],
+            "answers sage row 0 again (first on line 1)", absent=("o",)),
+    Mistake("import answers made with other options", lambda t, u: [
+        "import-responses", str(batch_answers(t, exported(t, "--max-tokens", "64"))), "--model", "openai:m",
+        "--tasks", "sage", "--no-progress", *OUT, str(t / "o")], "the options tag differs", absent=("o",)),
+    Mistake("export for a run with other options", lambda t, u: [
+        "export-requests", "--run", str(half_imported_run(t)), "--max-tokens", "7", "--out", str(t / "rest.jsonl")],
+            "was made with other generation options", absent=("rest.jsonl",)),
+    Mistake("hub in offline mode", lambda t, u: [*RUN, "--data", "hub"], "offline mode is on",
+            env={"HF_HUB_OFFLINE": "1"}),
+    Mistake("hub unreachable", lambda t, u: [*RUN, "--data", "hub"], "the hub (http://127.0.0.1:9) is unreachable",
+            env={"HF_ENDPOINT": "http://127.0.0.1:9"}),
+]
+
+
+@pytest.mark.parametrize("mistake", MISTAKES + HOSTILE, ids=[m.name for m in MISTAKES + HOSTILE])
 def test_one_line_and_the_exit_code(mistake: Mistake, tmp_path: Path, fake_server) -> None:
     out = tmp_path / "out"
     args = mistake.args(tmp_path, fake_server.url)
     if "run" in args[:1] and "--out" not in args:
         args = [*args, "--out", str(out)]
-    result = run_cli(*args)
+    env = {"HF_HOME": str(tmp_path / "hf"), **mistake.env}  # never the user's hub cache
+    result = run_cli(*args, env=env)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == mistake.code, result.stderr
     assert "Traceback" not in result.stderr
@@ -152,6 +383,10 @@ def test_one_line_and_the_exit_code(mistake: Mistake, tmp_path: Path, fake_serve
     if mistake.code == 2:
         assert len(lines) == 1, result.stderr
         assert not out.exists(), "a mistake must not leave a half-written run folder"
+    for path in mistake.absent:
+        assert not (tmp_path / path).exists(), f"{path} was written"
+    if mistake.kept is not None:
+        mistake.kept(tmp_path)
     assert not fake_server.requests, "no request goes out before the mistake is found"
 
 
