@@ -4,12 +4,12 @@ Grow while throughput grows, back off when latency grows without it. The limit s
 AUTO_START and doubles while each doubling pays (a window's throughput grows by at least half of
 what the step promised); a step that does not pay is taken back, and from then on the limit
 holds, probing every PROBE_EVERY windows, alternately one step up (an eighth: kept if it pays)
-and one down (a quarter: kept unless throughput falls by 5 %, so a limit past what the server
-serves comes down to it). Holding, a window with clearly fewer answers each slower (the server's
+and one down (a quarter: kept when throughput holds within 5 % and latency falls by at least
+half the step, so a limit past what the server serves comes down to it). Holding, a window with clearly fewer answers each slower (the server's
 capacity fell) cuts the limit in proportion. Answers to
 requests sent before a change are not counted for it (they say nothing about the new limit).
 
-The first burst is judged at once (after MIN_WINDOW answers, Vegas-style): when its latencies
+The first burst is judged at once (after BURST_WINDOW answers, Vegas-style): when its latencies
 spread far beyond its fastest answer, the requests are queued in the server, and the limit drops
 to what the server works on (throughput x the fastest latency, by Little's law) plus headroom.
 A server that says how many it serves (llama.cpp's `/props` total_slots) is sent that many plus
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 AUTO_START = 32      # today's fixed default: a wide server is served at once, a narrow one is learnt
 AUTO_MAX = 256       # per endpoint
-MIN_WINDOW = 8
-WINDOW_LATENCIES = 2  # a window lasts at least this many mean latencies
+BURST_WINDOW = 8     # answers that judge the first burst
+MIN_WINDOW = 16      # answers in a window, at least
+WINDOW_LATENCIES = 3  # a window lasts at least this many mean latencies
 PROBE_EVERY = 8      # windows held before one step up
 TRACE_MAX = 400
 
@@ -88,7 +89,7 @@ class AdaptiveLimit:
         if latency < self._fastest:
             self._fastest = latency
         if self._count < max(MIN_WINDOW, self.limit // 2):
-            if self._ref is None and self._count == MIN_WINDOW and self._changed_at == float("-inf"):
+            if self._ref is None and self._count == BURST_WINDOW and self._changed_at == float("-inf"):
                 self._first_burst(now)
             return
         mean = self._latency_sum / self._count
@@ -100,7 +101,8 @@ class AdaptiveLimit:
         mean = self._latency_sum / self._count
         serving = rate * self._fastest
         if rate * (mean - self._fastest) > max(2.0, serving / 2):  # most of the burst waited in a queue
-            self._growing = False
+            # the fastest answer underestimates what the server serves when answers differ in
+            # length: from here the limit doubles again while that pays
             self._set(max(1, min(self.limit, math.ceil(serving) + headroom(serving))), now)
 
     def _judge(self, window: Window, now: float) -> None:
@@ -113,7 +115,9 @@ class AdaptiveLimit:
                 return
         elif ref is not None and window.limit < ref.limit and self._probing_down:
             self._probing_down = False
-            if window.rate < 0.95 * ref.rate:  # the step down cost answers: the server used them
+            step = 1 - window.limit / ref.limit
+            # requests that only queued: as many answers, each sooner by about their share
+            if window.rate < 0.95 * ref.rate or window.mean > ref.mean * (1 - step / 2):
                 self._ref = ref
                 self._set(ref.limit, now)
                 return
