@@ -133,7 +133,7 @@ def case_wide(runs: int) -> None:
             for concurrency in walls:
                 wall, _, got = run(server.url, "gorillahard", folder, concurrency)
                 walls[concurrency].append(wall)
-                chosen = got or chosen
+                chosen = got if concurrency == "auto" else chosen
     server.stop()
     auto, fixed = min(walls["auto"]), min(walls["32"])
     print(f"2. wide server, {rows} GorillaHard prompts at 0.2 s, best of {runs}")
