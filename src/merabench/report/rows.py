@@ -21,7 +21,7 @@ from merabench.think import has_think
 
 TEXT_BUDGET = 6_000_000   # bytes of text (answers, references, prompts) over all tasks of a page
 FULL_CHARS = 20_000       # of one field while the budget lasts
-PROMPT_CHARS = 6_000      # of a logged prompt while the budget lasts
+PROMPT_CHARS = 40_000     # of a logged prompt while the budget lasts (a GorillaHard prompt: up to 34k)
 PREVIEW_CHARS = 200       # of an answer or reference once it is spent (prompts are then left out)
 VERDICTS_PAST_BUDGET = 12  # verdict lines a row keeps once it is spent
 
