@@ -400,3 +400,105 @@ def test_a_second_run_into_a_locked_folder_stops_at_once(tmp_path: Path) -> None
         result = run_cli("run", "--no-progress", "--tasks", "sage", "--out", str(out))
     assert result.returncode == 2 and "being written by another merabench run (pid 4242)" in result.stderr
     assert sorted(p.name for p in out.iterdir()) == [".merabench.lock"]
+
+
+# -- accepted however they come: pipes and standard input --------------------------------------
+
+def fifo_of(tmp: Path, name: str, text: str) -> Path:
+    """A named pipe that a thread fills once (what `<(...)` gives a command)."""
+    import os
+    import threading
+
+    path = tmp / name
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with path.open("w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    threading.Thread(target=feed, daemon=True).start()
+    return path
+
+
+def sage_predictions() -> str:
+    return "".join(json.dumps({"id": r["meta"]["id"], "output": r["outputs"]}, ensure_ascii=False) + "\n"
+                   for r in bundled_rows("sage"))
+
+
+@pytest.mark.parametrize("how", ["fifo", "dash", "dev-stdin"])
+def test_predictions_from_a_pipe_or_standard_input(tmp_path: Path, how: str) -> None:
+    import subprocess
+
+    from helpers import cli_command
+
+    source = {"fifo": lambda: str(fifo_of(tmp_path, "p", sage_predictions())), "dash": lambda: "-",
+              "dev-stdin": lambda: "/dev/stdin"}[how]()
+    done = subprocess.run(cli_command("score", "sage", "--predictions", source, "--out", str(tmp_path / "s")),
+                          input=None if how == "fifo" else sage_predictions(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
+    assert results["tasks"]["sage"]["metrics"]["errant_f1"] == 1.0  # every reference read back
+
+
+@pytest.mark.parametrize("how", ["fifo-jsonl", "fifo-json-list", "dash"])
+def test_data_from_a_pipe_or_standard_input(tmp_path: Path, how: str) -> None:
+    import subprocess
+
+    from helpers import cli_command
+
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in sage_rows(5))
+    text = json.dumps(sage_rows(5), ensure_ascii=False) if how == "fifo-json-list" else lines
+    spec = "sage=-" if how == "dash" else f"sage={fifo_of(tmp_path, 'rows', text)}"
+    done = subprocess.run(cli_command("run", "--no-progress", "--tasks", "sage", "--data", spec, "--out",
+                                      str(tmp_path / "r")), input=text if how == "dash" else None,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(x)["id"] for x in (tmp_path / "r" / "samples_sage.jsonl").read_text().splitlines()] == \
+        list(range(5))
+
+
+# -- a full disk mid-run ----------------------------------------------------------------------
+
+FULL_AFTER = '''
+import errno, sys
+from merabench import samples
+from merabench.cli import entry
+
+calls = []
+original = samples.SampleWriter.write_many
+
+def write_many(self, answers):
+    calls.append(1)
+    if len(calls) > 2:  # the disk fills after two batches
+        raise OSError(errno.ENOSPC, "No space left on device")
+    original(self, answers)
+
+samples.SampleWriter.write_many = write_many
+sys.argv = ["merabench", *sys.argv[1:]]
+entry()
+'''
+
+
+def test_a_full_disk_is_one_line_and_the_rerun_resumes(tmp_path: Path, make_server) -> None:
+    import subprocess
+    import sys
+
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(400))
+    server = make_server(latency_s=0.002)
+    out = tmp_path / "run"
+    args = ["run", "--no-progress", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data",
+            str(data), "--out", str(out), "--concurrency", "4"]
+    full = subprocess.run([sys.executable, "-c", FULL_AFTER, *args], capture_output=True, text=True, timeout=120)
+    lines = [line for line in full.stderr.splitlines() if line.strip()]
+    assert full.returncode == 2 and len(lines) == 1, full.stderr
+    assert f"{out}: no space left on the device" in lines[0] and "rerun the same command to resume" in lines[0]
+    assert not (out / "results.json").exists()
+    written = [json.loads(x)["id"] for x in (out / "samples_sage.jsonl").read_text().splitlines()]
+    assert 0 < len(written) < 400, "the run stopped after the failed write"
+    asked = len(server.requests)
+    resumed = run_cli(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    final = {json.loads(x)["id"] for x in (out / "samples_sage.jsonl").read_text().splitlines()}
+    assert final == set(range(400))
+    assert len(server.requests) - asked <= 400 - len(written), "rows on disk were asked again"
