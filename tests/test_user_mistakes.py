@@ -502,3 +502,25 @@ def test_a_full_disk_is_one_line_and_the_rerun_resumes(tmp_path: Path, make_serv
     final = {json.loads(x)["id"] for x in (out / "samples_sage.jsonl").read_text().splitlines()}
     assert final == set(range(400))
     assert len(server.requests) - asked <= 400 - len(written), "rows on disk were asked again"
+
+
+# -- the hub's refusals: HF_TOKEN is named for a 401/403 and only then --------------------------
+
+@pytest.mark.parametrize(("status", "names_token"), [(401, True), (403, True), (404, False), (None, False)])
+def test_the_hub_token_is_named_only_when_the_hub_refuses(status: int | None, names_token: bool) -> None:
+    import types
+
+    from merabench.rows import _hub_failure
+
+    class HubError(Exception):
+        response = types.SimpleNamespace(status_code=status) if status else None
+
+    try:
+        try:
+            raise HubError("the hub said no")
+        except HubError as inner:
+            raise RuntimeError("datasets wrapped it") from inner
+    except RuntimeError as outer:
+        line = _hub_failure("MERA-evaluation/SAGE", "test", outer, offline=False)
+    assert ("HF_TOKEN" in line) is names_token, line
+    assert "\n" not in line and ("local copy" in line) is not names_token
