@@ -30,6 +30,7 @@ from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
 
 DEV_SEED = 23
+CATALOG_BONUS = 0.1  # a neighbour whose tool this catalog offers is likelier the request's
 BANK_PATH = Path(__file__).with_name("redteam_bank.json")
 _QUOTE = re.compile(r"«([^»]*)»")
 _PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
@@ -71,7 +72,16 @@ def prompt_of(row: Row, shots: Sequence[Row] = ()) -> Prompt:
 def words(question: str) -> list[str]:
     """A question's word stems, and how many quoted names it holds (two columns: two calls)."""
     text = _QUOTE.sub(" ", _PATHISH.sub(" ", question.lower()))
-    return [w[:6] for w in _WORD.findall(text)] + [f"#quotes{len(_QUOTE.findall(question))}"]
+    numbers = len(re.findall(r"\d+", text))
+    return [w[:6] for w in _WORD.findall(text)] + [f"#quotes{len(_QUOTE.findall(question))}", f"#numbers{min(numbers, 3)}"]
+
+
+def asked_words(prompt: Prompt) -> list[str]:
+    """The words that say what is asked: the question without the sentence that picks one of two
+    files (its criterion says nothing of the operation), the earlier turns, the turn count."""
+    clause = rules.pick_clause(prompt)
+    text = prompt.text.replace(clause, " ") if clause else prompt.text
+    return words(text) + [f"#turn{len(prompt.history)}"] + (["#picks"] if clause else [])
 
 
 # --- recipes: where each value of a dev reference came from -----------------------------------
@@ -107,17 +117,21 @@ def _question_tokens(question: str, shape: str) -> list[str]:
 
 def _line_prefix(text: str, value: str) -> tuple[str, int] | None:
     """The live line that holds `value` as a token: the text before it (numbers dropped) and how
-    many earlier live lines start the same way (`name =` under [general] before [queue])."""
+    many earlier live lines start the same way (`name =` under [general] before [queue]). A line
+    where the value follows a key (`retries: 5`) wins over one where it sits inside another value."""
     lines = rf.live_lines(text)
+    found = []
     for n, line in enumerate(lines):
-        m = re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-])", line)
+        m = re.search(rf"(?<![\w.-]){re.escape(value)}(?![\w-]|\.\w)", line)
         if not m:
             continue
         prefix = re.sub(r"\d+", "", line[:m.start()].strip())
         if prefix:
-            occ = sum(1 for other in lines[:n] if re.sub(r"\d+", "", other.strip()).startswith(prefix))
-            return prefix, occ
-    return None
+            found.append((not re.search(r"[:=]\W*$", prefix), n, prefix))
+    if not found:
+        return None
+    _, n, prefix = min(found)
+    return prefix, sum(1 for other in lines[:n] if re.sub(r"\d+", "", other.strip()).startswith(prefix))
 
 
 def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used: Sequence[str],
@@ -168,7 +182,12 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
         return None
     prompt = prompt_of(row, shots)
     kind = rules.kind_of(answer)
-    recipe: dict[str, Any] = {"words": words(prompt.text) + [f"#turn{len(prompt.history)}"], "kind": kind, "steps": []}
+    recipe: dict[str, Any] = {"words": asked_words(prompt), "kind": kind, "steps": []}
+    by_name = {t.name: t for t in prompt.tools}
+    for step in rules.steps_of(answer):  # the tool's own words: a question often says them
+        tool = by_name.get(step.get("tool", ""))
+        if tool:
+            recipe["words"] += [w for w in words(tool.description) if not w.startswith("#")]
     if kind in ("abstain", "clarify"):
         return recipe
     steps = rules.steps_of(answer)
@@ -267,13 +286,19 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
     special = rules.special(prompt)
     if special is not None:
         return json.dumps(special, ensure_ascii=False)
-    ranked = idx.ranked(words(prompt.text) + [f"#turn{len(prompt.history)}"], skip)
+    ranked = idx.ranked(asked_words(prompt), skip)
     calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
     refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
     if not calls or (refusals and refusals[0] > calls[0][0] + 0.25 and calls[0][0] < 0.3):
         return _REFUSE
     first_refusal = None
     tried: set[str] = set()
+    offered = {(t.op, t.description) for t in prompt.tools}
+    ops = {t.op for t in prompt.tools}
+
+    def in_catalog(i: int) -> bool:
+        return all((st["op"], st.get("desc", "")) in offered or st["op"] in ops for st in idx.recipes[i]["steps"])
+    calls = sorted(calls, key=lambda si: -(si[0] + CATALOG_BONUS * in_catalog(si[1])))
     for score, i in calls[:8]:
         recipe = idx.recipes[i]
         shape = json.dumps([recipe["kind"], [(s["op"], sorted(s["args"])) for s in recipe["steps"]]])

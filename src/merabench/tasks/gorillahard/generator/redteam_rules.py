@@ -60,7 +60,7 @@ _PICKING = re.compile(r"больше|меньше|длиннее|короче|(?
                      r"|подключ|собира")
 
 
-def _pick_clause(prompt: Any) -> str:
+def pick_clause(prompt: Any) -> str:
     """The sentence of a question that picks one of two files: it names both, or says which one by
     what it holds ("нужен тот, где реплик больше")."""
     sentences = [s for s in re.split(r"(?<=[.?!])\s+", prompt.question) if s.strip()]
@@ -81,7 +81,7 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
     q = prompt.question
     if len(candidates) < 2:
         return candidates
-    clause = _pick_clause(prompt) or q
+    clause = pick_clause(prompt) or q
     if re.search(r"образ|подключ|есть|собира|упомина|содерж", clause):
         bare = _PATH_IN.sub(" ", clause)
         for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):
@@ -103,15 +103,17 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
 
 
 def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
+    """The file a value comes from: the one the question names, else of the recipe's kind or
+    format; of two that fit, the one the picking sentence means."""
     files = list(prompt.files)
-    fitting = [p for p in files if kind and rf.file_kind(p) == kind] or \
-              [p for p in files if ext and rf.extension(p) == ext]
+    same_ext = [p for p in files if ext and rf.extension(p) == ext]
+    fitting = [p for p in files if kind and rf.file_kind(p) == kind] or same_ext
     named = named_files(prompt)
-    clause = _pick_clause(prompt)
+    clause = pick_clause(prompt)
     picking = [p for p in named if p in clause]
     pool = (picking if len(picking) >= 2 else []) or [p for p in named if p in fitting] or fitting or named or files
-    if clause and len(pool) == 1 and len(fitting) > 1 and not named:
-        pool = fitting
+    if clause and not named and len(same_ext) > 1:
+        pool = same_ext
     if len(pool) > 1:
         pool = pick_by_content(prompt, pool)
     return pool[0] if pool else None
@@ -122,7 +124,7 @@ def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
         for spec in step["args"].values():
             if spec["t"] == "path":
                 return choose(prompt, spec["kind"], spec["ext"])
-    named = named_files(prompt) or (list(prompt.files) if _pick_clause(prompt) else [])
+    named = named_files(prompt) or (list(prompt.files) if pick_clause(prompt) else [])
     if len(named) > 1:
         named = pick_by_content(prompt, named)
     return named[0] if named else (next(iter(prompt.files)) if len(prompt.files) == 1 else None)
@@ -528,7 +530,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
         section = section[section.find("<dependencies>"):] if "<dependencies>" in section else section
         deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", section)
-        asked = prompt.question.replace(_pick_clause(prompt), " ") if _pick_clause(prompt) else prompt.question
+        asked = prompt.question.replace(pick_clause(prompt), " ") if pick_clause(prompt) else prompt.question
         named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
         pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
         if pick:
@@ -569,7 +571,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
 def special(prompt: Any) -> dict[str, Any] | None:
     """A clarification: a request over "the log" with two logs attached and neither named."""
     logs = [p for p in prompt.files if rf.extension(p) == "log"]
-    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and not _pick_clause(prompt) and \
+    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and not pick_clause(prompt) and \
             re.search(r"журнал|\bлог", prompt.question.lower()):
         return {"clarify": f"Какой журнал имеется в виду: {logs[0]} или {logs[1]}?"}
     return None
