@@ -148,15 +148,19 @@ def test_rerun_with_another_model_into_the_same_folder_is_refused(tmp_path: Path
     assert other.returncode == 2 and "holds a run with other settings" in other.stderr
 
 
-def test_think_blocks_are_stripped_before_scoring_but_kept_raw(tmp_path: Path, make_server) -> None:
+def test_think_blocks_are_scored_as_text_by_default_and_stripped_on_request(tmp_path: Path, make_server) -> None:
+    """SAGE scores the harness's text (think blocks kept); --strip-think removes them, the raw answer stays."""
     rows = sage_rows(2)
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     server = make_server(reply=lambda body: "<think>хм, запятая?</think>\n" + correction_of(body["messages"][-1]["content"]))
-    out = tmp_path / "run"
-    assert run_cli(*openai_args(server, data, out)).returncode == 0
-    records = read_jsonl(out / "samples_sage.jsonl")
-    assert records[0]["output"].startswith("<think>") and records[0]["answer"] == "Привет, как дела? (0)"
-    assert records[0]["metrics"]["errant_f1"] == 1.0
+    kept, stripped = tmp_path / "kept", tmp_path / "stripped"
+    assert run_cli(*openai_args(server, data, kept)).returncode == 0
+    assert run_cli(*openai_args(server, data, stripped, "--strip-think")).returncode == 0
+    as_text = read_jsonl(kept / "samples_sage.jsonl")[0]
+    assert as_text["output"].startswith("<think>") and as_text["metrics"]["errant_f1"] < 1.0
+    record = read_jsonl(stripped / "samples_sage.jsonl")[0]
+    assert record["output"].startswith("<think>") and record["answer"] == "Привет, как дела? (0)"
+    assert record["metrics"]["errant_f1"] == 1.0
 
 
 def test_ctrl_c_exits_130_keeps_answers_and_the_rerun_finishes(tmp_path: Path, make_server) -> None:

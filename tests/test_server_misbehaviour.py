@@ -80,7 +80,7 @@ def test_reasoning_is_kept_never_scored_and_truncation_is_counted(tmp_path: Path
 def test_think_blocks_in_the_content_are_kept_as_reasoning(tmp_path: Path, make_server) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(2))
     server = make_server(reply=lambda body: "<think>сначала проверю</think>\n" + correction_of(body["messages"][-1]["content"]))
-    assert run_cli(*run_args(server.url, data, tmp_path / "r")).returncode == 0
+    assert run_cli(*run_args(server.url, data, tmp_path / "r", "--strip-think")).returncode == 0
     record = read_jsonl(tmp_path / "r" / "samples_sage.jsonl")[0]
     assert record["reasoning"] == "сначала проверю" and record["output"].startswith("<think>")
     assert record["metrics"]["errant_f1"] == 1.0
