@@ -152,8 +152,9 @@ def _read_json(path: Path) -> dict[str, list[Row]]:
         return _rows_of_document(loads(path.read_bytes(), text_only=True), path)
 
 
-def _read_stream(path: Path) -> dict[str, list[Row]]:
-    """A pipe or standard input, read once: a JSON document of rows, or JSONL."""
+def _read_sniffed(path: Path) -> dict[str, list[Row]]:
+    """A pipe, standard input or a file named neither .json nor .jsonl, read once: a JSON
+    document of rows, or JSONL."""
     with reading(path):
         data = read_stream(path)
         try:
@@ -183,7 +184,7 @@ def read_local(path: Path) -> dict[str, list[Row]]:
     """Read every split a local path holds, as {split: rows}."""
     check_readable(path, folder_ok=True)
     if is_stream(path):
-        return _read_stream(path)
+        return _read_sniffed(path)
     if path.is_dir():
         splits = {}
         for split in SPLITS:
@@ -197,7 +198,9 @@ def read_local(path: Path) -> dict[str, list[Row]]:
         return splits
     if path.suffix == ".jsonl":
         return {"test": _read_jsonl(path)}
-    return _read_json(path)
+    if path.suffix == ".json":
+        return _read_json(path)
+    return _read_sniffed(path)
 
 
 def read_bundled(task: str) -> dict[str, list[Row]]:
