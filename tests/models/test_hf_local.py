@@ -53,3 +53,47 @@ def test_a_missing_model_is_one_clear_line(tmp_path: Path) -> None:
     result = run_cli("run", "--model", f"hf:{tmp_path / 'nothing-here'}", "--tasks", "sage", "--out", str(tmp_path / "r"),
                      "--no-progress", "--limit", "1", env={"HF_HUB_OFFLINE": "1"})
     assert result.returncode == 2 and "could not load the model" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_stop_string_ends_generation_itself(tmp_path: Path, tiny_model: Path) -> None:
+    """The stop string stops the model (transformers' stop_strings), not a cut after it ran to the limit."""
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(1))
+    sampled = ("--temperature", "1", "--seed", "3")  # seeded sampling: varied words, the same every run
+    free = run_cli("run", "--model", f"hf:{tiny_model}", "--tasks", "sage", "--data", str(data), "--out",
+                   str(tmp_path / "free"), "--no-progress", "--max-tokens", "12", "--no-cache", *sampled)
+    assert free.returncode == 0, free.stderr
+    (row,) = read_jsonl(tmp_path / "free" / "samples_sage.jsonl")
+    words = row["output"].split()
+    assert row["finish_reason"] == "length" and row["completion_tokens"] == 12 and len(words) >= 4
+    # the first word that was not said before it: generation must end on its token
+    first_new = next((i for i in range(1, len(words)) if words[i] not in words[:i]), None)
+    assert first_new is not None, words
+    stop = words[first_new]
+    stopped = run_cli("run", "--model", f"hf:{tiny_model}", "--tasks", "sage", "--data", str(data), "--out",
+                      str(tmp_path / "stopped"), "--no-progress", "--max-tokens", "12", "--no-cache", *sampled, "--stop", stop)
+    assert stopped.returncode == 0, stopped.stderr
+    (cut,) = read_jsonl(tmp_path / "stopped" / "samples_sage.jsonl")
+    assert cut["finish_reason"] == "stop"
+    assert cut["completion_tokens"] == first_new + 1  # the words before it and its own token, nothing more
+    assert cut["output"].split() == words[:first_new]
+
+
+@pytest.mark.parametrize(("make", "expected"), [
+    (lambda d: (d / "weights.bin").write_bytes(b"x") and d / "weights.bin", "not a .gguf"),
+    (lambda d: [(d / n).write_bytes(b"GGUF") for n in ("a.gguf", "b.gguf")] and d, "holds 2 .gguf files"),
+    (lambda d: d, "neither config.json nor a .gguf"),
+    (lambda d: d / "missing.gguf", "no such file or folder"),
+    (lambda d: (d / "broken.gguf").write_bytes(b"GGUF\x03\x00\x00\x00garbage") and d / "broken.gguf",
+     "could not read broken.gguf"),
+])
+def test_every_load_failure_is_one_line_naming_the_path(tmp_path: Path, make, expected: str) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    target = make(folder)
+    out = tmp_path / "r"
+    result = run_cli("run", "--model", f"hf:{target}", "--tasks", "sage", "--out", str(out), "--no-progress",
+                     "--limit", "1", "--no-cache", env={"HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and expected in lines[0] and str(target) in lines[0], result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,21 +1,27 @@
-"""Local transformers models: `hf:<path or hub id>`.
+"""Local transformers models: `hf:<folder, hub id or .gguf file>`.
 
 Greedy decoding at temperature 0 (sampling with the seed otherwise), the tokenizer's chat
-template when it has one, stop sequences cut from the text. Generation runs in a worker thread,
-one request at a time (a local model is compute-bound: parallel requests would only contend), on
-the GPU when there is one. torch and transformers are imported only when such a model is asked
-for: `pip install 'merabench[hf]'`.
+template when it has one. Generation ends at EOS, at a stop string (checked at every step, so a
+row never runs on to the token limit past its stop) or at the limit, and
+`finish_reason` says which. Generation runs in a worker thread, one request at a time (a local
+model is compute-bound: parallel requests would only contend), on the GPU when there is one. A
+row's latency is its own generation; the model's load is timed once and reported in the notes.
+torch and transformers are imported only when such a model is asked for:
+`pip install 'merabench[hf]'` (with gguf and accelerate, for GGUF files).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import importlib.util
 import threading
 import time
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.models.hf_source import describe_load_failure, resolve_source
 
 
 class HFLocalBackend(Backend):
@@ -26,32 +32,32 @@ class HFLocalBackend(Backend):
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
-
-    async def preflight(self) -> list[str]:
-        """Load the model before any file of the run is made: a missing torch or a model that
-        cannot be loaded is one line, not a run folder with nothing in it."""
-        def load() -> None:
-            with self._lock:
-                if self._model is None:
-                    self._load()
-
-        await asyncio.to_thread(load)
-        return []
+        self._load_s: float | None = None
 
     def _load(self) -> None:
+        started = time.monotonic()
         try:
             import torch
+            import transformers
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError:
             raise ConfigError("hf: models need torch and transformers: pip install 'merabench[hf]'") from None
+        source = resolve_source(self.path)
+        quiet_loading(transformers)
+        kwargs = {"gguf_file": source.gguf_file} if source.gguf_file else {}
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(self.path)
-            model = AutoModelForCausalLM.from_pretrained(self.path)
-        except OSError as exc:
-            raise ConfigError(f"could not load the model {self.path!r}: {' '.join(str(exc).split())}") from None
+            self._tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(source.location, **kwargs)
+        except Exception as exc:  # transformers raises OSError, ValueError, ImportError, KeyError... by cause
+            raise ConfigError(describe_load_failure(self.path, source, exc)) from None
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
         self._model = model.to(self._device).eval()
         self._torch = torch
+        self._transformers = transformers
+        eos = model.generation_config.eos_token_id
+        self._eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        self._context = getattr(model.config, "max_position_embeddings", None)
+        self._load_s = time.monotonic() - started
 
     def _prompt_ids(self, messages: list[dict[str, str]]) -> Any:
         tokenizer = self._tokenizer
@@ -64,35 +70,113 @@ class HFLocalBackend(Backend):
         return tokenizer(text, return_tensors="pt").input_ids
 
     def _generate(self, messages: list[dict[str, str]]) -> Completion:
-        started = time.monotonic()
         with self._lock:
             if self._model is None:
                 self._load()
+            started = time.monotonic()  # after the lock and the load: the row's own generation time
             torch = self._torch
             options = self.options
             ids = self._prompt_ids(messages).to(self._device)
+            n_prompt = int(ids.shape[1])
+            limit = options.max_tokens
+            if self._context:
+                if n_prompt >= self._context:
+                    raise BackendError(f"{self.name}: the prompt of {n_prompt} tokens does not fit the model's "
+                                       f"context of {self._context}", retryable=False)
+                limit = min(limit, self._context - n_prompt)  # as a server does: the context bounds the answer
             sampling = (options.temperature or 0.0) > 0
             if sampling and options.seed is not None:
                 torch.manual_seed(options.seed)
-            kwargs: dict[str, Any] = {"max_new_tokens": options.max_tokens, "do_sample": sampling}
+            kwargs: dict[str, Any] = {"max_new_tokens": limit, "do_sample": sampling}
             if sampling:
                 kwargs["temperature"] = options.temperature
+            else:  # a GGUF's or hub model's generation config may carry sampling defaults that greedy ignores
+                kwargs.update(temperature=None, top_p=None, top_k=None)
+            if options.stop:
+                kwargs["stopping_criteria"] = self._transformers.StoppingCriteriaList(
+                    [StopAtStrings(self._tokenizer, options.stop, n_prompt, torch)])
             pad = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else self._tokenizer.eos_token_id
             with torch.no_grad():
                 output = self._model.generate(ids, attention_mask=torch.ones_like(ids), pad_token_id=pad, **kwargs)
-            new = output[0][ids.shape[1]:]
+            new = output[0][n_prompt:].tolist()
             text = self._tokenizer.decode(new, skip_special_tokens=True)
-        finish = "length" if len(new) >= options.max_tokens else "stop"
-        for stop in options.stop:
-            if stop in text:
-                text, finish = text[:text.index(stop)], "stop"
-        return Completion(text=text, prompt_tokens=int(ids.shape[1]), completion_tokens=int(len(new)),
-                          finish_reason=finish, latency_s=time.monotonic() - started, endpoint=self.name)
+            latency = time.monotonic() - started
+        text, finish = finish_of(text, new, self._eos_ids, options.stop, limit)
+        return Completion(text=text, prompt_tokens=n_prompt, completion_tokens=len(new), finish_reason=finish,
+                          latency_s=latency, endpoint=self.name)
 
     async def generate(self, request: Request) -> Completion:
         try:
             return await asyncio.to_thread(self._generate, list(request.messages))
         except (ConfigError, BackendError):
             raise
-        except RuntimeError as exc:  # e.g. out of memory, a prompt longer than the model's context
+        except RuntimeError as exc:  # e.g. out of memory
             raise BackendError(f"{self.name}: {exc}", retryable=False) from None
+
+    async def preflight(self) -> list[str]:
+        """The model loaded before any file of the run is made, so a missing library, a wrong path
+        or weights transformers cannot read are one line, not a run folder with nothing in it.
+        The cheap checks first: they need no import of torch."""
+        missing = [name for name in ("torch", "transformers") if importlib.util.find_spec(name) is None]
+        if missing:
+            raise ConfigError(f"hf: models need {' and '.join(missing)}: pip install 'merabench[hf]'")
+        source = resolve_source(self.path)
+        if source.gguf_file:
+            missing = [name for name in ("gguf", "accelerate") if importlib.util.find_spec(name) is None]
+            if missing:
+                raise ConfigError(f"hf:{self.path} is a GGUF file; reading it needs {' and '.join(missing)}: "
+                                  "pip install 'merabench[hf]'")
+
+        def load() -> None:
+            with self._lock:
+                if self._model is None:
+                    self._load()
+
+        await asyncio.to_thread(load)  # every load failure is one line before the run's folder is made
+        return []
+
+    def notes(self) -> list[str]:
+        if self._load_s is None:
+            return []
+        return [f"{self.name}: model loaded in {self._load_s:.1f} s (not part of any row's latency)"]
+
+
+class StopAtStrings:
+    """Ends generation on the step whose token completes a stop string. transformers' own
+    `stop_strings` needs a vocabulary it can map to text offline (it fails on word-level ones);
+    decoding a window at the tail works with any tokenizer and costs one short decode a step."""
+
+    def __init__(self, tokenizer: Any, stops: tuple[str, ...], n_prompt: int, torch: Any) -> None:
+        self.tokenizer, self.stops, self.n_prompt, self.torch = tokenizer, [s for s in stops if s], n_prompt, torch
+        # a stop string of k characters lies within its last k tokens (each yields at least one
+        # character); the margin covers tokens that yield only part of a multi-byte character
+        self.window = 4 * max((len(s) for s in self.stops), default=1) + 8
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        tail = input_ids[0, max(self.n_prompt, input_ids.shape[1] - self.window):]
+        text = self.tokenizer.decode(tail, skip_special_tokens=True)
+        done = any(stop in text for stop in self.stops)
+        return self.torch.full((input_ids.shape[0],), done, dtype=self.torch.bool, device=input_ids.device)
+
+
+def quiet_loading(transformers: Any) -> None:
+    """No tqdm bars from the load: they would write over the run's own progress display. The GGUF
+    reader calls tqdm directly (transformers' switch does not reach it), so it gets a silent one."""
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        from transformers import modeling_gguf_pytorch_utils as gguf_utils
+    except ImportError:  # no gguf support in this transformers: nothing to silence
+        return
+    if hasattr(gguf_utils, "tqdm"):
+        gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
+
+
+def finish_of(text: str, new_ids: list[int], eos_ids: set[int], stops: tuple[str, ...], limit: int) -> tuple[str, str]:
+    """The answer cut at its first stop string, and why generation ended: `stop` at EOS or a stop
+    string, `length` only when the token limit was reached without either."""
+    cut = min((text.index(s) for s in stops if s and s in text), default=None)
+    if cut is not None:
+        return text[:cut], "stop"
+    if new_ids and new_ids[-1] in eos_ids:
+        return text, "stop"
+    return text, "length" if len(new_ids) >= limit else "stop"

