@@ -39,7 +39,7 @@ def two_runs(tmp_path_factory) -> tuple[Path, Path]:
     return folders[0], folders[1]
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(2400)  # two runs of six rows on a 135M model: ~4 min on an idle 2-core machine
 def test_every_row_is_answered_stopped_and_scored(two_runs: tuple[Path, Path]) -> None:
     first, _ = two_runs
     doc = json.loads((first / "results.json").read_text())
@@ -55,7 +55,7 @@ def test_every_row_is_answered_stopped_and_scored(two_runs: tuple[Path, Path]) -
     assert any("model loaded in" in note for note in doc["notes"])
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(2400)  # two runs of six rows on a 135M model: ~4 min on an idle 2-core machine
 def test_a_second_run_gives_the_same_bytes(two_runs: tuple[Path, Path]) -> None:
     first, second = two_runs
     for task in TASKS:
