@@ -169,3 +169,9 @@ def test_rows_never_asked_are_not_failures_and_come_last(tmp_path: Path) -> None
     collected = collect_rows(tmp_path, "sage", rows, strip_think=False)
     assert [e["s"] for e in collected.entries] == ["error", "ok", "unasked"]
     assert collected.n_failed == 1 and collected.entries[-1]["f"] == ["not asked (the run stopped at a limit)"]
+
+
+def test_the_page_needs_nothing_from_anywhere(run_dir: Path) -> None:
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert re.findall(r'(?:src|href)="([^"#][^"]*)"', page) == []  # only in-page links
+    assert "@import" not in page and "url(" not in page.split('id="report-data"', 1)[0]
