@@ -41,8 +41,11 @@ def test_a_full_default_set_validates(default_set: Path) -> None:
     assert failed(default_set) == {}
     test = read_jsonl(default_set / "test.jsonl")
     shots = read_jsonl(default_set / "shots.jsonl")
-    assert len(test) == 1169 and len(shots) == 35
-    assert sum(r["meta"]["n_turns"] > 1 for r in test) == 30
+    dialogues = [r for r in test if r["meta"]["n_turns"] > 1]
+    # 5 single shots and every turn before the evaluated one of each 2-5 turn dialogue
+    assert len(test) == 1169 and len(dialogues) == 30
+    assert len(shots) == 5 + sum(r["meta"]["n_turns"] - 1 for r in dialogues)
+    assert {r["meta"]["n_turns"] for r in dialogues} <= {2, 3, 4, 5} and len({r["meta"]["n_turns"] for r in dialogues}) >= 3
     kinds = Counter(r["meta"]["categories"]["answer_kind"] for r in test)
     assert kinds == {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}
     tiers = Counter(r["meta"]["categories"]["difficulty"] for r in test)
@@ -121,6 +124,33 @@ def test_a_broken_history_is_caught(tmp_path: Path, default_set: Path) -> None:
     assert "dialogue_history" in problems
 
 
+def test_a_last_turn_that_states_its_whole_answer_or_breaks_the_chain_is_caught(tmp_path: Path,
+                                                                                default_set: Path) -> None:
+    picked = {}
+
+    def self_contained(test, shots):
+        # the count of a grep dialogue asked with its pattern: the history is decoration
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "dialog:grep_chain")
+        pattern = json.loads(row["outputs"])["args"]["pattern"]
+        row["inputs"]["question"] = f"Сколько в журнале строк с {pattern}?"
+        picked["alone"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "a", self_contained))
+    assert f"row {picked['alone']}: the last turn alone gives its reference" in problems["history_needed"]
+
+    def other_column(test, shots):
+        # a statistic over the same column asked, the reference over another one
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "dialog:stat_chain"
+                   and r["meta"]["needs_history"] == "args")
+        reference = json.loads(row["outputs"])
+        reference["args"]["column"] = "no_such_column"
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        picked["chain"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "b", other_column))
+    assert f"row {picked['chain']}: turn" in problems["derived_quantities"]
+
+
 def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Path) -> None:
     def leak(test, shots):
         shots[0]["inputs"]["question"] = test[5]["inputs"]["question"]
@@ -135,7 +165,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 21 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 22 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2

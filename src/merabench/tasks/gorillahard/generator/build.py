@@ -23,9 +23,11 @@ from merabench.tasks.gorillahard.generator.catalog import (
     catalog_chars,
     catalog_json,
 )
-from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, build_corpus
-from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, make_level_count, make_table_stat
-from merabench.tasks.gorillahard.generator.model import Question, call, kind_of
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
+from merabench.tasks.gorillahard.generator.dialogues import KINDS as DIALOG_KINDS
+from merabench.tasks.gorillahard.generator.dialogues import dialogue
+from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
+from merabench.tasks.gorillahard.generator.model import Question, kind_of
 from merabench.tasks.gorillahard.generator.prompts import (
     CARD_PROMPT_CHARS,
     FORMAT,
@@ -42,7 +44,7 @@ GENERATOR_VERSION = "v6"  # part of cached sets' names: bump when the same seed 
 class SetPlan:
     seed: int = 0
     rows: int = 1169        # evaluated rows in test, dialogue turns included
-    dialogues: int = 30     # evaluated closing turns of two-turn dialogues
+    dialogues: int = 30     # evaluated closing turns of 2-5 turn dialogues
     single_shots: int = 5   # questions in shots outside any dialogue (one per wording)
 
     def manifest(self, test: list[dict[str, Any]]) -> dict[str, Any]:
@@ -142,63 +144,9 @@ def _schedule(singles: int) -> list[Family]:
     return order
 
 
-DIALOG_KINDS = ("stat_after_mean", "count_after_grep", "trap_row_count")
 SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column")
-
-
-def _dialogue(kind: str, rng: random.Random, corpus: Corpus) -> tuple[Question, Question, str]:
-    """(first turn, evaluated second turn, needs_history)."""
-    if kind == "count_after_grep":
-        first = make_level_count(rng, corpus)
-        log = first.files[0]
-        level = first.facts["level"]
-        opening = replace(first, family="dialog_first", lever="dialog", question=f"Найди в журнале строки с {level}.",
-                          reference=call("logs.grep", path=log.path, pattern=level), twin="logs.count")
-        closing = replace(first, family="dialog_tool", lever="dialog", difficulty="T4_wild", twin="logs.grep",
-                          question=rng.choice(("Сколько их там?", "а сколько таких строк?",
-                                               "Посчитай, сколько их всего, пожалуйста.")))
-        return opening, closing, "tool"
-    stat = make_table_stat(rng, corpus)
-    path, column = stat.reference["args"]["path"], stat.reference["args"]["column"]
-    opening = replace(stat, family="dialog_first", lever="dialog", reference=call("table.mean", path=path, column=column),
-                      question=stat.question.replace(stat.question.split(" по ")[0], "Посчитай среднее значение"),
-                      twin="table.median")
-    if kind == "stat_after_mean":  # the same column, another statistic: only the tool changes
-        tool, question = rng.choice(STAT_CLOSINGS)
-        closing = replace(stat, family="dialog_args", lever="dialog", difficulty="T4_wild", question=question,
-                          reference=call(tool, path=path, column=column), twin="table.mean")
-        return opening, closing, "args"
-    description = next(c.description for _, columns in TABLE_SCHEMAS.values() for c in columns if c.name == column)
-    question, reference, twin = rng.choice(trap_closings(path, column, description))
-    closing = replace(stat, family="dialog_trap", lever="dialog", difficulty="T4_wild", question=question,
-                      reference=reference, twin=twin)
-    return opening, closing, "trap"
-
-
-STAT_CLOSINGS = (
-    ("table.median", "А теперь то же самое, только медиану."),
-    ("table.median", "теперь медиану по тому же столбцу"),
-    ("table.median", "А медиана какая? Столбец тот же."),
-    ("table.max", "А максимум по этому же столбцу?"),
-    ("table.max", "Теперь найди самое большое значение в том же столбце."),
-    ("table.min", "А минимум там какой?"),
-    ("table.min", "Покажи ещё наименьшее значение этого столбца, пожалуйста."),
-)
-
-
-def trap_closings(path: str, column: str, description: str) -> list[tuple[str, dict, str]]:
-    """The second turn that drops the first turn's operation for another one over the same table:
-    (question, reference, twin)."""
-    return [
-        ("Забудь про среднее: просто посчитай строки в этой таблице.", call("table.row_count", path=path),
-         "table.column_count"),
-        ("Среднее уже не нужно. Сколько в этой таблице столбцов?", call("table.column_count", path=path),
-         "table.row_count"),
-        (f"Ладно, среднее не важно — какие вообще значения бывают в столбце «{description}»?",
-         call("table.unique", path=path, column=column), "table.group_count"),
-        (f"Вместо среднего отсортируй эту таблицу по столбцу «{description}».",
-         call("table.sort", path=path, column=column), "table.unique"),
-    ]
+# the evaluated turn's family by what it takes from the history
+DIALOG_FAMILIES = {"args": "dialog_args", "tool": "dialog_tool", "trap,args": "dialog_trap"}
 
 
 def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
@@ -256,20 +204,23 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         kind = DIALOG_KINDS[number % len(DIALOG_KINDS)]
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
-            opening, closing, needs = _dialogue(kind, rng, corpus)
+            turns, needs = dialogue(kind, rng, corpus)
+            turns[-1] = replace(turns[-1], family=DIALOG_FAMILIES[needs[-1]])
             dialog_id = f"s{plan.seed}-d{number}"
             wording = wordings[singles + number]
-            served = draw_served(rng)  # both turns see the same providers
-            first = _row(opening, dialog_family, row_id=len(shots), base_id=f"{dialog_id}-t0", dialog_id=dialog_id,
-                         turn=0, n_turns=2, needs_history="", wording=wording, rng=rng, served=served)
-            second = _row(closing, dialog_family, row_id=len(test), base_id=f"{dialog_id}-t1", dialog_id=dialog_id,
-                          turn=1, n_turns=2, needs_history=needs, wording=wording, rng=rng, served=served)
-            prompt = rendered(second)
-            if fits(prompt, attempt) and unique((first, "shots", rendered(first)), (second, "test", prompt)):
-                second["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
-                first["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
-                shots.append(first)
-                test.append(second)
+            served = draw_served(rng)  # every turn sees the same providers
+            rows = [_row(turn, dialog_family, row_id=len(shots) + n if n < len(turns) - 1 else len(test),
+                         base_id=f"{dialog_id}-t{n}", dialog_id=dialog_id, turn=n, n_turns=len(turns),
+                         needs_history=needs[n],
+                         wording=wording, rng=rng, served=served)
+                    for n, turn in enumerate(turns)]
+            prompt = rendered(rows[-1])
+            placed = [(row, "shots", rendered(row)) for row in rows[:-1]] + [(rows[-1], "test", prompt)]
+            if fits(prompt, attempt) and unique(*placed):
+                for row in rows:
+                    row["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
+                shots.extend(rows[:-1])
+                test.append(rows[-1])
                 break
     return test, shots
 

@@ -526,32 +526,96 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     return Check("composition", not problems, _first_failures(problems) or summary)
 
 
-def _dialog_check(test_row: Row, opening: Row) -> list[str]:
-    first, last = library_reference(opening), library_reference(test_row)
-    maker = test_row.meta.get("derivation", {}).get("maker", "")
-    # the statistic is named in the closing question, the column earlier (v3 sets: always the median)
-    if maker in ("dialog:stat_after_mean", "dialog:median_after_mean"):
-        question = test_row.inputs["question"].lower()
-        stat = next((tool for word, tool in (("медиан", "table.median"), ("максимум", "table.max"),
-                                             ("больш", "table.max"), ("минимум", "table.min"),
-                                             ("наименьш", "table.min")) if word in question), None)
-        ok = first["tool"] == "table.mean" and last == {"tool": stat, "args": first["args"]}
-    elif maker == "dialog:count_after_grep":  # the operation is named only in the first turn
-        ok = first["tool"] == "logs.grep" and last == {"tool": "logs.count", "args": first["args"]}
-    elif maker == "dialog:trap_row_count":  # the new operation is named in the closing question
-        question, path, column = test_row.inputs["question"], first["args"]["path"], first["args"]["column"]
-        if "столбц" in question and "«" not in question:
-            wanted = {"tool": "table.column_count", "args": {"path": path}}
-        elif "значения" in question:
-            wanted = {"tool": "table.unique", "args": {"path": path, "column": column}}
-        elif "отсортируй" in question:
-            wanted = {"tool": "table.sort", "args": {"path": path, "column": column}}
-        else:
-            wanted = {"tool": "table.row_count", "args": {"path": path}}
-        ok = last == wanted
-    else:
-        return [f"row {test_row.id}: unknown dialogue maker {maker!r}"]
-    return [] if ok else [f"row {test_row.id}: the closing turn does not follow from the opening one"]
+# how a dialogue turn names a statistic or a cancelled operation (read from the question alone)
+_STAT_WORDS = (("медиан", "table.median"), ("максимум", "table.max"), ("больш", "table.max"),
+               ("минимум", "table.min"), ("наименьш", "table.min"), ("средн", "table.mean"))
+_TRAP_WORDS = (("значения", "table.unique"), ("отсортируй", "table.sort"))
+_LEVEL = re.compile(r"\b(ERROR|WARN|DEBUG|INFO)\b")
+_QUOTED_COLUMN = re.compile(r"«([^»]+)»")
+
+
+def _column_named(description: str) -> str | None:
+    from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS  # the columns' names in words
+
+    return next((c.name for _, columns in TABLE_SCHEMAS.values() for c in columns if c.description == description),
+                None)
+
+
+def next_turn(maker: str, question: str, state: dict[str, Any] | None, files: dict[str, str]) -> dict[str, Any] | None:
+    """The reference a dialogue turn asks for, read from its question and the state the turn
+    before left (None for an opening), or None when the question and the state do not say it."""
+    lowered = question.lower()
+    if maker == "dialog:grep_chain":
+        level = _LEVEL.search(question)
+        path = state["args"]["path"] if state else (next(iter(files)) if len(files) == 1 else None)
+        tool = "logs.count" if "сколько" in lowered else "logs.grep"
+        if level is None:  # the pattern of the turn before
+            return {"tool": tool, "args": dict(state["args"])} if state and tool == "logs.count" else None
+        return {"tool": tool, "args": {"path": path, "pattern": level.group(1)}} if path else None
+    trap = next((tool for word, tool in _TRAP_WORDS if word in lowered), None)
+    quoted = _QUOTED_COLUMN.search(question)
+    stat = next((tool for word, tool in _STAT_WORDS if word in lowered), None)
+    if trap:
+        return {"tool": trap, "args": dict(state["args"])} if state else None
+    if state is None:
+        column = _column_named(quoted.group(1)) if quoted else None
+        if not (stat and column and len(files) == 1):
+            return None
+        return {"tool": stat, "args": {"path": next(iter(files)), "column": column}}
+    if quoted:
+        column = _column_named(quoted.group(1))
+        return {"tool": state["tool"], "args": {**state["args"], "column": column}} if column else None
+    return {"tool": stat, "args": dict(state["args"])} if stat else None
+
+
+def _dialog_check(turns: list[Row]) -> list[str]:
+    """Each turn of a dialogue follows from its question and the turn before (the references under
+    the library's names); the evaluated turn is the last of `turns`."""
+    maker = turns[-1].meta.get("derivation", {}).get("maker", "")
+    if maker not in ("dialog:stat_chain", "dialog:grep_chain", "dialog:trap_switch"):
+        return [f"row {turns[-1].id}: unknown dialogue maker {maker!r}"]
+    state = None
+    for turn in turns:
+        expected = next_turn(maker, turn.inputs["question"], state, attached_files(turn.inputs["context"]))
+        actual = library_reference(turn)
+        if expected != actual:
+            return [f"row {turns[-1].id}: turn {turn.meta.get('turn_id')} does not follow from the turns before it "
+                    f"(expected {expected})"]
+        state = actual
+    return []
+
+
+MAX_DIALOG_TURNS = 5  # the card's history ceiling (num_fewshot) is 8 earlier turns
+
+
+def check_history_needed(test: list[Row], shots: list[Row]) -> Check:
+    """The card: in every evaluated dialogue turn the operation or an argument is named only in an
+    earlier turn. The turn read alone (as if it opened the dialogue) must not give its reference,
+    and the reference must hold a value the turn's question does not state; 2-5 turns."""
+    history = HistoryIndex(shots)
+    problems, turns_seen = [], Counter()
+    for row in (r for r in test if int(r.meta.get("n_turns", 1)) > 1):
+        turns_seen[int(row.meta["n_turns"])] += 1
+        if not 2 <= int(row.meta["n_turns"]) <= MAX_DIALOG_TURNS:
+            problems.append(f"row {row.id}: {row.meta['n_turns']} turns, not 2-{MAX_DIALOG_TURNS}")
+        reference, question = library_reference(row), row.inputs["question"]
+        files = attached_files(row.inputs["context"])
+        maker = row.meta.get("derivation", {}).get("maker", "")
+        alone = next_turn(maker, question, None, files)
+        try:
+            previous = library_reference(history.earlier_turns(row)[-1])
+        except (DataError, IndexError):
+            continue  # dialogue_history reports it
+        unstated = [name for name, value in reference.get("args", {}).items()
+                    if (name != "path" or len(files) > 1) and str(value) not in question]
+        carried_tool = reference.get("tool") == previous.get("tool")
+        if alone == reference:
+            problems.append(f"row {row.id}: the last turn alone gives its reference")
+        elif not unstated and not carried_tool:
+            problems.append(f"row {row.id}: the last turn states every value of its reference")
+    detail = "turns per dialogue " + ", ".join(f"{n}: {c}" for n, c in sorted(turns_seen.items()))
+    return Check("history_needed", not problems, _first_failures(problems) or
+                 f"every evaluated turn takes its operation or an argument from the history; {detail}")
 
 
 def check_derivations(test: list[Row], shots: list[Row]) -> Check:
@@ -569,7 +633,7 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
                     turns = history.earlier_turns(row)
                 except DataError:
                     continue  # dialogue_history reports it
-                problems += _dialog_check(row, turns[-1])
+                problems += _dialog_check([*turns, row])
                 checked += 1
             continue
         family = FAMILIES.get(maker)
@@ -656,6 +720,7 @@ def _validate(folder: Path) -> list[Check]:
         check_ids(test, shots),
         assembly,
         check_dialogues(test, shots),
+        check_history_needed(test, shots),
         check_unique_prompts(test_prompts + shot_prompts),
         *check_catalogs(test + shots),
         check_limits(test + shots),
