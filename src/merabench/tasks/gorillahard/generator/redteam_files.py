@@ -6,6 +6,7 @@ Everything here works from the prompt a model sees, never from the generator's o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -53,6 +54,7 @@ def catalog(tools_json: str) -> list[Tool]:
     return tools
 
 
+@functools.lru_cache(maxsize=512)  # a file is read by several rules of a row (read, never change it)
 def live_lines(text: str) -> list[str]:
     """Lines that are not comments or blank (a commented-out old value is a decoy)."""
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(_COMMENT)]
@@ -88,6 +90,7 @@ class Table:
         return [dict(zip(self.header, r, strict=False)) for r in self.rows]
 
 
+@functools.lru_cache(maxsize=256)
 def table(text: str, path: str = "") -> Table | None:
     lines = live_lines(text)
     if not lines:
