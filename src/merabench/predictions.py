@@ -92,16 +92,20 @@ def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int,
         if path.suffix == ".json":
             _check_task_file(path, task_mera_name)
             return _from_submission(loads(path.read_bytes()), file=str(path))
+        _check_task_file(path, task_mera_name)
         return _from_lines(json_lines(path), file=str(path))
 
 
 def _check_task_file(path: Path, task_mera_name: str | None) -> None:
-    """A submission's task file named for another task (GorillaHard.json scored as SAGE) is refused."""
+    """A file named for another task (GorillaHard.json, or a run's samples_gorillahard.jsonl,
+    scored as SAGE) is refused: its ids overlap, its answers are another task's."""
     from merabench.tasks import TASKS
 
-    named = next((t.mera_name for t in TASKS.values() if path.name == f"{t.mera_name}.json"), None)
+    named = next((t.mera_name for t in TASKS.values()
+                  if path.name in (f"{t.mera_name}.json", f"samples_{t.name}.jsonl")), None)
     if task_mera_name and named and named != task_mera_name:
-        raise DataError(f"is {named}'s submission file, not {task_mera_name}'s", file=str(path))
+        kind = "submission" if path.suffix == ".json" else "samples"
+        raise DataError(f"is {named}'s {kind} file, not {task_mera_name}'s", file=str(path))
 
 
 def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
