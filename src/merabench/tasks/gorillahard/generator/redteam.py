@@ -31,6 +31,7 @@ from merabench.tasks.gorillahard.generator import redteam_rules as rules
 
 DEV_SEED = 23
 CATALOG_BONUS = 0.1  # a neighbour whose tool this catalog offers is likelier the request's
+SIBLING_SHARE = 0.6  # how much of a stand-in tool's description the question must say
 BANK_PATH = Path(__file__).with_name("redteam_bank.json")
 _QUOTE = re.compile(r"«([^»]*)»")
 _PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
@@ -145,8 +146,8 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
             return {"t": "path", "kind": rf.file_kind(path), "ext": rf.extension(path)}
     if text not in own_q:  # carried over from an earlier turn
         for _, answer in history[::-1]:
-            for step in rules.steps_of(answer):
-                if step.get("args", {}).get(name) == value:
+            for earlier in rules.steps_of(answer):
+                if earlier.get("args", {}).get(name) == value:
                     return {"t": "hist", "arg": name}
     quotes = _QUOTE.findall(row_q)
     if text in quotes:
@@ -187,7 +188,8 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
     for step in rules.steps_of(answer):  # the tool's own words: a question often says them
         tool = by_name.get(step.get("tool", ""))
         if tool:
-            recipe["words"] += [w for w in words(tool.description) if not w.startswith("#")]
+            recipe["words"] += [w for w in words(tool.description + " " + tool.op.replace("_", " "))
+                                if not w.startswith("#")]
     if kind in ("abstain", "clarify"):
         return recipe
     steps = rules.steps_of(answer)
@@ -283,7 +285,10 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
     """The solver's answer to one prompt (`skip`: a dev recipe to leave out, for a fair dev score)."""
     idx = idx or index()
     known = bank()
-    special = rules.special(prompt)
+    try:
+        special = rules.special(prompt) or rules.statistic_chain(prompt, known["columns"])
+    except rules.Refuse as why:
+        special = rules.refusal(str(why))
     if special is not None:
         return json.dumps(special, ensure_ascii=False)
     ranked = idx.ranked(asked_words(prompt), skip)
@@ -314,7 +319,41 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
                 continue  # another near recipe may name an operation the catalog has
             return json.dumps(answer, ensure_ascii=False)
         return json.dumps(answer, ensure_ascii=False)
+    if first_refusal and "каталоге нет" in first_refusal["reason"] and calls:
+        sibling = _sibling(prompt, idx, calls[0][1])
+        if sibling is not None:
+            return json.dumps(sibling, ensure_ascii=False)
     return json.dumps(first_refusal, ensure_ascii=False) if first_refusal else _REFUSE
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:4] for w in re.findall(r"[а-яёa-z]{3,}", text.lower())}
+
+
+def _sibling(prompt: Prompt, idx: Index, best: int) -> dict[str, Any] | None:
+    """The nearest recipe names a tool this catalog lacks: a recipe of the same arguments whose
+    tool the catalog has and whose description the question says nearly word for word stands in
+    ("удали A-запись" and "Удаляет A-запись"); else it is a refusal."""
+    shape = [sorted(st["args"]) for st in idx.recipes[best]["steps"]]
+    asked = _stems(rules.pick_clause(prompt) and prompt.question.replace(rules.pick_clause(prompt), " ")
+                   or prompt.question)
+    offered = {t.op: t for t in prompt.tools}
+    options = []
+    for recipe in idx.recipes:
+        if recipe["kind"] != idx.recipes[best]["kind"] or [sorted(st["args"]) for st in recipe["steps"]] != shape:
+            continue
+        tools = [offered.get(st["op"]) for st in recipe["steps"]]
+        if any(t is None for t in tools):
+            continue
+        said = _stems(" ".join(t.description + " " + t.op.replace("_", " ") for t in tools if t))
+        share = len(said & asked) / max(1, len(said))
+        if share >= SIBLING_SHARE:
+            options.append((share, json.dumps(recipe["steps"], sort_keys=True), recipe))
+    if not options:
+        return None
+    options.sort(key=lambda o: (-o[0], o[1]))
+    answer = rules.apply(options[0][2], prompt, bank()["columns"], bank().get("choices", {}))
+    return answer if answer is not None and "abstain" not in answer else None
 
 
 def answers(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: bool = False) -> dict[int, str]:

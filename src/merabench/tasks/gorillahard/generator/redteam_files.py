@@ -6,6 +6,7 @@ Everything here works from the prompt a model sees, never from the generator's o
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import re
@@ -92,18 +93,21 @@ class Table:
 
 @functools.lru_cache(maxsize=256)
 def table(text: str, path: str = "") -> Table | None:
+    """A CSV/TSV table: the delimiter its header uses, quoted cells kept whole, comment lines,
+    repeated headers and lines of another width left out."""
     lines = live_lines(text)
     if not lines:
         return None
     head = lines[0]
     sep = "\t" if "\t" in head or path.endswith(".tsv") else (";" if head.count(";") > head.count(",") else ",")
-    header = tuple(c.strip() for c in head.split(sep))
+    parsed = list(csv.reader(lines, delimiter=sep))
+    header = tuple(c.strip() for c in parsed[0])
     rows = []
-    for line in lines[1:]:
-        cells = tuple(c.strip() for c in line.split(sep))
-        if cells == header or len(cells) != len(header):
+    for cells in parsed[1:]:
+        record = tuple(c.strip() for c in cells)
+        if record == header or len(record) != len(header):
             continue  # a repeated header or a line that is not a record
-        rows.append(cells)
+        rows.append(record)
     return Table(header, tuple(rows))
 
 

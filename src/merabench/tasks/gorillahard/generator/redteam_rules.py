@@ -156,7 +156,15 @@ _STAT_DESC = {"median": "Медиана числового столбца таб
 
 
 def statistic(op: str, desc: str, question: str) -> tuple[str, str]:
-    """A column statistic is the one the question's own word names, whatever the neighbour's was."""
+    """A column statistic is the one the question's own word names, whatever the neighbour's was;
+    so is switching on or off."""
+    if op in ("enable", "disable"):
+        q = question.lower()
+        if re.search(r"выключ|отключ|погас|выруб|\boff\b", q):
+            return "disable", ""
+        if re.search(r"(?<!вы)(?<!от)включ|\bon\b", q):
+            return "enable", ""
+        return op, desc
     if op not in _STAT_DESC:
         return op, desc
     q = question.lower()
@@ -550,6 +558,11 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             for name in ("host", "port"):
                 if name in args and name in database:
                     args[name] = database[name]
+    if "host" in args and "ingress" in q and path and rf.extension(path) in ("yaml", "yml"):
+        section = re.search(r"^ingress:\s*\n((?:[ \t]+.*\n?)*)", text, re.M)
+        host = re.search(r"^\s+host:\s*[\"']?([\w.-]+)", section.group(1), re.M) if section else None
+        if host:
+            args["host"] = host.group(1)
     if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
         base = re.search(r"^FROM\s+(\S+)", text, re.M)
         if base:
@@ -566,6 +579,32 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             suffix = "-retry" if str(args["queue"]).endswith("-retry") else ""
             args["queue"] = name + suffix
     return args
+
+
+def statistic_chain(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | None:
+    """A dialogue over a table's column statistics: the turn names a new statistic, a new column, or
+    both; what it leaves out is the previous answer's."""
+    if not prompt.history:
+        return None
+    last = steps_of(prompt.history[-1][1])
+    if len(last) != 1 or last[0].get("tool", "").split(".", 1)[-1] not in _STAT_DESC:
+        return None
+    q = prompt.question.lower()
+    if re.search(r"забудь|вместо|не важно|отмен|ладно", q):
+        return None  # the turn switches to another operation
+    args = dict(last[0].get("args", {}))
+    op = last[0]["tool"].split(".", 1)[-1]
+    named, _ = statistic(op, _STAT_DESC[op], prompt.question)
+    quotes = _QUOTE.findall(prompt.question)
+    if named == op and not quotes:
+        return None  # neither a statistic nor a column: not a chain turn
+    path = args.get("path") if args.get("path") in prompt.files else next(iter(prompt.files), None)
+    if quotes:
+        args["column"] = _column(prompt, path, quotes[0], columns)
+    tool = tool_for(prompt, named, _STAT_DESC[named])
+    if tool is None:
+        return refusal("в каталоге нет инструмента для этой операции")
+    return {"tool": tool.name, "args": {**args, "path": path}}
 
 
 def special(prompt: Any) -> dict[str, Any] | None:
