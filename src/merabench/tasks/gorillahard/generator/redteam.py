@@ -212,7 +212,7 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
             varying = [n for n in args if len({json.dumps(s["args"].get(n)) for s in steps}) == len(steps)]
             for path, listed in hosts_of.items():
                 if varying and listed and [s["args"].get(varying[0]) for s in steps] == listed:
-                    recipe["foreach"] = {"arg": varying[0], "kind": rf.file_kind(path)}
+                    recipe["foreach"] = {"arg": varying[0], "kind": rf.file_kind(path), "ext": rf.extension(path)}
     return recipe
 
 

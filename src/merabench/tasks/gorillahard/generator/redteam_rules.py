@@ -102,11 +102,16 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
     return [rf.argmax(known, lowest=lowest)]
 
 
+_FORMAT_GROUPS = {"csv": {"csv", "tsv"}, "tsv": {"csv", "tsv"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
+                  "md": {"md", "txt"}, "txt": {"md", "txt"}}  # a host list is a text file or a runbook
+
+
 def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
     """The file a value comes from: the one the question names, else of the recipe's kind or
     format; of two that fit, the one the picking sentence means."""
     files = list(prompt.files)
-    same_ext = [p for p in files if ext and rf.extension(p) == ext]
+    group = _FORMAT_GROUPS.get(ext or "", {ext})
+    same_ext = [p for p in files if ext and rf.extension(p) in group]
     fitting = [p for p in files if kind and rf.file_kind(p) == kind] or same_ext
     named = named_files(prompt)
     clause = pick_clause(prompt)
@@ -148,8 +153,8 @@ def tool_for(prompt: Any, op: str, desc: str = "") -> rf.Tool | None:
     return (live or same or [None])[0]
 
 
-_STATISTICS = (("median", r"медиан"), ("max", r"максим|наибольш|самое большое|самого большого"),
-               ("min", r"миним|наименьш|самое маленькое"), ("mean", r"средн"), ("sum", r"сумм|итог"))
+_STATISTICS = (("median", r"медиан"), ("max", r"максим|наибольш|сам\w+ больш|наивысш"),
+               ("min", r"миним|наименьш|сам\w+ маленьк|сам\w+ меньш"), ("mean", r"средн"), ("sum", r"сумм|итог"))
 _STAT_DESC = {"median": "Медиана числового столбца таблицы.", "max": "Максимум числового столбца таблицы.",
               "min": "Минимум числового столбца таблицы.", "mean": "Среднее арифметическое числового столбца таблицы.",
               "sum": "Сумма значений числового столбца таблицы."}
@@ -379,7 +384,9 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
             raise Refuse(over)
         steps.append({"tool": tool.name, "args": args})
     if each:
-        source = choose(prompt, each["kind"], None)
+        source = choose(prompt, each["kind"], each.get("ext"))
+        if source and each.get("ext") and rf.extension(source) not in _FORMAT_GROUPS.get(each["ext"], {each["ext"]}):
+            return None  # a list of hosts is not in a file of this format
         listed = rf.listed_hosts(prompt.files.get(source, "")) if source else []
         if not listed or not steps:
             return None
