@@ -345,8 +345,9 @@ def _sibling(prompt: Prompt, idx: Index, best: int) -> dict[str, Any] | None:
         tools = [offered.get(st["op"]) for st in recipe["steps"]]
         if any(t is None for t in tools):
             continue
-        said = _stems(" ".join(t.description + " " + t.op.replace("_", " ") for t in tools if t))
-        share = len(said & asked) / max(1, len(said))
+        said = _stems(" ".join(t.description for t in tools if t))
+        named = _stems(" ".join(t.op.replace("_", " ") for t in tools if t))
+        share = max(len(said & asked) / max(1, len(said)), len(named & asked) / max(1, len(named)))
         if share >= SIBLING_SHARE:
             options.append((share, json.dumps(recipe["steps"], sort_keys=True), recipe))
     if not options:
