@@ -179,6 +179,29 @@ def statistic(op: str, desc: str, question: str) -> tuple[str, str]:
     return op, desc
 
 
+_CHEAP = re.compile(r"дёшев|дешев|сэконом|недорог|экономн|подешевле|бюджет (?:огранич|мал|скром)")
+_QUALITY = re.compile(r"точн|кажд\w* (?:фраз|слов)|не ограничен|сразу|срочн|немедленн|без задерж|в любой момент")
+
+
+def cost_pick(prompt: Any, tool: rf.Tool | None) -> rf.Tool | None:
+    """Of a same-capability pair (one description, a caveat apart: cheap or dear), the side the
+    question's priority names."""
+    if tool is None:
+        return None
+    twins = [t for t in prompt.tools if t.description == tool.description and t.name != tool.name
+             and t.name.split(".", 1)[0] == tool.name.split(".", 1)[0]]
+    if not twins:
+        return tool
+    q = prompt.question.lower()
+    wants = "Дёшево" if _CHEAP.search(q) and not _QUALITY.search(q) else ("Дорого" if _QUALITY.search(q) else None)
+    if wants is None:
+        return tool
+    for candidate in [tool, *twins]:
+        if wants in candidate.limits:
+            return candidate
+    return tool
+
+
 def within_limits(tool: rf.Tool, args: Mapping[str, Any]) -> str | None:
     for name, value in args.items():
         spec = tool.params.get(name) if isinstance(tool.params, Mapping) else None
@@ -367,7 +390,7 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
     each = recipe.get("foreach")
     for spec in recipe["steps"][:1] if each else recipe["steps"]:  # a call per host: the first one, then each
         op, desc = statistic(spec["op"], spec.get("desc", ""), prompt.question)
-        tool = tool_for(prompt, op, desc)
+        tool = cost_pick(prompt, tool_for(prompt, op, desc))
         if tool is None:
             raise Refuse("в каталоге нет инструмента для этой операции")
         args = {name: value_of(s, name, prompt, path, columns, choices.get(f"{spec['op']}/{name}"))
