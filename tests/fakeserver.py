@@ -15,7 +15,7 @@ served at a time and the rest wait in arrival order; a request takes `latency_s`
 connection) keeps its slot until its work is done, as a real engine finishes its step
 (`abandoned` counts them; one still queued when its client left is skipped). `set_slots(n)`
 changes the capacity while running; `props=True` answers llama.cpp's `GET /props` with
-`total_slots`.
+`total_slots`, `metrics=True` vLLM's `GET /metrics` with its running and waiting gauges.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ class FakeServer:
     slots: int | None = None          # requests served at a time (None: all at once)
     token_latency_s: float = 0.0      # per completion token of the answer
     props: bool = False               # answer GET /props with total_slots, as llama.cpp does
+    metrics: bool = False             # answer GET /metrics with vLLM's running and waiting gauges
+    metrics_reads: int = 0
     abandoned: int = 0                # requests whose client closed the connection before the answer
     served_at_once: int = 0           # the most requests in service at one moment
     _count: int = 0
@@ -172,6 +174,15 @@ class FakeServer:
             return web.json_response({"error": {"message": "not found"}}, status=404)
         return web.json_response({"total_slots": self.slots or 1, "model_path": "fake.gguf"})
 
+    async def _metrics(self, request: web.Request) -> web.Response:
+        if not self.metrics:
+            return web.Response(status=404, text="not found")
+        self.metrics_reads += 1
+        waiting = sum(1 for w in self._slot_waiters or () if not w.done())
+        return web.Response(text="# HELP vllm:num_requests_running Number of requests running.\n"
+                                 f'vllm:num_requests_running{{model_name="fake"}} {float(self._busy)}\n'
+                                 f'vllm:num_requests_waiting{{model_name="fake"}} {float(waiting)}\n')
+
     async def _models(self, request: web.Request) -> web.Response:
         if not self.ready:
             return web.json_response({"error": {"message": "loading"}}, status=503)
@@ -187,6 +198,7 @@ class FakeServer:
             app.router.add_post("/v1/chat/completions", self._handle)
             app.router.add_get("/v1/models", self._models)
             app.router.add_get("/props", self._props)
+            app.router.add_get("/metrics", self._metrics)
             self._runner = web.AppRunner(app, access_log=None)
             self._loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, "127.0.0.1", self.port)

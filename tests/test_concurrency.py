@@ -21,6 +21,7 @@ from merabench.models import endpoints as endpoints_module
 from merabench.models.base import Request
 from merabench.models.concurrency import AdaptiveLimit
 from merabench.models.openai_compat import OpenAICompatBackend
+from merabench.models.server_word import queue_gauges
 from merabench.pipeline import RunConfig, evaluate
 
 
@@ -55,6 +56,34 @@ def test_the_server_s_own_word_on_its_slots_is_taken(tmp_path: Path, make_server
     assert chosen["server_slots"] == 3 and chosen["max"] == 4  # the slots plus one, from the start
     assert any("serves 3 request(s) at once (its /props)" in note for note in result.notes)
     assert server.abandoned == 0
+
+
+def test_the_queue_a_server_s_metrics_show_cuts_the_limit(tmp_path: Path, make_server) -> None:
+    server = make_server(latency_s=0.05, slots=2, metrics=True)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(150))
+    result = evaluate(RunConfig(model="openai:m", base_urls=(server.url,), tasks=("sage",), data=(str(data),),
+                                out=tmp_path / "run", cache=False))
+    chosen = next(iter(result.document["concurrency"].values()))
+    assert any("shows its queue (/metrics)" in note for note in result.notes)
+    assert chosen["final"] <= 4 and server.abandoned == 0  # two served, the rest seen waiting in its queue
+    assert server.metrics_reads >= 2  # asked before the run, then read during it
+
+
+def test_requests_waiting_in_the_server_s_queue_are_taken_off_the_limit() -> None:
+    limit = AdaptiveLimit()
+    limit.start(0.0)
+    limit.told_queue(running=2, waiting=0, in_flight=32, now=0.5)
+    assert limit.limit == 32  # nothing waits: nothing to learn
+    limit.told_queue(running=2, waiting=30, in_flight=32, now=1.0)
+    assert limit.limit == 3  # the two it serves, and one of headroom
+
+
+def test_engine_gauges_are_read_from_vllm_and_sglang_metrics() -> None:
+    vllm = ('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name="a"} 3.0\n'
+            'vllm:num_requests_running{model_name="b"} 1.0\nvllm:num_requests_waiting{model_name="a"} 5.0\n')
+    assert queue_gauges(vllm) == (4.0, 5.0)
+    assert queue_gauges("sglang:num_running_reqs 8\nsglang:num_queue_reqs 0\n") == (8.0, 0.0)
+    assert queue_gauges("python_gc_objects_collected_total 5\n") is None
 
 
 def test_a_request_the_client_gives_up_on_is_cancelled(make_server) -> None:

@@ -13,7 +13,8 @@ The first burst is judged at once (after BURST_WINDOW answers, Vegas-style): whe
 spread far beyond its fastest answer, the requests are queued in the server, and the limit drops
 to what the server works on (throughput x the fastest latency, by Little's law) plus headroom.
 A server that says how many it serves (llama.cpp's `/props` total_slots) is sent that many plus
-headroom from the start. 429/503 halving (models/endpoints.py) composes with all this.
+headroom from the start; one whose /metrics show requests waiting in its queue (vLLM, SGLang) is
+cut to what it serves of ours. 429/503 halving (models/endpoints.py) composes with all this.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class AdaptiveLimit:
     limit: int = AUTO_START
     ceiling: int = AUTO_MAX
     slots: int | None = None                  # what the server said it serves at once
+    server_running: float | None = None       # its last word on how many it runs (vLLM, SGLang /metrics)
     trace: list[tuple[float, int]] = field(default_factory=list)  # (seconds since start, limit)
     _growing: bool = True                     # doubling, until a step does not pay
     _ref: Window | None = None                # the last window before the step being judged
@@ -155,6 +157,18 @@ class AdaptiveLimit:
         if self._window_start is not None:
             self._window_start = now
         self._count, self._latency_sum, self._fastest = 0, 0.0, float("inf")
+
+    def told_queue(self, running: float, waiting: float, in_flight: int, now: float) -> None:
+        """The server's gauges (vLLM, SGLang): requests waiting in its queue are requests it
+        cannot serve yet; past the headroom, the limit drops to what it serves of ours."""
+        self.server_running = running
+        if self.slots is not None or waiting <= headroom(max(1.0, running)):
+            return
+        served = max(1, in_flight - math.ceil(waiting))
+        target = max(1, min(self.ceiling, served + headroom(served)))
+        if target < self.limit:
+            self._growing, self._ref = False, None
+            self._set(target, now)
 
     def halve(self, now: float) -> None:
         """The server refused for load (429/503): half as many from now on."""

@@ -268,6 +268,12 @@ class EndpointPool:
                 if endpoint.adaptive is not None:
                     endpoint.adaptive.told_slots(slots, time.monotonic())
 
+    def told_gauges(self, url: str, running: float, waiting: float) -> None:
+        """A server's own count of requests running and waiting in its queue (vLLM, SGLang)."""
+        for endpoint in self.endpoints:
+            if endpoint.url == url and endpoint.adaptive is not None:
+                endpoint.adaptive.told_queue(running, waiting, endpoint.in_flight, time.monotonic())
+
     def describe(self) -> dict[str, dict[str, object]]:
         """Per endpoint: how many it was sent at once over the run (results.json `concurrency`)."""
         out: dict[str, dict[str, object]] = {}

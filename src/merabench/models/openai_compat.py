@@ -27,6 +27,7 @@ import aiohttp
 
 from merabench.errors import BackendError, ConfigError
 from merabench.jsonio import dumps_kept, loads
+from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.concurrency import headroom
 from merabench.models.endpoints import MAX_BACKOFF_S, Endpoint, EndpointPool
@@ -88,6 +89,8 @@ class OpenAICompatBackend(Backend):
         self._session: aiohttp.ClientSession | None = None
         self._notes: list[str] = []
         self._slots: dict[str, int] = {}  # what the servers said they serve at once
+        self._gauged: list[str] = []      # servers whose /metrics show their queue (vLLM, SGLang)
+        self._watchers: list[asyncio.Task[None]] | None = None
         self._limit_ignored = False
 
     def __repr__(self) -> str:  # never show the key
@@ -128,26 +131,29 @@ class OpenAICompatBackend(Backend):
         return list(self._notes)
 
     async def _ask_slots(self) -> None:
-        """How many requests each server serves at once, where it says (llama.cpp's `/props`
-        total_slots); a server that does not say is learnt from its answers."""
+        """What each server says of its load (models/server_word.py): llama.cpp's slots; with
+        `auto`, whether vLLM's or SGLang's /metrics show their queue."""
         async def ask(session: aiohttp.ClientSession, url: str) -> None:
-            parts = urlsplit(url)
-            props = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/").removesuffix("/v1") + "/props", "", ""))
-            try:
-                async with session.get(props) as resp:
-                    doc = loads(await resp.read()) if resp.status == 200 else None
-            except (aiohttp.ClientError, TimeoutError, ValueError):
-                return
-            slots = doc.get("total_slots") if isinstance(doc, dict) else None
-            if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1:
+            slots = await server_word.total_slots(session, url)
+            if slots is not None:
                 self._slots[url] = slots
                 sending = (f"sending {slots + headroom(slots)} at once" if self._concurrency == AUTO
                            else "time-outs count from when one of them could take a request")
                 self._notes.append(f"{redact_url(url)} serves {slots} request(s) at once (its /props): {sending}")
+            elif self._concurrency == AUTO and await server_word.read_gauges(session, url) is not None:
+                self._gauged.append(url)
+                self._notes.append(f"{redact_url(url)} shows its queue (/metrics): --concurrency auto reads it "
+                                   f"every {server_word.POLL_S:g} s")
 
         headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else None
         async with aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=3.0)) as session:
             await asyncio.gather(*(ask(session, u) for u in self.urls))
+
+    def _watch(self) -> list[asyncio.Task[None]]:
+        """Read the queue gauges of the servers that show them, in the run's own loop."""
+        return [asyncio.get_running_loop().create_task(server_word.watch_gauges(
+            self._client(), url, lambda running, waiting, url=url: self.pool.told_gauges(url, running, waiting)))
+            for url in self._gauged]
 
     @property
     def pool(self) -> EndpointPool:
@@ -182,6 +188,8 @@ class OpenAICompatBackend(Backend):
         return self.shaper.body(self.model, list(request.messages), self.options)
 
     async def generate(self, request: Request) -> Completion:
+        if self._watchers is None:
+            self._watchers = self._watch()
         started = time.monotonic()
         attempt = failures = 0
         while True:
@@ -266,6 +274,9 @@ class OpenAICompatBackend(Backend):
         return parse_reply(raw, shown)
 
     async def aclose(self) -> None:
+        for watcher in self._watchers or ():
+            watcher.cancel()
+        self._watchers = None
         if self._session is not None:
             await self._session.close()
             self._session = None

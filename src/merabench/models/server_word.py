@@ -1,0 +1,84 @@
+"""What an engine says about its own load, where it says it (for `--concurrency auto`).
+
+    llama.cpp       GET /props   -> total_slots: requests it serves at once (asked once, before the run)
+    vLLM, SGLang    GET /metrics -> the gauges of requests running and waiting in its queue
+                    (vllm:num_requests_running / vllm:num_requests_waiting, sglang:num_running_reqs /
+                    sglang:num_queue_reqs), read every POLL_S during the run
+
+All of it is at the server's root (the base URL without its `/v1`). A server that answers
+neither is learnt from its answers alone (models/concurrency.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+
+from merabench.jsonio import loads
+
+POLL_S = 1.0
+GAUGES = {"vllm": ("vllm:num_requests_running", "vllm:num_requests_waiting"),
+          "sglang": ("sglang:num_running_reqs", "sglang:num_queue_reqs")}
+
+
+def root_url(base_url: str, path: str) -> str:
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/").removesuffix("/v1") + path, "", ""))
+
+
+async def total_slots(session: aiohttp.ClientSession, base_url: str) -> int | None:
+    """llama.cpp's `/props` total_slots, or None."""
+    try:
+        async with session.get(root_url(base_url, "/props")) as resp:
+            doc = loads(await resp.read()) if resp.status == 200 else None
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return None
+    slots = doc.get("total_slots") if isinstance(doc, dict) else None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1 else None
+
+
+def queue_gauges(text: str) -> tuple[float, float] | None:
+    """(running, waiting) from a Prometheus text of vLLM or SGLang (summed over label sets), or
+    None when it has neither engine's gauges."""
+    for running_name, waiting_name in GAUGES.values():
+        sums = {running_name: 0.0, waiting_name: 0.0}
+        seen = False
+        for line in text.splitlines():
+            name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in sums:
+                with contextlib.suppress(ValueError, IndexError):
+                    sums[name] += float(line.rsplit(" ", 1)[1])
+                    seen = True
+        if seen:
+            return sums[running_name], sums[waiting_name]
+    return None
+
+
+async def read_gauges(session: aiohttp.ClientSession, base_url: str) -> tuple[float, float] | None:
+    try:
+        async with session.get(root_url(base_url, "/metrics")) as resp:
+            text = (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
+    except (aiohttp.ClientError, TimeoutError):
+        return None
+    return queue_gauges(text)
+
+
+async def watch_gauges(session: aiohttp.ClientSession, base_url: str,
+                       tell: Callable[[float, float], None]) -> None:
+    """Read the gauges every POLL_S and tell them, until cancelled or the server stops saying."""
+    timeout = aiohttp.ClientTimeout(total=POLL_S * 2)
+    while True:
+        await asyncio.sleep(POLL_S)
+        try:
+            async with session.get(root_url(base_url, "/metrics"), timeout=timeout) as resp:
+                text = (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
+        except (aiohttp.ClientError, TimeoutError):
+            continue
+        gauges = queue_gauges(text)
+        if gauges is None:
+            return
+        tell(*gauges)
