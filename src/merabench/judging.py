@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
-from merabench.errors import BackendError, ConfigError
+from merabench.errors import BackendError, ConfigError, ServerRefused
 from merabench.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
 from merabench.prompts import messages_digest
@@ -102,7 +102,7 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
             sent += 1
             try:
                 reply = (await judge.generate(Request(messages))).text
-            except BackendError as exc:
+            except (BackendError, ServerRefused) as exc:  # refused: the judge's server asked to wait too long
                 errors[row_id][index] = str(exc)
                 return
             if cache is not None:
