@@ -113,7 +113,8 @@ def _shape(value: str) -> str:
 
 def _question_tokens(question: str, shape: str) -> list[str]:
     text = _PATHISH.sub(" ", question)
-    return [m.group(0) for m in re.finditer(rf"(?<![\w.-]){shape}(?![\w-])", text)]
+    before = r"(?<![\w.])(?<![A-Za-z0-9]-)" if shape == r"\d+" else r"(?<![\w.-])"  # "топ-3" is a number
+    return [m.group(0) for m in re.finditer(rf"{before}{shape}(?![\w-])", text)]
 
 
 def _line_prefix(text: str, value: str) -> tuple[str, int] | None:

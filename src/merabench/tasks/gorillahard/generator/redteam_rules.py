@@ -528,7 +528,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             args["invoice_id"] = pick[0]["invoice_id"]
             if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
                 args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
-    if "trace_id" in args or ("first" in args and "second" in args and "tr-" in str(args.get("first"))):
+    if "trace_id" in args or ("first" in args and "second" in args and (op == "compare" or "tr-" in str(args["first"]))):
         traces = [t for p in prompt.files for t in rf.json_lines(prompt.files[p]) if "trace_id" in t]
         if path and rf.extension(path) == "jsonl":
             traces = [t for t in rf.json_lines(text) if "trace_id" in t] or traces
@@ -543,6 +543,11 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if key and str(args["issue"]) != key.group(1) and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"])) \
                 and str(args["issue"]) not in prompt.question:
             args["issue"] = key.group(1)
+    severity = next((name for name in args if name.endswith("severity")), None)
+    if severity:  # the lowest level the question accepts ("high и critical" -> high)
+        levels = [lv for lv in ("low", "medium", "high", "critical") if re.search(rf"\b{lv}\b", q)]
+        if levels:
+            args[severity] = levels[0]
     if "resolution" in args:
         if re.search(r"не буд|wont|не станем|исправлять не", q):
             args["resolution"] = "wont_fix"
