@@ -279,7 +279,7 @@ def run(
                                                   "(max_completion_tokens, no temperature or stop unless set), auto "
                                                   "(chat, adapting to parameters the server refuses)", rich_help_panel=MODEL)] = "chat",
     drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
-    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: low, medium, high", rich_help_panel=GENERATION)] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
