@@ -419,6 +419,8 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
     if kind == "calls" and both and len(steps) == 2 and all("environment" in s["args"] for s in steps):
         for step, env in zip(steps, ("staging", "production"), strict=True):
             step["args"] = {**step["args"], "environment": env}
+    if kind == "calls" and len({repr(st) for st in steps}) == 1:
+        kind = "call"  # the same call twice is one call: the recipe's second value is not here
     if kind == "call":
         return steps[0]
     return {kind: steps}
