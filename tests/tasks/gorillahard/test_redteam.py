@@ -82,3 +82,42 @@ def test_the_gate_reports_a_failing_share_without_failing_the_set(monkeypatch) -
     assert check.detail.startswith("no_shortcut_redteam: 0.71") and "> 0.25 (not yet enforced: see issue 23)" in check.detail
     monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.2}})
     assert validate.check_redteam([row("{}")], [], {"seed": 57}).ok
+
+
+SCALE = {"name": "k8s.scale", "family": "k8s", "description": "Меняет число реплик.",
+         "parameters": {"namespace": {"type": "string"}, "deployment": {"type": "string"},
+                        "replicas": {"type": "integer", "maximum": 20}}, "constraints": {}}
+
+
+def values_row(row_id: int, namespace: str, deployment: str, replicas: int, tool: str = "k8s.scale") -> Row:
+    values = (f"# values for {deployment}\nnamespace: {namespace}\ndeployment: {deployment}\n"
+              f"# replicas: {replicas + 4}   # old\nreplicas: {replicas}\n")
+    answer = {"tool": tool, "args": {"namespace": namespace, "deployment": deployment, "replicas": replicas}}
+    catalog = [dict(SCALE, name=tool)]
+    return Row("", {"question": "Выставь сервису из файла столько реплик, сколько там указано.",
+                    "context": f"[файл: deploy/values-{row_id}.yaml]\n{values}", "tools": json.dumps(catalog),
+                    "format": ""}, json.dumps(answer, ensure_ascii=False),
+               {"id": row_id, "dialog_id": f"d{row_id}", "n_turns": 1, "categories": {"lever": "schema"}})
+
+
+def test_a_recipe_learnt_from_one_row_answers_another_from_its_own_file() -> None:
+    bank = redteam.build_bank([values_row(1, "core-prod", "search-api", 7)], [])
+    recipe = bank["recipes"][0]
+    assert recipe["steps"][0]["op"] == "scale"
+    assert {spec["t"] for spec in recipe["steps"][0]["args"].values()} == {"fkey"}
+    other = values_row(2, "billing", "cart-api", 3, tool="cluster.scale")
+    answer = redteam_rules.apply(recipe, redteam.prompt_of(other), bank["columns"])
+    assert answer == json.loads(other.outputs)  # the live value, not the commented-out one
+
+
+def test_the_index_finds_the_nearest_question_and_can_leave_one_out() -> None:
+    index = redteam.Index([{"words": ["посчит", "медиан"], "kind": "call", "steps": []},
+                           {"words": ["удали", "журнал"], "kind": "call", "steps": []}])
+    assert index.ranked(["медиан", "посчит"])[0][1] == 0
+    assert all(i != 0 for _, i in index.ranked(["медиан", "посчит"], skip=0))
+
+
+def test_the_shipped_bank_holds_the_dev_seeds_recipes() -> None:
+    bank = redteam.bank()
+    assert bank["seed"] == redteam.DEV_SEED and len(bank["recipes"]) > 1000
+    assert {"call", "calls", "plan", "abstain", "clarify"} <= {r["kind"] for r in bank["recipes"]}
