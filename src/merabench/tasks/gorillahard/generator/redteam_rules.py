@@ -56,8 +56,8 @@ def live_text(text: str) -> str:
     return "\n".join(rf.live_lines(re.sub(r"<!--.*?-->", "", text, flags=re.S)))
 
 
-_PICKING = re.compile(r"больше|меньше|длиннее|короче|\b(?:тот|то|та|файл)\W+(?:где|в котором|которая|что|из)\b"
-                     r"|подключ|собира")
+_PICKING = re.compile(r"больше|меньше|длиннее|короче|\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+"
+                     r"(?:где|в котором|в которой|которая|который|что|из)\b|подключ|собира|среди зависимост")
 
 
 def pick_clause(prompt: Any) -> str:
@@ -74,6 +74,27 @@ def pick_clause(prompt: Any) -> str:
     return ""
 
 
+def dependencies(text: str) -> list[tuple[str, str]]:
+    """A pom's (artifactId, version) pairs of its <dependencies>, in order (not its own, not plugins)."""
+    section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    found = re.search(r"<dependencies>(.*?)</dependencies>", section, re.S)
+    blocks = re.findall(r"<dependency>(.*?)</dependency>", found.group(1) if found else "", re.S)
+    pairs = []
+    for block in blocks:
+        artifact = re.search(r"<artifactId>\s*([^<\s]+)\s*</artifactId>", block)
+        version = re.search(r"<version>\s*([^<\s]+)\s*</version>", block)
+        if artifact and version:
+            pairs.append((artifact.group(1), version.group(1)))
+    return pairs
+
+
+def _held(text: str, path: str) -> str:
+    """What a file holds that a question can pick it by: a pom's dependencies, else its live text."""
+    if rf.extension(path) == "xml" and "<dependencies>" in text:
+        return " ".join(name for name, _ in dependencies(text))
+    return live_text(text)
+
+
 def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
     """Of the files a question lists, the one it picks by what they hold: a thing one of them holds
     ("в котором подключён postgresql", "что собирается из образа golang") or more or less of
@@ -86,7 +107,7 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
         bare = _PATH_IN.sub(" ", clause)
         for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):
             holding = [p for p in candidates
-                       if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", live_text(prompt.files[p]))]
+                       if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _held(prompt.files[p], p))]
             if len(holding) == 1:
                 return holding
     m = re.search(r"(больше|меньше|длиннее|короче)", clause)
@@ -234,7 +255,7 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     raise Refuse(f"в таблице нет столбца «{phrase}»")
 
 
-_TOKEN = re.compile(r"[^\s\"',;]+")
+_TOKEN = re.compile(r"[^\s\"',;<>]+")
 
 
 def _after(line: str, prefix: str) -> int | None:
@@ -572,9 +593,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if listed:
             args["host"] = listed[0]
     if "package" in args and path and rf.extension(path) == "xml":
-        section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-        section = section[section.find("<dependencies>"):] if "<dependencies>" in section else section
-        deps = re.findall(r"<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>", section)
+        deps = dependencies(text)
         asked = prompt.question.replace(pick_clause(prompt), " ") if pick_clause(prompt) else prompt.question
         named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
         pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
