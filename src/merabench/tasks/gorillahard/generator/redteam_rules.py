@@ -92,6 +92,8 @@ def _held(text: str, path: str) -> str:
     """What a file holds that a question can pick it by: a pom's dependencies, else its live text."""
     if rf.extension(path) == "xml" and "<dependencies>" in text:
         return " ".join(name for name, _ in dependencies(text))
+    if rf.extension(path) == "dockerfile":  # what it builds from
+        return " ".join(re.findall(r"^FROM\s+(\S+)", text, re.M))
     return live_text(text)
 
 
