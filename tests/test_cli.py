@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
+import merabench
+
 
 def test_tasks_lists_sources_metrics_and_scorer_status() -> None:
     result = run_cli("tasks")
@@ -82,6 +84,22 @@ def test_public_test_rows_without_references_are_not_scored(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["sage"]
     assert task["metrics"] == {} and "no reference answers" in " ".join(task["notes"])
+
+
+def test_a_gorillahard_set_without_references_gets_its_format_metrics(tmp_path: Path) -> None:
+    """As the public scorer emits them on the public test split: format checks need no reference."""
+    bundled = Path(merabench.__file__).parent / "data" / "gorillahard" / "test.jsonl"
+    rows = [dict(r, outputs="") for r in read_jsonl(bundled) if int(r["meta"].get("n_turns", 1)) == 1][:6]
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    answers = ['{"tool": "x", "args": {}}', 'Вот: {"tool": "x", "args": {}}', "не знаю"] * 2
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"id": r["meta"]["id"], "output": a}
+                                                     for r, a in zip(rows, answers, strict=True)])
+    result = run_cli("score", "gorillahard", "--data", str(data), "--predictions", str(predictions),
+                     "--out", str(tmp_path / "s"))
+    assert result.returncode == 0, result.stderr
+    task = json.loads((tmp_path / "s" / "results.json").read_text())["tasks"]["gorillahard"]
+    assert set(task["metrics"]) == {"format_pass_rate", "constraint_pass_rate"}
+    assert task["metrics"]["format_pass_rate"] == pytest.approx(1 / 3) and task["n_scored"] == 6
 
 
 @pytest.mark.parametrize(("args", "fragment"), [

@@ -208,6 +208,7 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     A row's line is written as soon as it is scored, and of its details only what the task's
     aggregation reads is kept: a big run never holds every row's edits in memory."""
     has_references = any(r.outputs.strip() for r in rows)
+    scorable = has_references or task.scores_without_reference
     judgements = judgements or {}
     early = early or {}
     row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
@@ -218,7 +219,7 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
         return found[1] if found and found[0] == text and row.id not in judgements else None
 
     jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
-            if text is not None and has_references and kept(row, text) is None]
+            if text is not None and scorable and kept(row, text) is None]
     done = score_rows(task, jobs)
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
@@ -229,7 +230,7 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                 if not answer.unasked:  # a row never sent did not fail
                     reasons[str(answer.error or "unknown")[:160]] += 1
                 record = Scored(answer)
-            elif has_references:
+            elif scorable:
                 full = kept(row, text)
                 full = full if full is not None else next(done)
                 record = Scored(answer, full.metrics, full.details, None if text == answer.output else text,
@@ -244,7 +245,7 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     n_unasked = sum(a.unasked for a in row_answers)
     usage = Usage.of(row_answers)
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
-    if not has_references:
+    if not scorable:  # a task that scores what it can without references says so itself
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
     n_think = None if task.removes_think else sum(a.ok and has_think(a.output or "") for a in row_answers)
     if n_think:

@@ -118,6 +118,9 @@ class Task(ABC):
 
     #: whether the task's own scoring removes think blocks (then --strip-think changes nothing)
     removes_think: ClassVar[bool] = False
+    #: whether a row without a reference still has metrics (GorillaHard's format checks), so a
+    #: set with no reference answers at all (the public test split) is scored for those
+    scores_without_reference: ClassVar[bool] = False
 
     def scored_answer(self, raw: str, *, strip_think: bool) -> str:
         """The text the scorer sees: the public harness's filter (left-stripped, every other byte
