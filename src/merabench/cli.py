@@ -194,13 +194,15 @@ def _print(result: Evaluation, prices: Prices | None = None) -> None:
 
 JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)",
                                                 rich_help_panel=JUDGE)]
-JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL (default: $LM_EVAL_JUDGE_API_BASE)",
+JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL, as --base-url (ending in /v1); default: "
+                                              "$LM_EVAL_JUDGE_API_BASE, the server root as the harness takes it",
                                               rich_help_panel=JUDGE)]
 JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)",
                                               rich_help_panel=JUDGE)]
 JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight", rich_help_panel=JUDGE)]
 JudgePrompt = Annotated[Path | None, typer.Option(
-    help="judge template in the public harness's protocol (default: $LM_EVAL_JUDGE_PROMPT, else merabench's own)",
+    help="file of a judge template in the public harness's protocol (default: the template text in "
+         "$LM_EVAL_JUDGE_PROMPT, else merabench's own prompt)",
     rich_help_panel=JUDGE)]
 
 
