@@ -29,7 +29,8 @@ def test_a_throttled_endpoint_halves_its_limit_and_pauses() -> None:
         pool = EndpointPool(["a", "b"], max_in_flight=8)
         a = next(e for e in pool.endpoints if e.url == "a")
         a.in_flight += 1
-        pool.release(a, ok=False, throttle_for=0.3)
+        pool.release(a, ok=False)
+        pool.throttled(a, 429, 0.3, a.pause_epoch)
         assert a.limit == 4.0 and a.paused_until > time.monotonic()
         picks = {(await pool.acquire()).url for _ in range(5)}
         return picks
@@ -40,9 +41,10 @@ def test_a_throttled_endpoint_halves_its_limit_and_pauses() -> None:
 def test_the_limit_grows_back_one_per_limit_successes() -> None:
     pool = EndpointPool(["a"], max_in_flight=8)
     a = pool.endpoints[0]
-    for _ in range(3):  # 8 -> 4 -> 2 -> 1
+    for _ in range(3):  # 8 -> 4 -> 2 -> 1: each refusal sent after the last pause began
         a.in_flight += 1
-        pool.release(a, ok=False, throttle_for=0.0)
+        pool.release(a, ok=False)
+        pool.throttled(a, 503, 0.0, a.pause_epoch)
     assert a.limit == 1.0
     for _ in range(10):
         a.in_flight += 1
@@ -58,7 +60,8 @@ def test_waiters_wake_when_every_endpoint_is_paused_and_the_pause_ends() -> None
     async def go():
         pool = EndpointPool(["a"], max_in_flight=1)
         a = await pool.acquire()
-        pool.release(a, ok=False, throttle_for=0.2)
+        pool.release(a, ok=False)
+        pool.throttled(a, 429, 0.2, a.pause_epoch)
         started = time.monotonic()
         await pool.acquire()
         return time.monotonic() - started
@@ -78,3 +81,15 @@ def test_a_full_endpoint_makes_the_next_acquire_wait_for_a_release() -> None:
         return await asyncio.wait_for(waiter, 1.0)
 
     assert run(go()).url == "a"
+
+
+def test_refusals_of_requests_sent_before_a_pause_add_nothing() -> None:
+    """Back-pressure is the endpoint's: eight requests refused at once pause it once, halve it once."""
+    pool = EndpointPool(["a"], max_in_flight=8)
+    a = pool.endpoints[0]
+    epoch = a.pause_epoch  # all eight were sent in this epoch
+    for _ in range(8):
+        a.in_flight += 1
+        pool.release(a, ok=False)
+        pool.throttled(a, 429, 0.5, epoch)
+    assert a.limit == 4.0 and a.pause_epoch == epoch + 1 and a.refusals == 1
