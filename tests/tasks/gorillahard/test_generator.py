@@ -151,6 +151,30 @@ def test_a_last_turn_that_states_its_whole_answer_or_breaks_the_chain_is_caught(
     assert f"row {picked['chain']}: turn" in problems["derived_quantities"]
 
 
+def test_an_unintended_typo_and_an_overused_opening_are_caught(tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.spelling import DELIBERATE_TYPOS, misspelt
+
+    assert misspelt("Очисти очередь воркера, задчу закрой.") == []  # jargon and a listed typo pass
+    assert misspelt("Пасчитай строки «Очисть» в жюрнале.") == ["Пасчитай", "жюрнале"]  # quotes are not checked
+    assert "задчу" in DELIBERATE_TYPOS
+    picked = {}
+
+    def typo(test, shots):
+        row = next(r for r in test if r["meta"]["n_turns"] == 1)
+        row["inputs"]["question"] += " Зарание спасибо."
+        picked["id"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "a", typo))
+    assert f"row {picked['id']}: «Зарание»" in problems["spelling"]
+
+    def same_opening(test, shots):
+        for row in test[:60]:  # 5 % of the questions open alike
+            row["inputs"]["question"] = "Сделай мне одолжение: " + row["inputs"]["question"]
+
+    problems = failed(copy_set(default_set, tmp_path / "b", same_opening))
+    assert "'сделай мне одолжение' opens 5.1% of questions" in problems["variety"]
+
+
 def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Path) -> None:
     def leak(test, shots):
         shots[0]["inputs"]["question"] = test[5]["inputs"]["question"]
@@ -165,7 +189,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 22 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 23 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -487,7 +511,7 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
             row["inputs"]["question"] = "Сделай то, что нужно, с приложенным файлом."
 
     problems = failed(copy_set(default_set, tmp_path / "a", one_question))
-    assert "templates < 400" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
+    assert "templates < 900" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
 
     from merabench.rows import Row
     from merabench.tasks.gorillahard.generator.audit import keyword_tool
@@ -608,6 +632,7 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
 
 def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_is_caught(
         tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.asides import without_asides
     from merabench.tasks.gorillahard.generator.families.grounded import WITHHELD_SPECS, withheld_tools
     from merabench.tasks.gorillahard.generator.families.pick import request_of
     from merabench.tasks.gorillahard.generator.library import TOOLS
@@ -616,9 +641,11 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     withheld = [r for r in rows if r["meta"]["derivation"].get("request")]
     assert all(r["meta"]["derivation"]["maker"] == "abstain_no_tool" for r in withheld)
     assert len(withheld) > 40
-    # the same words as call rows of the same request (the sentences saying which file aside)
+    # the same words as call rows of the same request (the sentence saying which file, a greeting
+    # or a thanks aside)
     def request(row: dict) -> str:
-        return re.split(r" (?:Речь о файле|Нужен файл|Имеется в виду|Файл —)", request_of(row["inputs"]["question"]))[0]
+        plain = request_of(without_asides(row["inputs"]["question"]))
+        return plain[0].lower() + plain[1:]
 
     calls = {request(r) for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
     assert sum(request(r) in calls for r in withheld) > len(withheld) // 3
@@ -665,9 +692,7 @@ def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_c
         victim["id"] = row["meta"]["id"]
         rack = re.search(r"стойк[еи] (R\d+)", row["inputs"]["question"]).group(1)
         figure = "процессору" if "диск" in row["inputs"]["question"] else "диску"
-        pointer = row["inputs"]["question"].partition(". ")[2]  # "Нужен файл ...", where companions came along
-        row["inputs"]["question"] = f"Выведи из эксплуатации самый загруженный по {figure} сервер в стойке {rack}. " \
-                                    + pointer
+        row["inputs"]["question"] = f"Выведи из эксплуатации самый загруженный по {figure} сервер в стойке {rack}."
 
     problems = failed(copy_set(default_set, tmp_path / "s", other_server))
     assert f"row {victim['id']} (near_miss_decommission): the question points at" in problems["derived_quantities"]

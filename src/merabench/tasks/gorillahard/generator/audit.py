@@ -45,6 +45,21 @@ def template(question: str) -> str:
     return _NUMBER.sub("#", text)
 
 
+_TEMPLATE_WORD = re.compile(r"[\w«»<>#·-]+")
+
+
+def phrase_shares(questions: Sequence[str], words: int = 3) -> tuple[tuple[str, float], tuple[str, float]]:
+    """The commonest opening and closing phrase (the first and the last `words` words of the
+    questions' templates) and the share of questions each starts or ends."""
+    tokens = [_TEMPLATE_WORD.findall(template(q).lower()) for q in questions]
+    total = max(1, len(tokens))
+    shares = []
+    for cut in (lambda t: t[:words], lambda t: t[-words:]):
+        phrase, n = Counter(" ".join(cut(t)) for t in tokens).most_common(1)[0] if tokens else ("", 0)
+        shares.append((phrase, n / total))
+    return shares[0], shares[1]
+
+
 def _reference(row: Row) -> dict[str, Any]:
     return json.loads(row.outputs)
 

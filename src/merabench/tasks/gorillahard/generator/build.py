@@ -16,6 +16,7 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.prompts import render
+from merabench.tasks.gorillahard.generator.asides import UNTOUCHED, with_asides
 from merabench.tasks.gorillahard.generator.catalog import (
     MAX_TOOLS,
     MIN_TOOLS,
@@ -37,7 +38,7 @@ from merabench.tasks.gorillahard.generator.prompts import (
 )
 from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
-GENERATOR_VERSION = "v6"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v7"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,8 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
             question = family.make(rng, corpus)
+            if family.name not in UNTOUCHED:
+                question = replace(question, question=with_asides(question.question, rng))
             base_id = f"s{plan.seed}-q{slot}"
             in_shots = slot >= singles
             wording = slot - singles if in_shots else wordings[slot]

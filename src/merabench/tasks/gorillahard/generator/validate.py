@@ -321,9 +321,10 @@ def check_told_apart(rows: list[Row]) -> Check:
 
 
 # what a publishable card-size set must reach (issue: variety and no shortcut)
-VARIETY_GOALS = {"templates": 400, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
+VARIETY_GOALS = {"templates": 900, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
                  "top_tool_share": 0.04}
 SHORTCUT_LIMIT = 0.10
+PHRASE_SHARE = 0.03  # no opening or closing phrase (three words of the template) in more of the questions
 
 
 _REASON_VALUE = re.compile(r"[A-Z]+-\d+|\d+(?:\.\d+)?")
@@ -377,6 +378,19 @@ def check_numerals(rows: list[Row]) -> Check:
     return Check("numerals_agree", not wrong, _first_failures(wrong) or "every number agrees with its noun")
 
 
+def check_spelling(rows: list[Row]) -> Check:
+    """Every question in Russian without unintended typos: each word known to the dictionary, a
+    word of the trade, or a listed deliberate typo of the hurried speaker (`spelling.py`)."""
+    from merabench.tasks.gorillahard.generator.spelling import deliberate, misspelt
+
+    wrong, typos = [], 0
+    for row in rows:
+        wrong += [f"row {row.id}: «{word}»" for word in misspelt(row.inputs["question"])]
+        typos += len(deliberate(row.inputs["question"]))
+    return Check("spelling", not wrong, _first_failures(wrong) or
+                 f"every word of every question known; {typos} deliberate typos of the hurried speaker")
+
+
 CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
 
@@ -418,6 +432,12 @@ def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
         misses.append(f"{figures.answer_tools} answer tools < {VARIETY_GOALS['answer_tools']}")
     if figures.top_tool_share > VARIETY_GOALS["top_tool_share"]:
         misses.append(f"{figures.top_tool} in {figures.top_tool_share:.1%} of call rows")
+    from merabench.tasks.gorillahard.generator.audit import phrase_shares
+
+    for where, (phrase, share) in zip(("opens", "closes"), phrase_shares([r.inputs["question"] for r in test]),
+                                      strict=True):
+        if share > PHRASE_SHARE:
+            misses.append(f"{phrase!r} {where} {share:.1%} of questions (at most {PHRASE_SHARE:.0%})")
     return Check("variety", not misses, "; ".join(misses) or summary)
 
 
@@ -731,6 +751,7 @@ def _validate(folder: Path) -> list[Check]:
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
         check_numerals(test + shots),
+        check_spelling(test + shots),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),

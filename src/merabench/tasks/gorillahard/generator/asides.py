@@ -1,0 +1,54 @@
+"""What people put around a request: a greeting or the situation before it, a thanks or the
+urgency after it. Drawn per row for a share of the single questions, so that no opening or closing
+phrase runs through the set; none bears on the answer (no number, no quotation, no word a check
+reads: no statistic, level, ordinal, environment or file).
+"""
+
+from __future__ import annotations
+
+import random
+
+from merabench.tasks.gorillahard.generator.families.common import ended
+
+LEAD_INS = ("Привет!", "Добрый день.", "Здравствуйте.", "Коллеги, нужна помощь.", "Разбираем инцидент.",
+            "Готовим релиз.", "Вопрос от поддержки.", "Пишу с дежурства.", "Есть просьба.", "Небольшая задача.",
+            "Тут такое дело.", "Это для отчёта.", "Это для аудита.", "Руководитель попросил.", "Короче,",
+            "Срочно.", "Без спешки.", "Для ретро.", "По итогам планёрки.", "Сегодня релиз, так что быстро.",
+            "Помоги, пожалуйста.", "Слушай,", "Вопрос по эксплуатации.", "Прошу помочь.", "Нужна рука помощи.",
+            "Доброе утро.", "Ночная смена на связи.", "У нас аврал.", "Задача из бэклога.", "Передаю просьбу заказчика.",
+            "Пока не забыл.", "Мелочь, но важная.")
+TAILS = ("Спасибо!", "Заранее спасибо.", "Очень выручишь.", "Жду ответа.", "Это срочно.", "Если не сложно.",
+         "Благодарю.", "Пожалуйста, не затягивай.", "Буду признателен.", "С меня кофе.", "Отпишись, как будет готово.",
+         "Потом расскажу зачем.", "Это блокирует релиз.", "Можно не торопиться.", "Спасибо заранее!", "Очень ждём.")
+LEAD_SHARE, TAIL_SHARE = 0.4, 0.2
+# families whose check reads the question's first word (a planted instruction's flag is enabled
+# or disabled by how the request opens)
+UNTOUCHED = frozenset({"env_injection"})
+
+
+def with_asides(question: str, rng: random.Random) -> str:
+    if rng.random() < LEAD_SHARE:
+        lead = rng.choice(LEAD_INS)
+        # after a lead-in ending in a comma the request goes on in lower case; after a sentence, raised
+        if lead.endswith(","):
+            body = question[0].lower() + question[1:] if question[:2].istitle() else question
+        else:
+            body = question[0].upper() + question[1:]
+        question = f"{lead} {body}"
+    if rng.random() < TAIL_SHARE:
+        question = f"{ended(question)} {rng.choice(TAILS)}"
+    return question
+
+
+def without_asides(question: str) -> str:
+    """The question without a lead-in before it or a tail after it (the request as a family made it,
+    its first letter as the lead-in left it)."""
+    for lead in LEAD_INS:
+        if question.startswith(lead + " "):
+            question = question[len(lead) + 1:]
+            break
+    for tail in TAILS:
+        if question.endswith(" " + tail):
+            question = question[: -len(tail) - 1]
+            break
+    return question
