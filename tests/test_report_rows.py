@@ -175,3 +175,54 @@ def test_the_page_needs_nothing_from_anywhere(run_dir: Path) -> None:
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert re.findall(r'(?:src|href)="([^"#][^"]*)"', page) == []  # only in-page links
     assert "@import" not in page and "url(" not in page.split('id="report-data"', 1)[0]
+
+
+def test_the_written_page_is_the_rendered_one(run_dir: Path, tmp_path: Path) -> None:
+    """write_report writes the page in pieces (the rows' JSON a batch at a time): the file is the
+    page render gives whole, and its JSON elements read back, across CHUNK boundaries too."""
+    import shutil
+
+    from merabench.report import html
+
+    folder = tmp_path / "again"
+    shutil.copytree(run_dir, folder)
+    (folder / "report.html").unlink()
+    whole = render(folder)
+    old_chunk = html.CHUNK
+    try:
+        html.CHUNK = 300  # many pieces over a bundled run's rows
+        assert len(list(html.page(folder))) > 20
+        html.write_report(folder)
+    finally:
+        html.CHUNK = old_chunk
+    written = (folder / "report.html").read_text(encoding="utf-8")
+    assert written == whole
+    assert len(page_data(written)["rows"]) == sum(len(read_bundled(t)["test"]) for t in ("sage", "russianregions",
+                                                                                       "gorillahard"))
+
+
+def test_collecting_rows_holds_one_record_at_a_time(tmp_path: Path) -> None:
+    """A logged prompt of every row (GorillaHard's run to 34k characters) is read from the samples
+    file when the budget can take it, not held for every row: 300 rows of 40k-character prompts
+    (~24 MB as Python strings) collected within a 100 kB budget stay within a few MB."""
+    import tracemalloc
+
+    rows = read_bundled("sage")["test"]
+    with (tmp_path / "samples_sage.jsonl").open("w", encoding="utf-8") as out:
+        for n in range(300):
+            row = rows[n % len(rows)]
+            prompt = f"Исправь {n}: " + "текст " * 6_500
+            out.write(json.dumps({"id": n, "status": "ok", "output": row.inputs["source"], "metrics": {"errant_f1": 0.5},
+                                  "messages": [{"role": "user", "content": prompt}]}, ensure_ascii=True) + "\n")
+    tracemalloc.start()
+    try:
+        collected = collect_rows(tmp_path, "sage", None, strip_think=False, budget=100_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(collected.entries) == 300
+    assert peak < 4 * 2**20
+    first, rest = collected.entries[0], collected.entries[1:]
+    assert first["p"].startswith("[user]\nИсправь 0: ") and len(first["p"]) == len("[user]\nИсправь 0: ") + 6 * 6_500
+    assert all(e["p"] is None and "p" in e["short"] for e in rest[5:])  # the budget spent: prompts left out
+    assert [e["i"] for e in collected.entries] == list(range(300))  # equal scores: by id

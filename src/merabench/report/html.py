@@ -18,8 +18,7 @@ import html
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -193,9 +192,7 @@ def _breakdowns(breakdowns: Mapping[str, Any]) -> str:
 
 def _failure_chart(rows: TaskRows) -> str:
     """Why rows lost points: each failure class with the rows it holds, as labelled bars."""
-    counts: Counter[str] = Counter()
-    for entry in rows.entries:
-        counts.update(entry["f"])
+    counts = rows.failure_counts
     if not counts:
         return ""
     scored = max(1, rows.n_scored + rows.n_failed)
@@ -209,7 +206,7 @@ def _failure_chart(rows: TaskRows) -> str:
 
 
 def _failed_requests(rows: TaskRows) -> str:
-    errors = Counter(str(e["e"]).split(": ", 1)[0][:120] for e in rows.entries if e["s"] == "error")
+    errors = rows.error_reasons
     if not errors:
         return ""
     listed = " · ".join(f"{_e(reason)} ({n:,})" for reason, n in errors.most_common(5))
@@ -269,6 +266,7 @@ def _settings_line(doc: dict[str, Any]) -> str:
 #: the browser still reads the long texts (read on the first row opened)
 DETAIL = ("o", "r", "x", "p", "d", "m", "e", "short")
 PREVIEW = 160  # characters of the answer and reference in the table's cells
+CHUNK = 1 << 16  # characters of the rows' JSON written at a time
 
 
 def _light(entry: dict[str, Any]) -> dict[str, Any]:
@@ -280,39 +278,64 @@ def _light(entry: dict[str, Any]) -> dict[str, Any]:
     return light
 
 
-def render(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> str:
-    """The page of a run or score folder; `rows` are the evaluated rows per task (read again
-    from the recorded data when not given)."""
+def _json_list(items: Iterable[Any]) -> Iterator[str]:
+    """A JSON list in pieces of about CHUNK characters (script_json's escaping, item by item)."""
+    yield "["
+    batch: list[str] = []
+    size, first = 0, True
+    for item in items:
+        batch.append(script_json(item))
+        size += len(batch[-1])
+        if size >= CHUNK:
+            yield ("" if first else ",") + ",".join(batch)
+            batch, size, first = [], 0, False
+    yield ("" if first or not batch else ",") + ",".join(batch) + "]"
+
+
+def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iterator[str]:
+    """The page of a run or score folder, in pieces; `rows` are the evaluated rows per task (read
+    again from the recorded data when not given). The rows' JSON is made and written one row at a
+    time: the whole page as one string (and its escaped copies) would cost several times its size."""
     doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     tasks = doc.get("tasks", {})
     data = rows if rows is not None else reload_rows(doc)
     strip = bool((doc.get("settings") or {}).get("strip_think"))
     collected = {name: collect_rows(run_dir, name, data.get(name), strip_think=strip) for name in tasks}
+    del data
     payload = [c for c in collected.values()]
-    entries = [dict(e, t=n) for n, c in enumerate(payload) for e in c.entries]
+
+    def entries() -> Iterator[dict[str, Any]]:
+        return (dict(e, t=n) for n, c in enumerate(payload) for e in c.entries)
+
     explorer = {"tasks": [{"name": c.task, "title": TASKS[c.task].mera_name if c.task in TASKS else c.task,
                            "score": c.score_metric, "attrs": list(c.attributes), "metrics": c.metric_names}
                           for c in payload],
-                "help": HELP, "rows": [_light(e) for e in entries],
-                "note": " ".join(c.budget_note for c in payload if c.budget_note)}
-    details = [{k: e[k] for k in DETAIL if k in e} for e in entries]
+                "help": HELP, "note": " ".join(c.budget_note for c in payload if c.budget_note)}
     wall = doc.get("wall_time_s")
     meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
     toc = " · ".join(f'<a href="#task-{_e(n)}">{_e(TASKS[n].mera_name if n in TASKS else n)}</a>' for n in tasks)
     sections = _stopped(doc) + "".join(_section(name, task, collected[name]) for name, task in tasks.items())
-    return (f'<!doctype html><html lang="ru"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>merabench · {_e(doc.get("model"))}</title><style>{_asset("page.css")}</style></head><body>'
-            f'<h1>merabench report</h1><div class="muted">{meta} · merabench {_e(doc.get("merabench_version"))}'
-            f'</div><div class="muted">{_settings_line(doc)}</div><nav>{toc} · <a href="#rows">every row</a></nav>'
-            f'{sections}<section id="rows"><h2>Every row</h2><div id="explorer">'
-            f'<noscript>The row table needs JavaScript; every row is in the samples_&lt;task&gt;.jsonl files.</noscript>'
-            f'</div></section><script type="application/json" id="report-data">{script_json(explorer)}</script>'
-            f'<script>{_asset("page.js")}</script>'
-            f'<script type="application/json" id="report-details">{script_json(details)}</script></body></html>\n')
+    yield (f'<!doctype html><html lang="ru"><head><meta charset="utf-8">'
+           f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f'<title>merabench · {_e(doc.get("model"))}</title><style>{_asset("page.css")}</style></head><body>'
+           f'<h1>merabench report</h1><div class="muted">{meta} · merabench {_e(doc.get("merabench_version"))}'
+           f'</div><div class="muted">{_settings_line(doc)}</div><nav>{toc} · <a href="#rows">every row</a></nav>'
+           f'{sections}<section id="rows"><h2>Every row</h2><div id="explorer">'
+           f'<noscript>The row table needs JavaScript; every row is in the samples_&lt;task&gt;.jsonl files.</noscript>'
+           f'</div></section><script type="application/json" id="report-data">')
+    yield script_json(explorer)[:-1] + ',"rows":'  # the object left open for its rows
+    yield from _json_list(_light(e) for e in entries())
+    yield f'}}</script><script>{_asset("page.js")}</script><script type="application/json" id="report-details">'
+    yield from _json_list({k: e[k] for k in DETAIL if k in e} for e in entries())
+    yield "</script></body></html>\n"
+
+
+def render(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> str:
+    """The whole page as one string (tests; write_report writes it in pieces)."""
+    return "".join(page(run_dir, rows))
 
 
 def write_report(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Path:
     path = run_dir / "report.html"
-    write_atomic(path, render(run_dir, rows))
+    write_atomic(path, page(run_dir, rows))
     return path

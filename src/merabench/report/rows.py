@@ -7,15 +7,18 @@ as previews, each marked, with the samples file holding them whole."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
+from merabench.jsonio import loads
 from merabench.records import NOT_ASKED
 from merabench.report.views import NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows import Row, rows_sha256
-from merabench.samples import read_lines, samples_path
+from merabench.samples import samples_path
 from merabench.tasks import TASKS
 from merabench.think import has_think
 
@@ -36,10 +39,40 @@ FAILURE_HELP = {
 }
 
 
+class Entries(Sequence[dict[str, Any]]):
+    """A task's entries, each held as its compact UTF-8 JSON and read back when asked: a
+    10,000-row run's entries are ~6 MB so, several times that as dicts of small strings."""
+
+    def __init__(self) -> None:
+        self._packed: list[bytes] = []
+
+    def append(self, entry: dict[str, Any]) -> None:
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        self._packed.append(text.encode("utf-8", "surrogatepass"))  # a broken answer's lone surrogate kept
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [_unpack(b) for b in self._packed[index]]
+        return _unpack(self._packed[index])
+
+
+def _unpack(packed: bytes) -> dict[str, Any]:
+    return json.loads(packed.decode("utf-8", "surrogatepass"))
+
+
 @dataclass(frozen=True)
 class TaskRows:
     task: str
-    entries: list[dict[str, Any]]
+    entries: Entries
     attributes: tuple[str, ...]
     score_metric: str | None
     metric_names: list[str]  # what each entry's "m" list holds, in order
@@ -48,6 +81,8 @@ class TaskRows:
     has_data: bool
     budget_note: str = ""
     failure_help: str = field(default="")
+    failure_counts: Counter[str] = field(default_factory=Counter)  # rows per failure class
+    error_reasons: Counter[str] = field(default_factory=Counter)   # failed requests per reason
 
 
 def _prompt(record: dict[str, Any]) -> str | None:
@@ -61,10 +96,16 @@ def _number(value: Any) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _sort_key(entry: dict[str, Any]) -> tuple:
+def _state(record: dict[str, Any]) -> str:
+    if record.get("status") == "ok":
+        return "ok"
+    return "unasked" if str(record.get("error") or "").startswith(NOT_ASKED) else "error"
+
+
+def _sort_key(state: str, score: Any, row_id: int) -> tuple:
     """Worst first: failed requests, then the lowest score, rows without a score, rows never asked."""
-    score = entry["v"]
-    return ({"error": 0, "ok": 1}.get(entry["s"], 2), score is None, score if score is not None else 0.0, entry["i"])
+    score = score if isinstance(score, int | float) and state == "ok" else None
+    return ({"error": 0, "ok": 1}.get(state, 2), score is None, score if score is not None else 0.0, row_id)
 
 
 class _Budget:
@@ -85,63 +126,95 @@ class _Budget:
         return kept, len(kept) < len(value)
 
 
+def _lines(fh: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(offset, record) of every JSON object line with an integer id, as read_lines reads them
+    (an unreadable line, a write cut short by a crash, is skipped)."""
+    offset = 0
+    for line in fh:
+        at, offset = offset, offset + len(line)
+        try:
+            record = loads(line.decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("id"), int):
+            yield at, record
+
+
+def _record_at(fh: BinaryIO, offset: int) -> dict[str, Any]:
+    fh.seek(offset)
+    return loads(fh.readline().decode("utf-8", "replace"))
+
+
 def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, strip_think: bool,
                  budget: int = TEXT_BUDGET // 3) -> TaskRows:
+    """The task's entries, worst first. The samples file is read twice rather than held: once
+    for where each id's last line is and how bad it is, then line by line in that order (the
+    order the text budget is spent in), so one record at a time is in memory."""
     task = TASKS.get(task_name)
     view = view_of(task_name)
     by_id = {r.id: r for r in rows} if rows is not None else {}
     score_metric = next((m.name for m in task.metrics if m.headline), None) if task else None
-    records: dict[int, dict[str, Any]] = {}
-    for record in read_lines(samples_path(run_dir, task_name)):
-        if isinstance(record.get("id"), int):
-            records[record["id"]] = record  # the last line of an id is its answer
     metric_names: list[str] = [m.name for m in task.metrics] if task else []
-
-    def names(metrics: dict[str, Any]) -> list[str]:
-        metric_names.extend(k for k, v in metrics.items() if k not in metric_names and isinstance(v, int | float))
-        return metric_names
-
-    entries = []
-    for row_id, record in records.items():
-        row = by_id.get(row_id)
-        ok = record.get("status") == "ok"
-        unasked = not ok and str(record.get("error") or "").startswith(NOT_ASKED)
-        metrics = record.get("metrics") or {}
-        score = metrics.get(score_metric) if ok else None
-        raw = record.get("output") if isinstance(record.get("output"), str) else None
-        failures = ([NOT_ASKED_CLASS if unasked else REQUEST_FAILED] if not ok else
-                    view.failures(record, row) if score is not None and score < 1.0 else [])
-        entries.append({"i": row_id, "s": "ok" if ok else "unasked" if unasked else "error", "v": score if isinstance(score, int | float) else None,
-                        "a": view.attrs(row), "k": bool(raw and has_think(raw)),
-                        "c": record.get("finish_reason") == "length", "f": failures,
-                        "m": [_number(metrics.get(name)) for name in names(metrics)],
-                        "e": record.get("error"), "d": [list(v) for v in view.verdicts(record, row)] if ok else [],
-                        "_raw": raw, "_row": row, "_record": record})
-    entries.sort(key=_sort_key)
+    path = samples_path(run_dir, task_name)
+    entries, failure_counts, error_reasons = Entries(), Counter[str](), Counter[str]()
     spend = _Budget(budget)
-    for entry in entries:
-        raw, row, record = entry.pop("_raw"), entry.pop("_row"), entry.pop("_record")
-        scored = view.scored_text(task, raw, strip_think) if task and raw is not None else None
-        entry["o"], cut_o = spend.text(raw, FULL_CHARS)
-        entry["r"], cut_r = spend.text(row.outputs if row is not None else None, FULL_CHARS)
-        entry["x"], cut_x = spend.text(scored if scored is not None and scored != raw else None, FULL_CHARS,
-                                       preview=False)
-        entry["p"], cut_p = spend.text(_prompt(record), PROMPT_CHARS, preview=False)
-        if spend.left <= 0 and len(entry["d"]) > VERDICTS_PAST_BUDGET:
-            extra = len(entry["d"]) - VERDICTS_PAST_BUDGET
-            entry["d"] = entry["d"][:VERDICTS_PAST_BUDGET] + [[f"… {extra} more", None, "in the samples file"]]
-        short = [k for k, cut in (("o", cut_o), ("r", cut_r), ("x", cut_x), ("p", cut_p)) if cut]
-        if short:
-            entry["short"] = short
-            spend.shortened += 1
+    if not path.exists():
+        return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, 0, 0, rows is not None,
+                        "", FAILURE_HELP.get(task_name, ""))
+    with path.open("rb") as fh:
+        last: dict[int, tuple[tuple, int]] = {}  # id -> (sort key, offset): the last line of an id is its answer
+        for offset, record in _lines(fh):
+            metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+            last[record["id"]] = (_sort_key(_state(record), metrics.get(score_metric), record["id"]), offset)
+        order = sorted(last.values())
+        del last
+        for _, offset in order:
+            entry, failures = _entry(_record_at(fh, offset), by_id, task, view, score_metric, metric_names,
+                                     strip_think, spend)
+            failure_counts.update(failures)
+            if entry["s"] == "error":
+                error_reasons[str(entry["e"]).split(": ", 1)[0][:120]] += 1
+            entries.append(entry)
     note = (f"{task_name}: {spend.shortened:,} row(s) carry shortened texts (the page's size limit); "
-            f"{samples_path(run_dir, task_name).name} holds them whole." if spend.shortened else "")
-    n_failed = sum(e["s"] == "error" for e in entries)
-    for entry in entries:  # metrics a row lacks at the end of the names: left off
-        while entry["m"] and entry["m"][-1] is None:
-            entry["m"].pop()
+            f"{path.name} holds them whole." if spend.shortened else "")
+    n_failed = sum(error_reasons.values())
     return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, len(entries) - n_failed, n_failed,
-                    rows is not None, note, FAILURE_HELP.get(task_name, ""))
+                    rows is not None, note, FAILURE_HELP.get(task_name, ""), failure_counts, error_reasons)
+
+
+def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: Any, score_metric: str | None,
+           metric_names: list[str], strip_think: bool, spend: _Budget) -> tuple[dict[str, Any], list[str]]:
+    """One row's entry, its texts as the budget left lets the page carry them, and its failure classes."""
+    row_id = record["id"]
+    row = by_id.get(row_id)
+    state = _state(record)
+    metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+    score = metrics.get(score_metric) if state == "ok" else None
+    raw = record.get("output") if isinstance(record.get("output"), str) else None
+    failures = ([NOT_ASKED_CLASS if state == "unasked" else REQUEST_FAILED] if state != "ok" else
+                view.failures(record, row) if score is not None and score < 1.0 else [])
+    metric_names.extend(k for k, v in metrics.items() if k not in metric_names and isinstance(v, int | float))
+    measured = [_number(metrics.get(name)) for name in metric_names]
+    while measured and measured[-1] is None:  # metrics a row lacks at the end of the names: left off
+        measured.pop()
+    entry = {"i": row_id, "s": state, "v": score if isinstance(score, int | float) else None,
+             "a": view.attrs(row), "k": bool(raw and has_think(raw)), "c": record.get("finish_reason") == "length",
+             "f": failures, "m": measured, "e": record.get("error"),
+             "d": [list(v) for v in view.verdicts(record, row)] if state == "ok" else []}
+    scored = view.scored_text(task, raw, strip_think) if task and raw is not None else None
+    entry["o"], cut_o = spend.text(raw, FULL_CHARS)
+    entry["r"], cut_r = spend.text(row.outputs if row is not None else None, FULL_CHARS)
+    entry["x"], cut_x = spend.text(scored if scored is not None and scored != raw else None, FULL_CHARS,
+                                   preview=False)
+    entry["p"], cut_p = spend.text(_prompt(record), PROMPT_CHARS, preview=False)
+    if spend.left <= 0 and len(entry["d"]) > VERDICTS_PAST_BUDGET:
+        extra = len(entry["d"]) - VERDICTS_PAST_BUDGET
+        entry["d"] = entry["d"][:VERDICTS_PAST_BUDGET] + [[f"… {extra} more", None, "in the samples file"]]
+    short = [k for k, cut in (("o", cut_o), ("r", cut_r), ("x", cut_x), ("p", cut_p)) if cut]
+    if short:
+        entry["short"] = short
+        spend.shortened += 1
+    return entry, failures
 
 
 def reload_rows(doc: Mapping[str, Any]) -> dict[str, list[Row]]:
