@@ -133,16 +133,23 @@ def _lines(fh: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
     for line in fh:
         at, offset = offset, offset + len(line)
         try:
-            record = loads(line.decode("utf-8", "replace"))
+            record = _parse(line)
         except json.JSONDecodeError:
             continue
         if isinstance(record, dict) and isinstance(record.get("id"), int):
             yield at, record
 
 
+def _parse(line: bytes) -> Any:
+    try:
+        return loads(line)  # the writer's lines are ASCII: no copy decoded first
+    except UnicodeDecodeError:
+        return loads(line.decode("utf-8", "replace"))
+
+
 def _record_at(fh: BinaryIO, offset: int) -> dict[str, Any]:
     fh.seek(offset)
-    return loads(fh.readline().decode("utf-8", "replace"))
+    return _parse(fh.readline())
 
 
 def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, strip_think: bool,
