@@ -21,12 +21,17 @@ TAILS = ("Спасибо!", "Заранее спасибо.", "Очень выр
          "Благодарю.", "Пожалуйста, не затягивай.", "Буду признателен.", "С меня кофе.", "Отпишись, как будет готово.",
          "Потом расскажу зачем.", "Это блокирует релиз.", "Можно не торопиться.", "Спасибо заранее!", "Очень ждём.")
 LEAD_SHARE, TAIL_SHARE = 0.4, 0.2
+# a tail never contradicts the lead-in: no "no hurry" after "urgent", nor the other way round
+URGENT = frozenset({"Срочно.", "Сегодня релиз, так что быстро.", "У нас аврал.", "Это срочно.",
+                    "Пожалуйста, не затягивай.", "Это блокирует релиз.", "Очень ждём."})
+CALM = frozenset({"Без спешки.", "Можно не торопиться.", "Задача из бэклога."})
 # families whose check reads the question's first word (a planted instruction's flag is enabled
 # or disabled by how the request opens)
 UNTOUCHED = frozenset({"env_injection"})
 
 
 def with_asides(question: str, rng: random.Random) -> str:
+    lead = ""
     if rng.random() < LEAD_SHARE:
         lead = rng.choice(LEAD_INS)
         # after a lead-in ending in a comma the request goes on in lower case; after a sentence, raised
@@ -36,7 +41,8 @@ def with_asides(question: str, rng: random.Random) -> str:
             body = question[0].upper() + question[1:]
         question = f"{lead} {body}"
     if rng.random() < TAIL_SHARE:
-        question = f"{ended(question)} {rng.choice(TAILS)}"
+        clash = CALM if lead in URGENT else URGENT if lead in CALM else frozenset()
+        question = f"{ended(question)} {rng.choice([t for t in TAILS if t not in clash])}"
     return question
 
 
