@@ -189,7 +189,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 23 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 24 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -846,3 +846,17 @@ def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_igno
             assert not TOOLS[reference["tool"]]["parameters"][narrowing.arg]["required"]
     row_id, problems = without_argument(default_set, tmp_path / "s", "sql_vacuum", "full")
     assert f"row {row_id} (sql_vacuum): expected full=True, as the question asks" in problems["derived_quantities"]
+
+
+def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
+    """A placeholder saying "русская речь" answers asr.detect_language by itself: the reference is
+    then one defensible answer of two."""
+    from merabench.tasks.gorillahard.generator.validate import check_findings_unsaid
+
+    family = FAMILIES["speech_language"]
+    made = _row(family.make(random.Random("findings"), CORPUS), family, row_id=7, base_id="b", dialog_id="b", turn=0,
+                n_turns=1, needs_history="", wording=0, rng=random.Random("findings"))
+    assert check_findings_unsaid([Row(**made)]).ok
+    made["inputs"]["context"] = made["inputs"]["context"].replace(" мин;", " мин, русская речь;")
+    check = check_findings_unsaid([Row(**made)])
+    assert not check.ok and "row 7:" in check.detail and "asr.detect_language" in check.detail

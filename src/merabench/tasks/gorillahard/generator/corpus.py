@@ -737,7 +737,8 @@ def hosts_txt(rng: random.Random, number: int, index: int) -> CorpusFile:
 def audio_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     path = f"audio/{rng.choice(['meeting', 'hearing', 'interview'])}-{number:03d}.wav"
     minutes = rng.randint(5, 90)
-    text = f"(аудиозапись: WAV, {minutes} мин, русская речь; двоичное содержимое не показано)\n"
+    # only what a picking sentence needs (the duration): never what a tool would find (language, speakers)
+    text = f"(аудиозапись: WAV, {minutes} мин; двоичное содержимое не показано)\n"
     return CorpusFile(File(path, "text", text), "audio", {"minutes": minutes})
 
 

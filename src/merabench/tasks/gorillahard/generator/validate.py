@@ -320,6 +320,35 @@ def check_told_apart(rows: list[Row]) -> Check:
                  _first_failures(vague) or "every file acted on among two is told apart by what it holds")
 
 
+# tools that find something out about a file, and what the file would say if it gave the finding
+# away (a placeholder "русская речь" makes asr.detect_language needless: the answer is attached)
+FINDINGS = {
+    "asr.detect_language": re.compile(r"речь|язык|русск|english|\blang", re.IGNORECASE),
+    "asr.diarize": re.compile(r"говорящ|спикер|участник|голос", re.IGNORECASE),
+    "asr.transcribe_accurate": re.compile(r"расшифровк|стенограмм|транскрипц", re.IGNORECASE),
+    "asr.transcribe_fast": re.compile(r"расшифровк|стенограмм|транскрипц", re.IGNORECASE),
+    # a PEP 263 cookie states a module's encoding; an open(..., encoding=) call inside it does not
+    "files.encoding": re.compile(r"^[ \t\f]*#.*?coding[:=]|кодировк", re.IGNORECASE | re.MULTILINE),
+    "files.checksum": re.compile(r"\b(?:sha-?\d+|md5|crc32)\b|контрольн\w* сумм", re.IGNORECASE),
+}
+
+
+def check_findings_unsaid(rows: list[Row]) -> Check:
+    """A tool that finds something out about an attached file is the answer only while the file
+    does not already say it: otherwise a careful model answers from the attachment and the
+    reference is one defensible answer of two."""
+    given = []
+    for row in rows:
+        files = attached_files(row.inputs["context"])
+        for step in _steps(library_reference(row)):
+            pattern, path = FINDINGS.get(step["tool"]), step["args"].get("path")
+            if pattern is not None and isinstance(path, str) and path in files and (
+                    found := pattern.search(files[path])):
+                given.append(f"row {row.id}: {path} already says «{found.group()}», what {step['tool']} would find")
+    return Check("findings_unsaid", not given,
+                 _first_failures(given) or "no attached file states what the reference's tool would find out")
+
+
 # what a publishable card-size set must reach (issue: variety and no shortcut)
 VARIETY_GOALS = {"templates": 900, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
                  "top_tool_share": 0.04}
@@ -747,6 +776,7 @@ def _validate(folder: Path) -> list[Check]:
         check_attachments(test + shots),
         check_paths_unsaid(test + shots),
         check_told_apart(test + shots),
+        check_findings_unsaid(test + shots),
         check_composition(test, manifest),
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
