@@ -10,7 +10,7 @@ import pytest
 from merabench.errors import BackendError
 from merabench.models import GenerationOptions
 from merabench.models.base import Request
-from merabench.models.openai_compat import OpenAICompatBackend, parse_retry_after
+from merabench.models.openai_compat import OpenAICompatBackend, parse_reply, parse_retry_after
 from merabench.models.shaping import refused_parameter
 from merabench.rows import Row
 
@@ -190,3 +190,10 @@ def test_the_refusal_reader_on_other_servers_wordings() -> None:
     assert refused_parameter({"detail": "Extra inputs are not permitted: `seed`"}, body) == "seed"
     assert refused_parameter({"error": {"message": "context length exceeded"}}, body) is None
     assert refused_parameter({"error": {"message": "unsupported: 'messages'"}}, body) is None  # never the messages
+
+
+@pytest.mark.parametrize("raw", [b'{"choices": [{"message": "hi"}]}', b'{"choices": ["hi"]}',
+                                 b'{"choices": [{"message": {"content": "x"}}], "usage": "many"}'])
+def test_a_reply_whose_parts_are_not_objects_is_a_malformed_body(raw: bytes) -> None:
+    with pytest.raises(BackendError, match="malformed response body"):
+        parse_reply(raw, "http://127.0.0.1:1/v1")

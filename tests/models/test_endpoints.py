@@ -93,3 +93,23 @@ def test_refusals_of_requests_sent_before_a_pause_add_nothing() -> None:
         pool.release(a, ok=False)
         pool.throttled(a, 429, 0.5, epoch)
     assert a.limit == 4.0 and a.pause_epoch == epoch + 1 and a.refusals == 1
+
+
+def test_a_worker_waiting_for_a_refused_slot_waits_out_the_pause() -> None:
+    """The backend pauses the endpoint before it frees the refused request's place: the waiter
+    must not be sent into the pause (it was, when the place was freed first)."""
+    async def go():
+        pool = EndpointPool(["a"], max_in_flight=2)
+        first, second = await pool.acquire(), await pool.acquire()
+        waiter = asyncio.create_task(pool.acquire())
+        await asyncio.sleep(0)
+        started = time.monotonic()
+        pool.throttled(first, 429, 0.3, first.pause_epoch)
+        pool.release(first, ok=False)
+        pool.release(second, ok=False)  # room under the halved limit, but the endpoint is paused
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        await asyncio.wait_for(waiter, 2.0)
+        return time.monotonic() - started
+
+    assert run(go()) >= 0.25

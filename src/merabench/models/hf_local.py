@@ -110,8 +110,9 @@ class HFLocalBackend(Backend):
             return await asyncio.to_thread(self._generate, list(request.messages))
         except (ConfigError, BackendError):
             raise
-        except RuntimeError as exc:  # e.g. out of memory
-            raise BackendError(f"{self.name}: {exc}", retryable=False) from None
+        except Exception as exc:  # out of memory, a chat template that refuses the messages (jinja2), ...
+            detail = " ".join(str(exc).split())[:300]
+            raise BackendError(f"{self.name}: {type(exc).__name__}: {detail}", retryable=False) from None
 
     async def preflight(self) -> list[str]:
         """The model loaded before any file of the run is made, so a missing library, a wrong path

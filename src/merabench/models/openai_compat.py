@@ -202,8 +202,9 @@ class OpenAICompatBackend(Backend):
                 reply = await self._post(endpoint, dumps_kept(body))
             except BackendError as exc:
                 if exc.status in THROTTLE_STATUS:  # the endpoint's state: it pauses, everyone waits once
-                    self.pool.release(endpoint, ok=False)
+                    # paused before the slot is freed: a worker waiting for it must not be sent now
                     self.pool.throttled(endpoint, exc.status, exc.retry_after, epoch)
+                    self.pool.release(endpoint, ok=False)
                     continue
                 self.pool.release(endpoint, ok=exc.status == 400)
                 if exc.status == 400 and self.shaper.adapt(exc.body, body):
@@ -321,6 +322,8 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
         choice = doc["choices"][0]
         message = choice.get("message") or {}
         usage = doc.get("usage") or {}
+        if not isinstance(message, dict) or not isinstance(usage, dict):  # e.g. "message": "hi"
+            raise TypeError("not an object")
         details = usage.get("completion_tokens_details") or {}
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         raise BackendError(f"malformed response body from {url}: {raw[:200]!r}", retryable=True) from None
