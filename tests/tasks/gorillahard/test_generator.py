@@ -189,7 +189,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 24 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 25 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -860,3 +860,23 @@ def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
     made["inputs"]["context"] = made["inputs"]["context"].replace(" мин;", " мин, русская речь;")
     check = check_findings_unsaid([Row(**made)])
     assert not check.ok and "row 7:" in check.detail and "asr.detect_language" in check.detail
+
+
+def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: Path) -> None:
+    """The same question of the same files with the same reference, under another provider's tool
+    name, is the same item twice."""
+    from merabench.tasks.gorillahard.generator.providers import NAMES
+
+    def repeat(test, shots):
+        source = next(r for r in test if "tool" in json.loads(r["outputs"]) and r["meta"]["n_turns"] == 1)
+        reference = json.loads(source["outputs"])
+        reference["tool"] = NAMES[reference["tool"], 1] if (reference["tool"], 1) in NAMES else reference["tool"]
+        target = test[-2]
+        target["inputs"]["question"], target["inputs"]["context"] = (source["inputs"]["question"],
+                                                                     source["inputs"]["context"])
+        target["outputs"] = json.dumps(reference, ensure_ascii=False)
+        repeat.ids = source["meta"]["id"], target["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "r", repeat))
+    first, second = repeat.ids
+    assert f"rows {first} and {second}: the same question, files and reference" in problems["no_duplicate_rows"]

@@ -2,7 +2,8 @@
 
 Deterministic: every row draws from its own generator seeded by (seed, slot), so the same seed
 gives byte-identical files and a new seed a new set. Rows whose rendered prompt would repeat an
-earlier one are drawn again.
+earlier one, or that would ask the same question of the same files with the same answer as an
+earlier test row, are drawn again.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from merabench.tasks.gorillahard.generator.prompts import (
     WORDINGS,
     wording_schedule,
 )
-from merabench.tasks.gorillahard.generator.providers import draw_served, serve
+from merabench.tasks.gorillahard.generator.providers import canonical_text, draw_served, serve
 
-GENERATOR_VERSION = "v9"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v10"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,12 @@ def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) ->
     if length > CARD_PROMPT_CHARS[1]:
         return build_catalog(question, rng, size=MIN_TOOLS)
     return catalog
+
+
+def row_key(row: dict[str, Any]) -> tuple[str, str, str]:
+    """What a row asks: its question, attached files and reference under the library's tool names
+    (two rows with one key differ only by catalog, wording or provider: the same item twice)."""
+    return row["inputs"]["question"], row["inputs"]["context"], canonical_text(row["outputs"])
 
 
 def rendered(row: dict[str, Any]) -> str:
@@ -155,6 +162,9 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     test: list[dict] = []
     shots: list[dict] = []
     seen_prompts: set[str] = set()
+    # (question, attached files, reference under the library's names) of every test row: a row that
+    # differs from another only by its catalog, wording or provider asks the model the same thing twice
+    seen_rows: set[tuple[str, str, str]] = set()
     # (question, answer) pairs per split: shots must not give an evaluated answer away
     pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
     singles = plan.rows - plan.dialogues
@@ -165,10 +175,13 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         """(row, split, its rendered prompt): no prompt repeats, and shots give no test answer away."""
         prompts = [prompt for _, _, prompt in placed]
         keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split, _ in placed]
+        asked = [row_key(row) for row, split, _ in placed if split == "test"]
         other = {"test": "shots", "shots": "test"}
-        if any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys):
+        if (any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys)
+                or any(key in seen_rows for key in asked) or len(set(asked)) < len(asked)):
             return False
         seen_prompts.update(prompts)
+        seen_rows.update(asked)
         for key, split in keys:
             pairs[split].add(key)
         return True

@@ -161,6 +161,21 @@ def check_unique_prompts(prompts: list[str]) -> Check:
     return Check("unique_prompts", duplicates == 0, f"{duplicates} repeated prompt(s)")
 
 
+def check_duplicate_rows(rows: list[Row]) -> Check:
+    """No two evaluated rows ask the same question of the same files with the same reference (under
+    the library's tool names): one that differs only by catalog, wording or provider counts an item
+    twice."""
+    first: dict[tuple[str, str, str], int] = {}
+    repeated = []
+    for row in rows:
+        key = (row.inputs["question"], row.inputs["context"], canonical_text(row.outputs))
+        if key in first:
+            repeated.append(f"rows {first[key]} and {row.id}: the same question, files and reference")
+        first.setdefault(key, row.id)
+    return Check("no_duplicate_rows", not repeated, _first_failures(repeated) or
+                 f"{len(first)} distinct (question, files, reference) in {len(rows)} rows")
+
+
 def check_catalogs(rows: list[Row]) -> list[Check]:
     twin, size, schema, paths, positions = [], [], [], [], []
     for row in rows:
@@ -771,6 +786,7 @@ def _validate(folder: Path) -> list[Check]:
         check_dialogues(test, shots),
         check_history_needed(test, shots),
         check_unique_prompts(test_prompts + shot_prompts),
+        check_duplicate_rows(test),
         *check_catalogs(test + shots),
         check_limits(test + shots),
         check_attachments(test + shots),
