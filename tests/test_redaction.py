@@ -10,7 +10,14 @@ from pathlib import Path
 
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.redaction import StreamRedactor, redact, redact_url, register_secret, register_url
+from merabench.redaction import (
+    StreamRedactor,
+    redact,
+    redact_url,
+    register_argv,
+    register_secret,
+    register_url,
+)
 
 KEY = "sk-live-0123456789abcdef"
 QUERY_SECRET = "qs-4242-hunter"
@@ -39,6 +46,15 @@ def test_forms_of_a_secret_are_masked() -> None:
     assert redact("Bearer EMPTY: the list is EMPTY") == "Bearer ***: the list is EMPTY"
     register_secret("123456")  # nor digits in the numbers of a JSON line
     assert redact('{"latency_s": 0.123456, "auth": "Bearer 123456"}') == '{"latency_s": 0.123456, "auth": "Bearer ***"}'
+
+
+def test_credentials_given_to_a_served_engine_on_its_command_line_are_masked() -> None:
+    """`--serve-args "--api-key X"`: the served argv is written to results.json and printed."""
+    register_argv(["--api-key", "engine-key-778899aabb", "--hf-token=hf_0011223344556677", "--port", "8000",
+                   "--tensor-parallel-size", "2"])
+    masked = redact("vllm serve m --api-key engine-key-778899aabb --hf-token=hf_0011223344556677 --port 8000")
+    assert "engine-key-778899aabb" not in masked and "hf_0011223344556677" not in masked
+    assert masked.endswith("--port 8000") and "--tensor-parallel-size" not in masked
 
 
 def test_a_secret_split_across_pieces_is_masked() -> None:

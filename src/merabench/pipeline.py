@@ -34,6 +34,7 @@ from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
 from merabench.redaction import (
     redact_url,
+    register_argv,
     register_environment,
     register_fields,
     register_secret,
@@ -130,6 +131,8 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
     register_environment()
     if isinstance(config, RunConfig):
         register_fields(dict(config.generation.extra_body))  # a key sent in the body is a secret too
+        if config.serve is not None:  # `--serve-args "--api-key X"`: results.json and the log show the argv
+            register_argv(list(config.serve.args) + (config.serve.command or "").split())
     for url in getattr(config, "base_urls", ()):
         register_url(url)
     register_secret(getattr(config, "api_key", None))

@@ -102,6 +102,19 @@ def register_secret(value: str | None) -> None:
         _add(f"Bearer {value}", f"bearer {value}")
 
 
+def register_argv(words: list[str]) -> None:
+    """The values a command line gives flags named like credentials (`--api-key X`,
+    `--hf-token=X`): a served engine's arguments are written in results.json and its log."""
+    for i, word in enumerate(words):
+        flag, eq, value = word.partition("=")
+        if not flag.startswith("-") or not names_a_credential(flag.lstrip("-")):
+            continue
+        if eq:
+            register_secret(value)
+        elif i + 1 < len(words) and not words[i + 1].startswith("-"):
+            register_secret(words[i + 1])
+
+
 def url_secrets(url: str) -> tuple[list[str], list[str]]:
     """(secrets anywhere, forms in transit) of a URL: its password and user:password (and the
     Basic credentials made of them), the values of its key-like query parameters."""
