@@ -57,6 +57,12 @@ def test_credentials_given_to_a_served_engine_on_its_command_line_are_masked() -
     assert masked.endswith("--port 8000") and "--tensor-parallel-size" not in masked
 
 
+def test_a_secret_holding_an_equals_sign_or_at_is_masked_whole() -> None:
+    register_secret("tok=ABCDEF1234567890")
+    register_secret("svc@K3y-99887766")
+    assert redact("key tok=ABCDEF1234567890 and svc@K3y-99887766") == "key *** and ***"
+
+
 def test_a_secret_split_across_pieces_is_masked() -> None:
     register_secret(KEY)
     redactor = StreamRedactor()

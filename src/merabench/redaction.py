@@ -65,7 +65,7 @@ def register_fields(value: object) -> None:
 
 
 _lock = threading.Lock()
-_registered: dict[str, None] = {}   # the forms to mask, in registration order (a dict: ordered, no repeats)
+_registered: dict[str, str] = {}    # each form to mask -> what stands in its place, in registration order
 _version = 0
 
 
@@ -77,14 +77,27 @@ def _forms(value: str) -> list[str]:
     return [f for f in forms if f]
 
 
-def _add(*forms: str) -> None:
+def _add(*forms: str, transit: bool = False) -> None:
+    """Forms to mask; `transit` forms (`Bearer x`, `api_key=x`, `user:x@`) keep what says what
+    they were. Only those: a secret that itself holds `=` or `@` is masked whole."""
     global _version
     with _lock:
         for form in forms:
             for variant in _forms(form):
                 if variant not in _registered:
-                    _registered[variant] = None
+                    _registered[variant] = _transit_mask(variant) if transit else MASK
                     _version += 1
+
+
+def _transit_mask(form: str) -> str:
+    for prefix in ("Bearer ", "bearer "):
+        if form.startswith(prefix):
+            return prefix + MASK
+    if form.endswith("@"):
+        return MASK + "@"
+    if "=" in form:
+        return form.split("=", 1)[0] + "=" + MASK
+    return MASK
 
 
 def placeholder(value: str) -> bool:
@@ -99,7 +112,7 @@ def register_secret(value: str | None) -> None:
     if not placeholder(value):
         _add(value)
     else:
-        _add(f"Bearer {value}", f"bearer {value}")
+        _add(f"Bearer {value}", f"bearer {value}", transit=True)
 
 
 def register_argv(words: list[str]) -> None:
@@ -146,7 +159,8 @@ def register_url(url: str | None) -> None:
     if not url:
         return
     anywhere, transit = url_secrets(url)
-    _add(*anywhere, *transit)
+    _add(*anywhere)
+    _add(*transit, transit=True)
 
 
 def register_environment() -> None:
@@ -164,15 +178,17 @@ _environment_read = False
 
 
 @lru_cache(maxsize=8)
-def _compiled(version: int) -> tuple[tuple[str, ...], re.Pattern[str] | None]:
-    """(the forms to mask, one pattern of them), for this state of the registry."""
+def _compiled(version: int) -> tuple[tuple[str, ...], re.Pattern[str] | None, dict[str, str]]:
+    """(the forms to mask, one pattern of them, what stands in each one's place), for this state
+    of the registry."""
     del version  # part of the cache key only
     with _lock:
         forms = tuple(sorted(_registered, key=len, reverse=True))  # the longest first: a key inside a longer form
-    return forms, re.compile("|".join(re.escape(f) for f in forms)) if forms else None
+        masks = dict(_registered)
+    return forms, re.compile("|".join(re.escape(f) for f in forms)) if forms else None, masks
 
 
-def _known() -> tuple[tuple[str, ...], re.Pattern[str] | None]:
+def _known() -> tuple[tuple[str, ...], re.Pattern[str] | None, dict[str, str]]:
     if not _environment_read:
         register_environment()
     return _compiled(_version)
@@ -180,24 +196,11 @@ def _known() -> tuple[tuple[str, ...], re.Pattern[str] | None]:
 
 def redact(text: str) -> str:
     """`text` with every known secret of the run masked."""
-    forms, pattern = _known()
+    forms, pattern, masks = _known()
     # a few substring searches (fast) decide; the pattern runs only on text holding a secret
     if pattern is None or not text or not any(f in text for f in forms):
         return text
-    return pattern.sub(_masked, text)
-
-
-def _masked(match: re.Match[str]) -> str:
-    """A form in transit keeps what says what it was (`Bearer ***`, `api_key=***`, `***@`)."""
-    found = match.group(0)
-    for prefix in ("Bearer ", "bearer ", "Basic "):
-        if found.startswith(prefix):
-            return prefix + MASK
-    if "=" in found and not found.endswith("="):
-        return found.split("=", 1)[0] + "=" + MASK
-    if found.endswith("@"):
-        return MASK + "@"
-    return MASK
+    return pattern.sub(lambda match: masks.get(match.group(0), MASK), text)
 
 
 def redact_url(url: str) -> str:
@@ -225,7 +228,7 @@ def _shown_url(url: str, version: int) -> str:
 
 def longest_secret() -> int:
     """The length of the longest form masked (a stream holds back one character less)."""
-    forms, _ = _known()
+    forms, _, _ = _known()
     return len(forms[0]) if forms else 0
 
 
