@@ -58,25 +58,31 @@ def queue_gauges(text: str) -> tuple[float, float] | None:
     return None
 
 
-async def read_gauges(session: aiohttp.ClientSession, base_url: str) -> tuple[float, float] | None:
+async def fetch_metrics(session: aiohttp.ClientSession, base_url: str,
+                        timeout: aiohttp.ClientTimeout | None = None) -> str | None:
+    """The /metrics text; "" when the server answers without it (not 200), None when it did not
+    answer at all."""
     try:
-        async with session.get(root_url(base_url, "/metrics")) as resp:
-            text = (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
+        async with session.get(root_url(base_url, "/metrics"), timeout=timeout) as resp:
+            return (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
     except (aiohttp.ClientError, TimeoutError):
         return None
-    return queue_gauges(text)
+
+
+async def read_gauges(session: aiohttp.ClientSession, base_url: str) -> tuple[float, float] | None:
+    text = await fetch_metrics(session, base_url)
+    return queue_gauges(text) if text else None
 
 
 async def watch_gauges(session: aiohttp.ClientSession, base_url: str,
                        tell: Callable[[float, float], None]) -> None:
-    """Read the gauges every POLL_S and tell them, until cancelled or the server stops saying."""
+    """Read the gauges every POLL_S and tell them, until cancelled or the server stops saying:
+    a 200 without them. A failed read or a busy server's 503 is skipped, not the end."""
     timeout = aiohttp.ClientTimeout(total=POLL_S * 2)
     while True:
         await asyncio.sleep(POLL_S)
-        try:
-            async with session.get(root_url(base_url, "/metrics"), timeout=timeout) as resp:
-                text = (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
-        except (aiohttp.ClientError, TimeoutError):
+        text = await fetch_metrics(session, base_url, timeout)
+        if not text:
             continue
         gauges = queue_gauges(text)
         if gauges is None:
