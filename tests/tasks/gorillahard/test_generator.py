@@ -189,7 +189,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 25 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 26 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -880,3 +880,27 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
     problems = failed(copy_set(default_set, tmp_path / "r", repeat))
     first, second = repeat.ids
     assert f"rows {first} and {second}: the same question, files and reference" in problems["no_duplicate_rows"]
+
+
+@pytest.mark.parametrize(("question", "files", "found"), [
+    ("Нужны два средних: по «число проектов» и по «зарплата».", 1, "a quoted label right after a preposition"),
+    ("А по «влажность»?", 1, "a quoted label right after a preposition"),
+    ("Покажи трассы. (Из двух файлов — тот, где реплик больше.). Это срочно.", 2, "doubled punctuation"),
+    ("Выставь для сервиса из файла столько реплик, сколько там указано сейчас.", 1, "a request that changes nothing"),
+    ("Файла два, речь о том, где больше ERROR. Посчитай контрольную сумму приложенного журнала.", 2,
+     "«приложенного» in the singular over two attached files"),
+])
+def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
+    from merabench.tasks.gorillahard.generator.families.common import ended
+    from merabench.tasks.gorillahard.generator.validate import check_phrasing
+
+    context = "\n\n".join(f"[файл: logs/a-{n}.log]\nINFO ok" for n in range(files))
+
+    def row(text: str) -> Row:
+        return Row(instruction="", inputs={"question": text, "context": context, "tools": "[]", "format": ""},
+                   outputs="{}", meta={"id": 4})
+
+    check = check_phrasing([row(question)])
+    assert not check.ok and f"row 4: {found}" in check.detail
+    assert check_phrasing([row("Посчитай медиану по столбцу «влажность». Файла два: бери тот, где строк больше.")]).ok
+    assert ended("Возьми тот. (Из двух файлов — тот, где больше.)").endswith(".)")

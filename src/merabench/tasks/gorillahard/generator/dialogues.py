@@ -23,8 +23,8 @@ MAX_TURNS = 5  # the card's history ceiling is 8 earlier turns
 # a statistic in the accusative for an opening request, and how a later turn asks for it alone
 STAT_NAMES = {"mean": "среднее значение", "median": "медиану", "max": "максимум", "min": "минимум"}
 STAT_TWINS = {"mean": "table.median", "median": "table.mean", "max": "table.min", "min": "table.max"}
-OPENINGS = ("Посчитай {stat} по столбцу «{column}».", "Нужно {stat} по «{column}» в этой таблице.",
-            "Посчитайте, пожалуйста, {stat} столбца «{column}».", "дай {stat} по «{column}»")
+OPENINGS = ("Посчитай {stat} по столбцу «{column}».", "Нужно {stat} в колонке «{column}» этой таблицы.",
+            "Посчитайте, пожалуйста, {stat} столбца «{column}».", "дай {stat} по колонке «{column}»")
 # another statistic over the column already in play (the column only in the history)
 STAT_MOVES = {
     "median": ("А теперь то же самое, только медиану.", "теперь медиану", "А медиана какая?"),
@@ -33,8 +33,8 @@ STAT_MOVES = {
     "mean": ("А среднее?", "Теперь посчитай среднее значение.", "а в среднем сколько?"),
 }
 # the same statistic over another column (the statistic only in the history)
-COLUMN_MOVES = ("А по «{column}»?", "Теперь то же для «{column}».", "И ещё по столбцу «{column}», пожалуйста.",
-                "а для «{column}»?")
+COLUMN_MOVES = ("А по столбцу «{column}»?", "Теперь то же для колонки «{column}».", "И ещё по столбцу «{column}», пожалуйста.",
+                "а для столбца «{column}»?")
 # the operation cancelled, the column kept: (tool, twin, phrasings)
 TRAP_CLOSINGS = (
     ("table.unique", "table.group_count", ("Ладно, это не важно — какие вообще значения бывают в этом столбце?",

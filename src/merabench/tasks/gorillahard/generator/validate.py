@@ -435,6 +435,33 @@ def check_spelling(rows: list[Row]) -> Check:
                  f"every word of every question known; {typos} deliberate typos of the hurried speaker")
 
 
+# Russian a reader trips over (what an outside reader of seed 777 found), by what it looks like
+AWKWARD = (
+    # a quoted label in the nominative right after a preposition: "по «влажность»" wants "по столбцу «влажность»"
+    (re.compile(r"(?<!\w)(?:по|для|у|от|до|о|об)\s+«", re.IGNORECASE), "a quoted label right after a preposition"),
+    (re.compile(r"[.!?]\)[.!?]|(?<![.])[.!?]\.(?![.])"), "doubled punctuation"),
+    # a request to set a value to what it already is
+    (re.compile(r"сколько\s+(?:там\s+)?(?:указано|записано|стоит)\s+сейчас", re.IGNORECASE), "a request that changes nothing"),
+)
+# "the attached log" in the singular where two files are attached
+_SINGLE_ATTACHED = re.compile(r"(?<!\w)приложенн(?:ый|ого|ой|ую|ом|ая|ое|ому)(?!\w)", re.IGNORECASE)
+
+
+def check_phrasing(rows: list[Row]) -> Check:
+    """Questions a careful reader does not trip over: no case left in the nominative after a
+    preposition, no doubled stop, no request that changes nothing, and no "the attached file" in
+    the singular over two attached files."""
+    awkward = []
+    for row in rows:
+        question = row.inputs["question"]
+        awkward += [f"row {row.id}: {what} («{found.group()}»)" for pattern, what in AWKWARD
+                    if (found := pattern.search(question))]
+        if len(attached_files(row.inputs["context"])) > 1 and (found := _SINGLE_ATTACHED.search(question)):
+            awkward.append(f"row {row.id}: «{found.group()}» in the singular over two attached files")
+    return Check("phrasing", not awkward, _first_failures(awkward) or
+                 "no label after a bare preposition, doubled stop, no-op request or singular over two files")
+
+
 CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
 
@@ -798,6 +825,7 @@ def _validate(folder: Path) -> list[Check]:
         check_format_traps(test + shots),
         check_numerals(test + shots),
         check_spelling(test + shots),
+        check_phrasing(test + shots),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),

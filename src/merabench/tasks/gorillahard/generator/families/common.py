@@ -75,9 +75,10 @@ def only(view: View) -> tuple[str, str]:
 
 def ended(text: str) -> str:
     """The text as a finished sentence, so that another may follow (a terse request has no stop;
-    one ending in a quotation gets its stop after it)."""
+    one ending in a quotation gets its stop after it; one ending in a finished sentence in
+    brackets, "(… тот, где …)", has its stop inside them)."""
     text = text.rstrip()
-    return text if text[-1:] in ".?!" else f"{text}."
+    return text if text[-1:] in ".?!" or text[-2:] in (".)", "?)", "!)") else f"{text}."
 
 
 _NUMBER = re.compile(r"\b(\d+)\b")

@@ -285,7 +285,7 @@ SPECS = [
     _spec("warm_cache", "cache.warmup", "cache.stats", "deploy_yaml", [
         "Прогрей кеш сервиса из этого values-файла.",
         "перед распродажей надо прогреть кеш у сервиса, который описан в конфиге, сделаешь?",
-        "Будьте добры, прогрейте кеш сервиса из приложенной конфигурации."], SERVICE),
+        "Будьте добры, прогрейте кеш сервиса из этой конфигурации."], SERVICE),
     _spec("cache_hit_stats", "cache.stats", "cache.warmup", "deploy_yaml", [
         "Как часто сервис из этого конфига попадает в кеш?",
         "Покажи статистику попаданий в кеш для сервиса из values-файла."], SERVICE),
@@ -421,23 +421,23 @@ SPECS = [
         lambda v, q, p: {"path": p, "seconds": number_in(q)},
         lambda rng: {"seconds": count(rng.choice([30, 60, 90, 120]), "секунда", "accs")}),
     _spec("log_checksum", "files.checksum", "files.stat", "app_log", [
-        "Посчитай контрольную сумму приложенного журнала.",
+        "Посчитай контрольную сумму журнала.",
         "Нужна контрольная сумма этого лога, чтобы сверить с копией."], PATH),
     _spec("file_encoding", "files.encoding", "files.stat", "python", [
         "В какой кодировке записан этот файл?",
-        "Определи кодировку приложенного модуля."], PATH),
+        "Определи кодировку модуля."], PATH),
     _spec("module_coverage", "code.coverage", "code.run_tests", "python", [
         "Какое покрытие тестами у этого модуля?",
         "Сколько кода в этом файле покрыто тестами?"], PATH),
     _spec("module_imports", "code.dependencies", "code.lint", "python", [
         "Какие модули импортирует этот файл?",
-        "Перечисли импорты приложенного модуля."], PATH),
+        "Перечисли импорты модуля."], PATH),
     _spec("format_module", "code.format", "code.lint", "python", [
         "Приведи форматирование этого модуля в порядок.",
-        "Отформатируй приложенный файл, пожалуйста."], PATH),
+        "Отформатируй этот файл, пожалуйста."], PATH),
     _spec("table_columns", "table.column_count", "table.row_count", "table", [
         "Сколько столбцов в этой таблице?",
-        "Сколько в приложенной таблице колонок?"], PATH),
+        "Сколько в таблице колонок?"], PATH),
     _spec("table_json", "table.to_json", "table.row_count", "table", [
         "Преобразуй эту таблицу в JSON.",
         "Нужна эта таблица в формате JSON."], PATH),
@@ -451,7 +451,7 @@ SPECS = [
         lambda rng: {"amount": rng.choice([150, 300, 450, 700, 900])}),
     _spec("module_head", "files.head", "files.read_lines", "python", [
         "Покажи первые {lines} этого модуля.",
-        "Выведи первые {lines} приложенного файла."],
+        "Выведи первые {lines} файла."],
         lambda v, q, p: {"path": p, "n": number_in(q)},
         lambda rng: {"lines": count(rng.choice([5, 10, 15, 20]), "строка", "accs")}),
     _spec("module_lines", "files.read_lines", "files.head", "python", [
@@ -474,7 +474,7 @@ SPECS = [
         lambda rng: {"target": rng.choice(["archive/old.log", "cold/app.log", "logs/archive/app.log"])}),
     _spec("upload_table", "storage.upload", "storage.copy", "table", [
         "Загрузи эту таблицу в бакет «{bucket}».",
-        "Положи приложенную таблицу в объектное хранилище, бакет «{bucket}»."],
+        "Положи таблицу в объектное хранилище, бакет «{bucket}»."],
         lambda v, q, p: {"path": p, "bucket": _quoted(q)},
         lambda rng: {"bucket": rng.choice(["reports", "analytics-raw", "exports-2026"])}),
     _spec("table_unique", "table.unique", "table.group_count", "table", [
@@ -557,7 +557,7 @@ SPECS = [
         lambda rng: {"key": rng.choice(["tmp/dump.sql", "old/report-2024.pdf", "cache/index.bin"])}),
     _spec("speech_language", "asr.detect_language", "asr.transcribe_fast", "audio", [
         "На каком языке говорят в этой записи?",
-        "Определи язык речи в приложенном аудио."], PATH),
+        "Определи язык речи в записи."], PATH),
     _spec("speech_speakers", "asr.diarize", "asr.transcribe_fast", "audio", [
         "Раздели эту запись по говорящим.",
         "Кто и когда говорит в записи? Раздели её по участникам."], PATH),

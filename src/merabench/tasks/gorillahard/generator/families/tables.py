@@ -76,7 +76,7 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
         "table_sum_deprecated",
         "catalog",
         "T2_hard",
-        rng.choice((f"Посчитай сумму по столбцу «{column.description}».", f"сумма по «{column.description}»?",
+        rng.choice((f"Посчитай сумму по столбцу «{column.description}».", f"сумма по колонке «{column.description}»?",
                     f"Нужен итог по столбцу «{column.description}», посчитаете?")),
         (table,),
         call("table.sum", path=table.file.path, column=column.name),
@@ -130,7 +130,7 @@ def absent_column(rng: random.Random, table: CorpusFile) -> tuple[str, str | Non
 # one pool for the false premise and its near miss: only the table tells them apart ({stat} in the accusative)
 COLUMN_ASKS = ("Посчитай {stat} по столбцу «{column}».", "Найди {stat} по столбцу «{column}».",
                "Нужно получить {stat} по колонке «{column}».", "Посчитайте, пожалуйста, {stat} в столбце «{column}».",
-               "Дай {stat} по «{column}» из таблицы.", "вычисли {stat} для столбца «{column}»",
+               "Дай {stat} по колонке «{column}» из таблицы.", "вычисли {stat} для столбца «{column}»",
                "Хочу увидеть {stat} по столбцу «{column}» этой таблицы.")
 
 
