@@ -37,6 +37,13 @@ MAX_BACKOFF_S = 60.0
 REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up
 
 
+def jittered_backoff(base_s: float, n: int) -> float:
+    """The n-th wait (1, 2, ...): exponential up to MAX_BACKOFF_S, drawn from its upper half so
+    waits that began together do not end together."""
+    ceiling = min(MAX_BACKOFF_S, base_s * 2 ** (n - 1))
+    return random.uniform(ceiling / 2, ceiling)
+
+
 @dataclass(eq=False)
 class Endpoint:
     url: str
@@ -203,9 +210,7 @@ class EndpointPool:
             self._wake_at_pause_end(now)
 
     def _backoff(self, refusals: int) -> float:
-        """Exponential with full jitter, so replicas' pauses do not end together."""
-        ceiling = min(MAX_BACKOFF_S, self.retry_base_delay_s * 2 ** (refusals - 1))
-        return random.uniform(ceiling / 2, ceiling)
+        return jittered_backoff(self.retry_base_delay_s, refusals)  # replicas' pauses do not end together
 
     def _give_up(self, endpoint: Endpoint, reason: str) -> None:
         endpoint.gave_up = reason

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import random
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -30,7 +29,7 @@ from merabench.jsonio import dumps_kept, loads
 from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.concurrency import headroom
-from merabench.models.endpoints import MAX_BACKOFF_S, Endpoint, EndpointPool
+from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.redaction import redact_url, register_secret, register_url
 from merabench.usage import token_counts
@@ -238,9 +237,7 @@ class OpenAICompatBackend(Backend):
                            f"tokens{hint}")
 
     def _backoff(self, attempt: int) -> float:
-        """Exponential with full jitter, so retrying workers do not arrive together."""
-        ceiling = min(MAX_BACKOFF_S, self.retry_base_delay_s * 2 ** (attempt - 1))
-        return random.uniform(ceiling / 2, ceiling)
+        return jittered_backoff(self.retry_base_delay_s, attempt)  # retrying workers do not arrive together
 
     async def _post(self, endpoint: Endpoint, body: bytes) -> dict[str, Any]:
         url = endpoint_url(endpoint.url, "chat/completions")

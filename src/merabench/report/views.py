@@ -4,8 +4,6 @@ samples record and the data row (None when the data could not be read again)."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,9 +183,3 @@ VIEWS: dict[str, View] = {"sage": SageView(("type",)), "russianregions": Regions
 def view_of(task: str) -> View:
     return VIEWS.get(task, View(()))
 
-
-def failure_counts(classes: Iterable[list[str]]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for found in classes:
-        counts.update(found)
-    return counts
