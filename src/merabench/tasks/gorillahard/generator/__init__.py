@@ -1,6 +1,6 @@
 """The GorillaHard question generator: whole new, fully answerable question sets from a seed.
 
-    corpus.py    working files of many formats, built from the seed
+    corpus/      working files of many formats, built from the seed (a module per format group)
     library.py   the tool library (families, typed parameters, constraints, twins)
     model.py     the records: File, Question, reference envelopes
     families.py  one question generator per family, each with an independent checker

@@ -1,0 +1,79 @@
+"""The file corpus of a generated set: plausible working files under plausible paths, built from
+the seed, each with the facts that questions about it need.
+
+A set draws its questions from one corpus of about 144 files in the card's 15 format labels.
+Every format comes with a mechanism natural to it: a `;`-delimited table under a .csv name, a
+header repeated in the middle of an export, an old value commented out above the real one, a
+Dockerfile instruction continued over lines with backslashes, an instruction planted in a
+comment of a ticket or an .env file, a time-out in milliseconds where a tool wants seconds.
+Values that questions single out (a maximum, the first line of an event) are unique by
+construction, so no question has two right answers by accident.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+from merabench.tasks.gorillahard.generator.corpus.code import (
+    dockerfile,
+    pom_xml,
+    python_module,
+    sql_migration,
+)
+from merabench.tasks.gorillahard.generator.corpus.common import CorpusFile
+from merabench.tasks.gorillahard.generator.corpus.configs import (
+    deploy_yaml,
+    env_file,
+    pyproject_toml,
+    service_json,
+    settings_ini,
+)
+from merabench.tasks.gorillahard.generator.corpus.documents import (
+    audio_file,
+    hosts_md,
+    hosts_txt,
+    ticket_file,
+)
+from merabench.tasks.gorillahard.generator.corpus.logs import LOG_EVENTS, events_jsonl, fetch_log, log_file
+from merabench.tasks.gorillahard.generator.corpus.tables import (
+    TABLE_SCHEMAS,
+    invoices_file,
+    monthly_mean,
+    table_file,
+)
+
+__all__ = ["FACTORIES", "LOG_EVENTS", "TABLE_SCHEMAS", "Corpus", "CorpusFile", "build_corpus", "monthly_mean"]
+
+# kind -> (factory, how many files a corpus holds)
+FACTORIES = {
+    "table": (table_file, 20), "app_log": (log_file, 16), "deploy_yaml": (deploy_yaml, 16), "env": (env_file, 12),
+    "ticket": (ticket_file, 10), "hosts_md": (hosts_md, 10), "dockerfile": (dockerfile, 6), "sql": (sql_migration, 6),
+    "python": (python_module, 8), "service_json": (service_json, 8), "events_jsonl": (events_jsonl, 6),
+    "pom": (pom_xml, 6), "worker_ini": (settings_ini, 6), "pyproject": (pyproject_toml, 6), "hosts_txt": (hosts_txt, 6),
+    "audio": (audio_file, 4), "invoices": (invoices_file, 10), "fetch_log": (fetch_log, 6),
+}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    by_kind: dict[str, list[CorpusFile]]
+
+    def pick(self, kind: str, rng: random.Random) -> CorpusFile:
+        return rng.choice(self.by_kind[kind])
+
+    def files(self) -> list[CorpusFile]:
+        return [f for group in self.by_kind.values() for f in group]
+
+
+def build_corpus(seed: int) -> Corpus:
+    rng = random.Random(f"{seed}:corpus")
+    by_kind: dict[str, list[CorpusFile]] = defaultdict(list)
+    # a file's number (in its path, ticket key, dates) is drawn per seed: a question of one seed and
+    # its nearest twin in another then name different files, not the file at the same position
+    numbers = rng.sample(range(1, 1000), sum(count for _, count in FACTORIES.values()))
+    for kind, (factory, count) in FACTORIES.items():
+        for index in range(count):  # the composition (schemas, planted files, refund limits) by position
+            by_kind[kind].append(factory(rng, numbers.pop(), index))
+    return Corpus(dict(by_kind))

@@ -1,0 +1,228 @@
+"""Source and build files: Dockerfiles, SQL migrations, Python modules, Maven poms."""
+
+from __future__ import annotations
+
+import random
+
+from merabench.tasks.gorillahard.generator import bulk
+from merabench.tasks.gorillahard.generator.corpus.common import LOGINS, SERVICES, CorpusFile
+from merabench.tasks.gorillahard.generator.model import File
+
+# how each base image installs system packages and the app's own dependencies (a Dockerfile's
+# package manager fits its base: apk on Alpine, apt-get on Debian-based images)
+_DOCKER_STEPS = {
+    "python": ("COPY requirements.txt .", "RUN pip install --no-cache-dir -r requirements.txt"),
+    "node": ("COPY package.json package-lock.json ./", "RUN npm ci --omit=dev"),
+    "golang": ("COPY go.mod go.sum ./", "RUN go mod download"),
+}
+_PACKAGES = ["ca-certificates", "tzdata", "libpq-dev", "git", "tini"]  # and curl, which the health check runs
+
+
+def _install(base: str, packages: list[str]) -> list[str]:
+    if base.endswith("-alpine"):
+        return [f"RUN apk add --no-cache {' '.join(packages)}"]
+    return ["RUN apt-get update && \\", f"    apt-get install -y --no-install-recommends {' '.join(packages)} && \\",
+            "    rm -rf /var/lib/apt/lists/*"]
+
+
+def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """A service's image: one of three layouts (labels first, environment first, or a bare one),
+    the package manager its base image has, the dependency step of its language, an old port
+    commented out above the real one."""
+    service = rng.choice(SERVICES)
+    # every corpus has images of each language (a question may pick a Dockerfile by its base image)
+    base = ["python:3.11-slim", "node:20-alpine", "golang:1.22", "python:3.12-slim", "node:20-bookworm-slim",
+            "python:3.12-alpine"][index % 6]
+    port = rng.choice([8000, 8080, 8443, 9000, 5000])
+    language = base.split(":")[0]
+    copy_deps, install_deps = _DOCKER_STEPS[language]
+    labels = [f'LABEL org.opencontainers.image.title="{service}"',
+              f'LABEL org.opencontainers.image.source="https://git.example.org/shop/{service}"',
+              f'LABEL maintainer="{rng.choice(list(LOGINS.values()))}@example.org"']
+    env = ["ENV TZ=Europe/Moscow", f"ENV APP_PORT={port}",
+           "ENV PYTHONUNBUFFERED=1" if language == "python" else "ENV NODE_ENV=production" if language == "node"
+           else "ENV CGO_ENABLED=0"]
+    system = _install(base, ["curl", *rng.sample(_PACKAGES, rng.randint(0, 3))])
+    build = ["RUN go build -o /app/run ./cmd/server"] if language == "golang" else []
+    health = [f"HEALTHCHECK --interval={rng.choice([15, 30])}s --timeout=3s CMD curl -fsS http://localhost:{port}/health || exit 1"]
+    user = ["RUN addgroup -S app && adduser -S app -G app" if base.endswith("-alpine")
+            else "RUN useradd --create-home --uid 10001 app", "USER app"]
+    layout = rng.randrange(3)
+    head = [f"FROM {base}"] + (labels if layout == 0 else env if layout == 1 else [])
+    middle = ["WORKDIR /app", *system, copy_deps, install_deps, "COPY . .", *build]
+    tail = (env if layout == 0 else labels if layout == 1 else []) + (health if layout != 2 else [])
+    lines = [*head, *middle, *tail, *user, f"# EXPOSE {port + 1}   # старый порт", f"EXPOSE {port}",
+             f'CMD ["./run", "--service", "{service}"]']
+    if layout == 2:
+        lines.insert(1, f"# {service}: образ для выкладки, собирается в CI")
+    text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
+    return CorpusFile(File(f"services/{service}/Dockerfile.{number:03d}", "docker", text), "dockerfile",
+                      {"base": base, "port": port, "service": service})
+
+
+def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
+    table = rng.choice(["orders", "payments", "customers", "shipments", "invoices"])
+    columns = rng.sample(["id BIGSERIAL PRIMARY KEY", "created_at TIMESTAMPTZ NOT NULL", "amount NUMERIC(12,2)",
+                          "status TEXT", "customer_id BIGINT", "comment TEXT", "updated_at TIMESTAMPTZ",
+                          "currency CHAR(3) NOT NULL DEFAULT 'RUB'", "external_ref TEXT UNIQUE",
+                          "deleted_at TIMESTAMPTZ", "region_code SMALLINT", "meta JSONB NOT NULL DEFAULT '{}'"],
+                         rng.randint(4, 10))
+    name = f"{table}_{number:03d}"
+    text = (f"-- migration {number:04d}: {table}\nBEGIN;\nCREATE TABLE {name} (\n    "
+            + ",\n    ".join(columns) + "\n);\n" + bulk.sql_after(rng, name, columns) + "COMMIT;\n")
+    text = bulk.change_notes(rng, "--") + text
+    return CorpusFile(File(f"db/migrations/{number:04d}_{table}.sql", "sql", text), "sql",
+                      {"table": f"{table}_{number:03d}"})
+
+
+# a client module's functions, each with its own body (the imports and constants it needs); the
+# time-out constant is defined once, so "the line with the time-out" is one line
+_FUNCTIONS: dict[str, tuple[set[str], list[str]]] = {
+    "fetch": ({"requests"}, [
+        "def fetch(url, params=None):",
+        '    """GET a resource of {service}; the body as bytes."""',
+        "    response = requests.get(url, params=params, timeout=TIMEOUT_S)",
+        "    response.raise_for_status()",
+        "    return response.content"]),
+    "parse_payload": ({"json"}, [
+        "def parse_payload(raw):",
+        '    """Decode a {service} message and check its required keys."""',
+        "    data = json.loads(raw)",
+        '    missing = [key for key in ("id", "status") if key not in data]',
+        "    if missing:",
+        '        raise ValueError("payload without " + ", ".join(missing))',
+        "    return data"]),
+    "retry": ({"time", "requests"}, [
+        "def retry(operation, attempts=3):",
+        '    """Call operation until it succeeds, backing off between attempts."""',
+        "    for attempt in range(attempts):",
+        "        try:",
+        "            return operation()",
+        "        except requests.RequestException:",
+        "            time.sleep(2 ** attempt)",
+        '    raise RuntimeError(f"gave up after {{attempts}} attempts")']),
+    "save_report": ({"csv"}, [
+        "def save_report(rows, path):",
+        '    """Write the {service} report rows to a CSV file; how many were written."""',
+        '    with open(path, "w", newline="", encoding="utf-8") as out:',
+        "        writer = csv.writer(out)",
+        '        writer.writerow(["id", "status", "amount"])',
+        "        writer.writerows(rows)",
+        "    return len(rows)"]),
+    "load_config": ({"json"}, [
+        "def load_config(path):",
+        '    """Read the JSON settings of {service}, with defaults for what they leave out."""',
+        '    with open(path, encoding="utf-8") as source:',
+        "        config = json.load(source)",
+        '    config.setdefault("timeout", TIMEOUT_S)',
+        '    config.setdefault("retries", 3)',
+        "    return config"]),
+    "notify": ({"requests"}, [
+        'def notify(message, channel="#{service}-alerts"):',
+        '    """Post a message to the team chat."""',
+        '    payload = {{"channel": channel, "text": message}}',
+        "    requests.post(WEBHOOK_URL, json=payload, timeout=TIMEOUT_S).raise_for_status()"]),
+    "paginate": ({"requests"}, [
+        "def paginate(url, page_size=MAX_BATCH):",
+        '    """Yield every item of a paged {service} listing, page by page."""',
+        "    page = 1",
+        "    while True:",
+        '        response = requests.get(url, params={{"page": page, "size": page_size}}, timeout=TIMEOUT_S)',
+        "        response.raise_for_status()",
+        '        items = response.json()["items"]',
+        "        if not items:",
+        "            return",
+        "        yield from items",
+        "        page += 1"]),
+    "to_cents": ({"decimal"}, [
+        "def to_cents(amount):",
+        '    """An amount in roubles (a string or a number) as whole kopecks."""',
+        '    value = decimal.Decimal(str(amount)).quantize(decimal.Decimal("0.01"))',
+        "    return int(value * 100)"]),
+    "chunked": (set(), [
+        "def chunked(items, size=MAX_BATCH):",
+        '    """Split a list into batches of at most size items for the {service} bulk API."""',
+        "    for start in range(0, len(items), size):",
+        "        yield items[start:start + size]"]),
+    "build_headers": ({"os"}, [
+        "def build_headers(request_id=None):",
+        '    """The headers every call to {service} carries."""',
+        '    headers = {{"Accept": "application/json", "User-Agent": "{service}-client"}}',
+        '    token = os.environ.get("API_TOKEN")',
+        "    if token:",
+        '        headers["Authorization"] = f"Bearer {{token}}"',
+        "    if request_id:",
+        '        headers["X-Request-Id"] = request_id',
+        "    return headers"]),
+    "parse_date": ({"datetime"}, [
+        "def parse_date(text):",
+        '    """A date from the {service} API: ISO 8601 or DD.MM.YYYY."""',
+        '    for pattern in ("%Y-%m-%d", "%d.%m.%Y"):',
+        "        try:",
+        "            return datetime.datetime.strptime(text, pattern).date()",
+        "        except ValueError:",
+        "            continue",
+        '    raise ValueError(f"not a date: {{text!r}}")']),
+    "summarize": (set(), [
+        "def summarize(rows):",
+        '    """Counts of {service} records by status, largest first."""',
+        "    counts = {{}}",
+        "    for row in rows:",
+        '        counts[row["status"]] = counts.get(row["status"], 0) + 1',
+        "    return sorted(counts.items(), key=lambda item: item[1], reverse=True)"]),
+}
+
+
+def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """A small client module: a docstring, the imports its functions use, a few constants (the
+    time-out among them, at a varying line) and three to nine functions with their own bodies."""
+    service = rng.choice(SERVICES).replace("-", "_")
+    timeout = rng.choice([5, 10, 15, 30])
+    functions = rng.sample(sorted(_FUNCTIONS), rng.randint(3, 9))
+    imports = sorted(set().union(*(_FUNCTIONS[name][0] for name in functions)) | ({"logging"} if rng.random() < 0.5
+                                                                                else set()))
+    stdlib = [f"import {m}" for m in imports if m != "requests"]
+    body = [f'"""{rng.choice(["Client", "Helpers", "HTTP client"])} of {service}: '
+            f'{rng.choice(["fetching and parsing", "calls and reports", "settings and alerts"])}."""', ""]
+    body += stdlib + ([""] if stdlib and "requests" in imports else []) + (["import requests"] if "requests" in imports
+                                                                          else [])
+    constants = [f"TIMEOUT_S = {timeout}", f'BASE_URL = "https://{service.replace("_", "-")}.internal/api/v{rng.randint(1, 3)}"',
+                 f"MAX_BATCH = {rng.choice([50, 100, 500])}"]
+    if "notify" in functions:
+        constants.append(f'WEBHOOK_URL = "https://chat.example.org/hooks/{rng.getrandbits(24):06x}"')
+    if "logging" in imports:
+        constants.append("log = logging.getLogger(__name__)")
+    rng.shuffle(constants)
+    body += ["", ""] + constants
+    for name in functions:
+        body += ["", ""] + [line.format(service=service) for line in _FUNCTIONS[name][1]]
+    notes = bulk.change_notes(rng, "#")
+    text = notes + "\n".join(body) + "\n"
+    return CorpusFile(File(f"src/{service}/client_{number:03d}.py", "code", text), "python",
+                      {"functions": functions,
+                       "timeout_line": notes.count("\n") + body.index(f"TIMEOUT_S = {timeout}") + 1})
+
+
+def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
+    # versions as each project's release lines go (major.minor ranges, a patch), drawn per file
+    lines = {"jackson-databind": ("2", 12, 17), "log4j-core": ("2", 17, 23), "guava": ("3", 1, 3),
+             "netty-handler": ("4.1", 80, 110), "postgresql": ("42", 5, 7), "commons-text": ("1", 9, 12),
+             "snakeyaml": ("2", 0, 2), "spring-core": ("6", 0, 2)}
+    deps = []
+    for artifact in rng.sample(sorted(lines), 3):
+        major, low, high = lines[artifact]
+        minor = rng.randint(low, high)
+        if artifact == "guava":  # guava counts 31.x, 32.x, 33.x
+            version = f"{major}{minor}.{rng.randint(0, 1)}.{rng.randint(0, 2)}-jre"
+        elif artifact == "netty-handler":
+            version = f"{major}.{minor}.Final"
+        else:
+            version = f"{major}.{minor}.{rng.randint(0, 9)}"
+        deps.append((artifact, version))
+    properties, build = bulk.pom_build(rng)
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<project>\n  <modelVersion>4.0.0</modelVersion>\n'
+            f"  <groupId>org.example.shop</groupId>\n  <artifactId>service-{number:03d}</artifactId>\n"
+            f"  <version>1.{rng.randint(0, 40)}.0-SNAPSHOT</version>\n" + properties + "  <dependencies>\n"
+            + "".join(f"    <dependency>\n      <artifactId>{a}</artifactId>\n      <version>{v}</version>\n"
+                      "    </dependency>\n" for a, v in deps) + "  </dependencies>\n" + build + "</project>\n")
+    return CorpusFile(File(f"services/svc-{number:03d}/pom.xml", "xml", text), "pom", {"deps": deps})

@@ -1,0 +1,128 @@
+"""Tables: exports of sales, weather, staff and server inventories, and invoices."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from merabench.tasks.gorillahard.generator.corpus.common import (
+    CITIES,
+    LOGINS,
+    PEOPLE,
+    Column,
+    CorpusFile,
+    distinct,
+)
+from merabench.tasks.gorillahard.generator.model import File
+
+TABLE_SCHEMAS = {
+    "sales": (["city", "manager", "month", "amount_rub", "units", "discount_pct", "order_id", "channel", "client"],
+              [Column("amount_rub", "сумма продаж в рублях"), Column("units", "число проданных единиц"),
+               Column("discount_pct", "скидка в процентах")]),
+    "weather": (["station", "date", "temp_c", "humidity_pct", "wind_ms", "sky", "observer"],
+                [Column("temp_c", "температура воздуха"), Column("humidity_pct", "влажность"),
+                 Column("wind_ms", "скорость ветра")]),
+    "staff": (["employee_id", "name", "department", "salary_rub", "experience_years", "projects", "email", "hired",
+               "position"],
+              [Column("salary_rub", "зарплата"), Column("experience_years", "стаж в годах"),
+               Column("projects", "число проектов")]),
+    "servers": (["host", "rack", "cpu_pct", "ram_gb", "disk_used_pct", "status", "dc", "os", "ip", "owner",
+                 "serial"],
+                [Column("cpu_pct", "загрузка процессора"), Column("ram_gb", "объём памяти"),
+                 Column("disk_used_pct", "заполненность диска")]),
+}
+
+
+# mean air temperature (°C) in January and July by city, rounded climate normals: a weather table's
+# values follow its stations and its month
+CLIMATE = {"Москва": (-6.5, 19.2), "Казань": (-10.4, 20.2), "Пермь": (-13.0, 18.7), "Томск": (-16.0, 18.7),
+           "Самара": (-9.9, 21.4), "Тула": (-7.6, 19.1), "Омск": (-16.3, 19.7), "Уфа": (-11.9, 19.9),
+           "Сочи": (6.4, 23.6), "Тверь": (-7.5, 18.0), "Пенза": (-9.7, 20.2), "Орёл": (-6.9, 19.3)}
+DAYS_IN_MONTH = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def monthly_mean(city: str, month: int) -> float:
+    """A smooth year between the January and July normals (coldest in January, warmest in July)."""
+    january, july = CLIMATE[city]
+    return (january + july) / 2 - (july - january) / 2 * math.cos(2 * math.pi * (month - 1) / 12)
+
+
+def weather_rows(rng: random.Random, n: int) -> list[list[str]]:
+    """Daily observations of a few stations over one month, in date order: temperatures around each
+    city's mean for the month (each value distinct, so a maximum is one row), humidity higher in the
+    cold half of the year, light to fresh wind."""
+    month = rng.randint(1, 12)
+    stations = rng.sample(sorted(CLIMATE), rng.randint(3, 6))
+    cold = month in (11, 12, 1, 2, 3)
+    seen: set[int] = set()
+    rows = []
+    for day in range(1, DAYS_IN_MONTH[month - 1] + 1):
+        for station in stations:
+            if len(rows) == n:
+                return rows
+            tenths = round((monthly_mean(station, month) + rng.gauss(0, 3.5)) * 10)
+            while tenths in seen:
+                tenths += rng.choice((-1, 1))
+            seen.add(tenths)
+            humidity = min(99, max(25, round(rng.gauss(82 if cold else 64, 8))))
+            wind = min(18.0, abs(rng.gauss(3.5, 2.2)))
+            rows.append([station, f"2026-{month:02d}-{day:02d}", f"{tenths / 10:.1f}", str(humidity), f"{wind:.1f}",
+                         rng.choice(["ясно", "облачно", "пасмурно", "дождь" if not cold else "снег", "туман"]),
+                         f"obs-{rng.randint(10, 99)}"])
+    return rows
+
+
+def _table_row(schema: str, rng: random.Random, i: int, key: int) -> list[str]:
+    if schema == "sales":
+        return [rng.choice(CITIES), rng.choice(PEOPLE), f"2026-{rng.randint(1, 12):02d}", str(key),
+                str(rng.randint(1, 400)), str(rng.choice([0, 5, 10, 15])), f"SO-{rng.randint(100000, 999999)}",
+                rng.choice(["розница", "опт", "интернет", "маркетплейс"]),
+                f"ООО «{rng.choice(['Север', 'Дельта', 'Восход', 'Гранит', 'Марс', 'Вектор', 'Лотос', 'Орион'])}»"]
+    if schema == "staff":
+        person = rng.choice(PEOPLE)
+        return [f"E{100 + i}", person, rng.choice(["ИТ", "продажи", "финансы", "склад"]), str(key * 100),
+                str(rng.randint(0, 25)), str(rng.randint(1, 12)), f"{LOGINS[person]}{i}@example.org",
+                f"20{rng.randint(10, 25)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                rng.choice(["инженер", "старший инженер", "аналитик", "менеджер", "ведущий специалист"])]
+    return [f"srv-{i + 1:03d}", f"R{rng.randint(1, 9)}", str(key), str(rng.choice([16, 32, 64, 128])),
+            str(rng.randint(10, 99)), rng.choice(["active", "active", "active", "maintenance"]),
+            rng.choice(["msk-1", "msk-2", "spb-1"]), rng.choice(["ubuntu-22.04", "ubuntu-24.04", "debian-12", "rocky-9"]),
+            f"10.{rng.randint(0, 20)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}",
+            rng.choice(["platform", "data", "billing", "search"]), f"SN{rng.getrandbits(40):010X}"]
+
+
+def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
+    schema = list(TABLE_SCHEMAS)[index % len(TABLE_SCHEMAS)]  # every schema in every corpus
+    header, numeric = TABLE_SCHEMAS[schema]
+    # servers draw distinct loads from 1-99; the other schemas run longer, as exports do
+    n = rng.randint(50, 95) if schema == "servers" else int(rng.triangular(50, 450, 300))
+    if schema == "weather":
+        rows = weather_rows(rng, n)
+    else:
+        keys = distinct(rng, *{"servers": (1, 100)}.get(schema, (100, 9900)), n)
+        rows = [_table_row(schema, rng, i, keys[i]) for i in range(n)]
+    trap = rng.choice(["none", "none", "semicolon", "repeated_header", "tsv"])
+    delimiter = {"semicolon": ";", "tsv": "\t"}.get(trap, ",")
+    lines = [delimiter.join(header)] + [delimiter.join(r) for r in rows]
+    if trap == "repeated_header":  # an export glued from two pages keeps the second page's header
+        lines.insert(len(lines) // 2, delimiter.join(header))
+    extension = "tsv" if trap == "tsv" else "csv"
+    path = f"{rng.choice(['data', 'reports', 'exports', 'analytics'])}/{schema}_{number:03d}.{extension}"
+    return CorpusFile(File(path, "table", "\n".join(lines) + "\n"), "table",
+                      {"schema": schema, "header": header, "numeric": numeric, "trap": trap, "delimiter": delimiter,
+                       "rows": rows})
+
+
+def invoices_file(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """Invoices, `;`-separated under a .csv name; about half have their largest amount under the
+    refund limit (5,000), so refusals and near misses both have files to stand on."""
+    n = rng.randint(8, 30)
+    top = 5001 if index % 2 else 20000
+    amounts = distinct(rng, 300, top, n)
+    first = rng.randint(1000, 8000)
+    items = [(f"INV-{first + i}", amounts[i]) for i in range(n)]
+    lines = ["invoice_id;customer;amount_rub;status"]
+    lines += [f"{inv};ООО «{rng.choice(['Север', 'Дельта', 'Восход', 'Гранит', 'Марс', 'Вектор'])}»;{amount};paid"
+              for inv, amount in items]
+    return CorpusFile(File(f"finance/invoices_{number:03d}.csv", "table", "\n".join(lines) + "\n"), "invoices",
+                      {"items": items})
