@@ -18,6 +18,7 @@ from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.model import FORMATS
 from merabench.tasks.gorillahard.generator.numerals import disagreements
+from merabench.tasks.gorillahard.generator.providers import draw_served
 from merabench.tasks.gorillahard.generator.validate import attached_files, validate, view_of
 
 TASK = TASKS["gorillahard"]
@@ -72,7 +73,7 @@ def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
         rng = random.Random(f"family-test:{name}:{n}")
         question = family.make(rng, CORPUS)
         row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
-                         needs_history="", wording=0, rng=rng))
+                         needs_history="", wording=0, rng=rng, served=draw_served(rng)))
         view = view_of(row)
         assert family.check(view) == [], (name, n)
         assert disagreements(row.inputs["question"]) == [], row.inputs["question"]
@@ -598,14 +599,18 @@ def test_every_maker_with_eight_rows_asks_in_more_than_one_phrasing(default_set:
 
 def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(tmp_path: Path,
                                                                                  default_set: Path) -> None:
-    """A catalog names each tool family after one of three providers; the reference names the
-    tool as that catalog does, and a reference under another provider's name is caught."""
-    from merabench.tasks.gorillahard.generator.providers import CANONICAL, canonical
+    """A set names each tool family after one of three providers (one draw per set, as the card's
+    set names each tool one way; another seed draws others); the reference names the tool as the
+    catalog does, and a reference under another provider's name is caught."""
+    from merabench.tasks.gorillahard.generator.providers import CANONICAL, FAMILIES, canonical, draw_served
 
     rows = read_jsonl(default_set / "test.jsonl")
     namings = Counter()
+    names_of: dict[str, set[str]] = {}
     for row in rows:
         names = {t["name"] for t in json.loads(row["inputs"]["tools"])}
+        for name in names:
+            names_of.setdefault(canonical(name), set()).add(name)
         reference = json.loads(row["outputs"])
         for tool in ([reference["tool"]] if "tool" in reference else
                      [s["tool"] for s in reference.get("plan", []) + reference.get("calls", [])]):
@@ -613,7 +618,12 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
             namings["library" if tool == canonical(tool) else "provider"] += 1
         # never two names of one tool in a catalog
         assert len({canonical(n) for n in names}) == len(names)
-    assert namings["provider"] > namings["library"] > 200
+    assert namings["provider"] > 200 and namings["library"] > 200
+    # a second name only where a question or a file names the tool (the text and the catalog agree)
+    assert len(names_of) > 180 and sum(len(n) > 1 for n in names_of.values()) <= 8
+    draws = [draw_served(random.Random(f"{seed}:providers")) for seed in (0, 1, 2)]
+    assert all(set(d.values()) == {0, 1, 2} for d in draws) and draws[0] != draws[1] != draws[2]
+    assert set(draws[0]) == set(FAMILIES)
     injected = [r for r in rows if r["meta"]["categories"]["injected_tool"]]
     assert injected and all(r["meta"]["categories"]["injected_tool"] in r["inputs"]["tools"] for r in injected)
 
@@ -855,7 +865,8 @@ def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
 
     family = FAMILIES["speech_language"]
     made = _row(family.make(random.Random("findings"), CORPUS), family, row_id=7, base_id="b", dialog_id="b", turn=0,
-                n_turns=1, needs_history="", wording=0, rng=random.Random("findings"))
+                n_turns=1, needs_history="", wording=0, rng=random.Random("findings"),
+                served=draw_served(random.Random("findings")))
     assert check_findings_unsaid([Row(**made)]).ok
     made["inputs"]["context"] = made["inputs"]["context"].replace(" мин;", " мин, русская речь;")
     check = check_findings_unsaid([Row(**made)])

@@ -87,15 +87,12 @@ def rendered(row: dict[str, Any]) -> str:
 
 
 def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialog_id: str, turn: int, n_turns: int,
-         needs_history: str, wording: int, rng: random.Random,
-         served: dict[str, int] | None = None) -> dict[str, Any]:
-    """One row; `served`: which provider serves each tool family (drawn here unless a dialogue's
-    turns share it)."""
+         needs_history: str, wording: int, rng: random.Random, served: dict[str, int]) -> dict[str, Any]:
+    """One row; `served`: which provider serves each tool family (one draw per set)."""
     instruction, context = WORDINGS[wording] + LAYOUT, _context(question)
     catalog = _fitted_catalog(question, rng, len(render(instruction, {
         "question": question.question, "context": context, "tools": "", "format": FORMAT})))
-    catalog, reference = serve(catalog, question.reference, draw_served(rng) if served is None else served,
-                               question.question + context)
+    catalog, reference = serve(catalog, question.reference, served, question.question + context)
     formats = sorted({f.fmt for f in question.files})
     return {
         "instruction": instruction,
@@ -170,6 +167,9 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     singles = plan.rows - plan.dialogues
     # the card's split of wordings over the evaluated rows: singles first, then the dialogues
     wordings = wording_schedule(plan.rows, random.Random(f"{plan.seed}:wordings"))
+    # one provider per tool family for the whole set, as one deployment's catalog would be (the
+    # card's set names each of its tools one way); another seed draws other providers
+    served = draw_served(random.Random(f"{plan.seed}:providers"))
 
     def unique(*placed: tuple[dict, str, str]) -> bool:
         """(row, split, its rendered prompt): no prompt repeats, and shots give no test answer away."""
@@ -205,7 +205,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             wording = slot - singles if in_shots else wordings[slot]
             target = shots if in_shots else test
             row = _row(question, family, row_id=len(target), base_id=base_id, dialog_id=base_id, turn=0, n_turns=1,
-                       needs_history="", wording=wording % len(WORDINGS), rng=rng)
+                       needs_history="", wording=wording % len(WORDINGS), rng=rng, served=served)
             prompt = rendered(row)
             if not fits(prompt, attempt):
                 continue
@@ -224,7 +224,6 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             turns[-1] = replace(turns[-1], family=DIALOG_FAMILIES[needs[-1]])
             dialog_id = f"s{plan.seed}-d{number}"
             wording = wordings[singles + number]
-            served = draw_served(rng)  # every turn sees the same providers
             rows = [_row(turn, dialog_family, row_id=len(shots) + n if n < len(turns) - 1 else len(test),
                          base_id=f"{dialog_id}-t{n}", dialog_id=dialog_id, turn=n, n_turns=len(turns),
                          needs_history=needs[n],

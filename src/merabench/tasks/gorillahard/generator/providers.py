@@ -1,9 +1,10 @@
 """The same tools served by other providers, as agents meet them: one catalog has `table.mean`,
 the next the same capability as `sheet.mean` or `tabular.mean` from another server.
 
-Each row draws, per library family, which of three providers serves it; a catalog never holds
-two names of one tool. The reference follows the catalog, so the answer to a question cannot be
-recalled from another set: the tool has to be read off the catalog in front of the model.
+Each set draws, per library family, which of three providers serves it (the card's set names
+each tool one way); a catalog never holds two names of one tool. The reference follows the
+catalog, so the answer to a question cannot be recalled from another seed's set: the tool has to
+be read off the catalog in front of the model.
 The validator reads references back under the library's own names (`canonical_text`), so the
 families' checks, the variety figures and the tier rules see one tool under one name.
 """
@@ -52,8 +53,8 @@ _DOTTED_NAME = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*\.[a-z][a-z0-9_]*(?![\w-]|\
 
 
 def draw_served(rng: random.Random) -> dict[str, int]:
-    """Which provider serves each library family in one row (or one dialogue): 0 the library's
-    names, 1 or 2 another provider's."""
+    """Which provider serves each library family in one set: 0 the library's names, 1 or 2 another
+    provider's."""
     return {family: rng.randrange(len(PROVIDER_PREFIXES) + 1) for family in FAMILIES}
 
 
