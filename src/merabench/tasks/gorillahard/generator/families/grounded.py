@@ -167,8 +167,14 @@ class Spec:
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
-        return build_question(self.name, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
+        return build_question(self.label, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
                               self.twin, facts={"which": which})
+
+    @property
+    def label(self) -> str:
+        """The row's family label: grounded requests over one kind of file form one family, as the
+        card counts families (66, not one per tool); the maker keeps the spec's name."""
+        return f"grounded_{self.kind}"
 
     def _args(self, text: str, question: str, path: str) -> dict[str, Any] | None:
         """The arguments for this file, or None when the file lacks a value they need."""
