@@ -1,0 +1,227 @@
+"""The commands around a run: generate and validate GorillaHard sets, submission, export, report,
+compare and tasks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from merabench.cli_app import _stderr, _stdout, app, escape, say
+from merabench.datasource import load_task_data
+from merabench.errors import ConfigError
+from merabench.report.html import write_report
+from merabench.tasks import TASKS, get_task
+
+#: the largest set `generate` makes (about 8.5 times the card's; it is built in memory, ~26 KB a row)
+MAX_GENERATED_ROWS = 10_000
+
+
+def _generator_task(task: str) -> None:
+    if get_task(task).name != "gorillahard":
+        raise ConfigError(f"only gorillahard has a question generator, not {task}")
+
+
+@app.command()
+def generate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for test.jsonl, shots.jsonl, manifest.json")],
+    seed: Annotated[int, typer.Option(help="a new seed gives a new set; the same seed, the same bytes")] = 0,
+    rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
+                                      help="evaluated rows, dialogue turns included")] = 1169,
+    dialogues: Annotated[int, typer.Option(min=0, help="two-turn dialogues among the rows")] = 30,
+) -> None:
+    """Generate a fresh GorillaHard-style question set."""
+    _generator_task(task)
+    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+
+    if dialogues >= rows:
+        raise ConfigError("--dialogues must be fewer than --rows")
+    started = time.monotonic()
+    try:
+        test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    _stderr().print(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
+                  f"check it with: merabench validate {task} {out_dir}")
+
+
+@app.command()
+def validate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    folder: Annotated[Path, typer.Argument(help="a folder with test.jsonl and shots.jsonl")],
+    audit: Annotated[bool, typer.Option(help="also print the set's variety and the shortcut baselines' scores "
+                                             "(against a set of the next seed)")] = False,
+) -> None:
+    """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
+    _generator_task(task)
+    from merabench.tasks.gorillahard.generator.validate import validate as run_checks
+
+    checks = run_checks(folder)
+    for check in checks:
+        mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
+        _stdout().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
+    if audit:
+        from merabench.tasks.gorillahard.generator.audit import audit_lines
+
+        for line in audit_lines(folder):
+            _stdout().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
+    failed = [c.name for c in checks if not c.ok and c.enforced]
+    if failed:
+        _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
+        raise typer.Exit(1)
+
+
+@app.command()
+def submission(
+    run_dir: Annotated[Path | None, typer.Option("--run", help="a `merabench run` folder to package")] = None,
+    out_zip: Annotated[Path, typer.Option("--out", help="the ZIP to write, or to check with --check")] = Path(
+        "submission.zip"),
+    check: Annotated[bool, typer.Option(help="only check --out against the format (and --data's test ids)")] = False,
+    data: Annotated[str | None, typer.Option(help="bundled | hub | PATH: check ids against this test split")] = None,
+    allow_incomplete: Annotated[bool, typer.Option(help="package a run with missing tasks or rows anyway")] = False,
+) -> None:
+    """Write a MERA submission ZIP from a run folder, or check one."""
+    from merabench.submission import check_submission, write_submission
+
+    if not check:
+        if run_dir is None:
+            raise ConfigError("--run DIR is needed to write a submission (or pass --check)")
+        counts, incomplete = write_submission(run_dir, out_zip, allow_incomplete=allow_incomplete)
+        say(f"wrote {out_zip}: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
+        for problem in incomplete:
+            say(f"incomplete (--allow-incomplete): {problem}")
+    expected = None
+    if data is not None:
+        expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
+    found = check_submission(out_zip, expected)
+    if not check and allow_incomplete:
+        found = [p for p in found if not p.endswith(": missing") and "missing (first" not in p]
+    for problem in found:
+        say(f"problem: {problem}")
+    if found:
+        raise typer.Exit(1)
+    say(f"{out_zip}: the format is right, " + ("and every test row is there" if expected else
+        "with every task; rows were not checked against a test split (--data hub|PATH does that)"))
+
+
+@app.command()
+def export(
+    kind: Annotated[str, typer.Argument(help="the format: lmeval (lm-evaluation-harness 0.4 logs)")],
+    run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")],
+    out: Annotated[Path, typer.Option(help="the folder to write results_<stamp>.json and samples_<task>_<stamp>.jsonl")],
+    allow_incomplete: Annotated[bool, typer.Option(help="export a run with failed or unasked rows, leaving them out")] = False,
+) -> None:
+    """Write a finished run's logs in another tool's format (lmeval: what lm-eval and MERA's packer read)."""
+    if kind != "lmeval":
+        raise ConfigError(f"unknown export format '{kind}'; known: lmeval")
+    from merabench.lmeval import export_lmeval
+
+    written, left_out = export_lmeval(run_dir, out, allow_incomplete=allow_incomplete)
+    for path in written:
+        say(f"wrote {path}")
+    for problem in left_out:
+        say(f"left out (--allow-incomplete): {problem}")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")]) -> None:
+    """Write (again) the self-contained report.html of a run or score folder."""
+    if not (run_dir / "results.json").exists():
+        raise ConfigError(f"{run_dir} has no results.json")
+    _stderr().print(f"wrote {write_report(run_dir)}")
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="two run or score folders (a paired comparison), or more "
+                                                     "(a leaderboard)")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="also write the comparison here")] = None,
+    html_out: Annotated[Path | None, typer.Option("--html", help="also write the leaderboard as a self-contained "
+                                                                 "page here")] = None,
+) -> None:
+    """Two runs: second minus first per metric, in the metric's own unit, with 95 % paired bootstrap
+    intervals. More runs: a leaderboard of their headline metrics. Only rows whose content is equal
+    in every run are compared."""
+    from merabench.compare import compare_runs, leaderboard, to_json
+
+    if len(runs) < 2:
+        raise ConfigError("compare needs at least two run folders")
+    if len(runs) == 2:
+        result = compare_runs(runs[0], runs[1])
+        _print_paired(result)
+    else:
+        result = leaderboard(runs)
+        _print_leaderboard(result)
+    if html_out is not None:
+        from merabench.report.leaderboard import render
+        from merabench.samples import write_atomic
+
+        write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
+        say(f"wrote {html_out}")
+    if json_out is not None:
+        from merabench.samples import write_atomic
+
+        write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
+
+
+def _print_paired(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from merabench.compare import headline_first
+
+    table = Table(title=f"{result['second']} minus {result['first']}", title_justify="left")
+    for column in ("task", "metric", "unit", "first", "second", "difference", "95 % interval", "units",
+                   "second better", "first better"):
+        table.add_column(column, justify="left" if column in ("task", "metric", "unit") else "right")
+    for task, metrics in result["tasks"].items():
+        for n, name in enumerate(headline_first(task, metrics)):
+            m = metrics[name]
+            significant = m["low"] > 0 or m["high"] < 0
+            table.add_row(task if n == 0 else "", name, m["unit"], f"{m['first']:.4f}", f"{m['second']:.4f}",
+                          f"{m['difference']:+.4f}" + (" *" if significant else ""),
+                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]),
+                          "" if m["second_better"] is None else str(m["second_better"]),
+                          "" if m["first_better"] is None else str(m["first_better"]))
+    _stdout().print(table)
+    _stdout().print("* the interval excludes 0")
+    for note in result["notes"]:
+        say(f"note: {note}")
+
+
+def _print_leaderboard(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from merabench.report.leaderboard import cell_text, versus_best
+
+    for name, task in result["tasks"].items():
+        metrics = [m.name for m in TASKS[name].metrics if any(m.name in r["metrics"] for r in task["runs"])]
+        table = Table(title=f"{name}: {task['rows']} rows shared by every run, ranked by {task['ranked_by']}",
+                      title_justify="left")
+        for column in ("rank", "run", "model", "data", *metrics):
+            table.add_column(column, justify="left" if column in ("run", "model", "data") else "right")
+        for run in task["runs"]:
+            cells = [f"{cell_text(c)}\n{versus_best(c)}" if (c := run["metrics"].get(m)) else "—" for m in metrics]
+            table.add_row(str(run.get("rank", "")), escape(run["folder"]), escape(run["model"]), escape(run["data"]),
+                          *(escape(c) for c in cells))
+        _stdout().print(table)
+    _stdout().print("each value with its 95 % interval; under it the paired difference from the best run "
+                    "(*: its interval excludes 0)")
+    for note in result["notes"]:
+        say(f"note: {note}")
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the tasks with their data sources and metrics."""
+    for t in TASKS.values():
+        _stdout().print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
+        if t.uses_judge:
+            _stdout().print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
+        _stdout().print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
+                  "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
+        for m in t.metrics:
+            _stdout().print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
+        _stdout().print()
