@@ -6,6 +6,7 @@ import json
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -648,9 +649,9 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     from merabench.tasks.gorillahard.generator.library import TOOLS
 
     rows = read_jsonl(default_set / "test.jsonl")
-    withheld = [r for r in rows if r["meta"]["derivation"].get("request")]
-    assert all(r["meta"]["derivation"]["maker"] == "abstain_no_tool" for r in withheld)
-    assert len(withheld) > 40
+    withheld = [r for r in rows if r["meta"]["derivation"].get("request") and "abstain" in json.loads(r["outputs"])]
+    assert all(r["meta"]["derivation"]["maker"].endswith(":tool_absent") for r in withheld)
+    assert len(withheld) > 20
     # the same words as call rows of the same request (the sentence saying which file, a greeting
     # or a thanks aside)
     def request(row: dict) -> str:
@@ -662,14 +663,14 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     victim = {}
 
     def add_the_tool(test, shots):
-        row = next(r for r in test if r["meta"]["derivation"].get("request"))
+        row = next(r for r in test if r["meta"]["derivation"].get("request") and "abstain" in json.loads(r["outputs"]))
         tool = withheld_tools(WITHHELD_SPECS[row["meta"]["derivation"]["request"]])[0]
-        victim["id"], victim["tool"] = row["meta"]["id"], tool
+        victim["id"], victim["tool"], victim["maker"] = row["meta"]["id"], tool, row["meta"]["derivation"]["maker"]
         catalog = json.loads(row["inputs"]["tools"])
         row["inputs"]["tools"] = json.dumps(catalog[:-1] + [TOOLS[tool]], ensure_ascii=False)
 
     problems = failed(copy_set(default_set, tmp_path / "s", add_the_tool))
-    assert f"row {victim['id']} (abstain_no_tool): the catalog can serve the request: ['{victim['tool']}']" in \
+    assert f"row {victim['id']} ({victim['maker']}): the catalog can serve the request: ['{victim['tool']}']" in \
         problems["derived_quantities"]
 
 
@@ -690,14 +691,14 @@ def test_a_set_the_nearest_question_of_another_seed_solves_is_caught(default_set
 def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_caught(tmp_path: Path,
                                                                                        default_set: Path) -> None:
     rows = read_jsonl(default_set / "test.jsonl")
-    by_figure = [r for r in rows if r["meta"]["derivation"]["maker"] in ("near_miss_decommission",
-                                                                          "abstain_policy_server")
+    by_figure = [r for r in rows if r["meta"]["derivation"]["maker"] in ("near_miss_decommission:decommission",
+                                                                          "abstain_policy_server:decommission")
                  and "стойк" in r["inputs"]["question"]]
-    assert len(by_figure) > 10 and all("srv-" not in r["inputs"]["question"] for r in by_figure)
+    assert len(by_figure) > 4 and all("srv-" not in r["inputs"]["question"] for r in by_figure)
     victim = {}
 
     def other_server(test, shots):  # the question now names the rack's server at the other extreme
-        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_decommission"
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_decommission:decommission"
                    and "стойк" in r["inputs"]["question"])
         victim["id"] = row["meta"]["id"]
         rack = re.search(r"стойк[еи] (R\d+)", row["inputs"]["question"]).group(1)
@@ -705,7 +706,8 @@ def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_c
         row["inputs"]["question"] = f"Выведи из эксплуатации самый загруженный по {figure} сервер в стойке {rack}."
 
     problems = failed(copy_set(default_set, tmp_path / "s", other_server))
-    assert f"row {victim['id']} (near_miss_decommission): the question points at" in problems["derived_quantities"]
+    assert f"row {victim['id']} (near_miss_decommission:decommission): the question points at" in \
+        problems["derived_quantities"]
 
 
 def test_a_manifest_whose_plan_cannot_be_made_fails_the_nearest_check_without_a_crash(tmp_path: Path,
@@ -723,7 +725,7 @@ def test_a_refusal_blaming_a_limit_the_files_do_not_break_is_caught(tmp_path: Pa
     victim = {}
 
     def refuse_within_the_limit(test, shots):
-        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_refund")
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] == "near_miss_refund:refund_top")
         call = json.loads(row["outputs"])
         victim["id"], victim["tool"] = row["meta"]["id"], call["tool"]
         row["outputs"] = json.dumps({"abstain": True, "reason": (
@@ -915,3 +917,77 @@ def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, fou
     assert not check.ok and f"row 4: {found}" in check.detail
     assert check_phrasing([row("Посчитай медиану по столбцу «влажность». Файла два: бери тот, где строк больше.")]).ok
     assert ended("Возьми тот. (Из двух файлов — тот, где больше.)").endswith(".)")
+
+
+def test_refusals_spread_over_mechanisms_each_with_near_misses_and_a_missing_one_is_caught(
+        tmp_path: Path, default_set: Path) -> None:
+    """Every refusal kind (a limit after counting, a column under no spelling, a contradicted
+    premise, a tool under no name) has refusals and near misses in a default set, no mechanism
+    over 40 % of a family; a set whose near misses of a kind are gone fails the check."""
+    from merabench.tasks.gorillahard.generator.families.refusals import KINDS, SPREAD
+
+    rows = read_jsonl(default_set / "test.jsonl")
+    spread: dict[str, Counter] = {}
+    for row in rows:
+        if row["meta"]["categories"]["family"] in SPREAD:
+            spread.setdefault(row["meta"]["categories"]["family"], Counter())[row["meta"]["derivation"]["mechanism"]] += 1
+    assert set(spread) == set(SPREAD)
+    assert all(max(c.values()) <= 0.4 * sum(c.values()) + 0.5 and len(c) >= 3 for c in spread.values()), spread
+    assert "refusal_mechanisms" not in failed(default_set)
+
+    def near_misses_to_refusals(test, shots):  # the column kind's near misses turned into refusals
+        for row in test:
+            if row["meta"]["derivation"].get("mechanism") in KINDS["absent_column"] and \
+                    "abstain" not in json.loads(row["outputs"]):
+                row["outputs"] = json.dumps({"abstain": True, "reason": "нет столбца"}, ensure_ascii=False)
+                row["meta"]["categories"]["answer_kind"] = "abstain"
+
+    problems = failed(copy_set(default_set, tmp_path / "s", near_misses_to_refusals))
+    assert "no near miss row of absent_column" in problems["refusal_mechanisms"]
+    assert "derived_quantities" in problems  # and the column check sees the headers hold it
+
+
+def test_each_refusal_mechanisms_check_decides_from_the_file_not_the_reference() -> None:
+    """The refusal and the near miss of one mechanism differ by the file (or catalog) alone: each
+    check, fed a row with the other side's reference, says why the file calls for the other."""
+    from merabench.tasks.gorillahard.generator.families.refusals import MECHANISMS
+
+    for name, mechanism in MECHANISMS.items():
+        for refuse in (True, False):
+            for n in range(6):
+                rng = random.Random(f"mechanism:{name}:{refuse}:{n}")
+                question = replace(mechanism.make(rng, CORPUS, refuse), family="f", lever="no_tool",
+                                   difficulty="T3_expert")
+                family = FAMILIES[next(f for f in FAMILIES if f.endswith(f":{name}"))]
+                row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
+                                 needs_history="", wording=0, rng=rng))
+                view = view_of(row)
+                assert mechanism.check(view) == [], (name, refuse, n)
+                assert ("abstain" in view.reference) is refuse
+                other = {"abstain": True, "reason": "нельзя"} if not refuse else {"tool": "x.y", "args": {}}
+                assert mechanism.check(replace(view, reference=other)), (name, refuse, n)
+
+
+def test_a_column_refusal_holds_only_look_alikes_and_its_near_miss_another_spelling() -> None:
+    from merabench.tasks.gorillahard.generator.families.common import split_table
+    from merabench.tasks.gorillahard.generator.families.refusals import (
+        CONCEPT_ROOTS,
+        CONCEPTS,
+        concept_root,
+        make_column_spelling,
+    )
+
+    for schema, concept in CONCEPTS.items():  # the maker's spellings are the concept by the check's own roots
+        assert all(concept_root(s) in CONCEPT_ROOTS[schema] for s in (concept.column, *concept.spellings))
+        assert not any(concept_root(d) in CONCEPT_ROOTS[schema] for d, _ in concept.decoys)
+    renamed = 0
+    for n in range(30):
+        for refuse in (True, False):
+            question = make_column_spelling(random.Random(f"col:{n}:{refuse}"), CORPUS, refuse)
+            header, _ = split_table(question.files[0].text)
+            concept = CONCEPTS[question.facts["concept"]]
+            assert any(h in {d for d, _ in concept.decoys} for h in header)  # a look-alike on both sides
+            if not refuse:
+                renamed += question.reference["args"]["column"] != concept.column
+                assert concept.column not in header or question.reference["args"]["column"] == concept.column
+    assert renamed >= 20  # mostly under a spelling the corpus's own header does not use

@@ -149,7 +149,7 @@ def _schedule(singles: int) -> list[Family]:
     return order
 
 
-SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column")
+SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column:column_spelling")
 # the evaluated turn's family by what it takes from the history
 DIALOG_FAMILIES = {"args": "dialog_args", "tool": "dialog_tool", "trap,args": "dialog_trap"}
 

@@ -8,7 +8,7 @@ import json
 import random
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.library import NOT_FILLERS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, reference_tools
 
 MIN_TOOLS, MAX_TOOLS = 14, 22
@@ -21,7 +21,8 @@ def build_catalog(question: Question, rng: random.Random, size: int | None = Non
     # every size in the range, the larger ones more often (catalogs and files bring prompts to the card's lengths)
     size = round(rng.triangular(MIN_TOOLS, MAX_TOOLS, MAX_TOOLS)) if size is None else size
     excluded = {*needed, *question.withheld}
-    pool = [name for name in _LIBRARY_ORDER if name not in excluded]
+    # an alias or a decoy stands only where a refusal's question asks for it (never a filler)
+    pool = [name for name in _LIBRARY_ORDER if name not in excluded and name not in NOT_FILLERS]
     # no reference tool is its family's only member: add a relative wherever one is missing
     kin: list[str] = []
     for tool in reference_tools(question.reference):

@@ -330,6 +330,53 @@ _PAIRED = [
 ]
 TOOLS.update({t["name"]: t for t in _PAIRED})
 
+# Stand-ins for the refusals whose tool is absent under every name (families/refusals.py): an
+# alias serves a capability under an unusual verb (the same parameters, described in other
+# words), a decoy has a name or description like it and another effect. Neither is ever drawn
+# as a filler, and a catalog holds an alias only in place of its original.
+_ALIAS_SPECS = [
+    ("cache.preload", "cache.warmup", "Заранее наполняет кеш сервиса часто запрашиваемыми данными.",
+     "Нагружает базу, пока кеш наполняется."),
+    ("registry.untag", "registry.delete_tag", "Снимает метку с образа в реестре: по ней образ больше не скачать.",
+     "Необратимо."),
+    ("dns.unpublish", "dns.delete_record", "Снимает A-запись домена с публикации в зоне.",
+     "Изменения расходятся до часа."),
+    ("storage.expunge", "storage.delete", "Безвозвратно убирает объект из бакета.", "Необратимо."),
+    ("files.digest", "files.checksum", "Хеш содержимого файла для сверки копий.", "—"),
+    ("queue.flush", "queue.purge", "Опустошает очередь: сообщения исчезают, не дойдя до получателей.", "Необратимо."),
+    ("trace.remark", "trace.annotate", "Оставляет на трассе запроса заметку для коллег.", "—"),
+    ("code.prettify", "code.format", "Переписывает файл исходного кода в стиле оформления проекта.",
+     "Изменяет файл на месте."),
+]
+ALIASES = {alias: original for alias, original, _, _ in _ALIAS_SPECS}
+TOOLS.update({alias: tool(alias, TOOLS[original]["family"], description,
+                          [(name, spec["type"], spec["required"], spec["description"])
+                           for name, spec in TOOLS[original]["parameters"].items()], note)
+              for alias, original, description, note in _ALIAS_SPECS})
+_DECOY_SPECS = [
+    ("cache.warmup_history", "cache.warmup", "cache", "История прогревов кеша сервиса: когда шли и сколько длились.",
+     "service:string:1:сервис"),
+    ("registry.protect_tag", "registry.delete_tag", "containers", "Защищает метку образа от удаления и перезаписи.",
+     "image:string:1:образ с тегом"),
+    ("dns.lock_record", "dns.delete_record", "dns", "Запрещает удалять и менять A-запись домена.",
+     "host:string:1:доменное имя"),
+    ("storage.restore_deleted", "storage.delete", "storage", "Возвращает в бакет удалённый объект.",
+     "bucket:string:1:бакет; key:string:1:ключ"),
+    ("files.verify_checksum", "files.checksum", "files", "Сверяет файл с известной контрольной суммой.",
+     "path:string:1:путь к файлу; expected:string:1:ожидаемая сумма"),
+    ("queue.purge_status", "queue.purge", "queues", "Ход очистки очереди: сколько сообщений уже удалено.",
+     "queue:string:1:имя очереди"),
+    ("trace.annotations", "trace.annotate", "traces", "Заметки, оставленные к трассе запроса.",
+     "trace_id:string:1:идентификатор"),
+    ("code.format_check", "code.format", "code", "Проверяет, отформатирован ли файл, не меняя его.",
+     "path:string:1:путь к файлу"),
+]
+DECOYS: dict[str, tuple[str, ...]] = {}
+for _decoy, _original, _family, _description, _params in _DECOY_SPECS:
+    DECOYS[_original] = (*DECOYS.get(_original, ()), _decoy)
+    TOOLS[_decoy] = _simple(_decoy, _family, _description, _params)
+NOT_FILLERS = frozenset(ALIASES) | {decoy for decoys in DECOYS.values() for decoy in decoys}
+
 # Operational limits as data: each is rendered into the parameter's spec in the catalog the model
 # sees (JSON Schema keywords: maximum, minimum, pattern), beside the constraint note that states it
 # in words. The validator's constraint checker reads them back from the rendered catalog only.

@@ -709,6 +709,37 @@ def check_history_needed(test: list[Row], shots: list[Row]) -> Check:
                  f"every evaluated turn takes its operation or an argument from the history; {detail}")
 
 
+def check_refusal_mechanisms(test: list[Row], manifest: dict[str, Any]) -> Check:
+    """Refusals whose reason is in the file or the catalog, by several mechanisms (over a limit
+    after counting, a column under no header spelling, a premise the file contradicts, a tool
+    absent under every name): each kind has refusal rows and near-miss rows, and on a card-size
+    set no mechanism holds more than its share of a family, so one seed's recipe for a family
+    does not decide another seed's rows."""
+    from merabench.tasks.gorillahard.generator.families.refusals import KINDS, MAX_MECHANISM_SHARE, SPREAD
+
+    seen: dict[str, Counter] = {"refusal": Counter(), "near miss": Counter()}
+    per_family: dict[str, Counter] = {family: Counter() for family in SPREAD}
+    unrecorded: list[str] = []
+    for row in test:
+        family = row.meta["categories"]["family"]
+        mechanism = row.meta.get("derivation", {}).get("mechanism")
+        if family not in SPREAD or int(row.meta.get("n_turns", 1)) > 1:
+            continue
+        if not isinstance(mechanism, str):
+            unrecorded.append(f"row {row.id} ({family}): no mechanism recorded")
+            continue
+        per_family[family][mechanism] += 1
+        seen["refusal" if "abstain" in _reference(row) else "near miss"][mechanism] += 1
+    missing = unrecorded + [f"no {side} row of {kind}" for kind, names in KINDS.items() for side, counts in seen.items()
+               if not any(counts[name] for name in names)]
+    if card_size(manifest):
+        missing += [f"{family}: {mechanism} on {n} of {sum(counts.values())} rows"
+                    for family, counts in per_family.items() for mechanism, n in counts.items()
+                    if n > MAX_MECHANISM_SHARE * sum(counts.values()) + 0.5]
+    figures = ", ".join(f"{side} {dict(sorted(counts.items()))}" for side, counts in seen.items())
+    return Check("refusal_mechanisms", not missing, _first_failures(missing) or figures)
+
+
 def check_derivations(test: list[Row], shots: list[Row]) -> Check:
     problems: list[str] = []
     history = HistoryIndex(shots)
@@ -826,6 +857,7 @@ def _validate(folder: Path) -> list[Check]:
         check_numerals(test + shots),
         check_spelling(test + shots),
         check_phrasing(test + shots),
+        check_refusal_mechanisms(test, manifest),
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),

@@ -64,9 +64,7 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     yaml_call_family,
 )
 from merabench.tasks.gorillahard.generator.families.grounded import (
-    check_no_tool_request,
     grounded_families,
-    make_no_tool_request,
 )
 from merabench.tasks.gorillahard.generator.families.logs import (
     check_clarify,
@@ -83,25 +81,19 @@ from merabench.tasks.gorillahard.generator.families.logs import (
     make_retry_download,
 )
 from merabench.tasks.gorillahard.generator.families.optional import NARROWINGS, OPTIONAL_CALLS, narrowed
+from merabench.tasks.gorillahard.generator.families.refusals import refusal_families
 from merabench.tasks.gorillahard.generator.families.tables import (
     check_busiest_server,
     check_cross_file_scale,
-    check_decommission,
     check_filter_city,
     check_filter_maintenance,
-    check_missing_column,
-    check_refund,
     check_table_stat,
-    decommission_question,
     make_busiest_server,
     make_cross_file_scale,
     make_deprecated_sum,
     make_filter_city,
     make_filter_maintenance,
-    make_missing_column,
-    make_near_miss_column,
     make_table_stat,
-    refund_question,
     two_stats,
 )
 from merabench.tasks.gorillahard.generator.families.tickets import (
@@ -136,18 +128,6 @@ FAMILIES: dict[str, Family] = {
         Family("ini_queue_depth", "grounding", "T2_hard", 8, make_queue_depth, check_queue_depth),
         # T3: 329
         Family("clarify_file", "clarify", "T3_expert", 10, make_clarify, check_clarify),
-        Family(
-            "abstain_false_premise", "no_tool", "T3_expert", 30, make_missing_column, check_missing_column
-        ),
-        Family("abstain_no_tool", "no_tool", "T3_expert", 61, make_no_tool_request, check_no_tool_request),
-        Family(
-            "abstain_policy_server",
-            "policy",
-            "T3_expert",
-            18,
-            lambda r, c: decommission_question(r, c, near_miss=False),
-            check_decommission,
-        ),
         Family(
             "asr_cost_pick",
             "constraint",
@@ -379,32 +359,7 @@ FAMILIES: dict[str, Family] = {
         ),
         Family("injected_ticket", "injection", "T4_wild", 3, make_injected_ticket, check_download_then_count),
         Family("blame_then_show", "plan", "T4_wild", 20, make_blame_then_show, check_blame_then_show),
-        Family(
-            "abstain_after_count",
-            "policy",
-            "T4_wild",
-            18,
-            lambda r, c: refund_question(r, c, near_miss=False),
-            check_refund,
-        ),
-        Family("near_miss_column", "near_miss", "T4_wild", 35, make_near_miss_column, check_table_stat),
         Family("near_miss_clarify", "near_miss", "T4_wild", 20, make_near_miss_clarify, check_level_count),
-        Family(
-            "near_miss_decommission",
-            "near_miss",
-            "T4_wild",
-            27,
-            lambda r, c: decommission_question(r, c, near_miss=True),
-            check_decommission,
-        ),
-        Family(
-            "near_miss_refund",
-            "near_miss",
-            "T4_wild",
-            27,
-            lambda r, c: refund_question(r, c, near_miss=True),
-            check_refund,
-        ),
         # these four once held 336 rows between them; 258 went to the grounded calls below
         Family("unit_conversion", "approx", "T4_wild", 36, make_unit_conversion, check_unit_conversion),
         Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),
@@ -412,6 +367,8 @@ FAMILIES: dict[str, Family] = {
         Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
         Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
         *grounded_families(),  # 58 makers, each reading its argument from the attached file
+        # the refusals and their near misses, each family's rows spread over its mechanisms
+        *refusal_families(),
     ]
 }
 # families that read their values from the file and, to be the card's T3, also need an optional argument

@@ -35,11 +35,10 @@ from merabench.tasks.gorillahard.generator.families.common import (
     split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
-from merabench.tasks.gorillahard.generator.families.logs import check_no_tool, make_no_tool
 from merabench.tasks.gorillahard.generator.families.pick import PICKS, pointed, request_of
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
-from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
-from merabench.tasks.gorillahard.generator.model import Question, abstain, call
+from merabench.tasks.gorillahard.generator.library import DECOYS, TOOLS, family_of
+from merabench.tasks.gorillahard.generator.model import Question, call
 from merabench.tasks.gorillahard.generator.numerals import count
 
 
@@ -598,28 +597,10 @@ WITHHELD_SPECS = {spec.name: spec for spec in SPECS if spec.name not in NOT_WITH
 
 def withheld_tools(spec: Spec) -> tuple[str, ...]:
     """The tools a catalog must lack for the spec's request to have no tool: its tool's family
-    but the twin."""
+    (its aliases too) but the twin and the decoys, which look like it and do something else."""
     family = family_of(spec.tool)
-    return tuple(name for name in TOOLS if family_of(name) == family and name != spec.twin)
-
-
-EXOTIC_SHARE = 0.1  # of the no-tool rows, those asking what no tool anywhere does (a fax, a pizza)
-
-
-def make_no_tool_request(rng: random.Random, corpus: Corpus) -> Question:
-    return make_no_tool(rng, corpus) if rng.random() < EXOTIC_SHARE else make_withheld_tool(rng, corpus)
-
-
-def check_no_tool_request(view: View) -> list[str]:
-    return check_withheld_tool(view) if "request" in view.derivation else check_no_tool(view)
-
-
-def make_withheld_tool(rng: random.Random, corpus: Corpus) -> Question:
-    spec = WITHHELD_SPECS[rng.choice(sorted(WITHHELD_SPECS))]
-    asked = spec.make(rng, corpus)
-    return Question("abstain_no_tool", "no_tool", "T3_expert", asked.question, asked.files,
-                    abstain("в каталоге нет инструмента для этой операции"), spec.twin,
-                    withheld=withheld_tools(spec), facts={"request": spec.name})
+    decoys = DECOYS.get(spec.tool, ())
+    return tuple(name for name in TOOLS if family_of(name) == family and name != spec.twin and name not in decoys)
 
 
 def check_withheld_tool(view: View) -> list[str]:

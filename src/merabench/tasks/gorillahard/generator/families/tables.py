@@ -6,7 +6,7 @@ import random
 import re
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
     REFUND_LIMIT,
     STATS,
@@ -112,68 +112,12 @@ def two_stats(name: str, count: int, stat: str, phrasings: tuple[str, ...], twin
     return Family(name, "parallel", "T4_wild", count, make, check)
 
 
-ABSENT = ["выручка на сотрудника", "маржинальность", "рейтинг клиента", "время доставки", "число возвратов"]
-
-
-def absent_column(rng: random.Random, table: CorpusFile) -> tuple[str, str | None]:
-    """A column the table lacks, as a user names it: mostly a column of another kind of table (so
-    the same words ask about a present column elsewhere, and only the attached file decides), now
-    and then one no table has. (description, its column name, if any)."""
-    header = table.facts["header"]
-    elsewhere = [c for _, columns in TABLE_SCHEMAS.values() for c in columns if c.name not in header]
-    if rng.random() < 0.75:
-        column = rng.choice(elsewhere)
-        return column.description, column.name
-    return rng.choice(ABSENT), None
-
-
-# one pool for the false premise and its near miss: only the table tells them apart ({stat} in the accusative)
+# how a column statistic is asked for (refusals.py's column mechanism: only the headers tell a refusal from a call;
+# {stat} in the accusative)
 COLUMN_ASKS = ("Посчитай {stat} по столбцу «{column}».", "Найди {stat} по столбцу «{column}».",
                "Нужно получить {stat} по колонке «{column}».", "Посчитайте, пожалуйста, {stat} в столбце «{column}».",
                "Дай {stat} по колонке «{column}» из таблицы.", "вычисли {stat} для столбца «{column}»",
                "Хочу увидеть {stat} по столбцу «{column}» этой таблицы.")
-
-
-def make_missing_column(rng: random.Random, corpus: Corpus) -> Question:
-    table = corpus.pick("table", rng)
-    absent, name = absent_column(rng, table)
-    stat = rng.choice([s for s in STATS if s != "sum" or summable(table)])
-    return build_question(
-        "abstain_false_premise",
-        "no_tool",
-        "T3_expert",
-        rng.choice(COLUMN_ASKS).format(stat=STATS[stat], column=absent),
-        (table,),
-        abstain(f"в таблице нет столбца «{absent}»"),
-        "table.median" if stat != "median" else "table.mean",
-        extra_tools=(f"table.{stat}",),
-        facts={"asked": absent, "asked_column": name},
-    )
-
-
-def check_missing_column(view: View) -> list[str]:
-    _, text = only(view)
-    header, _ = split_table(text)
-    asked, name = view.derivation["asked"], view.derivation.get("asked_column")
-    return problems(
-        (asked not in header and name not in header and "abstain" in view.reference, "the column exists")
-    )
-
-
-def make_near_miss_column(rng: random.Random, corpus: Corpus) -> Question:
-    """The near miss of make_missing_column: the same question, the column there."""
-    table = corpus.pick("table", rng)
-    stat, column = stat_and_column(rng, table)
-    return build_question(
-        "near_miss_column",
-        "near_miss",
-        "T4_wild",
-        rng.choice(COLUMN_ASKS).format(stat=STATS[stat], column=column.description),
-        (table,),
-        call(f"table.{stat}", path=table.file.path, column=column.name),
-        "table.median" if stat != "median" else "table.mean",
-        facts={"stat": stat, "column": column.name},
-    )
 
 
 def servers_table(corpus: Corpus, rng: random.Random, *, having: str | None = None) -> CorpusFile:
