@@ -65,9 +65,9 @@ def test_client_errors_are_not_retried(make_server) -> None:
 
 def test_retries_are_bounded(make_server) -> None:
     server = make_server(plan=lambda n, body: "500")
-    with pytest.raises(BackendError, match="after 3 attempts"):
+    with pytest.raises(BackendError, match="after 3 attempts") as info:
         generate(backend([server.url], max_retries=2), request())
-    assert len(server.requests) == 3
+    assert len(server.requests) == 3 and info.value.attempts == 3
 
 
 def test_429_honours_retry_after(make_server) -> None:

@@ -110,6 +110,7 @@ def test_failed_rows_are_recorded_not_scored_and_retried_on_rerun(tmp_path: Path
     bad = records[3]
     assert bad["status"] == "error" and "HTTP 500" in bad["error"] and "metrics" not in bad
     assert bad["output"] is None
+    assert "after 3 attempts" in bad["error"] and bad["attempts"] == 3  # the line says what its message says
     doc = json.loads((out / "results.json").read_text())["tasks"]["sage"]
     assert doc["n_errors"] == 1 and doc["n_scored"] == 7
     assert doc["denominators"]["errant_f1"] == 7

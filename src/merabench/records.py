@@ -75,9 +75,10 @@ class Answer:
         return self.ok and self.finish_reason == "length"
 
     @classmethod
-    def failed(cls, row_id: int, reason: str, messages_hash: str | None = None, latency_s: float = 0.0) -> Answer:
+    def failed(cls, row_id: int, reason: str, messages_hash: str | None = None, latency_s: float = 0.0,
+               attempts: int = 0) -> Answer:
         return cls(row_id, Status.ERROR, None, error=reason, messages_hash=messages_hash,
-                   latency_s=round(latency_s, 4))
+                   latency_s=round(latency_s, 4), attempts=attempts)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

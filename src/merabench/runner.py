@@ -343,7 +343,7 @@ class Runner:
                 return
             except BackendError as exc:
                 emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
-                                                   time.monotonic() - started))
+                                                   time.monotonic() - started, attempts=exc.attempts))
                 return
             finally:
                 in_flight -= 1

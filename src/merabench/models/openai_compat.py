@@ -212,7 +212,8 @@ class OpenAICompatBackend(Backend):
                 failures += 1
                 if not exc.retryable or failures > self.max_retries:
                     suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
-                    raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status) from None
+                    raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status,
+                                       attempts=attempt) from None
                 await asyncio.sleep(self._backoff(failures))
                 continue
             except BaseException:
