@@ -221,7 +221,10 @@ def build_bank(test: Sequence[Row], shots: Sequence[Row]) -> dict[str, Any]:
     votes: dict[str, Counter[str]] = {}
     recipes = [r for r in (recipe_of(row, shots, votes) for row in test) if r]
     columns = {phrase: counts.most_common(1)[0][0] for phrase, counts in sorted(votes.items())}
-    return {"seed": DEV_SEED, "columns": columns, "recipes": recipes, "choices": const_choices(recipes)}
+    # every header a phrase named in the dev rows, by its root: the same column spelt otherwise elsewhere
+    roots = {phrase: sorted({rules.header_root(c) for c in counts}) for phrase, counts in sorted(votes.items())}
+    return {"seed": DEV_SEED, "columns": columns, "roots": roots, "recipes": recipes,
+            "choices": const_choices(recipes)}
 
 
 def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
@@ -239,7 +242,9 @@ def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, d
 
 @lru_cache(maxsize=1)
 def bank() -> dict[str, Any]:
-    return json.loads(BANK_PATH.read_text(encoding="utf-8"))
+    known = json.loads(BANK_PATH.read_text(encoding="utf-8"))
+    rules.ROOTS.update(known.get("roots", {}))
+    return known
 
 
 # --- answering --------------------------------------------------------------------------------

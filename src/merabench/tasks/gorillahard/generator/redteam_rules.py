@@ -246,6 +246,25 @@ def within_limits(tool: rf.Tool, args: Mapping[str, Any]) -> str | None:
 
 # --- values ----------------------------------------------------------------------------------
 
+_TRANSLIT = dict(zip("абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+                     ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r", "s",
+                      "t", "u", "f", "h", "ts", "ch", "sh", "sch", "", "y", "", "e", "yu", "ya"], strict=True))
+_UNIT_TAILS = ("percent", "pct", "rub", "gb", "c")
+
+
+def header_root(name: str) -> str:
+    """A header as its spelling varies: lowered, transliterated, letters and digits only, without
+    a unit at its end (Skidka_pct, skidka and DiscountPct as the dev rows spell one column)."""
+    bare = re.sub(r"[^a-z0-9]", "", "".join(_TRANSLIT.get(ch, ch) for ch in name.lower()))
+    for unit in _UNIT_TAILS:
+        if bare.endswith(unit) and len(bare) > len(unit) + 2:
+            return bare[: -len(unit)]
+    return bare
+
+
+ROOTS: dict[str, list[str]] = {}  # a column phrase -> the roots of the headers dev rows used for it (the bank's)
+
+
 def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, str]) -> str:
     t = rf.table(prompt.files.get(path, ""), path or "") if path else None
     header = t.header if t else ()
@@ -254,6 +273,14 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     mapped = columns.get(phrase.lower())
     if mapped and (not header or mapped in header):
         return mapped
+    # the column under another spelling: a header whose root a dev row used for the phrase, or
+    # the phrase transliterated; a look-alike (discount_code for «скидка») has another root
+    roots = set(ROOTS.get(phrase.lower(), ())) | {header_root(phrase)} | {header_root(phrase.split()[0])}
+    if mapped:
+        roots.add(header_root(mapped))
+    fitting = [h for h in header if header_root(h) in roots]
+    if len(fitting) == 1:
+        return fitting[0]
     raise Refuse(f"в таблице нет столбца «{phrase}»")
 
 
@@ -484,7 +511,51 @@ def derived(op: str, args: dict[str, Any], prompt: Any, path: str | None) -> dic
         v = rf.key_value(text, "timeout_ms")
         n = rf.number(v) if v else None
         args["seconds"] = n / 1000 if n is not None else None
-    return rules_by_table(op, args, prompt, path, q)
+    return premises_and_counts(op, rules_by_table(op, args, prompt, path, q), prompt, path, q)
+
+
+_SCOPE_WHERE = re.compile(r"(дата-центре|команды|на) ([a-z][\w.-]*?)(?=[.,]?(?:\s|$))")
+
+
+def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> dict[str, Any]:
+    """What seed 23's refusals and near misses turn on: a sum or a count to compare with the
+    catalog's maximum (the caller refuses past it), a status the request presumes (a ticket to
+    close that is closed, a download to retry that went through, an invoice to void that is paid)."""
+    invoice = re.search(r"INV-\d+", prompt.question)
+    if invoice and "invoice_id" in args:
+        args["invoice_id"] = invoice.group()
+    if op == "refund" and "оспор" in q and invoice:
+        for p in prompt.files:
+            t = rf.table(prompt.files[p], p)
+            if t and {"invoice_id", "amount_rub"} <= set(t.header):
+                marked = [r for r in t.records() if r.get("invoice_id") == invoice.group()
+                          and r.get(t.header[-1]) in ("да", "оспорена", "disputed", "yes")]
+                args["amount"] = int(sum(rf.number(r.get("amount_rub", "")) or 0 for r in marked))
+    where = _SCOPE_WHERE.search(q)
+    if "replicas" in args and where:
+        column = {"дата-центре": "dc", "команды": "owner", "на": "os"}[where.group(1)]
+        counted = ("active", "maintenance") if "в любом статусе" in q else ("active",)
+        args["replicas"] = sum(1 for r in _servers(prompt, None)
+                               if r.get(column, "").lower() == where.group(2) and r.get("status") in counted)
+    text = prompt.files.get(path, "") if path else ""
+    if op == "close_issue" and text:
+        steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
+        status = re.search(r"^(?:Статус|Status|Состояние)\s*:\s*(.+)$", text, re.M)
+        state = steps[-1] if steps else (status.group(1) if status else "")
+        if re.search(r"закрыт|closed", state):
+            raise Refuse("задача уже закрыта")
+    if op == "download" and re.search(r"упал|не скачал|споткнул", q):
+        logs = [p for p in prompt.files if rf.extension(p) == "log"]
+        failed = [m.group(1) for p in logs for m in re.finditer(r"ERROR .*failed to download (\S+)", prompt.files[p])]
+        if logs and not failed:
+            raise Refuse("в журнале нет упавшей загрузки")
+        if failed:
+            args["url"] = failed[0]
+    if op == "invoice_void" and invoice:
+        for record in _invoices(prompt, path):
+            if record.get("invoice_id") == invoice.group() and record.get("status") == "paid":
+                raise Refuse(f"счёт {invoice.group()} уже оплачен")
+    return args
 
 
 _RACK = re.compile(r"\bстойк\w*\s+(r\d+)")  # over the lowered question
