@@ -275,7 +275,9 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
         return mapped
     # the column under another spelling: a header whose root a dev row used for the phrase, or
     # the phrase transliterated; a look-alike (discount_code for «скидка») has another root
-    roots = set(ROOTS.get(phrase.lower(), ())) | {header_root(phrase)} | {header_root(phrase.split()[0])}
+    stems = {w[:5] for w in re.findall(r"[а-яё]{4,}", phrase.lower())}  # «размер скидки» shares «скидка»'s stem
+    roots = {root for known, found in ROOTS.items() if stems & {w[:5] for w in re.findall(r"[а-яё]{4,}", known)}
+             for root in found} | {header_root(phrase)} | {header_root(phrase.split()[0])}
     if mapped:
         roots.add(header_root(mapped))
     fitting = [h for h in header if header_root(h) in roots]
