@@ -248,5 +248,5 @@ def audit_lines(folder: Any) -> list[str]:
     shots = read_local(Path(folder)).get("shots", [])
     dev = manifest.get("seed") == DEV_SEED
     lines += [line + (f" (its dev seed {DEV_SEED}: leave-one-out, optimistic)" if dev and n == 0 else "")
-              for n, line in enumerate(report_lines(rows, shots, leave_one_out=dev))]
+              for n, line in enumerate(report_lines(rows, shots, leave_out="row" if dev else ""))]
     return lines

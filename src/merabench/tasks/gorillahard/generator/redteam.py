@@ -27,6 +27,7 @@ import numpy as np
 
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_generic as generic
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
 
 DEV_SEED = 23
@@ -184,7 +185,10 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
         return None
     prompt = prompt_of(row, shots)
     kind = rules.kind_of(answer)
-    recipe: dict[str, Any] = {"words": asked_words(prompt), "kind": kind, "steps": []}
+    asked = asked_words(prompt)
+    # the maker is the dev row's family label: kept only to leave a whole family out when measuring
+    recipe: dict[str, Any] = {"words": asked, "asked": len(asked), "kind": kind, "steps": [],
+                              "maker": row.meta.get("derivation", {}).get("maker", "")}
     by_name = {t.name: t for t in prompt.tools}
     for step in rules.steps_of(answer):  # the tool's own words: a question often says them
         tool = by_name.get(step.get("tool", ""))
@@ -266,18 +270,18 @@ class Index:
         self.idf = np.log((len(recipes) + 1) / (df + 0.5)).astype(np.float32)
         self.norms = self.matrix @ self.idf
 
-    def ranked(self, question_words: Sequence[str], skip: int | None = None) -> list[tuple[float, int]]:
+    def ranked(self, question_words: Sequence[str], skip: frozenset[int] = frozenset()) -> list[tuple[float, int]]:
         return self._ranked(frozenset(question_words), skip)
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - one index per process; questions repeat
-    def _ranked(self, mine: frozenset[str], skip: int | None) -> list[tuple[float, int]]:
+    def _ranked(self, mine: frozenset[str], skip: frozenset[int]) -> list[tuple[float, int]]:
         known = [self.column[w] for w in mine if w in self.column]
         unknown = 2.0 * (len(mine) - len(known))  # a word no dev question holds weighs like a rare one
         shared = self.matrix[:, known] @ self.idf[known] if known else np.zeros(len(self.recipes))
         norm_q = float(self.idf[known].sum()) + unknown or 1.0
         similarity = shared / (norm_q + self.norms - shared)
-        if skip is not None:
-            similarity[skip] = -1.0
+        if skip:
+            similarity[list(skip)] = -1.0
         top = np.argsort(-similarity, kind="stable")[:40]
         return [(float(similarity[i]), int(i)) for i in top if similarity[i] > 0]
 
@@ -287,21 +291,42 @@ def index() -> Index:
     return Index(bank()["recipes"])
 
 
-def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) -> str:
-    """The solver's answer to one prompt (`skip`: a dev recipe to leave out, for a fair dev score)."""
+def solve(prompt: Prompt, *, skip: frozenset[int] = frozenset(), idx: Index | None = None) -> str:
+    """The solver's answer to one prompt (`skip`: dev recipes to leave out, for a fair dev score):
+    the nearest dev recipe carried out over this row, then checked against the catalog tool whose
+    description fits the question best (another tool fits far better: that one, its parameters
+    filled by type; no recipe or no catalog operation for it: the best-fitting tool or a refusal)."""
     idx = idx or index()
+    answer, near, similarity = _by_recipe(prompt, skip, idx)
+    if answer.get("_special"):
+        answer = {k: v for k, v in answer.items() if k != "_special"}
+    elif similarity < generic.NEAR_ENOUGH:  # a recipe this near was the row's own kind of request
+        answer = generic.second_opinion(prompt, answer, near, lexicon(), skip, bank()["columns"])
+    return json.dumps(answer, ensure_ascii=False)
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> generic.Lexicon:
+    return generic.Lexicon.of(bank()["recipes"])
+
+
+def _by_recipe(prompt: Prompt, skip: frozenset[int],
+               idx: Index) -> tuple[dict[str, Any], dict[str, Any] | None, float]:
+    """The nearest applicable recipe's answer, that recipe (None: no call recipe was near) and the
+    nearest dev question's similarity."""
     known = bank()
     try:
         special = rules.special(prompt) or rules.statistic_chain(prompt, known["columns"])
     except rules.Refuse as why:
         special = rules.refusal(str(why))
     if special is not None:
-        return json.dumps(special, ensure_ascii=False)
+        return {**special, "_special": True}, None, 1.0
     ranked = idx.ranked(asked_words(prompt), skip)
+    top = ranked[0][0] if ranked else 0.0
     calls = [(s, i) for s, i in ranked[:40] if idx.recipes[i]["kind"] not in ("abstain", "clarify")]
     refusals = [s for s, i in ranked[:40] if idx.recipes[i]["kind"] == "abstain"]
     if not calls or (refusals and refusals[0] > calls[0][0] + 0.25 and calls[0][0] < 0.3):
-        return _REFUSE
+        return json.loads(_REFUSE), None, top
     first_refusal = None
     tried: set[str] = set()
     offered = {(t.op, t.description) for t in prompt.tools}
@@ -320,16 +345,15 @@ def solve(prompt: Prompt, *, skip: int | None = None, idx: Index | None = None) 
         if answer is None:
             continue
         if "abstain" in answer:
-            first_refusal = first_refusal or answer
+            first_refusal = first_refusal or (answer, recipe)
             if "каталоге нет" in answer["reason"]:
                 continue  # another near recipe may name an operation the catalog has
-            return json.dumps(answer, ensure_ascii=False)
-        return json.dumps(answer, ensure_ascii=False)
-    if first_refusal and "каталоге нет" in first_refusal["reason"] and calls:
+        return answer, recipe, top
+    if first_refusal and "каталоге нет" in first_refusal[0]["reason"] and calls:
         sibling = _sibling(prompt, idx, calls[0][1])
         if sibling is not None:
-            return json.dumps(sibling, ensure_ascii=False)
-    return json.dumps(first_refusal, ensure_ascii=False) if first_refusal else _REFUSE
+            return sibling, idx.recipes[calls[0][1]], top
+    return (*(first_refusal or (json.loads(_REFUSE), idx.recipes[calls[0][1]])), top)
 
 
 def _stems(text: str) -> set[str]:
@@ -363,9 +387,20 @@ def _sibling(prompt: Prompt, idx: Index, best: int) -> dict[str, Any] | None:
     return answer if answer is not None and "abstain" not in answer else None
 
 
-def answers(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: bool = False) -> dict[int, str]:
-    """The solver's answer to every row, by id (`leave_one_out`: on the dev set itself, each row's
-    own recipe is left out)."""
+LEAVE_OUT = ("", "row", "maker")
+
+
+def answers(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_out: str = "") -> dict[int, str]:
+    """The solver's answer to every row, by id. On the dev set itself `leave_out` "row" leaves each
+    row's own recipe out; "maker" leaves out every recipe of the row's family (how the solver does
+    on a family it never saw)."""
     idx = index()
-    return {row.id: solve(prompt_of(row, shots), skip=(n if leave_one_out else None), idx=idx)
-            for n, row in enumerate(rows)}
+    by_maker: dict[str, list[int]] = defaultdict(list)
+    for n, recipe in enumerate(idx.recipes):
+        by_maker[recipe.get("maker", "")].append(n)
+
+    def skipped(n: int, row: Row) -> frozenset[int]:
+        if leave_out == "maker":
+            return frozenset(by_maker.get(row.meta.get("derivation", {}).get("maker", ""), [n]) + [n])
+        return frozenset([n]) if leave_out == "row" else frozenset()
+    return {row.id: solve(prompt_of(row, shots), skip=skipped(n, row), idx=idx) for n, row in enumerate(rows)}

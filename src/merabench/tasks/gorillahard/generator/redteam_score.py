@@ -9,12 +9,12 @@ from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import redteam
 
 
-def scores(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: bool = False) -> dict[str, Any]:
+def scores(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_out: str = "") -> dict[str, Any]:
     """sample_pass_rate, balance_score, dialog_pass_rate and the per-lever pass rates."""
     from merabench.tasks.gorillahard.task import GorillaHardTask
 
     task = GorillaHardTask()
-    answers = redteam.answers(rows, shots, leave_one_out=leave_one_out)
+    answers = redteam.answers(rows, shots, leave_out=leave_out)
     scored = [task.score(row, answers[row.id]) for row in rows]
     total = task.aggregate(rows, scored)
     levers = total.breakdowns["lever"].rows
@@ -23,8 +23,8 @@ def scores(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: boo
             "passed": {row.id: s.metrics.get("sample_pass_rate", 0.0) for row, s in zip(rows, scored, strict=True)}}
 
 
-def report_lines(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_one_out: bool = False) -> list[str]:
-    figures = scores(rows, shots, leave_one_out=leave_one_out)
+def report_lines(rows: Sequence[Row], shots: Sequence[Row] = (), *, leave_out: str = "") -> list[str]:
+    figures = scores(rows, shots, leave_out=leave_out)
     m = figures["metrics"]
     levers = ", ".join(f"{name} {rate:.2f} ({n})" for name, (n, rate) in
                        sorted(figures["levers"].items(), key=lambda kv: -kv[1][0]))

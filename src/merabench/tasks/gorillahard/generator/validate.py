@@ -558,7 +558,7 @@ def check_redteam(test: list[Row], shots: list[Row], manifest: dict[str, Any]) -
     from merabench.tasks.gorillahard.generator.redteam_score import scores
 
     dev = manifest.get("seed") == DEV_SEED
-    m = scores(test, shots, leave_one_out=dev)["metrics"]
+    m = scores(test, shots, leave_out="row" if dev else "")["metrics"]
     rate = m.get("sample_pass_rate", 0.0)
     figures = (f"{rate:.2f}" + (f" on its dev seed {DEV_SEED}, leave-one-out" if dev else "")
                + f" (balance_score {m.get('balance_score', 0.0):.2f}, dialog_pass_rate "
