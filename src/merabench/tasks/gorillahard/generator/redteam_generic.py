@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_pick as pick
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
 
 LIFT_WEIGHT = 0.5  # a stem the dev questions came with counts half of one the question says
@@ -99,7 +100,7 @@ def ranked_tools(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = fr
 
 
 def _asked_text(prompt: Any) -> str:
-    clause = rules.pick_clause(prompt)
+    clause = pick.pick_clause(prompt)
     question = prompt.question.replace(clause, " ") if clause else prompt.question
     return " ".join([q for q, _ in prompt.history] + [question])
 
@@ -124,9 +125,9 @@ def _file_for(prompt: Any, tool: rf.Tool) -> str | None:
         if re.search(pattern, text):
             fitting = [p for p in prompt.files if rf.extension(p) in exts]
             if fitting:
-                return rules.pick_by_content(prompt, fitting)[0]
+                return pick.pick_by_content(prompt, fitting)[0]
     files = list(prompt.files)
-    return rules.pick_by_content(prompt, files)[0] if files else None
+    return pick.pick_by_content(prompt, files)[0] if files else None
 
 
 def _key_in_files(prompt: Any, name: str, first: str | None) -> str | None:

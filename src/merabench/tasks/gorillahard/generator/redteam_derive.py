@@ -1,0 +1,249 @@
+"""The red-team solver's values that the files decide: event lines, extremes, counts, a server's
+status, premises a file contradicts, tickets, dependencies, traces; a request these show cannot be
+carried out raises Refuse."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator.redteam_pick import dependencies, pick_clause
+
+_ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
+
+
+class Refuse(Exception):
+    """The recipe cannot be carried out here: the answer is a refusal."""
+
+
+def nth(question: str) -> int:
+    m = re.search(r"\b(перв|втор|трет|четв|пят|шест)\w*", question.lower())
+    return _ORDINAL[m.group(1)] if m else 1
+
+
+_EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out of memory"), ("диск", r"WARN .*disk"),
+           ("медлен", r"WARN .*slow request"),
+           ("баз", r"ERROR .*connection refused"), ("скачат", r"ERROR .*failed to download"),
+           ("загруз", r"ERROR .*failed to download"))
+
+
+def event_line(question: str, text: str) -> int | None:
+    q = question.lower()
+    for cue, pattern in _EVENTS:
+        if cue in q:
+            lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
+            k = nth(q)
+            return lines[k - 1] if len(lines) >= k else None
+    return None
+
+
+def derived(op: str, args: dict[str, Any], prompt: Any, path: str | None) -> dict[str, Any]:
+    q = prompt.question.lower()
+    text = prompt.files.get(path, "") if path else ""
+    if op == "window" and "line" in args:
+        args["line"] = event_line(q, text)
+    if op == "blame" and "line" in args:
+        lines = [i for i, line in enumerate(text.splitlines(), 1) if re.match(r"\s*TIMEOUT\w*\s*=", line)]
+        args["line"] = lines[0] if lines else None
+    if op == "set_timeout" and "seconds" in args:
+        v = rf.key_value(text, "timeout_ms")
+        n = rf.number(v) if v else None
+        args["seconds"] = n / 1000 if n is not None else None
+    return premises_and_counts(op, rules_by_table(op, args, prompt, path, q), prompt, path, q)
+
+
+_SCOPE_WHERE = re.compile(r"(дата-центре|команды|на) ([a-z][\w.-]*?)(?=[.,]?(?:\s|$))")
+
+
+def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> dict[str, Any]:
+    """What seed 23's refusals and near misses turn on: a sum or a count to compare with the
+    catalog's maximum (the caller refuses past it), a status the request presumes (a ticket to
+    close that is closed, a download to retry that went through, an invoice to void that is paid)."""
+    invoice = re.search(r"INV-\d+", prompt.question)
+    if invoice and "invoice_id" in args:
+        args["invoice_id"] = invoice.group()
+    if op == "refund" and "оспор" in q and invoice:
+        for p in prompt.files:
+            t = rf.table(prompt.files[p], p)
+            if t and {"invoice_id", "amount_rub"} <= set(t.header):
+                marked = [r for r in t.records() if r.get("invoice_id") == invoice.group()
+                          and r.get(t.header[-1]) in ("да", "оспорена", "disputed", "yes")]
+                args["amount"] = int(sum(rf.number(r.get("amount_rub", "")) or 0 for r in marked))
+    where = _SCOPE_WHERE.search(q)
+    if "replicas" in args and where:
+        column = {"дата-центре": "dc", "команды": "owner", "на": "os"}[where.group(1)]
+        counted = ("active", "maintenance") if "в любом статусе" in q else ("active",)
+        args["replicas"] = sum(1 for r in _servers(prompt, None)
+                               if r.get(column, "").lower() == where.group(2) and r.get("status") in counted)
+    text = prompt.files.get(path, "") if path else ""
+    if op == "close_issue" and text:
+        steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
+        status = re.search(r"^(?:Статус|Status|Состояние)\s*:\s*(.+)$", text, re.M)
+        state = steps[-1] if steps else (status.group(1) if status else "")
+        if re.search(r"закрыт|closed", state):
+            raise Refuse("задача уже закрыта")
+    if op == "download" and re.search(r"упал|не скачал|споткнул", q):
+        logs = [p for p in prompt.files if rf.extension(p) == "log"]
+        failed = [m.group(1) for p in logs for m in re.finditer(r"ERROR .*failed to download (\S+)", prompt.files[p])]
+        if logs and not failed:
+            raise Refuse("в журнале нет упавшей загрузки")
+        if failed:
+            args["url"] = failed[0]
+    if op == "invoice_void" and invoice:
+        for record in _invoices(prompt, path):
+            if record.get("invoice_id") == invoice.group() and record.get("status") == "paid":
+                raise Refuse(f"счёт {invoice.group()} уже оплачен")
+    return args
+
+
+_RACK = re.compile(r"\bстойк\w*\s+(r\d+)")  # over the lowered question
+_SERVER = re.compile(r"\bsrv-\d+\b")
+
+
+def _servers(prompt: Any, path: str | None) -> list[dict[str, str]]:
+    for p in ([path] if path else []) + list(prompt.files):
+        t = rf.table(prompt.files.get(p, ""), p)
+        if t and "host" in t.header and "status" in t.header:
+            return t.records()
+    return []
+
+
+def _pick_server(q: str, records: list[dict[str, str]]) -> dict[str, str] | None:
+    named = _SERVER.findall(q)
+    if named:
+        return next((r for r in records if r.get("host") == named[0]), {"host": named[0]})
+    rack = _RACK.search(q)
+    pool = [r for r in records if not rack or r.get("rack", "").lower() == rack.group(1)]
+    column = "disk_used_pct" if "диск" in q else ("ram_gb" if "памят" in q else "cpu_pct")
+    lowest = any(w in q for w in ("незагруж", "минимал", "меньше всего", "наименее", "свободн"))
+    scored = [(r, rf.number(r.get(column, ""))) for r in pool]
+    scored = [(r, v) for r, v in scored if v is not None]
+    return rf.argmax(scored, lowest=lowest) if scored else None
+
+
+def _invoices(prompt: Any, path: str | None) -> list[dict[str, str]]:
+    for p in ([path] if path else []) + list(prompt.files):
+        t = rf.table(prompt.files.get(p, ""), p)
+        if t and "invoice_id" in t.header:
+            return t.records()
+    return []
+
+
+def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> dict[str, Any]:
+    text = prompt.files.get(path, "") if path else ""
+    if "host" in args and re.search(r"srv-|сервер|машин", q) and ("srv-" in str(args["host"]) or _SERVER.search(q)):
+        server = _pick_server(q, _servers(prompt, path))
+        if server:
+            args["host"] = server["host"]
+            if op == "decommission" and server.get("status") not in (None, "maintenance"):
+                raise Refuse(f"сервер {server['host']} в статусе {server.get('status') or 'без статуса'}, "
+                             "а выводить из эксплуатации можно только серверы в статусе maintenance")
+    if "replicas" in args:
+        rack = _RACK.search(q)
+        if rack and "актив" in q:
+            args["replicas"] = sum(1 for r in _servers(prompt, None)
+                                   if r.get("rack", "").lower() == rack.group(1) and r.get("status") == "active")
+        elif "ранбук" in q or "хостов" in q:
+            books = [p for p in prompt.files if rf.extension(p) in ("md", "txt") and rf.listed_hosts(prompt.files[p])]
+            if books:
+                args["replicas"] = len(rf.listed_hosts(prompt.files[books[0]]))
+    if "invoice_id" in args:
+        records = _invoices(prompt, path)
+        scored = [(r, rf.number(r.get("amount_rub", ""))) for r in records]
+        scored = [(r, v) for r, v in scored if v is not None]
+        if scored:
+            if "перв" in q:
+                pick = scored[0]
+            elif "последн" in q:
+                pick = scored[-1]
+            else:
+                pick = max(scored, key=lambda rv: rv[1]) if not re.search(r"маленьк|дешёв|дешев|минимал", q) \
+                    else min(scored, key=lambda rv: rv[1])
+            args["invoice_id"] = pick[0]["invoice_id"]
+            if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
+                args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
+    if "trace_id" in args or ("first" in args and "second" in args and (op == "compare" or "tr-" in str(args["first"]))):
+        traces = [t for p in prompt.files for t in rf.json_lines(prompt.files[p]) if "trace_id" in t]
+        if path and rf.extension(path) == "jsonl":
+            traces = [t for t in rf.json_lines(text) if "trace_id" in t] or traces
+        ranked = sorted(traces, key=lambda t: -(rf.number(str(t.get("latency_ms", 0))) or 0))
+        if ranked:
+            if "trace_id" in args:
+                args["trace_id"] = ranked[0]["trace_id"]
+            elif len(ranked) > 1:
+                args["first"], args["second"] = ranked[0]["trace_id"], ranked[1]["trace_id"]
+    if "issue" in args and path and rf.extension(path) == "md":
+        key = re.match(r"\s*([A-Z]+-\d+):", text)
+        if key and str(args["issue"]) != key.group(1) and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"])) \
+                and str(args["issue"]) not in prompt.question:
+            args["issue"] = key.group(1)
+    severity = next((name for name in args if name.endswith("severity")), None)
+    if severity:  # the lowest level the question accepts ("high и critical" -> high)
+        levels = [lv for lv in ("low", "medium", "high", "critical") if re.search(rf"\b{lv}\b", q)]
+        if levels:
+            args[severity] = levels[0]
+    if "resolution" in args:
+        if re.search(r"не буд|wont|не станем|исправлять не", q):
+            args["resolution"] = "wont_fix"
+        elif re.search(r"дубл|duplicate", q):
+            args["resolution"] = "duplicate"
+        elif re.search(r"исправ|починил|fixed", q):
+            args["resolution"] = "fixed"
+    if "project" in args and path and rf.extension(path) == "md":
+        key = re.match(r"\s*([A-Z]+)-\d+:", text)
+        if key:
+            args["project"] = key.group(1)
+    if "query" in args and path and rf.extension(path) == "md" and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
+        key = re.match(r"\s*([A-Z]+-\d+):", text)
+        if key:
+            args["query"] = key.group(1)
+    if "user" in args and path and rf.extension(path) == "md" and "автор" in q:
+        args["user"] = rf.ticket_author(text) or args["user"]
+    if "host" in args and "перв" in q and "хост" in q and path:
+        listed = rf.listed_hosts(text)
+        if listed:
+            args["host"] = listed[0]
+    if "package" in args and path and rf.extension(path) == "xml":
+        deps = dependencies(text)
+        asked = prompt.question.replace(pick_clause(prompt), " ") if pick_clause(prompt) else prompt.question
+        named = [d for d in deps if re.search(rf"(?<![\w-]){re.escape(d[0])}(?![\w-])", asked)]
+        pick = deps[0] if deps and re.search(r"перв\w* (зависим|библиот|либ)", q) else (named[0] if named else None)
+        if pick:
+            args["package"] = pick[0]
+            if "version" in args and not re.search(r"«[^»]*»", prompt.question):
+                args["version"] = pick[1]
+            elif "version" in args:
+                args["version"] = pick[1] if "target_version" in args else args["version"]
+    if op == "find_symbol" and "name" in args and path and re.search(r"функци", q):
+        defs = re.findall(r"^def (\w+)\(", text, re.M)
+        k = nth(q)
+        args["name"] = defs[k - 1] if len(defs) >= k else args["name"]
+    if path and rf.extension(path) == "json" and "баз" in q and ("host" in args or "port" in args):
+        doc = rf.json_doc(text)
+        database = doc.get("database") if isinstance(doc, dict) else None
+        if isinstance(database, dict):
+            for name in ("host", "port"):
+                if name in args and name in database:
+                    args[name] = database[name]
+    if "host" in args and "ingress" in q and path and rf.extension(path) in ("yaml", "yml"):
+        section = re.search(r"^ingress:\s*\n((?:[ \t]+.*\n?)*)", text, re.M)
+        host = re.search(r"^\s+host:\s*[\"']?([\w.-]+)", section.group(1), re.M) if section else None
+        if host:
+            args["host"] = host.group(1)
+    if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
+        base = re.search(r"^FROM\s+(\S+)", text, re.M)
+        if base:
+            args["image"] = base.group(1).split(":", 1)[0]
+    if op == "set_image" and "image" in args and path:
+        live = rf.key_value(text, "image")
+        version = re.findall(r"\b\d+\.\d+\.\d+\b", prompt.question)
+        if live and version:
+            args["image"] = live.rsplit(":", 1)[0] + ":" + version[-1]
+    if "queue" in args and path and rf.extension(path) == "ini":
+        section = re.search(r"^\[queue\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+        name = rf.key_value(section.group(1), "name") if section else None
+        if name:
+            suffix = "-retry" if str(args["queue"]).endswith("-retry") else ""
+            args["queue"] = name + suffix
+    return args

@@ -1,0 +1,124 @@
+"""The red-team solver's choice of file: the one a question names, else the one of the recipe's
+kind or format, and of two that fit, the one the question picks by what it holds (a dependency, a
+base image, more or fewer hosts, replicas, comments...)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from merabench.tasks.gorillahard.generator import redteam_files as rf
+
+_PATH_IN = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
+
+
+def named_files(prompt: Any) -> list[str]:
+    return [p for p in prompt.files if p in prompt.question or p.rsplit("/", 1)[-1] in prompt.question]
+
+
+def live_text(text: str) -> str:
+    """A file without its comments (XML ones too): what it says, not what it used to."""
+    return "\n".join(rf.live_lines(re.sub(r"<!--.*?-->", "", text, flags=re.S)))
+
+
+_PICKING = re.compile(r"больше|меньше|длиннее|короче|\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+"
+                     r"(?:где|в котором|в которой|которая|который|что|из)\b|подключ|собира|среди зависимост")
+
+
+def pick_clause(prompt: Any) -> str:
+    """The sentence of a question that picks one of two files: it names both, or says which one by
+    what it holds ("нужен тот, где реплик больше")."""
+    sentences = [s for s in re.split(r"(?<=[.?!])\s+", prompt.question) if s.strip()]
+    for sentence in sentences:
+        if sum(p in sentence for p in prompt.files) >= 2:
+            return sentence
+    if len(prompt.files) >= 2:
+        for sentence in sentences:
+            if _PICKING.search(sentence):
+                return sentence
+    return ""
+
+
+def dependencies(text: str) -> list[tuple[str, str]]:
+    """A pom's (artifactId, version) pairs of its <dependencies>, in order (not its own, not plugins)."""
+    section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    found = re.search(r"<dependencies>(.*?)</dependencies>", section, re.S)
+    blocks = re.findall(r"<dependency>(.*?)</dependency>", found.group(1) if found else "", re.S)
+    pairs = []
+    for block in blocks:
+        artifact = re.search(r"<artifactId>\s*([^<\s]+)\s*</artifactId>", block)
+        version = re.search(r"<version>\s*([^<\s]+)\s*</version>", block)
+        if artifact and version:
+            pairs.append((artifact.group(1), version.group(1)))
+    return pairs
+
+
+def _held(text: str, path: str) -> str:
+    """What a file holds that a question can pick it by: a pom's dependencies, else its live text."""
+    if rf.extension(path) == "xml" and "<dependencies>" in text:
+        return " ".join(name for name, _ in dependencies(text))
+    if rf.extension(path) == "dockerfile":  # what it builds from
+        return " ".join(re.findall(r"^FROM\s+(\S+)", text, re.M))
+    return live_text(text)
+
+
+def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
+    """Of the files a question lists, the one it picks by what they hold: a thing one of them holds
+    ("в котором подключён postgresql", "что собирается из образа golang") or more or less of
+    something ("где хостов больше")."""
+    q = prompt.question
+    if len(candidates) < 2:
+        return candidates
+    clause = pick_clause(prompt) or q
+    if re.search(r"образ|подключ|есть|собира|упомина|содерж", clause):
+        bare = _PATH_IN.sub(" ", clause)
+        for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):
+            holding = [p for p in candidates
+                       if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _held(prompt.files[p], p))]
+            if len(holding) == 1:
+                return holding
+    m = re.search(r"(больше|меньше|длиннее|короче)", clause)
+    if not m:
+        return candidates
+    lowest = m.group(1) in ("меньше", "короче")
+    if "короче" in clause or "длиннее" in clause:
+        lowest = "короче" in clause
+    measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
+    known = [(p, v) for p, v in measured if v is not None]
+    if len(known) < 2:
+        return candidates
+    return [rf.argmax(known, lowest=lowest)]
+
+
+_FORMAT_GROUPS = {"csv": {"csv", "tsv"}, "tsv": {"csv", "tsv"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
+                  "md": {"md", "txt"}, "txt": {"md", "txt"}}  # a host list is a text file or a runbook
+
+
+def choose(prompt: Any, kind: str | None, ext: str | None) -> str | None:
+    """The file a value comes from: the one the question names, else of the recipe's kind or
+    format; of two that fit, the one the picking sentence means."""
+    files = list(prompt.files)
+    group = _FORMAT_GROUPS.get(ext or "", {ext})
+    same_ext = [p for p in files if ext and rf.extension(p) in group]
+    fitting = [p for p in files if kind and rf.file_kind(p) == kind] or same_ext
+    named = named_files(prompt)
+    clause = pick_clause(prompt)
+    picking = [p for p in named if p in clause]
+    pool = (picking if len(picking) >= 2 else []) or [p for p in named if p in fitting] or fitting or named or files
+    if clause and not named and len(same_ext) > 1:
+        pool = same_ext
+    if len(pool) > 1:
+        pool = pick_by_content(prompt, pool)
+    return pool[0] if pool else None
+
+
+def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
+    for step in recipe["steps"]:
+        for spec in step["args"].values():
+            if spec["t"] == "path":
+                return choose(prompt, spec["kind"], spec["ext"])
+    named = named_files(prompt) or (list(prompt.files) if pick_clause(prompt) else [])
+    if len(named) > 1:
+        named = pick_by_content(prompt, named)
+    return named[0] if named else (next(iter(prompt.files)) if len(prompt.files) == 1 else None)
