@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from merabench.rows import Row
-from merabench.tasks.gorillahard.generator import redteam, redteam_files, redteam_rules, validate
+from merabench.tasks.gorillahard.generator import (
+    redteam,
+    redteam_files,
+    redteam_generic,
+    redteam_rules,
+    validate,
+)
 
 REFUND = {"name": "billing.refund", "family": "billing", "description": "Возврат по счёту.",
           "parameters": {"invoice_id": {"type": "string", "required": True},
@@ -121,3 +129,53 @@ def test_the_shipped_bank_holds_the_dev_seeds_recipes() -> None:
     bank = redteam.bank()
     assert bank["seed"] == redteam.DEV_SEED and len(bank["recipes"]) > 1000
     assert {"call", "calls", "plan", "abstain", "clarify"} <= {r["kind"] for r in bank["recipes"]}
+
+
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Row]]:
+    from merabench.rows import read_local
+    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+
+    folder = tmp_path_factory.mktemp("gorillahard_small")
+    write_set(SetPlan(seed=5, rows=300, dialogues=10), folder)
+    return read_local(folder)
+
+
+def test_the_general_layer_answers_requests_without_any_dev_recipe(small_set) -> None:
+    """No lexicon, no recipe: the catalog tool by its description, its parameters by type."""
+    shots = small_set.get("shots", [])
+    exact = [row for row in small_set["test"]
+             if redteam_generic.answer(redteam.prompt_of(row, shots), None) == json.loads(row.outputs)]
+    assert len(exact) >= 20
+    assert len({row.meta["derivation"]["maker"] for row in exact}) >= 10
+
+
+def test_the_general_layer_ranks_the_reference_tool_first_on_most_calls(small_set) -> None:
+    lexicon = redteam_generic.Lexicon.of(redteam.bank()["recipes"])
+    shots, hits, calls = small_set.get("shots", []), 0, 0
+    for row in small_set["test"]:
+        steps = redteam_rules.steps_of(json.loads(row.outputs))
+        if not steps:
+            continue
+        calls += 1
+        ranked = redteam_generic.ranked_tools(redteam.prompt_of(row, shots), lexicon)
+        hits += ranked[0][1].name == steps[0]["tool"]
+    assert calls > 200 and hits / calls > 0.6
+
+
+def test_leaving_a_maker_out_leaves_out_every_recipe_of_its_family(small_set, monkeypatch) -> None:
+    rows, shots = small_set["test"], small_set.get("shots", [])
+    small_bank = redteam.build_bank(rows, shots)
+    monkeypatch.setattr(redteam, "bank", lambda: small_bank)
+    monkeypatch.setattr(redteam, "index", lambda: redteam.Index(small_bank["recipes"]))
+    seen: dict[str, frozenset[int]] = {}
+
+    def spy(prompt: redteam.Prompt, *, skip: frozenset[int], idx: redteam.Index) -> str:
+        seen[prompt.question] = skip
+        return "{}"
+    monkeypatch.setattr(redteam, "solve", spy)
+    redteam.answers(rows[:40], shots, leave_out="maker")
+    for n, row in enumerate(rows[:40]):
+        maker = row.meta["derivation"]["maker"]
+        family = {i for i, r in enumerate(small_bank["recipes"]) if r["maker"] == maker}
+        assert family and family | {n} == set(seen[row.inputs["question"]])
