@@ -33,6 +33,7 @@ from merabench.tasks.gorillahard.generator import redteam_rules as rules
 DEV_SEED = 23
 CATALOG_BONUS = 0.1  # a neighbour whose tool this catalog offers is likelier the request's
 SIBLING_SHARE = 0.6  # how much of a stand-in tool's description the question must say
+SIBLING_NEAR = 0.45  # or how similar its dev question must be
 BANK_PATH = Path(__file__).with_name("redteam_bank.json")
 _QUOTE = re.compile(r"«([^»]*)»")
 _PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
@@ -350,7 +351,7 @@ def _by_recipe(prompt: Prompt, skip: frozenset[int],
                 continue  # another near recipe may name an operation the catalog has
         return answer, recipe, top
     if first_refusal and "каталоге нет" in first_refusal[0]["reason"] and calls:
-        sibling = _sibling(prompt, idx, calls[0][1])
+        sibling = _sibling(prompt, idx, calls[0][1], skip, dict((i, sc) for sc, i in ranked))
         if sibling is not None:
             return sibling, idx.recipes[calls[0][1]], top
     return (*(first_refusal or (json.loads(_REFUSE), idx.recipes[calls[0][1]])), top)
@@ -360,17 +361,19 @@ def _stems(text: str) -> set[str]:
     return {w[:4] for w in re.findall(r"[а-яёa-z]{3,}", text.lower())}
 
 
-def _sibling(prompt: Prompt, idx: Index, best: int) -> dict[str, Any] | None:
+def _sibling(prompt: Prompt, idx: Index, best: int, skip: frozenset[int] = frozenset(),
+             near: Mapping[int, float] | None = None) -> dict[str, Any] | None:
     """The nearest recipe names a tool this catalog lacks: a recipe of the same arguments whose
-    tool the catalog has and whose description the question says nearly word for word stands in
-    ("удали A-запись" and "Удаляет A-запись"); else it is a refusal."""
+    tool the catalog has stands in when the question says its description nearly word for word
+    ("удали A-запись" and "Удаляет A-запись") or its own question was near this one (the same
+    request served by another name: "untag" for "delete_tag"); else it is a refusal."""
     shape = [sorted(st["args"]) for st in idx.recipes[best]["steps"]]
     asked = _stems(rules.pick_clause(prompt) and prompt.question.replace(rules.pick_clause(prompt), " ")
                    or prompt.question)
     offered = {t.op: t for t in prompt.tools}
     options = []
-    for recipe in idx.recipes:
-        if recipe["kind"] != idx.recipes[best]["kind"] or [sorted(st["args"]) for st in recipe["steps"]] != shape:
+    for n, recipe in enumerate(idx.recipes):
+        if n in skip or recipe["kind"] != idx.recipes[best]["kind"] or [sorted(st["args"]) for st in recipe["steps"]] != shape:
             continue
         tools = [offered.get(st["op"]) for st in recipe["steps"]]
         if any(t is None for t in tools):
@@ -378,7 +381,7 @@ def _sibling(prompt: Prompt, idx: Index, best: int) -> dict[str, Any] | None:
         said = _stems(" ".join(t.description for t in tools if t))
         named = _stems(" ".join(t.op.replace("_", " ") for t in tools if t))
         share = max(len(said & asked) / max(1, len(said)), len(named & asked) / max(1, len(named)))
-        if share >= SIBLING_SHARE:
+        if share >= SIBLING_SHARE or (near or {}).get(n, 0.0) >= SIBLING_NEAR:
             options.append((share, json.dumps(recipe["steps"], sort_keys=True), recipe))
     if not options:
         return None
