@@ -494,8 +494,10 @@ def check_invoice_paid(view: View) -> list[str]:
 
 # --- a tool absent under every name -----------------------------------------------------------
 
-ALIAS_OF = {original: alias for alias, original in ALIASES.items()}
-ALIASED_SPECS = sorted(name for name, spec in WITHHELD_SPECS.items() if spec.tool in ALIAS_OF)
+ALIASES_OF: dict[str, list[str]] = {}
+for _alias, _original in sorted(ALIASES.items()):
+    ALIASES_OF.setdefault(_original, []).append(_alias)
+ALIASED_SPECS = sorted(name for name, spec in WITHHELD_SPECS.items() if spec.tool in ALIASES_OF)
 
 
 def make_tool_absent(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
@@ -505,15 +507,19 @@ def make_tool_absent(rng: random.Random, corpus: Corpus, refuse: bool) -> Questi
     pool = ALIASED_SPECS if not refuse or rng.random() < 0.6 else sorted(WITHHELD_SPECS)
     spec = WITHHELD_SPECS[rng.choice(pool)]
     asked = spec.make(rng, corpus)
-    decoys = DECOYS.get(spec.tool, ())
+    # one or both of its decoys, and one of its aliases: drawn per row, so one seed's names do not
+    # tell another seed's refusal from its near miss
+    known = DECOYS.get(spec.tool, ())
+    decoys = tuple(rng.sample(known, rng.randint(1, len(known)))) if known else ()
     if refuse:
         return _question(asked.question, asked.files, abstain("в каталоге нет инструмента для этой операции"),
                          spec.twin, extra_tools=decoys, withheld=withheld_tools(spec),
                          facts={**asked.facts, "request": spec.name})
-    alias = ALIAS_OF[spec.tool]
+    alias = rng.choice(ALIASES_OF[spec.tool])
+    others = tuple(a for a in ALIASES_OF[spec.tool] if a != alias)
     return _question(asked.question, asked.files, {"tool": alias, "args": asked.reference["args"]}, spec.twin,
-                     extra_tools=decoys, withheld=(spec.tool,), facts={**asked.facts, "request": spec.name,
-                                                                        "alias": alias})
+                     extra_tools=decoys, withheld=(spec.tool, *others),
+                     facts={**asked.facts, "request": spec.name, "alias": alias})
 
 
 def check_tool_absent(view: View) -> list[str]:
@@ -527,7 +533,8 @@ def check_tool_absent(view: View) -> list[str]:
     if isinstance(target, list):
         return target
     path, text = target
-    return problems((spec.tool not in view.tools, f"{spec.tool} and its alias both in the catalog")) + expect(
+    doubles = sorted({spec.tool, *ALIASES_OF.get(spec.tool, ())} & set(view.tools) - {alias})
+    return problems((not doubles, f"{alias} and {doubles} both in the catalog: one capability twice")) + expect(
         view, call(alias, **spec.args(_read(spec.kind, text), request_of(view.question), path)))
 
 
