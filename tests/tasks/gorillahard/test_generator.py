@@ -191,7 +191,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 26 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 27 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -960,7 +960,7 @@ def test_each_refusal_mechanisms_check_decides_from_the_file_not_the_reference()
                                    difficulty="T3_expert")
                 family = FAMILIES[next(f for f in FAMILIES if f.endswith(f":{name}"))]
                 row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
-                                 needs_history="", wording=0, rng=rng))
+                                 needs_history="", wording=0, rng=rng, served=draw_served(rng)))
                 view = view_of(row)
                 assert mechanism.check(view) == [], (name, refuse, n)
                 assert ("abstain" in view.reference) is refuse
