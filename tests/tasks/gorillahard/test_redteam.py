@@ -179,3 +179,12 @@ def test_leaving_a_maker_out_leaves_out_every_recipe_of_its_family(small_set, mo
         maker = row.meta["derivation"]["maker"]
         family = {i for i, r in enumerate(small_bank["recipes"]) if r["maker"] == maker}
         assert family and family | {n} == set(seen[row.inputs["question"]])
+
+
+def test_the_dev_set_teaches_operations_served_under_another_name() -> None:
+    idx = redteam.index()
+    found = redteam.aliases(idx)
+    ordinary = {st["op"] for r in idx.recipes if r.get("lever") != "near_miss" for st in r["steps"]}
+    assert found and all(asked in ordinary and not (names & ordinary) for asked, names in found.items())
+    everything = frozenset(range(len(idx.recipes)))
+    assert redteam.aliases(idx, everything) == {}  # nothing is learnt from recipes left out

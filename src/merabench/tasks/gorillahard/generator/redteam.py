@@ -189,7 +189,8 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
     asked = asked_words(prompt)
     # the maker is the dev row's family label: kept only to leave a whole family out when measuring
     recipe: dict[str, Any] = {"words": asked, "asked": len(asked), "kind": kind, "steps": [],
-                              "maker": row.meta.get("derivation", {}).get("maker", "")}
+                              "maker": row.meta.get("derivation", {}).get("maker", ""),
+                              "lever": row.meta.get("categories", {}).get("lever", "")}
     by_name = {t.name: t for t in prompt.tools}
     for step in rules.steps_of(answer):  # the tool's own words: a question often says them
         tool = by_name.get(step.get("tool", ""))
@@ -371,6 +372,7 @@ def _sibling(prompt: Prompt, idx: Index, best: int, skip: frozenset[int] = froze
     asked = _stems(rules.pick_clause(prompt) and prompt.question.replace(rules.pick_clause(prompt), " ")
                    or prompt.question)
     offered = {t.op: t for t in prompt.tools}
+    known_as = aliases(idx, skip).get(idx.recipes[best]["steps"][0]["op"], set()) if idx.recipes[best]["steps"] else set()
     options = []
     for n, recipe in enumerate(idx.recipes):
         if n in skip or recipe["kind"] != idx.recipes[best]["kind"] or [sorted(st["args"]) for st in recipe["steps"]] != shape:
@@ -381,13 +383,42 @@ def _sibling(prompt: Prompt, idx: Index, best: int, skip: frozenset[int] = froze
         said = _stems(" ".join(t.description for t in tools if t))
         named = _stems(" ".join(t.op.replace("_", " ") for t in tools if t))
         share = max(len(said & asked) / max(1, len(said)), len(named & asked) / max(1, len(named)))
-        if share >= SIBLING_SHARE or (near or {}).get(n, 0.0) >= SIBLING_NEAR:
+        if share >= SIBLING_SHARE or (near or {}).get(n, 0.0) >= SIBLING_NEAR or \
+                (recipe["steps"] and recipe["steps"][0]["op"] in known_as):
             options.append((share, json.dumps(recipe["steps"], sort_keys=True), recipe))
     if not options:
         return None
     options.sort(key=lambda o: (-o[0], o[1]))
     answer = rules.apply(options[0][2], prompt, bank()["columns"], bank().get("choices", {}))
     return answer if answer is not None and "abstain" not in answer else None
+
+
+def aliases(idx: Index, skip: frozenset[int] = frozenset()) -> dict[str, set[str]]:
+    """Operations the dev set served under another name: a near-miss call whose nearest ordinary
+    call of the same arguments names another operation (`untag` where `delete_tag` was asked), a
+    name no ordinary call uses; only what recipes outside `skip` show."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for (asked, alias), support in _alias_support(idx).items():
+        if any(n not in skip and i not in skip for n, i in support):
+            out[asked].add(alias)
+    return dict(out)
+
+
+@functools.lru_cache(maxsize=2)
+def _alias_support(idx: Index) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    shape = [json.dumps([r["kind"], [sorted(st["args"]) for st in r["steps"]]]) for r in idx.recipes]
+    ordinary = {st["op"] for r in idx.recipes if r.get("lever") != "near_miss" for st in r["steps"]}
+    found: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
+    for n, recipe in enumerate(idx.recipes):
+        if recipe.get("lever") != "near_miss" or recipe["kind"] != "call" or recipe["steps"][0]["op"] in ordinary:
+            continue
+        for score, i in idx.ranked(recipe["words"][:recipe.get("asked", len(recipe["words"]))], frozenset({n})):
+            other = idx.recipes[i]
+            if other.get("lever") == "near_miss" or shape[i] != shape[n] or score < 0.3:
+                continue
+            found[(other["steps"][0]["op"], recipe["steps"][0]["op"])].append((n, i))
+            break
+    return dict(found)
 
 
 LEAVE_OUT = ("", "row", "maker")
