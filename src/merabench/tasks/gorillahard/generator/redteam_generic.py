@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from merabench.tasks.gorillahard.generator import redteam_derive as derive
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_pick as pick
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
@@ -49,6 +50,13 @@ class Lexicon:
     questions: np.ndarray   # recipes x question stems (0/1)
     tools: np.ndarray       # recipes x tool stems (0/1)
     together: np.ndarray    # question stems x tool stems: how many recipes said both
+    keys: Mapping[str, Mapping[str, frozenset[int]]]  # parameter -> file key the dev rows read it under -> recipes
+
+    def keys_for(self, name: str, skip: frozenset[int] = frozenset()) -> list[str]:
+        """The file keys the dev rows read a parameter under (`deployment:` for service), the most
+        often first, only those that recipes outside `skip` show."""
+        seen = [(len(rows - skip), key) for key, rows in self.keys.get(name, {}).items() if rows - skip]
+        return [key for _, key in sorted(seen, key=lambda nk: (-nk[0], nk[1]))]
 
     @classmethod
     def of(cls, recipes: Sequence[Mapping[str, Any]]) -> Lexicon:
@@ -63,7 +71,15 @@ class Lexicon:
         for i, (a, s) in enumerate(zip(asked, said, strict=True)):
             q[i, [qv[w] for w in a]] = 1.0
             t[i, [tv[w] for w in s]] = 1.0
-        return cls(qv, tv, q, t, q.T @ t)
+        keys: dict[str, dict[str, set[int]]] = {}
+        for n, r in enumerate(recipes):
+            for st in r["steps"]:
+                for name, spec in st["args"].items():
+                    key = re.findall(r"[A-Za-z_][\w.-]*", spec.get("prefix", "")) if spec["t"] == "fkey" else []
+                    if key and re.search(r"[:=]\W*$", spec["prefix"]):
+                        keys.setdefault(name, {}).setdefault(key[-1], set()).add(n)
+        frozen = {name: {k: frozenset(v) for k, v in found.items()} for name, found in keys.items()}
+        return cls(qv, tv, q, t, q.T @ t, frozen)
 
     def lift(self, question: set[str], skip: frozenset[int]) -> dict[str, float]:
         """For each tool stem, how much more often it came with one of these question stems than
@@ -156,7 +172,8 @@ def _enum_choice(description: str, question: str) -> str | None:
     return named[0] if named else None
 
 
-def fill(prompt: Any, tool: rf.Tool) -> dict[str, Any] | None:
+def fill(prompt: Any, tool: rf.Tool, lexicon: Lexicon | None = None,
+         skip: frozenset[int] = frozenset()) -> dict[str, Any] | None:
     """Every required parameter, and an optional one the question gives a value for, filled by its
     type and description; None when a required one is nowhere."""
     question = prompt.question
@@ -196,12 +213,50 @@ def fill(prompt: Any, tool: rf.Tool) -> dict[str, Any] | None:
                 value = quotes.pop(0)
             if value is None and required:
                 value = _key_in_files(prompt, name, path) or _history_value(prompt, name)
-        if value is None:
-            if required:
-                return None
+        if value is None and required:
+            value = _PENDING  # the files decide it below
+        if value is not None:
+            args[name] = value
+    if _PENDING in args.values():
+        args = derive.derived(tool.op, args, prompt, path)  # extremes, counts, tickets, traces...
+    for name, value in list(args.items()):
+        if value == _PENDING:
+            about = f"{name} {_param_spec(tool, name).get('description', '')}".lower()
+            learned = lexicon.keys_for(name, skip) if lexicon else []
+            args[name] = _from_file(prompt, name, about, path, learned)
+    return None if any(v is None or v == _PENDING for v in args.values()) else args
+
+
+_PENDING = "?"
+_KEYED = re.compile(r"^\s*[\"']?([\w.-]+)[\"']?\s*[:=]\s*[\"']?([^\s\"',#}]+)")
+
+
+def _from_file(prompt: Any, name: str, about: str, path: str | None, learned: Sequence[str] = ()) -> Any:
+    """A value out of the files: under a key that holds the parameter's name (`S3_BUCKET=` for
+    bucket), else the first value of the parameter's shape (a host of the list, the URL of an
+    ERROR line, a ticket's key)."""
+    order = ([path] if path else []) + [p for p in prompt.files if p != path]
+    for key in learned:
+        for p in order:
+            value = rf.key_value(prompt.files[p], key)
+            if value and not value.endswith(":"):
+                return value
+    for p in order:
+        for line in rf.live_lines(prompt.files[p]):
+            m = _KEYED.match(line)
+            if m and name.lower() in m.group(1).lower().replace("-", "_"):
+                return m.group(2)
+    for pattern, shape in _SHAPES:
+        if not re.search(pattern, about):
             continue
-        args[name] = value
-    return args
+        for p in order:
+            lines = rf.live_lines(prompt.files[p])
+            failing = [line for line in lines if re.search(r"\bERROR\b|fail", line)]
+            for line in failing + lines:
+                hit = re.search(shape, line)
+                if hit:
+                    return hit.group(0)
+    return None
 
 
 def answer(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = frozenset()) -> dict[str, Any] | None:
@@ -213,7 +268,10 @@ def answer(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = frozense
     tool = rules.cost_pick(prompt, rules.tool_for(prompt, ranked[0][1].op, ranked[0][1].description))
     if tool is None:
         return None
-    args = fill(prompt, tool)
+    try:
+        args = fill(prompt, tool, lexicon, skip)
+    except derive.Refuse as why:
+        return rules.refusal(str(why))
     if args is None:
         return None
     over = rules.within_limits(tool, args)
@@ -227,7 +285,8 @@ SWITCH_MARGIN = 0.3  # another tool must fit this much better than the recipe's 
 SAID_SHARE = 0.6     # a refusal for want of an operation stands unless the question says this much of a tool
 
 
-def substitute(recipe: Mapping[str, Any], prompt: Any, tool: rf.Tool, columns: Mapping[str, str]) -> dict[str, Any] | None:
+def substitute(recipe: Mapping[str, Any], prompt: Any, tool: rf.Tool, columns: Mapping[str, str],
+               lexicon: Lexicon | None = None, skip: frozenset[int] = frozenset()) -> dict[str, Any] | None:
     """The recipe's answer with `tool` in place of its operation: the arguments the two share
     are worked out as the recipe says, the others filled by type."""
     first = recipe["steps"][0]["op"]
@@ -237,7 +296,10 @@ def substitute(recipe: Mapping[str, Any], prompt: Any, tool: rf.Tool, columns: M
     answer = rules.apply({**recipe, "steps": steps}, prompt, columns)
     if answer is None or "abstain" in answer or "clarify" in answer:
         return answer
-    extra = fill(prompt, tool) or {}
+    try:
+        extra = fill(prompt, tool, lexicon, skip) or {}
+    except derive.Refuse:
+        extra = {}
     for step in rules.steps_of(answer):
         if step.get("tool") == tool.name:
             step["args"] = {**{n: v for n, v in extra.items() if n not in step["args"]}, **step["args"]}
@@ -261,7 +323,7 @@ def second_opinion(prompt: Any, answer: dict[str, Any], recipe: Mapping[str, Any
         if len(said & set(stems(_asked_text(prompt)))) < SAID_SHARE * len(said) or \
                 (recipe is not None and "каталоге нет" not in answer.get("reason", "")):
             return answer
-        made = substitute(recipe, prompt, best, columns) if recipe and len(recipe["steps"]) == 1 else None
+        made = substitute(recipe, prompt, best, columns, lexicon, skip) if recipe and len(recipe["steps"]) == 1 else None
         made = made or globals()["answer"](prompt, lexicon, skip)
         return made if made and "abstain" not in made else answer
     steps = rules.steps_of(answer)
@@ -272,4 +334,4 @@ def second_opinion(prompt: Any, answer: dict[str, Any], recipe: Mapping[str, Any
     now = fit(current, asked, lexicon.lift(asked, skip) if lexicon else {}) if current else 0.0
     if current is None or best.op == current.op or best_fit < now + SWITCH_MARGIN:
         return answer
-    return substitute(recipe, prompt, best, columns) or answer
+    return substitute(recipe, prompt, best, columns, lexicon, skip) or answer
