@@ -85,14 +85,20 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
             raise Refuse("задача уже закрыта")
     if op == "download" and re.search(r"упал|не скачал|споткнул", q):
         logs = [p for p in prompt.files if rf.extension(p) == "log"]
-        failed = [m.group(1) for p in logs for m in re.finditer(r"ERROR .*failed to download (\S+)", prompt.files[p])]
+        failed = []
+        for p in logs:  # a failure stands while no later line brings the same file
+            text_of = prompt.files[p]
+            for m in re.finditer(r"ERROR .*failed to download (\S+)", text_of):
+                if not re.search(rf"{re.escape(m.group(1))}.*downloaded", text_of[m.end():]):
+                    failed.append(m.group(1))
         if logs and not failed:
             raise Refuse("в журнале нет упавшей загрузки")
         if failed:
             args["url"] = failed[0]
     if op == "invoice_void" and invoice:
         for record in _invoices(prompt, path):
-            if record.get("invoice_id") == invoice.group() and record.get("status") == "paid":
+            paid = record.get("status") == "paid" or bool(re.fullmatch(r"\d{4}-\d\d-\d\d", record.get("paid_at", "")))
+            if record.get("invoice_id") == invoice.group() and paid:
                 raise Refuse(f"счёт {invoice.group()} уже оплачен")
     return args
 

@@ -422,6 +422,10 @@ def _stamp(line: str) -> str:
 
 
 def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
+    """A log whose one failed download was never redone (the near miss: retry it), or whose
+    downloads all went through: the failure line replaced by a finished download, or kept with a
+    later retry that brought the file (then there is nothing to retry); a near miss's later retry
+    may fail again."""
     log = corpus.pick("fetch_log", rng)
     url = log.facts["url"]
     lines = log.file.text.split("\n")
@@ -430,26 +434,38 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
     # a line that speaks of failed downloads without being one, in both sides
     lines.insert(1, f"{_stamp(lines[0])} DEBUG import: retry policy for failed downloads: 3 attempts, 30 s apart")
     at += 1
-    if refuse:  # the download went through, perhaps after an interruption
+    later = min(len(lines) - 1, at + rng.randint(2, 6))
+    retried = rng.random() < 0.5
+    if refuse and not retried:  # the download went through, perhaps after an interruption
         done = [f"{stamp} INFO  import: downloaded {url.rsplit('/', 1)[-1]} ({rng.randint(2, 90)} MB)"]
         if rng.random() < 0.5:
             done.insert(0, f"{stamp} WARN  import: connection reset while fetching {url}, resuming")
         lines[at:at + 1] = done
+    elif retried:  # a retry a few lines on: it brought the file (a refusal) or failed again (a near miss)
+        when = _stamp(lines[later])
+        lines.insert(later + 1, f"{when} INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
+                     if refuse else f"{when} WARN  import: retry 1/3 of {url} failed ({rng.choice([502, 503])}), "
+                                    "giving up")
     text = "\n".join(lines)
-    reference = abstain("в журнале нет упавшей загрузки: все файлы скачались, повторять нечего") if refuse else call(
-        "http.download", url=url)
+    reason = ("в журнале загрузка упала, но повторная попытка прошла — файл скачан, повторять нечего" if retried
+              else "в журнале нет упавшей загрузки: все файлы скачались, повторять нечего")
+    reference = abstain(reason) if refuse else call("http.download", url=url)
     return _question(rng.choice(RETRY_ASKS), (File(log.file.path, log.file.fmt, text),), reference,
                      "http.get_json", extra_tools=("http.download",))
 
 
 def check_no_failure(view: View) -> list[str]:
     _, text = only(view)
-    failed = [ln for ln in text.split("\n") if " ERROR " in ln and "failed to download" in ln]
-    if not failed:
-        return problems(("abstain" in view.reference, "no download failed: refuse"))
+    lines = text.split("\n")
+    failed = [(n, ln.split("failed to download", 1)[1].split()[0]) for n, ln in enumerate(lines)
+              if " ERROR " in ln and "failed to download" in ln]
     if len(failed) > 1:
         return ["more than one download failed"]
-    return expect(view, call("http.download", url=failed[0].split("failed to download", 1)[1].split()[0]))
+    # a failure counts while no later line brings the same file
+    standing = [url for n, url in failed if not any(url in ln and "downloaded" in ln for ln in lines[n + 1:])]
+    if not standing:
+        return problems(("abstain" in view.reference, "no download is left failed: refuse"))
+    return expect(view, call("http.download", url=standing[0]))
 
 
 VOID_ASKS = ("Аннулируй счёт {invoice}: клиент его так и не оплатил.", "Счёт {invoice} не оплачен — аннулируй его.",
@@ -458,19 +474,27 @@ VOID_ASKS = ("Аннулируй счёт {invoice}: клиент его так 
 
 
 def make_invoice_paid(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
+    """Invoices whose payment is a status (paid, unpaid, overdue) or the date it came (a dash
+    while unpaid); the question's invoice is unpaid in the near miss, paid in the refusal."""
     invoices = corpus.pick("invoices", rng)
     asked = rng.choice(invoices.facts["items"])[0]
-    lines = invoices.file.text.split("\n")
+    by_date = rng.random() < 0.5
+
+    def paid_on() -> str:
+        return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
     out = []
-    for line in lines:
+    for line in invoices.file.text.split("\n"):
         cells = line.split(";")
-        if len(cells) == 4 and cells[0].startswith("INV-"):
-            if cells[0] == asked:
-                cells[3] = "paid" if refuse else rng.choice(["unpaid", "overdue"])
+        if len(cells) == 4 and cells[0] == "invoice_id" and by_date:
+            cells[3] = "paid_at"
+        elif len(cells) == 4 and cells[0].startswith("INV-"):
+            paid = (refuse if cells[0] == asked else rng.random() < 0.5)
+            if by_date:
+                cells[3] = paid_on() if paid else "—"
             else:
-                cells[3] = rng.choice(["paid", "paid", "unpaid", "overdue"])
-            line = ";".join(cells)
-        out.append(line)
+                cells[3] = "paid" if paid else rng.choice(["unpaid", "overdue"])
+        out.append(";".join(cells))
     reference = abstain(f"счёт {asked} уже оплачен, а аннулировать можно только неоплаченные счета") if refuse else \
         call("billing.invoice_void", invoice_id=asked)
     return _question(rng.choice(VOID_ASKS).format(invoice=asked),
@@ -485,11 +509,18 @@ def check_invoice_paid(view: View) -> list[str]:
     found = [r for r in rows if asked and r[header.index("invoice_id")] == asked.group()]
     if len(found) != 1:
         return ["the question's invoice is not in the table once"]
-    status = found[0][header.index("status")]
-    if status == "paid":
+    if "status" in header:
+        status = found[0][header.index("status")]
+        paid, known = status == "paid", status in ("paid", "unpaid", "overdue")
+    else:  # the date the payment came, a dash while none has
+        when = found[0][header.index("paid_at")]
+        paid, known = bool(re.fullmatch(r"\d{4}-\d\d-\d\d", when)), when in ("—", "-", "") or \
+            bool(re.fullmatch(r"\d{4}-\d\d-\d\d", when))
+    if not known:
+        return ["the invoice's payment reads neither paid nor unpaid"]
+    if paid:
         return problems(("abstain" in view.reference, "the invoice is paid: voiding it is refused"))
-    return problems((status in ("unpaid", "overdue"), f"unknown status {status}")) + expect(
-        view, call("billing.invoice_void", invoice_id=found[0][header.index("invoice_id")]))
+    return expect(view, call("billing.invoice_void", invoice_id=found[0][header.index("invoice_id")]))
 
 
 # --- a tool absent under every name -----------------------------------------------------------
