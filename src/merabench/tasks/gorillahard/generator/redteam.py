@@ -159,9 +159,10 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
         for path in used:
             t = rf.table(files[path], path)
             if t and text in t.header:
-                if quotes:
-                    i = step if step < len(quotes) else 0
-                    columns.setdefault(quotes[i].lower(), Counter())[text] += 1
+                said = _QUOTE.findall(own_q) or quotes  # a turn's own phrase, as the solver reads it
+                if said:
+                    i = step if step < len(said) else 0
+                    columns.setdefault(said[i].lower(), Counter())[text] += 1
                     return {"t": "colq", "i": i}
                 pos = t.header.index(text)
                 return {"t": "colname", "v": text, "pos": pos if pos == 0 else (-1 if pos == len(t.header) - 1 else pos)}

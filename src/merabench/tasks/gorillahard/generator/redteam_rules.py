@@ -285,6 +285,9 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
         table = rf.table(prompt.files.get(path, ""), path or "") if path else None
         if table and spec["v"] in table.header:
             return spec["v"]
+        named = _QUOTE.findall(prompt.question)
+        if table and named:  # the question names its column: that one or none, never one by place
+            return _column(prompt, path, named[0], columns)
         if table and table.header:
             pos = spec["pos"]
             return table.header[pos] if -len(table.header) <= pos < len(table.header) else None
