@@ -188,3 +188,16 @@ def test_the_dev_set_teaches_operations_served_under_another_name() -> None:
     assert found and all(asked in ordinary and not (names & ordinary) for asked, names in found.items())
     everything = frozenset(range(len(idx.recipes)))
     assert redteam.aliases(idx, everything) == {}  # nothing is learnt from recipes left out
+
+
+def test_two_files_are_told_apart_by_a_count_or_a_date_no_rule_names() -> None:
+    logs = {"logs/a.log": "10:00 WARN slow\n10:01 INFO ok\n", "logs/b.log": "10:00 WARN slow\n10:02 WARN disk\n"}
+    more = prompt("Файл — тот, где строк с WARN больше. Покажи хвост журнала.", logs, [])
+    fewer = prompt("Файл — тот, где строк с WARN меньше. Покажи хвост журнала.", logs, [])
+    assert redteam_rules.choose(more, None, "log") == "logs/b.log"
+    assert redteam_rules.choose(fewer, None, "log") == "logs/a.log"
+    configs = {"cfg/a.yaml": "# updated 2024-05-01\nretries: 3\n", "cfg/b.yaml": "# updated 2024-03-09\nretries: 4\n"}
+    newer = prompt("Возьми тот конфиг, что новее. Сколько там повторов?", configs, [])
+    older = prompt("Возьми тот конфиг, что старее. Сколько там повторов?", configs, [])
+    assert redteam_rules.choose(newer, None, "yaml") == "cfg/a.yaml"
+    assert redteam_rules.choose(older, None, "yaml") == "cfg/b.yaml"

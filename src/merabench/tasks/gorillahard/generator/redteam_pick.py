@@ -78,6 +78,12 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
                        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _held(prompt.files[p], p))]
             if len(holding) == 1:
                 return holding
+    dated = re.search(r"(нове|свеж|поздн)|(старе|ранн|давн)", clause)
+    if dated:  # the newer or older file: by the latest date it holds
+        stamps = [(p, max(re.findall(r"\b(20\d\d-\d\d-\d\d)", prompt.files[p]), default="")) for p in candidates]
+        if all(stamp for _, stamp in stamps) and len({stamp for _, stamp in stamps}) == len(stamps):
+            chosen = (max if dated.group(1) else min)(stamps, key=lambda ps: ps[1])
+            return [chosen[0]]
     m = re.search(r"(больше|меньше|длиннее|короче)", clause)
     if not m:
         return candidates
@@ -86,9 +92,37 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
         lowest = "короче" in clause
     measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
     known = [(p, v) for p, v in measured if v is not None]
+    if len(known) < 2 or len({v for _, v in known}) == 1:  # no rule knows it, or it does not tell them apart
+        known = _counted(prompt, candidates, clause) or known
     if len(known) < 2:
         return candidates
     return [rf.argmax(known, lowest=lowest)]
+
+
+_NOT_MEASURES = {"где", "котор", "больш", "меньш", "файл", "нужен", "нужна", "тот", "том", "тем", "того", "речь",
+                 "смотр", "возьм", "бери", "имеет", "виду", "работ", "интер", "только", "один", "лишн", "втор",
+                 "трога", "прилож", "вложен", "двух", "оба", "похож"}
+
+
+def _counted(prompt: Any, candidates: list[str], clause: str) -> list[tuple[str, float]]:
+    """More or less of something no rule knows: a key of that name holding a number in each file
+    ("prefetch"), else how many lines mention the word's stem ("ERROR", «комментари»); the first
+    word the files differ on."""
+    words = [w for w in re.findall(r"[A-Za-z_][\w.-]{2,}|[а-яё]{4,}", _PATH_IN.sub(" ", clause))
+             if w.lower()[:5] not in _NOT_MEASURES and w.lower()[:4] not in _NOT_MEASURES]
+    for word in words:
+        if re.match(r"[A-Za-z_]", word):
+            keyed = [(p, rf.number(rf.key_value(prompt.files[p], word) or "")) for p in candidates]
+            if all(v is not None for _, v in keyed) and len({v for _, v in keyed}) > 1:
+                return [(p, float(v)) for p, v in keyed if v is not None]
+            stem = word
+        else:
+            stem = word.lower()[:6]
+        counts = [(p, float(sum(stem in line.lower() if stem.islower() else stem in line
+                                for line in rf.live_lines(prompt.files[p])))) for p in candidates]
+        if len({v for _, v in counts}) > 1 and any(v for _, v in counts):
+            return counts
+    return []
 
 
 _FORMAT_GROUPS = {"csv": {"csv", "tsv"}, "tsv": {"csv", "tsv"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
