@@ -13,7 +13,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     only,
     problems,
 )
-from merabench.tasks.gorillahard.generator.model import Question, abstain, call
+from merabench.tasks.gorillahard.generator.model import Question, call
 from merabench.tasks.gorillahard.generator.numerals import count, ordinal
 
 
@@ -224,41 +224,3 @@ def check_retry_download(view: View) -> list[str]:
     if len(failed) != 1:
         return ["the log must hold exactly one failed download"]
     return expect(view, call("http.download", url=failed[0].split("failed to download", 1)[1].split()[0]))
-
-
-def make_no_tool(rng: random.Random, corpus: Corpus) -> Question:
-    log = corpus.pick("app_log", rng)
-    service = log.facts["service"]
-    # nothing in any catalog does these (no fax, print, phone, chat, video, signature or RAR tool)
-    ask = rng.choice(
-        [
-            "Переведи журнал на японский язык.",
-            f"Переведи журнал сервиса {service} на японский язык.",
-            "Нарисуй по журналу диаграмму в формате PNG.",
-            "Отправь журнал факсом в бухгалтерию.",
-            f"Отправь журнал {service} факсом в бухгалтерию.",
-            "Распечатай журнал на принтере третьего этажа.",
-            "Позвони дежурному и зачитай ему последние ошибки из журнала.",
-            f"Пришли мне SMS с последними ошибками {service}.",
-            "Сделай из журнала видеоролик для презентации.",
-            f"Поставь электронную подпись под журналом {service}.",
-            "Перешли журнал в Телеграм-канал команды.",
-            "Сожми журнал в архив RAR с паролем.",
-            f"Закажи пиццу команде, которая разбирает журнал {service}.",
-            "Переведи журнал на азбуку Морзе и отстучи её по радио.",
-        ]
-    )
-    return build_question(
-        "abstain_no_tool",
-        "no_tool",
-        "T3_expert",
-        ask,
-        (log,),
-        abstain("в каталоге нет инструмента для этой операции"),
-        "logs.grep",
-    )
-
-
-def check_no_tool(view: View) -> list[str]:
-    return problems(("abstain" in view.reference, "must refuse"))
-

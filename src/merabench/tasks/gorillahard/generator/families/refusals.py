@@ -339,8 +339,11 @@ def check_column_spelling(view: View) -> list[str]:
         return [f"two headers are «{d['asked']}»: {matching}"]
     at = header.index(matching[0])
     numeric = all(re.fullmatch(r"-?\d+(?:\.\d+)?", r[at]) for r in rows)
+    said = [stat for stat, words in STATS.items() if words in view.question]  # the statistic the question names
+    if len(said) != 1:
+        return [f"the question names {len(said)} statistics"]
     return problems((numeric, f"{matching[0]} is not numeric")) + expect(
-        view, call(f"table.{d['stat']}", path=path, column=matching[0]))
+        view, call(f"table.{said[0]}", path=path, column=matching[0]))
 
 
 # --- a premise the file contradicts ----------------------------------------------------------
