@@ -201,3 +201,12 @@ def test_two_files_are_told_apart_by_a_count_or_a_date_no_rule_names() -> None:
     older = prompt("Возьми тот конфиг, что старее. Сколько там повторов?", configs, [])
     assert redteam_rules.choose(newer, None, "yaml") == "cfg/a.yaml"
     assert redteam_rules.choose(older, None, "yaml") == "cfg/b.yaml"
+
+
+def test_two_files_of_one_format_that_nothing_tells_apart_are_asked_about() -> None:
+    tables = {"data/a.csv": "host,cpu_pct\nsrv-1,3\n", "data/b.csv": "host,cpu_pct\nsrv-2,4\n"}
+    assert "clarify" in redteam_rules.special(prompt("Какая медиана по столбцу «cpu_pct»?", tables, []))
+    picked = prompt("Возьми тот, где строк данных больше. Какая медиана по столбцу «cpu_pct»?", tables, [])
+    assert redteam_rules.special(picked) is None
+    mixed = {"data/a.csv": tables["data/a.csv"], "logs/b.log": "10:00 ERROR x\n"}
+    assert redteam_rules.special(prompt("Какая медиана по столбцу «cpu_pct»?", mixed, [])) is None

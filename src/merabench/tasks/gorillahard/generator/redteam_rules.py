@@ -395,11 +395,17 @@ def statistic_chain(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] |
 
 
 def special(prompt: Any) -> dict[str, Any] | None:
-    """A clarification: a request over "the log" with two logs attached and neither named."""
-    logs = [p for p in prompt.files if rf.extension(p) == "log"]
-    if len(logs) >= 2 and not named_files(prompt) and not prompt.history and not pick_clause(prompt) and \
-            re.search(r"журнал|\bлог", prompt.question.lower()):
-        return {"clarify": f"Какой журнал имеется в виду: {logs[0]} или {logs[1]}?"}
+    """A clarification: two files of one format attached (two logs, two tables, two configs), the
+    question names neither and says nothing that picks one, and no earlier turn settled it."""
+    if prompt.history or named_files(prompt) or pick_clause(prompt):
+        return None
+    by_format: dict[frozenset[str], list[str]] = {}
+    for path in prompt.files:
+        ext = rf.extension(path)
+        by_format.setdefault(frozenset(_FORMAT_GROUPS.get(ext, {ext})), []).append(path)
+    both = next((paths for paths in by_format.values() if len(paths) >= 2), None)
+    if both:
+        return {"clarify": f"Какой из файлов имеется в виду: {both[0]} или {both[1]}?"}
     return None
 
 
