@@ -15,6 +15,8 @@ from merabench.tasks.gorillahard.generator import (
     validate,
 )
 
+MEDIAN = {"name": "tables.median", "family": "tables", "description": "Медиана числового столбца таблицы.",
+          "parameters": {"path": {"type": "string"}, "column": {"type": "string"}}, "constraints": {}}
 REFUND = {"name": "billing.refund", "family": "billing", "description": "Возврат по счёту.",
           "parameters": {"invoice_id": {"type": "string", "required": True},
                          "amount": {"type": "number", "required": True, "maximum": 5000}},
@@ -210,3 +212,11 @@ def test_two_files_of_one_format_that_nothing_tells_apart_are_asked_about() -> N
     assert redteam_rules.special(picked) is None
     mixed = {"data/a.csv": tables["data/a.csv"], "logs/b.log": "10:00 ERROR x\n"}
     assert redteam_rules.special(prompt("Какая медиана по столбцу «cpu_pct»?", mixed, [])) is None
+
+
+def test_a_column_the_table_holds_under_two_spellings_is_asked_about() -> None:
+    median = recipe("median", path={"t": "path", "kind": "t.csv", "ext": "csv"}, column={"t": "colq", "i": 0})
+    twice = prompt("Медиана по столбцу «скидка»?", {"data/t.csv": "id,discount_pct,Discount\n1,3,4\n"}, [MEDIAN])
+    assert "clarify" in redteam_rules.apply(median, twice, {})
+    once = prompt("Медиана по столбцу «скидка»?", {"data/t.csv": "id,discount_pct,discount_code\n1,3,A\n"}, [MEDIAN])
+    assert redteam_rules.apply(median, once, {})["args"]["column"] == "discount_pct"

@@ -322,6 +322,8 @@ def _by_recipe(prompt: Prompt, skip: frozenset[int],
         special = rules.special(prompt) or rules.statistic_chain(prompt, known["columns"])
     except rules.Refuse as why:
         special = rules.refusal(str(why))
+    except rules.Ask as why:
+        special = {"clarify": str(why)}
     if special is not None:
         return {**special, "_special": True}, None, 1.0
     ranked = idx.ranked(asked_words(prompt), skip)

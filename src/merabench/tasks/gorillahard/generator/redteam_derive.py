@@ -17,6 +17,10 @@ class Refuse(Exception):
     """The recipe cannot be carried out here: the answer is a refusal."""
 
 
+class Ask(Exception):
+    """The files leave the request ambiguous (a column the table holds twice): the answer asks."""
+
+
 def nth(question: str) -> int:
     m = re.search(r"\b(перв|втор|трет|четв|пят|шест)\w*", question.lower())
     return _ORDINAL[m.group(1)] if m else 1

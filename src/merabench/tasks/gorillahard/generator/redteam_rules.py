@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
-from merabench.tasks.gorillahard.generator.redteam_derive import Refuse, derived
+from merabench.tasks.gorillahard.generator.redteam_derive import Ask, Refuse, derived
 from merabench.tasks.gorillahard.generator.redteam_pick import (
     _FORMAT_GROUPS,
     choose,
@@ -170,6 +170,8 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     fitting = [h for h in header if header_root(h) in roots]
     if len(fitting) == 1:
         return fitting[0]
+    if len(fitting) > 1:
+        raise Ask(f"В таблице два подходящих столбца: {fitting[0]} и {fitting[1]}. Какой взять?")
     raise Refuse(f"в таблице нет столбца «{phrase}»")
 
 
@@ -323,6 +325,8 @@ def apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
         return _apply(recipe, prompt, columns, choices or {})
     except Refuse as why:
         return refusal(str(why))
+    except Ask as why:
+        return {"clarify": str(why)}
 
 
 def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
