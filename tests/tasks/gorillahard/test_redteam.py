@@ -220,3 +220,14 @@ def test_a_column_the_table_holds_under_two_spellings_is_asked_about() -> None:
     assert "clarify" in redteam_rules.apply(median, twice, {})
     once = prompt("Медиана по столбцу «скидка»?", {"data/t.csv": "id,discount_pct,discount_code\n1,3,A\n"}, [MEDIAN])
     assert redteam_rules.apply(median, once, {})["args"]["column"] == "discount_pct"
+
+
+PING = {"name": "net.ping", "family": "net", "description": "Проверяет доступность хоста по ICMP.",
+        "parameters": {"host": {"type": "string", "required": True, "description": "хост"}}, "constraints": {}}
+
+
+def test_the_general_layer_asks_the_same_of_every_listed_host_of_the_picked_file() -> None:
+    files = {"ops/a.txt": "a.example.com\nb.example.com\n", "ops/b.txt": "c.example.com\n"}
+    asked = prompt("Проверь доступность по ICMP всех хостов из файла, где хостов больше.", files, [PING, REFUND])
+    assert redteam_generic.answer(asked, None) == {"calls": [{"tool": "net.ping", "args": {"host": "a.example.com"}},
+                                                             {"tool": "net.ping", "args": {"host": "b.example.com"}}]}

@@ -118,6 +118,8 @@ def ranked_tools(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = fr
 def _asked_text(prompt: Any) -> str:
     clause = pick.pick_clause(prompt)
     question = prompt.question.replace(clause, " ") if clause else prompt.question
+    if not stems(question):  # the sentence that picks the file is the request too
+        question = prompt.question
     return " ".join([q for q, _ in prompt.history] + [question])
 
 
@@ -194,8 +196,9 @@ def fill(prompt: Any, tool: rf.Tool, lexicon: Lexicon | None = None,
             value = next((q for q in quotes if q in header), None) or next(
                 (h for h in header if re.search(rf"(?<![\w-]){re.escape(h)}(?![\w-])", question)), None)
             value = value or _history_value(prompt, name)
-        elif kind == "boolean":
-            value = None if not required else False
+        elif kind == "boolean":  # an optional switch the question describes ("без учёта регистра")
+            said = set(stems(spec.get("description", "").split("(по умолчанию")[0])) & set(stems(question))
+            value = True if len(said) >= 2 else (None if not required else False)
         elif kind in ("integer", "number"):
             value = numbers.pop(0) if numbers else None
             if value is None and required:
@@ -275,7 +278,34 @@ def answer(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = frozense
     if args is None:
         return None
     over = rules.within_limits(tool, args)
-    return rules.refusal(over) if over else {"tool": tool.name, "args": args}
+    return rules.refusal(over) if over else expand(prompt, tool, args)
+
+
+_EACH_HOST = re.compile(r"кажд\w* хост|всех хост|все хост|по всем хост|каждого домен|всех домен")
+_BOTH_ENVS = re.compile(r"обоих|обеих|staging и (?:в )?production|production и (?:в )?staging")
+
+
+def expand(prompt: Any, tool: rf.Tool, args: dict[str, Any]) -> dict[str, Any]:
+    """One call, or independent calls when the question asks the same of several things: two
+    quoted columns, both environments, every host of the list."""
+    params = set(tool.params) if isinstance(tool.params, Mapping) else set()
+    q = prompt.question.lower()
+    values: list[tuple[str, Any]] = []
+    quotes = _QUOTE.findall(prompt.question)
+    if "column" in params and len(quotes) >= 2 and args.get("path"):
+        try:
+            values = [("column", rules._column(prompt, args["path"], phrase, {})) for phrase in quotes[:2]]
+        except (derive.Refuse, derive.Ask):
+            values = []
+    elif "environment" in params and _BOTH_ENVS.search(q):
+        values = [("environment", "staging"), ("environment", "production")]
+    elif "host" in params and _EACH_HOST.search(q):
+        lists = [p for p in prompt.files if rf.listed_hosts(prompt.files[p])]
+        source = pick.pick_by_content(prompt, lists)[0] if lists else None
+        values = [("host", h) for h in rf.listed_hosts(prompt.files[source])] if source else []
+    if len(values) < 2:
+        return {"tool": tool.name, "args": args}
+    return {"calls": [{"tool": tool.name, "args": {**args, name: value}} for name, value in values]}
 
 
 # --- a second opinion on the recipe's answer ---------------------------------------------------
