@@ -12,6 +12,7 @@ from merabench.tasks.gorillahard.generator import (
     redteam_files,
     redteam_generic,
     redteam_rules,
+    redteam_standin,
     validate,
 )
 
@@ -185,11 +186,11 @@ def test_leaving_a_maker_out_leaves_out_every_recipe_of_its_family(small_set, mo
 
 def test_the_dev_set_teaches_operations_served_under_another_name() -> None:
     idx = redteam.index()
-    found = redteam.aliases(idx)
+    found = redteam_standin.aliases(idx)
     ordinary = {st["op"] for r in idx.recipes if r.get("lever") != "near_miss" for st in r["steps"]}
     assert found and all(asked in ordinary and not (names & ordinary) for asked, names in found.items())
     everything = frozenset(range(len(idx.recipes)))
-    assert redteam.aliases(idx, everything) == {}  # nothing is learnt from recipes left out
+    assert redteam_standin.aliases(idx, everything) == {}  # nothing is learnt from recipes left out
 
 
 def test_two_files_are_told_apart_by_a_count_or_a_date_no_rule_names() -> None:

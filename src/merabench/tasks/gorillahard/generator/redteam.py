@@ -29,11 +29,10 @@ from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_generic as generic
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
+from merabench.tasks.gorillahard.generator import redteam_standin as standin
 
 DEV_SEED = 23
 CATALOG_BONUS = 0.1  # a neighbour whose tool this catalog offers is likelier the request's
-SIBLING_SHARE = 0.6  # how much of a stand-in tool's description the question must say
-SIBLING_NEAR = 0.45  # or how similar its dev question must be
 BANK_PATH = Path(__file__).with_name("redteam_bank.json")
 _QUOTE = re.compile(r"«([^»]*)»")
 _PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
@@ -355,73 +354,11 @@ def _by_recipe(prompt: Prompt, skip: frozenset[int],
                 continue  # another near recipe may name an operation the catalog has
         return answer, recipe, top
     if first_refusal and "каталоге нет" in first_refusal[0]["reason"] and calls:
-        sibling = _sibling(prompt, idx, calls[0][1], skip, dict((i, sc) for sc, i in ranked))
+        sibling = standin.sibling(prompt, idx, calls[0][1], skip, dict((i, sc) for sc, i in ranked),
+                                  lambda recipe: rules.apply(recipe, prompt, known["columns"], known.get("choices", {})))
         if sibling is not None:
             return sibling, idx.recipes[calls[0][1]], top
     return (*(first_refusal or (json.loads(_REFUSE), idx.recipes[calls[0][1]])), top)
-
-
-def _stems(text: str) -> set[str]:
-    return {w[:4] for w in re.findall(r"[а-яёa-z]{3,}", text.lower())}
-
-
-def _sibling(prompt: Prompt, idx: Index, best: int, skip: frozenset[int] = frozenset(),
-             near: Mapping[int, float] | None = None) -> dict[str, Any] | None:
-    """The nearest recipe names a tool this catalog lacks: a recipe of the same arguments whose
-    tool the catalog has stands in when the question says its description nearly word for word
-    ("удали A-запись" and "Удаляет A-запись") or its own question was near this one (the same
-    request served by another name: "untag" for "delete_tag"); else it is a refusal."""
-    shape = [sorted(st["args"]) for st in idx.recipes[best]["steps"]]
-    asked = _stems(rules.pick_clause(prompt) and prompt.question.replace(rules.pick_clause(prompt), " ")
-                   or prompt.question)
-    offered = {t.op: t for t in prompt.tools}
-    known_as = aliases(idx, skip).get(idx.recipes[best]["steps"][0]["op"], set()) if idx.recipes[best]["steps"] else set()
-    options = []
-    for n, recipe in enumerate(idx.recipes):
-        if n in skip or recipe["kind"] != idx.recipes[best]["kind"] or [sorted(st["args"]) for st in recipe["steps"]] != shape:
-            continue
-        tools = [offered.get(st["op"]) for st in recipe["steps"]]
-        if any(t is None for t in tools):
-            continue
-        said = _stems(" ".join(t.description for t in tools if t))
-        named = _stems(" ".join(t.op.replace("_", " ") for t in tools if t))
-        share = max(len(said & asked) / max(1, len(said)), len(named & asked) / max(1, len(named)))
-        if share >= SIBLING_SHARE or (near or {}).get(n, 0.0) >= SIBLING_NEAR or \
-                (recipe["steps"] and recipe["steps"][0]["op"] in known_as):
-            options.append((share, json.dumps(recipe["steps"], sort_keys=True), recipe))
-    if not options:
-        return None
-    options.sort(key=lambda o: (-o[0], o[1]))
-    answer = rules.apply(options[0][2], prompt, bank()["columns"], bank().get("choices", {}))
-    return answer if answer is not None and "abstain" not in answer else None
-
-
-def aliases(idx: Index, skip: frozenset[int] = frozenset()) -> dict[str, set[str]]:
-    """Operations the dev set served under another name: a near-miss call whose nearest ordinary
-    call of the same arguments names another operation (`untag` where `delete_tag` was asked), a
-    name no ordinary call uses; only what recipes outside `skip` show."""
-    out: dict[str, set[str]] = defaultdict(set)
-    for (asked, alias), support in _alias_support(idx).items():
-        if any(n not in skip and i not in skip for n, i in support):
-            out[asked].add(alias)
-    return dict(out)
-
-
-@functools.lru_cache(maxsize=2)
-def _alias_support(idx: Index) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    shape = [json.dumps([r["kind"], [sorted(st["args"]) for st in r["steps"]]]) for r in idx.recipes]
-    ordinary = {st["op"] for r in idx.recipes if r.get("lever") != "near_miss" for st in r["steps"]}
-    found: dict[tuple[str, str], list[tuple[int, int]]] = defaultdict(list)
-    for n, recipe in enumerate(idx.recipes):
-        if recipe.get("lever") != "near_miss" or recipe["kind"] != "call" or recipe["steps"][0]["op"] in ordinary:
-            continue
-        for score, i in idx.ranked(recipe["words"][:recipe.get("asked", len(recipe["words"]))], frozenset({n})):
-            other = idx.recipes[i]
-            if other.get("lever") == "near_miss" or shape[i] != shape[n] or score < 0.3:
-                continue
-            found[(other["steps"][0]["op"], recipe["steps"][0]["op"])].append((n, i))
-            break
-    return dict(found)
 
 
 LEAVE_OUT = ("", "row", "maker")
