@@ -67,7 +67,7 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
     invoice = re.search(r"INV-\d+", prompt.question)
     if invoice and "invoice_id" in args:
         args["invoice_id"] = invoice.group()
-    if op == "refund" and "оспор" in q and invoice:
+    if op == "refund" and re.search(r"оспор|спорн|не соглас|несоглас|претенз|не устро", q) and invoice:
         for p in prompt.files:
             t = rf.table(prompt.files[p], p)
             if t and {"invoice_id", "amount_rub"} <= set(t.header):
@@ -208,7 +208,7 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         key = re.match(r"\s*([A-Z]+-\d+):", text)
         if key:
             args["query"] = key.group(1)
-    if "user" in args and path and rf.extension(path) == "md" and "автор" in q:
+    if "user" in args and path and rf.extension(path) == "md" and re.search(r"автор|завёл|завел|создал|открыл\w* (?:эту )?задач", q):
         args["user"] = rf.ticket_author(text) or args["user"]
     if "host" in args and "перв" in q and "хост" in q and path:
         listed = rf.listed_hosts(text)
