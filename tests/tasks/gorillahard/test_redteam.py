@@ -232,3 +232,16 @@ def test_the_general_layer_asks_the_same_of_every_listed_host_of_the_picked_file
     asked = prompt("Проверь доступность по ICMP всех хостов из файла, где хостов больше.", files, [PING, REFUND])
     assert redteam_generic.answer(asked, None) == {"calls": [{"tool": "net.ping", "args": {"host": "a.example.com"}},
                                                              {"tool": "net.ping", "args": {"host": "b.example.com"}}]}
+
+
+def test_a_file_is_picked_by_its_month_its_topic_or_a_threshold_in_the_questions_units() -> None:
+    tables = {"exports/weather_1.csv": "station,date,temp_c\nОмск,2026-10-01,2.2\n",
+              "exports/weather_2.csv": "station,date,temp_c\nТула,2026-04-01,7.3\n"}
+    april = prompt("Таблицу в json. Мне нужно то вложение, в котором замеры за апрель.", tables, [])
+    assert redteam_rules.choose(april, None, "csv") == "exports/weather_2.csv"
+    topics = {"data/sales_1.csv": "city;amount_rub\nУфа;7319\n", "exports/weather_3.csv": tables["exports/weather_1.csv"]}
+    sales = prompt("Уникальные значения первой колонки. Нужен тот файл, где есть суммы продаж.", topics, [])
+    assert redteam_rules.choose(sales, None, "csv") == "data/sales_1.csv"
+    audio = {"audio/a.wav": "(аудиозапись: WAV, 19 мин)", "audio/b.wav": "(аудиозапись: WAV, 52 мин)"}
+    long = prompt("Раздели запись по участникам. Нужен файл, в котором запись идёт больше 30 минут.", audio, [])
+    assert redteam_rules.choose(long, None, "wav") == "audio/b.wav"

@@ -24,6 +24,7 @@ def live_text(text: str) -> str:
 
 _PICKING = re.compile(r"больше|меньше|длиннее|короче|\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+"
                      r"(?:где|в котором|в которой|которая|который|что|из)\b|подключ|собира|среди зависимост")
+_POINTING = re.compile(r"\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+(?:где|в котором|в которой|которая|который|что)\b")
 
 
 def pick_clause(prompt: Any) -> str:
@@ -33,10 +34,11 @@ def pick_clause(prompt: Any) -> str:
     for sentence in sentences:
         if sum(p in sentence for p in prompt.files) >= 2:
             return sentence
-    if len(prompt.files) >= 2:
-        for sentence in sentences:
-            if _PICKING.search(sentence):
-                return sentence
+    if len(prompt.files) >= 2:  # a sentence pointing at a file ("тот, где ...") before any "больше"
+        for pattern in (_POINTING, _PICKING):
+            for sentence in sentences:
+                if pattern.search(sentence):
+                    return sentence
     return ""
 
 
@@ -78,7 +80,10 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
                        if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _held(prompt.files[p], p))]
             if len(holding) == 1:
                 return holding
-    dated = re.search(r"(нове|свеж|поздн)|(старе|ранн|давн)", clause)
+    told = _criteria(prompt, candidates, clause)
+    if told:
+        return told
+    dated = re.search(r"(нове|свеж|поздн|позже)|(старе|ранн|раньш|давн)", clause)
     if dated:  # the newer or older file: by the latest date it holds
         stamps = [(p, max(re.findall(r"\b(20\d\d-\d\d-\d\d)", prompt.files[p]), default="")) for p in candidates]
         if all(stamp for _, stamp in stamps) and len({stamp for _, stamp in stamps}) == len(stamps):
@@ -156,3 +161,50 @@ def main_file(prompt: Any, recipe: Mapping[str, Any]) -> str | None:
     if len(named) > 1:
         named = pick_by_content(prompt, named)
     return named[0] if named else (next(iter(prompt.files)) if len(prompt.files) == 1 else None)
+
+
+_MONTHS = ("январ", "феврал", "март", "апрел", "ма[йя]", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
+_TOPICS = {"продаж": "sales", "погод": "weather", "замер": "weather", "влажн": "weather", "сотрудник": "staff",
+           "персонал": "staff", "зарплат": "staff", "сервер": "servers", "счет": "invoices", "счёт": "invoices",
+           "заказ": "orders", "спор": "disputes"}
+
+
+def _seconds(text: str) -> float | None:
+    """A module's time-out in seconds: its live `timeout` assignment (`..._MS` in milliseconds)."""
+    for line in rf.live_lines(text):
+        m = re.search(r"\b(\w*time_?out\w*)\s*[=:]\s*([\d_.]+)", line, re.I)
+        if m:
+            value = rf.number(m.group(2).replace("_", ""))
+            return value / 1000 if value is not None and "ms" in m.group(1).lower() else value
+    return None
+
+
+def _criteria(prompt: Any, candidates: list[str], clause: str) -> list[str]:
+    """Criteria a question picks a file by that a count of one word does not decide: a month its
+    dates fall in, what its table is about, a threshold in the question's own units, functions."""
+    c = clause.lower()
+    texts = {p: prompt.files[p] for p in candidates}
+
+    def one(fits: list[str]) -> list[str]:
+        return fits if len(fits) == 1 else []
+    for n, month in enumerate(_MONTHS, 1):
+        if re.search(rf"\bза {month}", c):
+            return one([p for p in candidates if re.search(rf"\b20\d\d-{n:02d}(?:-\d\d)?\b", texts[p])])
+    for word, topic in _TOPICS.items():
+        if word in c:
+            return one([p for p in candidates if topic in p.lower() or topic[:-1] in " ".join(
+                (rf.table(texts[p], p) or rf.Table((), ())).header).lower()])
+    limit = re.search(r"(больше|дольше|длиннее|свыше|превыша\w*|не дотягивает до|меньше|короче|короче чем)\s+(\d+)\s*(мин|сек)", c)
+    if limit:
+        n, over = float(limit.group(2)), limit.group(1) in ("больше", "дольше", "длиннее", "свыше") or "превыша" in limit.group(1)
+        values = {p: (rf.measure(texts[p], p, "запись") if limit.group(3) == "мин" else _seconds(texts[p])) for p in candidates}
+        return one([p for p, v in values.items() if v is not None and (v > n if over else v < n)])
+    if "функци" in c and re.search(r"больше|меньше|чаще|реже", c):
+        counts = [(p, float(len(re.findall(r"^\s*(?:async\s+)?def \w+", live_text(texts[p]), re.M)))) for p in candidates]
+        if len({v for _, v in counts}) > 1:
+            return [rf.argmax(counts, lowest=bool(re.search(r"меньше|реже", c)))]
+    if "медлен" in c and re.search(r"больше|меньше|чаще|реже", c):
+        counts = [(p, float(sum("slow" in line.lower() for line in rf.live_lines(texts[p])))) for p in candidates]
+        if len({v for _, v in counts}) > 1:
+            return [rf.argmax(counts, lowest=bool(re.search(r"меньше|реже", c)))]
+    return []
