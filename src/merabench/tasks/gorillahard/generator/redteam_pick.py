@@ -169,6 +169,16 @@ _TOPICS = {"продаж": "sales", "погод": "weather", "замер": "weat
            "заказ": "orders", "спор": "disputes"}
 
 
+_FUNCTIONS = ((r"повтор|неудачн\w* вызов", "retry"), (r"разбор\w* дат|разбира\w* дат|дат\w* из строк", "parse_date"),
+              (r"заголов", "build_headers"), (r"порци|кусочк|пачк", "chunked"), (r"сохраня\w* отч|отч\w* в файл", "save_report"),
+              (r"чат|уведомл", "notify"), (r"группир", "summarize"), (r"постранич|страниц", "paginate"),
+              (r"копейк|цент", "to_cents"), (r"загруж\w* (?:настро|конфиг)|чита\w* конфиг", "load_config"),
+              (r"разбор\w* (?:тела|ответа|payload)", "parse_payload"))
+_EVENT_MARKS = ((r"внешн\w* сервис|таймаут", r"timeout"), (r"памят", r"out of memory|OOM|MemoryError"),
+                (r"загрузк\w* (?:не удал|упал)|не скачал", r"failed to download"),
+                (r"стек|трассировк", r"Traceback"), (r"диск", r"disk"))
+
+
 def _seconds(text: str) -> float | None:
     """A module's time-out in seconds: its live `timeout` assignment (`..._MS` in milliseconds)."""
     for line in rf.live_lines(text):
@@ -199,6 +209,24 @@ def _criteria(prompt: Any, candidates: list[str], clause: str) -> list[str]:
         n, over = float(limit.group(2)), limit.group(1) in ("больше", "дольше", "длиннее", "свыше") or "превыша" in limit.group(1)
         values = {p: (rf.measure(texts[p], p, "запись") if limit.group(3) == "мин" else _seconds(texts[p])) for p in candidates}
         return one([p for p, v in values.items() if v is not None and (v > n if over else v < n)])
+    negated = bool(re.search(r"\bнет\b|\bни\b|\bне (?:убива|было|случ|встреч|подв)|без ", c))
+    for cue, function in _FUNCTIONS:
+        if re.search(cue, c) and all(rf.extension(p) == "py" for p in candidates):
+            return one([p for p in candidates
+                        if bool(re.search(rf"^\s*def {function}\(", live_text(texts[p]), re.M)) != negated])
+    for cue, event in _EVENT_MARKS:
+        if re.search(cue, c) and all(rf.extension(p) == "log" for p in candidates):
+            return one([p for p in candidates if bool(re.search(event, texts[p])) != negated])
+    window = re.search(r"\b(до|после) (\d\d:\d\d)", c)
+    level = re.search(r"\b(ERROR|WARN|INFO|DEBUG)\b", clause)
+    if window and level and re.search(r"больше|меньше|чаще|реже", c):
+        def counted(text: str) -> float:
+            times = [(m.group(1), line) for line in text.splitlines() if (m := re.search(r"\b(\d\d:\d\d)(?::\d\d)?\b", line))]
+            return float(sum(level.group(1) in line and ((t < window.group(2)) == (window.group(1) == "до"))
+                             for t, line in times))
+        counts = [(p, counted(texts[p])) for p in candidates]
+        if len({v for _, v in counts}) > 1:
+            return [rf.argmax(counts, lowest=bool(re.search(r"меньше|реже", c)))]
     if "функци" in c and re.search(r"больше|меньше|чаще|реже", c):
         counts = [(p, float(len(re.findall(r"^\s*(?:async\s+)?def \w+", live_text(texts[p]), re.M)))) for p in candidates]
         if len({v for _, v in counts}) > 1:
