@@ -245,3 +245,12 @@ def test_a_file_is_picked_by_its_month_its_topic_or_a_threshold_in_the_questions
     audio = {"audio/a.wav": "(аудиозапись: WAV, 19 мин)", "audio/b.wav": "(аудиозапись: WAV, 52 мин)"}
     long = prompt("Раздели запись по участникам. Нужен файл, в котором запись идёт больше 30 минут.", audio, [])
     assert redteam_rules.choose(long, None, "wav") == "audio/b.wav"
+
+
+def test_a_module_or_a_log_is_picked_by_what_it_does_or_what_it_lacks() -> None:
+    modules = {"src/a.py": "def fetch(url):\n    pass\n", "src/b.py": "# def fetch(url)\ndef retry(call):\n    pass\n"}
+    retrying = prompt("Запусти линтер. Нужен тот модуль, где есть повтор упавшей операции.", modules, [])
+    assert redteam_rules.choose(retrying, None, "py") == "src/b.py"
+    logs = {"logs/a.log": "10:00 ERROR boom\nTraceback (most recent call last):\n", "logs/b.log": "10:00 ERROR boom\n"}
+    clean = prompt("Удали журнал. Речь о том, где нет ни одной трассировки стека.", logs, [])
+    assert redteam_rules.choose(clean, None, "log") == "logs/b.log"
