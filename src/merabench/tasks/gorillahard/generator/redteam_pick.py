@@ -89,10 +89,10 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
         if all(stamp for _, stamp in stamps) and len({stamp for _, stamp in stamps}) == len(stamps):
             chosen = (max if dated.group(1) else min)(stamps, key=lambda ps: ps[1])
             return [chosen[0]]
-    m = re.search(r"(больше|меньше|длиннее|короче)", clause)
+    m = re.search(r"(больше|меньше|длиннее|короче|выше|ниже|чаще|реже)", clause)
     if not m:
         return candidates
-    lowest = m.group(1) in ("меньше", "короче")
+    lowest = m.group(1) in ("меньше", "короче", "ниже", "реже")
     if "короче" in clause or "длиннее" in clause:
         lowest = "короче" in clause
     measured = [(p, rf.measure(prompt.files[p], p, clause)) for p in candidates]
@@ -116,8 +116,12 @@ def _counted(prompt: Any, candidates: list[str], clause: str) -> list[tuple[str,
     words = [w for w in re.findall(r"[A-Za-z_][\w.-]{2,}|[а-яё]{4,}", _PATH_IN.sub(" ", clause))
              if w.lower()[:5] not in _NOT_MEASURES and w.lower()[:4] not in _NOT_MEASURES]
     for word in words:
+        keys = [key for stem, key in _KEYS_OF if word.lower().startswith(stem)] or [word]
+        for key in keys:  # a number under the key the word means ("повторов": retries), units dropped
+            keyed = [(p, _leading_number(rf.key_value(prompt.files[p], key) or "")) for p in candidates]
+            if all(v is not None for _, v in keyed) and len({v for _, v in keyed}) > 1:
+                return [(p, float(v)) for p, v in keyed if v is not None]
         if re.match(r"[A-Za-z_]", word):
-            keyed = [(p, rf.number(rf.key_value(prompt.files[p], word) or "")) for p in candidates]
             if all(v is not None for _, v in keyed) and len({v for _, v in keyed}) > 1:
                 return [(p, float(v)) for p, v in keyed if v is not None]
             stem = word
@@ -128,6 +132,15 @@ def _counted(prompt: Any, candidates: list[str], clause: str) -> list[tuple[str,
         if len({v for _, v in counts}) > 1 and any(v for _, v in counts):
             return counts
     return []
+
+
+_KEYS_OF = (("повтор", "retries"), ("памят", "memory"), ("реплик", "replicas"), ("таймаут", "timeout_ms"),
+            ("процессор", "cpu"), ("соединени", "pool"), ("воркер", "workers"), ("порт", "port"))
+
+
+def _leading_number(value: str) -> float | None:
+    m = re.match(r"\s*(\d+(?:[.,]\d+)?)", value)
+    return rf.number(m.group(1)) if m else None
 
 
 _FORMAT_GROUPS = {"csv": {"csv", "tsv"}, "tsv": {"csv", "tsv"}, "yaml": {"yaml", "yml"}, "yml": {"yaml", "yml"},
@@ -197,6 +210,13 @@ def _criteria(prompt: Any, candidates: list[str], clause: str) -> list[str]:
 
     def one(fits: list[str]) -> list[str]:
         return fits if len(fits) == 1 else []
+    lacking = bool(re.search(r"\bнет\b|\bбез\b|\bне (?:подключ|упомина|указ|помеча|встреча)", c))
+    named = re.findall(r"[a-z][\w.-]*[a-z0-9]|[A-Za-z]+SQL|MySQL|(?<!^)(?<![.!?] )\b[А-ЯЁ][а-яё]{3,}", _PATH_IN.sub(" ", clause))
+    for token in named:  # a value, a dependency or a person's name one file holds and the other not
+        stem = token[:-1] if re.fullmatch(r"[А-ЯЁ][а-яё]+[аи]", token) else token
+        holding = [p for p in candidates if re.search(rf"(?<![\w-]){re.escape(stem)}", live_text(texts[p]), re.I)]
+        if len(holding) == 1:
+            return holding if not lacking else [p for p in candidates if p not in holding][:1]
     for n, month in enumerate(_MONTHS, 1):
         if re.search(rf"\bза {month}", c):
             return one([p for p in candidates if re.search(rf"\b20\d\d-{n:02d}(?:-\d\d)?\b", texts[p])])
