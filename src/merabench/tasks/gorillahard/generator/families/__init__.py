@@ -11,7 +11,6 @@ counts add up to the card's tiers and answer kinds.
 from __future__ import annotations
 
 from merabench.tasks.gorillahard.generator.families.artifacts import (
-    check_blame_then_show,
     check_docker_port,
     check_find_symbol,
     check_image_scan,
@@ -20,7 +19,6 @@ from merabench.tasks.gorillahard.generator.families.artifacts import (
     check_slowest_trace,
     check_sql_call,
     check_trace_compare,
-    make_blame_then_show,
     make_docker_port,
     make_find_symbol,
     make_image_scan,
@@ -50,7 +48,6 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     check_set_retries,
     check_unit_conversion,
     check_yaml_call,
-    flag_calls,
     make_cron,
     make_deploy_scale,
     make_env_injection,
@@ -63,9 +60,16 @@ from merabench.tasks.gorillahard.generator.families.configs import (
     make_unit_conversion,
     yaml_call_family,
 )
+from merabench.tasks.gorillahard.generator.families.constants import (
+    check_blame_then_show,
+    make_blame_then_show,
+)
+from merabench.tasks.gorillahard.generator.families.exports import check_export_plan, export_plan
+from merabench.tasks.gorillahard.generator.families.flagstates import flag_calls
 from merabench.tasks.gorillahard.generator.families.grounded import (
     grounded_families,
 )
+from merabench.tasks.gorillahard.generator.families.hostlists import DNS_ACTIONS, hosts_calls
 from merabench.tasks.gorillahard.generator.families.logs import (
     check_clarify,
     check_grep_optional,
@@ -100,13 +104,9 @@ from merabench.tasks.gorillahard.generator.families.tickets import (
     check_assign_author,
     check_close_ticket,
     check_download_then_count,
-    check_download_then_sum,
     check_hosts_scale,
-    hosts_calls,
     make_assign_author,
     make_close_ticket,
-    make_download_then_count,
-    make_download_then_sum,
     make_hosts_scale,
     make_injected_ticket,
 )
@@ -326,36 +326,28 @@ FAMILIES: dict[str, Family] = {
             "Будьте добры, найдите максимальные значения в столбцах «{a}» и «{b}».",
             "Нужны максимальные значения колонок «{a}» и «{b}».", "Максимумы столбцов «{a}» и «{b}» найди, пожалуйста.",
             "Каков наибольший показатель «{a}» и каков — «{b}» в этой таблице?"), "table.min"),
-        hosts_calls("dns_runbook", 15, "hosts_md"),
+        # one call per host of the drawn inventory that meets the question's condition
+        hosts_calls("dns_runbook", 15, "hosts_md", "dns.lookup", "dns.lookup_legacy", DNS_ACTIONS),
         hosts_calls("ttl_runbook_hosts", 15, "hosts_md", "dns.ttl", "dns.lookup", (
-            "Какой TTL у записей всех хостов из ранбука?", "Узнай TTL для каждого хоста, перечисленного в ранбуке.",
-            "ttl по всем хостам из ранбука")),
+            "Какой TTL у записей {gen}?", "Узнай TTL записей {gen}.", "ttl записей {gen}?",
+            "Нужен TTL по записям {gen}.")),
         hosts_calls("traceroute_runbook_hosts", 15, "hosts_md", "net.traceroute", "net.ping", (
-            "Построй маршрут до каждого хоста из ранбука.", "Сделай traceroute до всех хостов, что есть в ранбуке.",
-            "Сеть шалит — проследите, пожалуйста, маршрут до каждого хоста из ранбука.")),
-        hosts_calls("dns_host_list", 14, "hosts_txt"),
+            "Построй маршрут до {gen}.", "Сделай traceroute до {gen}.",
+            "Сеть шалит — проследите, пожалуйста, маршрут до {gen}.", "traceroute до {gen}")),
+        hosts_calls("dns_host_list", 14, "hosts_txt", "dns.lookup", "dns.lookup_legacy", DNS_ACTIONS),
         hosts_calls("ping_listed_hosts", 13, "hosts_txt", "net.ping", "net.traceroute", (
-            "Пропингуй все хосты из списка.", "Проверь по ICMP доступность каждого хоста из файла.",
-            "Проверьте, пожалуйста, отвечают ли на ping все хосты из этого списка.")),
+            "Пропингуй {acc}.", "Проверь по ICMP доступность {gen}.",
+            "Проверьте, пожалуйста, отвечают ли на ping {acc}.", "ping по {dat}")),
         hosts_calls("whois_listed_hosts", 13, "hosts_txt", "net.whois", "dns.lookup", (
-            "Чьи это домены? Проверь whois для каждого хоста из списка.", "Узнай владельцев доменов всех хостов из файла.",
-            "whois по всем хостам из файла")),
-        flag_calls("flag_both_envs", 20, "flags.enable", "flags.disable", (
-            "Включи фича-флаг из файла сразу в staging и в production.",
-            "Флаг из этого .env нужно включить и в staging, и в production.",
-            "включи флаг из файла в обоих окружениях: staging и production",
-            "Флаг, который прописан в этом файле окружения, нужно включить в staging и в production.",
-            "Пожалуйста, активируйте фича-флаг из настроек сразу в двух окружениях — staging и production.")),
-        flag_calls("flag_off_both_envs", 17, "flags.disable", "flags.enable", (
-            "Выключи фича-флаг из файла и в staging, и в production.", "Флаг из этого .env надо погасить в обоих окружениях.",
-            "выруби флаг из .env в staging и production",
-            "Флаг из настроек окружения отключи, пожалуйста, и в staging, и в production.",
-            "Погаси фича-флаг, прописанный в файле, в обоих окружениях: staging и production.")),
-        flag_calls("flag_state_both_envs", 17, "flags.get", "flags.list", (
-            "В каком состоянии флаг из файла в staging и в production?", "Проверь, включён ли флаг из этого .env в обоих окружениях.",
-            "Посмотри состояние флага из файла в staging и в production.", "включён ли флаг из .env в staging и production?")),
+            "Чьи домены у {gen}? Проверь whois.", "Узнай владельцев доменов {gen}.",
+            "whois для {gen}", "Посмотрите, пожалуйста, whois {gen}.")),
+        # one call per environment of the drawn flag file that the question's condition picks
+        flag_calls("flag_both_envs", 20, "flags.enable", "flags.disable", "on"),
+        flag_calls("flag_off_both_envs", 17, "flags.disable", "flags.enable", "off"),
+        flag_calls("flag_state_both_envs", 17, "flags.get", "flags.list", None),
         Family(
-            "download_then_count", "plan", "T4_wild", 14, make_download_then_count, check_download_then_count
+            "download_then_count", "plan", "T4_wild", 14, export_plan("download_then_count", column=False),
+            check_export_plan,
         ),
         Family("injected_ticket", "injection", "T4_wild", 3, make_injected_ticket, check_download_then_count),
         Family("blame_then_show", "plan", "T4_wild", 20, make_blame_then_show, check_blame_then_show),
@@ -364,7 +356,8 @@ FAMILIES: dict[str, Family] = {
         Family("unit_conversion", "approx", "T4_wild", 36, make_unit_conversion, check_unit_conversion),
         Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),
         Family("cross_file_hosts_scale", "scan", "T4_wild", 14, make_hosts_scale, check_hosts_scale),
-        Family("download_then_sum", "plan", "T4_wild", 14, make_download_then_sum, check_download_then_sum),
+        Family("download_then_sum", "plan", "T4_wild", 14, export_plan("download_then_sum", column=True),
+               check_export_plan),
         Family("env_injection", "injection", "T4_wild", 3, make_env_injection, check_flag_toggle),
         *grounded_families(),  # 58 makers, each reading its argument from the attached file
         # the refusals and their near misses, each family's rows spread over its mechanisms

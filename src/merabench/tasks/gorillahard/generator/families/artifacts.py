@@ -12,7 +12,6 @@ from merabench.tasks.gorillahard.generator.families.common import (
     build_question,
     defined_functions,
     expect,
-    lines_with,
     only,
     phrased,
 )
@@ -132,34 +131,6 @@ def check_find_symbol(view: View) -> list[str]:
     if not 1 <= position <= len(defined):
         return [f"the module defines {len(defined)} functions, not a {position}th"]
     return expect(view, call("code.find_symbol", path=path, name=defined[position - 1]))
-
-
-def make_blame_then_show(rng: random.Random, corpus: Corpus) -> Question:
-    module = corpus.pick("python", rng)
-    return build_question(
-        "blame_then_show",
-        "plan",
-        "T4_wild",
-        rng.choice(["Покажи изменения коммита, который последним менял строку с таймаутом.",
-                    "Кто последним трогал строку с таймаутом в этом модуле? Покажи сам коммит.",
-                    "Найди коммит, последним менявший таймаут в модуле, и покажи его изменения.",
-                    "Какой коммит последним поменял строку с таймаутом? Покажи, что в нём изменилось.",
-                    "Покажи дифф коммита, который последним правил таймаут в этом файле."]),
-        (module,),
-        {
-            "plan": [
-                call("git.blame", path=module.file.path, line=module.facts["timeout_line"]),
-                call("git.show", commit="$1"),
-            ]
-        },
-        "git.log",
-    )
-
-
-def check_blame_then_show(view: View) -> list[str]:
-    path, text = only(view)
-    line = lines_with(text, "TIMEOUT_S =")[0]
-    return expect(view, {"plan": [call("git.blame", path=path, line=line), call("git.show", commit="$1")]})
 
 
 def pom_call_family(

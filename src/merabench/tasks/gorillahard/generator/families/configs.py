@@ -8,15 +8,16 @@ from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
-    Family,
     View,
     build_question,
     expect,
     only,
     phrased,
+    problems,
     setting,
 )
-from merabench.tasks.gorillahard.generator.model import Question, call
+from merabench.tasks.gorillahard.generator.families.durations import client_timeout, read_client_timeout
+from merabench.tasks.gorillahard.generator.model import File, Question, call
 
 
 def make_deploy_scale(rng: random.Random, corpus: Corpus) -> Question:
@@ -50,38 +51,45 @@ def check_deploy_scale(view: View) -> list[str]:
 
 
 def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
-    values = corpus.pick("deploy_yaml", rng)
-    f = values.facts
+    """The client's time-out in whatever notation the row's file draws (ms, s, 2m30s, PT1M30S, a
+    bare number with «# сек»), set on the service in the seconds the tool takes."""
+    drawn = None
+    while drawn is None:
+        values = corpus.pick("deploy_yaml", rng)
+        drawn = client_timeout(rng, values.file.text)
+    text, ms, line = drawn
+    file = File(f"{values.file.path.rsplit('-', 1)[0]}-{rng.randint(100, 999)}.yaml", "yaml", text)
+    seconds = ms / 1000
+    # a decoy bears on the answer only where the file writes the figure the answer holds (or its ms)
+    literal = re.search(rf"(?<![\w.]){re.escape(f'{seconds:g}')}(?![\w.])|(?<![\w.]){ms}(?![\w.])", line) is not None
     return build_question(
         "unit_conversion",
         "approx",
         "T4_wild",
-        rng.choice(["Выставь клиенту сервиса из файла тот же таймаут, но в секундах.",
+        rng.choice(["Выставь сервису из файла тот же таймаут, что у его клиента, в секундах.",
                     "Переведи таймаут клиента из файла в секунды и выставь его сервису.",
-                    "У клиента в конфиге таймаут в миллисекундах; задай сервису такой же, но в секундах.",
+                    "Задай сервису таймаут как у клиента в конфиге — инструмент ждёт секунды.",
                     "Перенеси таймаут клиента из values-файла в настройки сервиса — там он в секундах.",
-                    "таймаут из конфига нужен сервису в секундах, выстави",
+                    "таймаут клиента из конфига нужен сервису в секундах, выстави",
                     "Сервису нужен таймаут в секундах — возьми его у клиента из этого файла.",
                     "Настрой сервису таймаут: значение то же, что у клиента в values, только в секундах.",
                     "Будьте добры, перенесите таймаут клиента из конфигурации в сервис, пересчитав в секунды.",
-                    "Нам нужен в настройках сервиса тот таймаут, что прописан у клиента, — в секундах, не в мс.",
-                    "ставь сервису таймаут как у клиента в конфиге, но секундами"]),
-        (values,),
-        call("config.set_timeout", service=f["deployment"], seconds=f["timeout_ms"] / 1000),
+                    "Нам нужен в настройках сервиса тот таймаут, что прописан у клиента, — в секундах.",
+                    "ставь сервису таймаут как у клиента в конфиге, но секундами",
+                    "Какой таймаут у клиента в файле, такой и выстави сервису (в секундах)."]),
+        (CorpusFile(file, "deploy_yaml"),),
+        call("config.set_timeout", service=values.facts["deployment"], seconds=seconds),
         "config.set_retries",
-        format_trap=True,
+        format_trap=literal,
+        facts={"notation": line},
     )
 
 
 def check_unit_conversion(view: View) -> list[str]:
     _, text = only(view)
-    return expect(
-        view,
-        call(
-            "config.set_timeout",
-            service=setting(text, "deployment"),
-            seconds=int(setting(text, "timeout_ms") or 0) / 1000,
-        ),
+    seconds = read_client_timeout(text)
+    return problems((seconds is not None, "the client's time-out is not readable")) + expect(
+        view, call("config.set_timeout", service=setting(text, "deployment"), seconds=seconds)
     )
 
 
@@ -145,29 +153,6 @@ def check_flag_toggle(view: View) -> list[str]:
     return expect(
         view, call(tool, flag=setting(text, "FEATURE_FLAG", "="), environment=setting(text, "APP_ENV", "="))
     )
-
-
-def flag_calls(name: str, count: int, tool: str, twin: str, phrasings: tuple[str, ...]) -> Family:
-    """A parallel family: `tool` for the flag of the attached .env in staging and production at once."""
-    def make(rng: random.Random, corpus: Corpus) -> Question:
-        env = pick_env(corpus, rng, planted=False)
-        flag = env.facts["flag"]
-        return build_question(
-            name,
-            "parallel",
-            "T4_wild",
-            rng.choice(phrasings),
-            (env,),
-            {"calls": [call(tool, flag=flag, environment=e) for e in ("staging", "production")]},
-            twin,
-        )
-
-    def check(view: View) -> list[str]:
-        _, text = only(view)
-        flag = setting(text, "FEATURE_FLAG", "=")
-        return expect(view, {"calls": [call(tool, flag=flag, environment=e) for e in ("staging", "production")]})
-
-    return Family(name, "parallel", "T4_wild", count, make, check)
 
 
 def make_env_injection(rng: random.Random, corpus: Corpus) -> Question:

@@ -19,6 +19,12 @@ from merabench.tasks.gorillahard.generator.families.common import (
     setting,
     split_table,
 )
+from merabench.tasks.gorillahard.generator.families.respelled import (
+    meant,
+    named_columns,
+    quantity_of,
+    respelled,
+)
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
 
 
@@ -86,28 +92,36 @@ def make_deprecated_sum(rng: random.Random, corpus: Corpus) -> Question:
 
 
 def two_stats(name: str, count: int, stat: str, phrasings: tuple[str, ...], twin: str) -> Family:
-    """A parallel family: table.<stat> of two columns of the attached table; phrasings take {a} and {b}."""
+    """A parallel family: table.<stat> of two columns of the attached table, named by what they
+    hold («температура воздуха») under headers respelled for the row (t_air_c, air_temp), often
+    beside a column of near meaning; phrasings take {a} and {b}."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         table = corpus.pick("table", rng)
-        first, second = rng.sample(table.facts["numeric"], 2)
+        file, columns = respelled(rng, table)
+        (first, a, _), (second, b, _) = named_columns(rng, columns)
         return build_question(
             name,
             "parallel",
             "T4_wild",
-            rng.choice(phrasings).format(a=first.description, b=second.description),
-            (table,),
-            {"calls": [call(f"table.{stat}", path=table.file.path, column=c.name) for c in (first, second)]},
+            rng.choice(phrasings).format(a=a, b=b),
+            (CorpusFile(file, "table"),),
+            {"calls": [call(f"table.{stat}", path=file.path, column=c) for c in (first, second)]},
             twin,
-            facts={"columns": [first.name, second.name]},
+            facts={"columns": [first, second], "phrases": [a, b]},
         )
 
     def check(view: View) -> list[str]:
         path, text = only(view)
         header, _ = split_table(text)
-        columns = view.derivation["columns"]
-        return problems((all(c in header for c in columns), "a column is not in the table")) + expect(
-            view, {"calls": [call(f"table.{stat}", path=path, column=c) for c in columns]}
-        )
+        columns, phrases = view.derivation["columns"], view.derivation["phrases"]
+        quantities = [quantity_of(c) for c in columns]
+        return problems(
+            (all(c in header for c in columns), "a column is not in the table"),
+            (all(f"«{p}»" in view.question for p in phrases), "the question does not name the columns so"),
+            (all(q is not None and q == meant(p) for q, p in zip(quantities, phrases, strict=True)),
+             "a phrase does not mean its column's quantity"),
+            (sum(quantity_of(h) in quantities for h in header) == 2, "a quantity is under two headers"),
+        ) + expect(view, {"calls": [call(f"table.{stat}", path=path, column=c) for c in columns]})
 
     return Family(name, "parallel", "T4_wild", count, make, check)
 

@@ -6,7 +6,6 @@ import random
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
-    Family,
     View,
     build_question,
     expect,
@@ -19,22 +18,6 @@ from merabench.tasks.gorillahard.generator.model import Question, call
 def pick_ticket(rng: random.Random, corpus: Corpus, planted: bool) -> CorpusFile:
     return rng.choice(
         [f for f in corpus.by_kind["ticket"] if f.facts["planted"] == planted] or corpus.by_kind["ticket"]
-    )
-
-
-def make_download_then_count(rng: random.Random, corpus: Corpus) -> Question:
-    ticket = pick_ticket(rng, corpus, planted=False)
-    return build_question(
-        "download_then_count",
-        "plan",
-        "T4_wild",
-        rng.choice(("Сколько строк в выгрузке, о которой говорится в задаче?", "сколько строк в выгрузке из тикета?",
-                    "Подскажите, пожалуйста, сколько строк в выгрузке, на которую ссылается задача.",
-                    "Там в задаче ссылка на выгрузку — глянь, сколько в ней строк?")),
-        (ticket,),
-        download_plan(ticket.facts["url"], call("table.row_count", path="$1")),
-        "http.get_json",
-        extra_tools=("table.row_count",),
     )
 
 
@@ -79,40 +62,6 @@ def ticket_author(text: str) -> str:
 def check_download_then_count(view: View) -> list[str]:
     _, text = only(view)
     return expect(view, download_plan(export_url(text), call("table.row_count", path="$1")))
-
-
-DNS_PHRASINGS = ("Проверь A-записи всех хостов из списка.", "Посмотри A-записи для каждого хоста из файла.",
-                 "Какие IP-адреса сейчас у всех хостов из списка? Нужны A-записи.")
-
-
-def listed_hosts(text: str) -> list[str]:
-    return [
-        ln.strip().strip("-").strip().strip("`")
-        for ln in text.split("\n")
-        if "." in ln and not ln.startswith("#") and (ln.startswith("- ") or " " not in ln.strip())
-    ]
-
-
-def hosts_calls(name: str, count: int, kind: str, tool: str = "dns.lookup", twin: str = "dns.lookup_legacy",
-                phrasings: tuple[str, ...] = DNS_PHRASINGS) -> Family:
-    """A parallel family: one call of `tool` per host listed in the attached file (a file of `kind`)."""
-    def make(rng: random.Random, corpus: Corpus) -> Question:
-        runbook = corpus.pick(kind, rng)
-        return build_question(
-            name,
-            "parallel",
-            "T4_wild",
-            rng.choice(phrasings),
-            (runbook,),
-            {"calls": [call(tool, host=h) for h in runbook.facts["hosts"]]},
-            twin,
-        )
-
-    def check(view: View) -> list[str]:
-        _, text = only(view)
-        return expect(view, {"calls": [call(tool, host=h) for h in listed_hosts(text)]})
-
-    return Family(name, "parallel", "T4_wild", count, make, check)
 
 
 def make_close_ticket(rng: random.Random, corpus: Corpus) -> Question:
@@ -191,24 +140,3 @@ def check_hosts_scale(view: View) -> list[str]:
             replicas=len(hosts),
         ),
     )
-
-
-def make_download_then_sum(rng: random.Random, corpus: Corpus) -> Question:
-    ticket = pick_ticket(rng, corpus, planted=False)
-    return build_question(
-        "download_then_sum",
-        "plan",
-        "T4_wild",
-        rng.choice(("Посчитай общую сумму заказов (столбец amount_rub) в выгрузке из задачи.",
-                    "итог по amount_rub в выгрузке из задачи?",
-                    "Будьте добры, посчитайте общую сумму заказов в выгрузке из задачи — столбец amount_rub.")),
-        (ticket,),
-        download_plan(ticket.facts["url"], call("table.sum", path="$1", column="amount_rub")),
-        "http.get_json",
-        extra_tools=("table.sum",),
-    )
-
-
-def check_download_then_sum(view: View) -> list[str]:
-    _, text = only(view)
-    return expect(view, download_plan(export_url(text), call("table.sum", path="$1", column="amount_rub")))

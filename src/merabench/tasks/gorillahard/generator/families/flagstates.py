@@ -1,0 +1,280 @@
+"""Parallel calls over a feature-flag file: one call per environment the question's condition picks.
+
+A row's flag file is drawn for it: three to five environments and three to six flags with their
+state in each, in one of five layouts (flags with their environments in YAML, environments with
+their flags in YAML, an .env of FEATURE_<FLAG>__<ENV> keys, a Markdown table, INI sections), the
+states in one of several spellings, each flag described in words. The question names the flag
+outright or by what it does, and asks to switch it on (off) where it is not yet, or to check its
+state in every environment, in all but one, or where the file has it on; so which environments get
+a call, and how many, is decided by reading the file. Decoys drawn per row: an old state commented
+out above the live one, a look-alike flag (`-v2`, `legacy-`) in other states, a commented example.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from merabench.tasks.gorillahard.generator import bulk
+from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
+    View,
+    build_question,
+    expect,
+    only,
+    problems,
+)
+from merabench.tasks.gorillahard.generator.model import File, Question, call
+
+ENVS = ("dev", "qa", "staging", "preprod", "production")
+# what each flag does, as the file describes it (the accusative is the nominative: "отвечает за …")
+FLAGS = {"new-checkout": "новое оформление заказа", "dark-mode": "ночной режим интерфейса",
+         "fast-search": "ускоренный поиск по каталогу", "beta-reports": "новый раздел отчётов",
+         "smart-cart": "умный подбор товаров в корзине", "one-click-pay": "платёж в один клик",
+         "gift-cards": "подарочные сертификаты", "promo-banner": "промо-баннер на главной странице"}
+LAYOUTS = ("yaml_flags", "yaml_envs", "env_keys", "md_table", "ini_envs")
+STATES = {"yaml": (("true", "false"), ("on", "off"), ("enabled", "disabled")),
+          "md": (("вкл", "выкл"), ("on", "off"), ("✅", "❌")),
+          "env": (("true", "false"), ("1", "0"), ("on", "off")), "ini": (("on", "off"), ("true", "false"), ("yes", "no"))}
+_FMT = {"yaml_flags": "yaml", "yaml_envs": "yaml", "env_keys": "env", "md_table": "md", "ini_envs": "ini"}
+_COMMENT = {"yaml": "#", "env": "#", "ini": ";"}
+
+
+def _key(flag: str) -> str:
+    return flag.upper().replace("-", "_")
+
+
+def described(flag: str) -> str:
+    """What a flag does, as the file says it; a look-alike says what it is besides."""
+    base = FLAGS[flag.removeprefix("legacy-").removesuffix("-v2")]
+    if flag.startswith("legacy-"):
+        return f"{base} (старая версия, больше не используется)"
+    return f"{base} (черновик новой версии)" if flag.endswith("-v2") else base
+
+
+def _render(layout: str, flags: dict[str, dict[str, bool]], envs: list[str], spell: tuple[str, str],
+            old: tuple[str, str] | None, example: bool, rng: random.Random) -> str:
+    """The file's text; `old`: (flag, env) whose previous state is left commented out above the live one."""
+    fmt = _FMT[layout]
+    on, off = spell
+
+    def state(value: bool) -> str:
+        return on if value else off
+
+    lines: list[str] = []
+    c = _COMMENT.get(fmt, "")
+    legend = [f"{c} {flag if fmt != 'env' else _key(flag)} — {described(flag)}" for flag in flags]
+    if layout == "yaml_flags":
+        lines += ["# фича-флаги сервиса: состояние в каждом окружении", "flags:"]
+        for flag, states in flags.items():
+            lines += [f"  {flag}:", f"    description: {described(flag)}",
+                      f"    owner: team-{rng.choice(['cart', 'search', 'growth', 'platform'])}", "    environments:"]
+            for env in envs:
+                if old == (flag, env):
+                    lines.append(f"      # {env}: {state(not states[env])}  # до отката")
+                lines.append(f"      {env}: {state(states[env])}")
+    elif layout == "yaml_envs":
+        lines += ["# что включено в каждом окружении"] + legend + ["environments:"]
+        for env in envs:
+            lines.append(f"  {env}:")
+            for flag, states in flags.items():
+                if old == (flag, env):
+                    lines.append(f"    # {flag}: {state(not states[env])}")
+                lines.append(f"    {flag}: {state(states[env])}")
+    elif layout == "env_keys":
+        lines += ["# фича-флаги: FEATURE_<ФЛАГ>__<ОКРУЖЕНИЕ>"] + legend
+        for env in envs:
+            lines += ["", f"# --- {env} ---"]
+            for flag, states in flags.items():
+                if old == (flag, env):
+                    lines.append(f"# FEATURE_{_key(flag)}__{env.upper()}={state(not states[env])}")
+                lines.append(f"FEATURE_{_key(flag)}__{env.upper()}={state(states[env])}")
+    elif layout == "md_table":
+        lines += ["# Фича-флаги", "", "Состояние флагов по окружениям (правит дежурный после каждого релиза).", "",
+                  "| флаг | описание | " + " | ".join(envs) + " |", "| --- | --- | " + " | ".join("---" for _ in envs) + " |"]
+        for flag, states in flags.items():
+            row = f"| `{flag}` | {legend[list(flags).index(flag)].split(' — ', 1)[1]} | " \
+                  + " | ".join(state(states[e]) for e in envs) + " |"
+            if old and old[0] == flag:
+                lines.append("<!-- " + row.replace(state(states[old[1]]), state(not states[old[1]]), 1) + " -->")
+            lines.append(row)
+    else:
+        lines += ["; фича-флаги по окружениям"] + legend
+        for env in envs:
+            lines += ["", f"[{env}]"]
+            for flag, states in flags.items():
+                if old == (flag, env):
+                    lines.append(f"; {flag} = {state(not states[env])}")
+                lines.append(f"{flag} = {state(states[env])}")
+    if example and fmt != "md":
+        flag = next(iter(flags))
+        lines[1:1] = [f"{c} пример записи (не настоящие значения): {flag} = {on} в {envs[-1]}"]
+    elif example:
+        lines += ["", f"Пример: чтобы включить флаг только в {envs[0]}, поставьте «{on}» в его столбце."]
+    text = "\n".join(lines) + "\n"
+    prefix = "<!--" if fmt == "md" else c
+    notes = bulk.change_notes(rng, prefix, " -->" if fmt == "md" else "")
+    return notes + text
+
+
+def _draw(rng: random.Random, want: str) -> tuple[File, dict[str, Any]] | None:
+    envs = sorted(rng.sample(ENVS, rng.randint(3, 5)), key=ENVS.index)
+    names = rng.sample(sorted(FLAGS), rng.randint(3, 6))
+    asked = names[0]
+    flags = {name: {e: rng.random() < 0.5 for e in envs} for name in names}
+    decoys = rng.sample(("old", "lookalike", "example"), rng.randint(1, 2))
+    if "lookalike" in decoys:
+        twin = rng.choice((f"{asked}-v2", f"legacy-{asked}"))
+        flags[twin] = {e: not flags[asked][e] for e in envs}
+    order = list(flags)
+    rng.shuffle(order)
+    flags = {name: flags[name] for name in order}
+    states = flags[asked]
+    if want == "on":
+        chosen = [e for e in envs if not states[e]]
+        condition = "off"
+    elif want == "off":
+        chosen = [e for e in envs if states[e]]
+        condition = "on"
+    else:
+        condition = rng.choice(("all", "except", "on"))
+        chosen = [e for e in envs if states[e]] if condition == "on" else list(envs)
+        if condition == "except":
+            chosen.remove(rng.choice(chosen))
+    if len(chosen) < 2:
+        return None
+    layout = rng.choice(LAYOUTS)
+    fmt = _FMT[layout]
+    spell = rng.choice(STATES[fmt])
+    old = (asked, rng.choice(envs)) if "old" in decoys else None
+    text = _render(layout, flags, envs, spell, old, "example" in decoys, rng)
+    folder = rng.choice(["config", "deploy", "ops", "settings"])
+    name = {"yaml": "feature-flags.yaml", "env": "flags.env", "md": "FLAGS.md", "ini": "flags.ini"}[fmt]
+    path = f"{folder}/{rng.randint(100, 999)}/{name}"
+    excluded = [e for e in envs if e not in chosen][0] if condition == "except" else None
+    return File(path, fmt, text), {"flag": asked, "envs": chosen, "condition": condition, "excluded": excluded,
+                                   "layout": layout, "decoys": sorted(decoys)}
+
+
+# --- the question ---------------------------------------------------------------------------
+
+_ENABLE = ("Включи {flag} во всех окружениях, где он ещё выключен.", "Включи {flag} везде, где он сейчас выключен.",
+           "Там, где {flag} пока выключен, включи его.", "{Flag} надо включить во всех окружениях, где он ещё не включён.",
+           "включи {flag} там, где он выключен", "Будьте добры, включите {flag} в тех окружениях, где он пока выключен.")
+_DISABLE = ("Выключи {flag} во всех окружениях, где он сейчас включён.", "Погаси {flag} везде, где он включён.",
+            "Там, где {flag} включён, выключи его.", "{Flag} нужно отключить во всех окружениях, где он включён.",
+            "выруби {flag} там, где он включён", "Пожалуйста, отключите {flag} в тех окружениях, где он сейчас включён.")
+_STATE = {"all": ("Проверь состояние {flag_gen} в каждом окружении из файла.",
+                  "В каком состоянии {flag} во всех окружениях из файла?",
+                  "Посмотри, включён ли {flag} в каждом из окружений файла.", "состояние {flag_gen} во всех окружениях"),
+          "except": ("Проверь состояние {flag_gen} во всех окружениях, кроме {env}.",
+                     "Посмотри, в каком состоянии {flag} везде, кроме {env}.",
+                     "состояние {flag_gen} по всем окружениям, {env} не нужен"),
+          "on": ("Проверь фактическое состояние {flag_gen} в тех окружениях, где по файлу он включён.",
+                 "Где по файлу {flag} включён, посмотри, включён ли он на самом деле.",
+                 "Сверь с жизнью: проверь состояние {flag_gen} там, где в файле он включён.")}
+
+
+def flag_phrase(rng: random.Random, flag: str, lookalike: bool) -> tuple[str, str]:
+    """The flag named outright or by what it does (not beside a look-alike that does the same):
+    (nominative, genitive); the templates never end on it."""
+    named = [(f"флаг «{flag}»", f"флага «{flag}»"), (f"фича-флаг «{flag}»", f"фича-флага «{flag}»")]
+    by_deed = [(f"флаг, отвечающий за {FLAGS[flag]},", f"флага, отвечающего за {FLAGS[flag]},")]
+    return rng.choice(named if lookalike else named + by_deed * 2)
+
+
+def flags_question(rng: random.Random, want: str, facts: dict[str, Any]) -> str:
+    templates = {"on": _ENABLE, "off": _DISABLE}.get(want) or _STATE[facts["condition"]]
+    nominative, genitive = flag_phrase(rng, facts["flag"], "lookalike" in facts["decoys"])
+    return rng.choice(templates).format(flag=nominative, Flag=nominative[0].upper() + nominative[1:],
+                                        flag_gen=genitive, env=facts["excluded"])
+
+
+# --- the validator's reading -----------------------------------------------------------------
+
+_ON = {"true", "on", "enabled", "вкл", "✅", "1", "yes"}
+
+
+def read_flag(text: str, flag: str) -> dict[str, bool]:
+    """The flag's live state per environment, in file order, in whichever layout the file has."""
+    live = [ln for ln in text.split("\n") if ln.strip() and not ln.strip().startswith(("#", ";", "<!--"))]
+    found: dict[str, bool] = {}
+    key = flag.upper().replace("-", "_")
+    if any(ln.startswith("flags:") for ln in live):
+        inside = False
+        for ln in live:
+            if re.match(r"^  \S", ln):
+                inside = ln.strip() == f"{flag}:"
+            elif inside and (m := re.match(r"^      (\w+):\s*(\S+)", ln)):
+                found[m.group(1)] = m.group(2).lower() in _ON
+    elif any(ln.startswith("environments:") for ln in live):
+        env = None
+        for ln in live:
+            if m := re.match(r"^  (\w+):\s*$", ln):
+                env = m.group(1)
+            elif env and (m := re.match(rf"^    {re.escape(flag)}:\s*(\S+)", ln)):
+                found[env] = m.group(1).lower() in _ON
+    elif any(ln.startswith("FEATURE_") for ln in live):
+        for ln in live:
+            if m := re.match(rf"^FEATURE_{key}__(\w+)=(\S+)", ln):
+                found[m.group(1).lower()] = m.group(2).lower() in _ON
+    elif any(ln.startswith("|") for ln in live):
+        rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in live if ln.startswith("|")]
+        envs = rows[0][2:]
+        for cells in rows[2:]:
+            if cells[0].strip("`") == flag:
+                found = {e: v.lower() in _ON for e, v in zip(envs, cells[2:], strict=False)}
+    else:
+        env = None
+        for ln in live:
+            if m := re.match(r"^\[(\w+)\]", ln):
+                env = m.group(1)
+            elif env and (m := re.match(rf"^{re.escape(flag)}\s*=\s*(\S+)", ln)):
+                found[env] = m.group(1).lower() in _ON
+    return found
+
+
+def check_flags(view: View, tool: str, want: str | None) -> list[str]:
+    _, text = only(view)
+    d = view.derivation
+    flag, q = d["flag"], view.question
+    states = read_flag(text, flag)
+    lines = text.split("\n")
+    by_deed = re.search(r"отвечающ\w+ за (.+?),", q)
+    # a flag's description: on its line (a legend, a table row) or the line under it (a YAML block)
+    near = [c for n, ln in enumerate(lines) if re.search(rf"(?<![\w-])(?:{re.escape(flag)}|{_key(flag)})(?![\w-])", ln)
+            for c in lines[n:n + 2]]
+    named = f"«{flag}»" in q or bool(by_deed and any(
+        re.search(rf"(?:— |description: |\| ){re.escape(by_deed.group(1))}(?: \||\s*$)", c) for c in near))
+    if want == "on":
+        envs = [e for e, on in states.items() if not on]
+    elif want == "off" or d["condition"] == "on":
+        envs = [e for e, on in states.items() if on]
+    else:
+        envs = [e for e in states if e != d.get("excluded")]
+    said = {"on": r"выключ|не включ", "off": r"включ"}.get(want, "") if want else \
+        {"on": r"включ"}.get(d["condition"], "")
+    return problems((named, "the question names the flag neither outright nor by what the file says it does"),
+                    (bool(states), "the file holds no state of the flag"),
+                    (not said or re.search(said, q) is not None, "the question does not say the condition"),
+                    (d.get("excluded") is None or d["excluded"] in q, "the excluded environment is not in the question"),
+                    (len(envs) >= 2, "fewer than two environments meet the condition")) + \
+        expect(view, {"calls": [call(tool, flag=flag, environment=e) for e in envs]})
+
+
+def flag_calls(name: str, count: int, tool: str, twin: str, want: str | None) -> Family:
+    """A parallel family: `tool` for the named flag in each environment the condition picks
+    (`want`: "on" to enable where off, "off" to disable where on, None to read its state)."""
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        drawn = None
+        while drawn is None:
+            drawn = _draw(rng, want or "state")
+        file, facts = drawn
+        return build_question(name, "parallel", "T4_wild", flags_question(rng, want or "state", facts),
+                              (CorpusFile(file, "flags"),),
+                              {"calls": [call(tool, flag=facts["flag"], environment=e) for e in facts["envs"]]}, twin,
+                              facts={k: v for k, v in facts.items() if k != "envs"})
+
+    return Family(name, "parallel", "T4_wild", count, make, lambda view: check_flags(view, tool, want))

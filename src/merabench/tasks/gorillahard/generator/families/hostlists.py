@@ -1,0 +1,327 @@
+"""Parallel calls over a host inventory: one call per host that meets the question's condition.
+
+A row's inventory is drawn for it: four to seven hosts, each with an environment, a role, a status
+and the result of its last check, in one of six layouts (a Markdown table, labelled bullets,
+sections per environment; whitespace columns, inventory groups, key=value lines), the values in
+one of several spellings. The question asks for the hosts of one environment or one role, those
+still in service, or those whose last check failed, in words of its own; so which hosts get a
+call, and how many, is decided by reading the file. Decoys drawn per row: a matching host
+commented out, a matching host in an archived list, a matching host listed twice (one call), a
+host named in a note that is not in the list.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from merabench.tasks.gorillahard.generator import bulk
+from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.corpus.common import DOMAINS, HOSTNAMES, CorpusFile
+from merabench.tasks.gorillahard.generator.families.common import (
+    Family,
+    View,
+    build_question,
+    expect,
+    only,
+    problems,
+)
+from merabench.tasks.gorillahard.generator.model import File, Question, call
+
+ATTRIBUTES = ("env", "role", "status", "check")
+VALUES = {"env": ("production", "staging", "testing"), "role": ("web", "db", "cache", "queue"),
+          "status": ("active", "retired"), "check": ("ok", "failed")}
+# how a file spells each value (one spelling per file); one-word spellings for the plain-text layouts
+SPELLINGS = {"production": ("production", "prod", "прод"), "staging": ("staging", "stage", "стейдж"),
+             "testing": ("testing", "test", "тест"), "web": ("web", "frontend"), "db": ("db", "database"),
+             "cache": ("cache", "redis"), "queue": ("queue", "broker"), "active": ("active", "в работе", "in-service"),
+             "retired": ("decommissioned", "выведен", "retired"), "ok": ("ok", "прошла", "passed"),
+             "failed": ("failed", "не прошла", "fail")}
+LABELS = {"env": "окружение", "role": "роль", "status": "статус", "check": "проверка"}
+MD_LAYOUTS = ("md_table", "md_bullets", "md_sections")
+TEXT_LAYOUTS = ("txt_columns", "txt_groups", "txt_pairs")
+DECOYS = ("commented", "archived", "duplicate", "mentioned")
+_ARCHIVE_MD = ("## Старый список (до миграции, не проверять)", "## Архив: выведенные хосты, не проверять",
+               "## Пример заполнения (не реальные хосты)")
+_ARCHIVE_TXT = ("# === ниже архив: список до миграции, эти хосты не проверяем ===",
+                "# === всё, что ниже, — старый список, не использовать ===")
+
+
+def _draw_hosts(rng: random.Random, n: int) -> list[str]:
+    names = rng.sample(HOSTNAMES, n)
+    return [f"{name}{rng.choice(['', '', '-1', '-2'])}.{rng.choice(DOMAINS)}" for name in names]
+
+
+def _record(rng: random.Random, host: str) -> dict[str, str]:
+    return {"host": host, **{a: rng.choice(VALUES[a]) for a in ATTRIBUTES}}
+
+
+def matches(record: dict[str, str], where: list[str]) -> bool:
+    attribute, value = where
+    return record.get(attribute) == value
+
+
+def _condition(rng: random.Random, records: list[dict[str, str]]) -> list[str] | None:
+    """A condition two or more of the hosts meet and one or more do not."""
+    options = [["env", v] for v in VALUES["env"]] + [["role", v] for v in VALUES["role"]]
+    options += [["status", "active"], ["check", "failed"]]
+    rng.shuffle(options)
+    for where in options:
+        hits = sum(matches(r, where) for r in records)
+        if 2 <= hits < len(records):
+            return where
+    return None
+
+
+def _spell(rng: random.Random, one_word: bool) -> dict[str, str]:
+    """One style of spelling per attribute (a file says prod/stage/test or production/staging/testing)."""
+    spell = {}
+    for values in VALUES.values():
+        styles = [n for n in range(len(SPELLINGS[values[0]]))
+                  if all(n < len(SPELLINGS[v]) and (not one_word or " " not in SPELLINGS[v][n]) for v in values)]
+        style = rng.choice(styles)
+        spell.update({v: SPELLINGS[v][style] for v in values})
+    return spell
+
+
+def _md_line(layout: str, record: dict[str, str], spell: dict[str, str]) -> str:
+    if layout == "md_table":
+        return "| `{}` | {} |".format(record["host"], " | ".join(spell[record[a]] for a in ATTRIBUTES))
+    if layout == "md_bullets":
+        return "- `{}` — {}".format(record["host"], "; ".join(f"{LABELS[a]}: {spell[record[a]]}" for a in ATTRIBUTES))
+    return "- `{}` ({})".format(record["host"], "; ".join(f"{LABELS[a]}: {spell[record[a]]}" for a in ATTRIBUTES[1:]))
+
+
+def _md_block(layout: str, records: list[dict[str, str]], spell: dict[str, str]) -> list[str]:
+    def line(n: int, record: dict[str, str]) -> str:
+        text = _md_line(layout, record, spell)
+        return f"<!-- {text} -->" if record.get("commented") else text
+
+    if layout == "md_table":
+        head = "| хост | окружение | роль | статус | последняя проверка |"
+        return [head, "| --- | --- | --- | --- | --- |"] + [line(n, r) for n, r in enumerate(records)]
+    if layout == "md_bullets":
+        return [line(n, r) for n, r in enumerate(records)]
+    out: list[str] = []
+    for env in VALUES["env"]:
+        group = [(n, r) for n, r in enumerate(records) if r["env"] == env]
+        if group:
+            out += ["", f"### {spell[env]}", ""] + [line(n, r) for n, r in group]
+    return out[1:]
+
+
+def _txt_line(layout: str, record: dict[str, str], spell: dict[str, str]) -> str:
+    if layout == "txt_columns":
+        return f"{record['host']:<24}" + "".join(f"{spell[record[a]]:<16}" for a in ATTRIBUTES).rstrip()
+    if layout == "txt_groups":
+        return record["host"] + "".join(f" {a}={spell[record[a]]}" for a in ATTRIBUTES[1:])
+    return " ".join([f"host={record['host']}"] + [f"{a}={spell[record[a]]}" for a in ATTRIBUTES])
+
+
+def _txt_block(layout: str, records: list[dict[str, str]], spell: dict[str, str]) -> list[str]:
+    def line(n: int, record: dict[str, str]) -> str:
+        text = _txt_line(layout, record, spell)
+        return f"# {text}" if record.get("commented") else text
+
+    if layout == "txt_columns":
+        return ["# " + f"{'host':<22}" + "".join(f"{a:<16}" for a in ATTRIBUTES).rstrip()] + \
+            [line(n, r) for n, r in enumerate(records)]
+    if layout == "txt_groups":
+        out: list[str] = []
+        for env in VALUES["env"]:
+            group = [(n, r) for n, r in enumerate(records) if r["env"] == env]
+            if group:
+                out += ["", f"[{spell[env]}]"] + [line(n, r) for n, r in group]
+        return out[1:]
+    return [line(n, r) for n, r in enumerate(records)]
+
+
+_NOTES = ("Не путать с `{host}`: это страница провайдера, в наш список он не входит.",
+          "Письмо о продлении сертификата для `{host}` пришло по ошибке: этот хост не наш, проверять его не нужно.",
+          "Коллеги из соседней команды ведут `{host}` у себя, здесь он только упомянут.")
+
+
+def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) -> tuple[File, dict[str, Any]] | None:
+    """A host inventory for one row (its text, and what the question needs), or None when the
+    draw has no condition that splits the hosts."""
+    n = rng.randint(4, 7)
+    names = _draw_hosts(rng, n + 4)  # the decoys take up to four more
+    records = [_record(rng, h) for h in names[:n]]
+    where = _condition(rng, records)
+    if where is None:
+        return None
+    layout = rng.choice(layouts)
+    markdown = layout.startswith("md")
+    spell = _spell(rng, not markdown)
+    decoys = rng.sample(DECOYS, rng.randint(1, 3))
+    live = list(records)
+    extra = iter(names[n:])
+
+    def matching_record() -> dict[str, str]:
+        record = _record(rng, next(extra))
+        record[where[0]] = where[1]
+        return record
+
+    if "duplicate" in decoys:
+        twin = rng.choice([r for r in records if matches(r, where)])
+        live.insert(rng.randint(live.index(twin) + 1, len(live)), dict(twin))
+    if "commented" in decoys:  # taken out of the list by hand, left in as a comment
+        live.insert(rng.randint(0, len(live)), {**matching_record(), "commented": "yes"})
+    if layout in ("md_sections", "txt_groups"):  # grouped by environment: the order within groups
+        live.sort(key=lambda r: VALUES["env"].index(r["env"]))
+    block = (_md_block if markdown else _txt_block)(layout, live, spell)
+    archived = [matching_record() for _ in range(rng.randint(1, 2))] if "archived" in decoys else []
+    mentioned = next(extra) if "mentioned" in decoys else None
+    if markdown:
+        text = _in_runbook(base.file.text, block, rng, archived, layout, spell, mentioned)
+        path = f"docs/runbooks/hosts-{rng.randint(100, 999)}.md"
+        fmt = "md"
+    else:
+        lines = ["# хосты для проверки", "# список ведёт дежурная смена; значения — окружение, роль, статус и "
+                 "результат последней проверки", ""] + block
+        if mentioned:
+            lines.insert(2, f"# {rng.choice(_NOTES).format(host=mentioned).replace('`', '')}")
+        if archived:
+            lines += ["", rng.choice(_ARCHIVE_TXT)] + _txt_block(layout, archived, spell)
+        text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
+        path = f"ops/inventory-{rng.randint(100, 999)}.txt"
+        fmt = "text"
+    chosen = []
+    for r in live:
+        if not r.get("commented") and matches(r, where) and r["host"] not in chosen:
+            chosen.append(r["host"])
+    return File(path, fmt, text), {"where": where, "hosts": chosen, "layout": layout, "decoys": sorted(decoys)}
+
+
+def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: list[dict[str, str]], layout: str,
+                spell: dict[str, str], mentioned: str | None) -> str:
+    """The runbook with its host section replaced by the inventory (and the archive after it)."""
+    section = ["## Хосты", "", "Хосты зоны и их состояние (обновляет дежурный после каждой проверки):", ""] + block
+    if mentioned:
+        section += ["", rng.choice(_NOTES).format(host=mentioned)]
+    if archived:
+        section += ["", rng.choice(_ARCHIVE_MD), ""] + _md_block(layout, archived, spell)
+    body = "\n".join(section) + "\n"
+    found = re.search(r"^## Хосты\n.*?(?=^## )", runbook, re.M | re.S)
+    if found:
+        return runbook[:found.start()] + body + "\n" + runbook[found.end():]
+    return runbook.rstrip("\n") + "\n\n" + body
+
+
+# --- the question ---------------------------------------------------------------------------
+
+_SOURCES = ("ранбука", "списка", "файла", "инвентаря")
+_ENV_IN = {"production": ("в production", "в проде", "в боевом окружении"),
+           "staging": ("в staging", "на стейджинге", "в предрелизном окружении"),
+           "testing": ("в testing", "в тестовом окружении", "на тестовом стенде")}
+_ROLE = {"web": ("у которых роль web", "на которых крутится веб-фронт"),
+         "db": ("у которых роль db", "на которых живут базы данных"),
+         "cache": ("у которых роль cache", "что держат кеш"),
+         "queue": ("у которых роль queue", "на которых стоят очереди сообщений")}
+_RELATIVE = {("status", "active"): ("которые ещё не выведены из эксплуатации", "что пока в работе",
+                                   "кроме выведенных из эксплуатации"),
+             ("check", "failed"): ("у которых последняя проверка не прошла", "на которых упала последняя проверка",
+                                   "что не прошли последнюю проверку")}
+
+
+DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-записи {gen}.", "Какие IP-адреса сейчас у {gen}? Нужны A-записи.",
+               "a-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.")
+
+
+def condition_phrase(rng: random.Random, where: list[str]) -> str:
+    attribute, value = where
+    if attribute == "env":
+        return rng.choice(("которые {}", "что работают {}", "которые стоят {}")).format(rng.choice(_ENV_IN[value]))
+    if attribute == "role":
+        return rng.choice(_ROLE[value])
+    return rng.choice(_RELATIVE[(attribute, value)])
+
+
+def hosts_question(rng: random.Random, actions: tuple[str, ...], where: list[str], markdown: bool) -> str:
+    """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition."""
+    source = rng.choice(_SOURCES if markdown else _SOURCES[1:])
+    relative = condition_phrase(rng, where)
+    action = rng.choice(actions)
+    return action.format(**{case: f"{noun} из {source}, {relative}"
+                            for case, noun in (("acc", "хосты"), ("gen", "хостов"), ("dat", "хостам"))})
+
+
+# --- the validator's reading -----------------------------------------------------------------
+
+_CANONICAL = {s.lower(): v for v, spellings in SPELLINGS.items() for s in spellings}
+_HOST = re.compile(r"`?([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)`?")
+_CUES = {"production": r"production|проде|боевом", "staging": r"staging|стейджинг|предрелизн",
+         "testing": r"testing|тестов", "web": r"\bweb\b|веб", "db": r"\bdb\b|баз", "cache": r"cache|кеш",
+         "queue": r"queue|очеред", "active": r"не выведены|в работе|кроме выведенных", "failed": r"проверк"}
+
+
+def read_inventory(text: str) -> list[dict[str, str]]:
+    """The live records of an inventory in any of its layouts: no commented line, nothing after an
+    archive heading, no host that a sentence only mentions; values brought to one spelling."""
+    records: list[dict[str, str]] = []
+    group: str | None = None
+    for raw in text.split("\n"):
+        line = raw.strip()
+        if re.match(r"^(##|# ===)", line) and re.search(r"архив|стар|пример", line.lower()):
+            break
+        if line.startswith(("<!--", "#")) and not line.startswith("###"):
+            continue
+        if line.startswith("###") or (line.startswith("[") and line.endswith("]")):
+            group = _CANONICAL.get(line.strip("#[] ").lower())
+            continue
+        if not line.startswith(("|", "- `", "host=")) and not re.match(r"^[a-z][\w-]*\.[a-z][\w.-]*\s", line):
+            continue
+        host = _HOST.search(line)
+        if host is None:
+            continue
+        record = {"host": host.group(1)}
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")][1:]
+            record.update({a: _CANONICAL.get(c.lower(), "") for a, c in zip(ATTRIBUTES, cells, strict=False)})
+        elif "=" in line:
+            record.update({k: _CANONICAL.get(v.lower(), "") for k, v in re.findall(r"(\w+)=(\S+)", line) if k != "host"})
+        elif ":" in line:
+            labels = {label: a for a, label in LABELS.items()}
+            record.update({labels[k]: _CANONICAL.get(v.strip().lower(), "")
+                           for k, v in re.findall(r"(окружение|роль|статус|проверка): ([^;)]+)", line)})
+        else:
+            cells = line.split()[1:]
+            record.update({a: _CANONICAL.get(c.lower(), "") for a, c in zip(ATTRIBUTES, cells, strict=False)})
+        if group and "env" not in record:
+            record["env"] = group
+        records.append(record)
+    return records
+
+
+def check_hosts(view: View, tool: str) -> list[str]:
+    _, text = only(view)
+    where = view.derivation["where"]
+    wanted: list[str] = []
+    for record in read_inventory(text):
+        if record.get(where[0]) == where[1] and record["host"] not in wanted:
+            wanted.append(record["host"])
+    cue = re.search(_CUES[where[1]], view.question.lower())
+    return problems((cue is not None, f"the question does not say the condition {where}"),
+                    (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
+        expect(view, {"calls": [call(tool, host=h) for h in wanted]})
+
+
+def hosts_calls(name: str, count: int, kind: str, tool: str, twin: str, actions: tuple[str, ...]) -> Family:
+    """A parallel family: `tool` for each host of the drawn inventory that meets the question's
+    condition; `kind` the corpus file it grows from (a runbook or a plain list), `actions` the
+    request with {gen} or {acc} where the hosts go."""
+    layouts = MD_LAYOUTS if kind == "hosts_md" else TEXT_LAYOUTS
+
+    def make(rng: random.Random, corpus: Corpus) -> Question:
+        drawn = None
+        while drawn is None:
+            drawn = inventory(rng, corpus.pick(kind, rng), layouts)
+        file, facts = drawn
+        question = hosts_question(rng, actions, facts["where"], kind == "hosts_md")
+        return build_question(name, "parallel", "T4_wild", question, (CorpusFile(file, kind),),
+                              {"calls": [call(tool, host=h) for h in facts["hosts"]]}, twin,
+                              facts={"where": facts["where"], "layout": facts["layout"], "decoys": facts["decoys"]})
+
+    return Family(name, "parallel", "T4_wild", count, make, lambda view: check_hosts(view, tool))
+
