@@ -229,7 +229,8 @@ def build_bank(test: Sequence[Row], shots: Sequence[Row]) -> dict[str, Any]:
     columns = {phrase: counts.most_common(1)[0][0] for phrase, counts in sorted(votes.items())}
     # every header a phrase named in the dev rows, by its root: the same column spelt otherwise elsewhere
     roots = {phrase: sorted({rules.header_root(c) for c in counts}) for phrase, counts in sorted(votes.items())}
-    return {"seed": DEV_SEED, "columns": columns, "roots": roots, "recipes": recipes,
+    votes_seen = {phrase: dict(counts) for phrase, counts in sorted(votes.items())}  # every header a phrase named
+    return {"seed": DEV_SEED, "columns": columns, "roots": roots, "column_votes": votes_seen, "recipes": recipes,
             "choices": const_choices(recipes)}
 
 

@@ -48,12 +48,13 @@ def derived(op: str, args: dict[str, Any], prompt: Any, path: str | None) -> dic
     if op == "window" and "line" in args:
         args["line"] = event_line(q, text)
     if op == "blame" and "line" in args:
-        lines = [i for i, line in enumerate(text.splitlines(), 1) if re.match(r"\s*TIMEOUT\w*\s*=", line)]
-        args["line"] = lines[0] if lines else None
+        args["line"] = blamed_line(q, text)
     if op == "set_timeout" and "seconds" in args:
-        v = rf.key_value(text, "timeout_ms")
-        n = rf.number(v) if v else None
-        args["seconds"] = n / 1000 if n is not None else None
+        args["seconds"] = asked_timeout(q, text)
+    if op == "download" and "url" in args and text:
+        args["url"] = export_url(q, text) or args["url"]
+    if op == "sum" and args.get("path") == "$1" and text:
+        args["column"] = export_column(q, text) or args.get("column")
     return premises_and_counts(op, rules_by_table(op, args, prompt, path, q), prompt, path, q)
 
 
@@ -257,3 +258,68 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             suffix = "-retry" if str(args["queue"]).endswith("-retry") else ""
             args["queue"] = name + suffix
     return args
+
+
+# --- plans and time-outs seed 23's rows decide by reading (links, columns, settings, parts) ---
+
+_MONTH_STEMS = ("январ", "феврал", "март", "апрел", r"ма[йея]\b", "июн", "июл", "август", "сентябр", "октябр",
+                "ноябр", "декабр")
+
+
+def export_url(q: str, text: str) -> str | None:
+    """The export a ticket's thread means: the named month's, the re-uploaded one, else the
+    description's (not a test upload)."""
+    links = rf.urls(text)
+    month = next((n for n, stem in enumerate(_MONTH_STEMS, 1) if re.search(rf"\b{stem}", q)), None)
+    if month:
+        return next((u for u in links if f"-{month:02d}-" in u), None)
+    described = re.search(r"здесь:\s*(https://\S+)", text)
+    for line in reversed(text.splitlines()):
+        low = line.lower()
+        if not rf.urls(line) or re.search(r"тест|стенд|песочниц|образец|пример|не данные|не годится|для истории|"
+                                          r"раньше|стар\w+ ссылк|прошлую версию|была по адресу", low):
+            continue
+        if re.search(r"перевыложил|переехал|правильная|обновил|другое место|новая:|актуальная ссылка|берите", low):
+            return rf.urls(line)[-1].rstrip(".,")
+    if described:
+        return described.group(1)
+    live = [u for u in links if not re.search(r"staging|sandbox|test", u)]
+    return live[0] if live else None
+
+
+def export_column(q: str, text: str) -> str | None:
+    header = re.search(r"^order_id,.*$", text, re.M)
+    columns = header.group(0).split(",") if header else []
+    pattern = r"deliver|shipping|доставк" if "доставк" in q else r"amount|total|sum|сумм"
+    return next((c for c in columns if re.search(pattern, c.lower())), None)
+
+
+_SETTINGS = ((r"таймаут", r"TIMEOUT"), (r"пачк", r"BATCH|LIMIT|CHUNK|PAGE"), (r"вебхук|оповещ", r"HOOK"),
+             (r"адрес", r"URL|ROOT|BASE"))
+
+
+def blamed_line(q: str, text: str) -> int | None:
+    """The live line that defines the setting the question names (its constant's name says what it is)."""
+    pattern = next((name for cue, name in _SETTINGS if re.search(cue, q)), r"TIMEOUT")
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.match(r"([A-Z][A-Z0-9_]*)\s*=", line)
+        if m and re.search(pattern, m.group(1)) and not (pattern != r"HOOK" and "HOOK" in m.group(1)):
+            return n
+    return None
+
+
+_PARTS = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
+          (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
+
+
+def asked_timeout(q: str, text: str) -> float | None:
+    """The time-out the question means (the client's own, or the part it names), in seconds,
+    changed as it says: twice, one and a half times, so many seconds more or less."""
+    section, key = next(((s, k) for cue, s, k in _PARTS if re.search(cue, q)), ("client", "timeout"))
+    base = rf.section_timeout(text, section, key)
+    if base is None:
+        return None
+    factor = 2 if re.search(r"вдвое|в два раза|удво", q) else 1.5 if "полтора" in q else 1
+    added = re.search(r"(\d+)\s*(?:секунд|с\b)", q)
+    sign = -1 if re.search(r"меньше|уменьш|срежь|сократ", q) else 1
+    return round(base * factor + (sign * int(added.group(1)) if added else 0), 3)

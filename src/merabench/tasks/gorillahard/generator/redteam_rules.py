@@ -75,7 +75,12 @@ def statistic(op: str, desc: str, question: str) -> tuple[str, str]:
     so is switching on or off."""
     if op in ("enable", "disable"):
         q = question.lower()
-        if re.search(r"выключ|отключ|погас|выруб|\boff\b", q):
+        # the verb asked, not a state the question mentions ("включи там, где он выключен")
+        if re.search(r"(?<!вы)(?<!от)включ(?:и|ите|ить)\b", q) and not re.search(r"(?:вы|от)ключ(?:и|ите|ить)\b", q):
+            return "enable", ""
+        if re.search(r"(?:вы|от)ключ(?:и|ите|ить)\b|погас|выруб|\boff\b", q):
+            return "disable", ""
+        if re.search(r"выключ|отключ", q):
             return "disable", ""
         if re.search(r"(?<!вы)(?<!от)включ|\bon\b", q):
             return "enable", ""
@@ -170,9 +175,19 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     fitting = [h for h in header if header_root(h) in roots]
     if len(fitting) == 1:
         return fitting[0]
+    seen = _column_votes().get(phrase.lower(), {})  # any header seed 23 named by this phrase, likeliest first
+    for name in sorted(seen, key=lambda h: -seen[h]):
+        if name in header:
+            return name
     if len(fitting) > 1:
         raise Ask(f"В таблице два подходящих столбца: {fitting[0]} и {fitting[1]}. Какой взять?")
     raise Refuse(f"в таблице нет столбца «{phrase}»")
+
+
+def _column_votes() -> Mapping[str, Mapping[str, int]]:
+    from merabench.tasks.gorillahard.generator.redteam import bank
+
+    return bank().get("column_votes", {})
 
 
 _TOKEN = re.compile(r"[^\s\"',;<>]+")
@@ -352,6 +367,10 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
         if over:
             raise Refuse(over)
         steps.append({"tool": tool.name, "args": args})
+    if recipe["kind"] == "calls" and steps:
+        fanned = fanned_out(steps[0], prompt)  # one call per host or environment the condition picks
+        if fanned:
+            steps, each = fanned, None
     if each:
         source = choose(prompt, each["kind"], each.get("ext"))
         if source and each.get("ext") and rf.extension(source) not in _FORMAT_GROUPS.get(each["ext"], {each["ext"]}):
@@ -415,3 +434,59 @@ def special(prompt: Any) -> dict[str, Any] | None:
 
 def as_lists(values: Sequence[Any]) -> list[Any]:
     return list(values)
+
+
+# --- parallel calls and plans that a condition over the file decides (seed 23's rows) --------
+
+_ENV_CUES = (("production", r"production|\bпрод|боев"), ("staging", r"staging|стейдж|предрелиз"),
+             ("testing", r"testing|тестов"))
+_ROLE_CUES = (("web", r"\bweb\b|веб"), ("db", r"\bdb\b|баз\w* данн"), ("cache", r"\bcache\b|кеш"),
+              ("queue", r"\bqueue\b|очеред"))
+
+
+def host_condition(q: str) -> tuple[str, str] | None:
+    """What the question asks of the hosts: an environment, a role, still in service, a failed check."""
+    if re.search(r"проверк", q):
+        return "check", "failed"
+    if re.search(r"не выведен|в работе|кроме выведенных", q):
+        return "status", "active"
+    for value, cue in _ROLE_CUES:
+        if re.search(cue, q):
+            return "role", value
+    for value, cue in _ENV_CUES:
+        if re.search(cue, q):
+            return "env", value
+    return None
+
+
+def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None:
+    """A call per host of the inventory that meets the question's condition, or per environment
+    of the flag file that its condition picks; None when the row is not of that kind."""
+    q = prompt.question.lower()
+    args = step["args"]
+    if "host" in args:
+        condition = host_condition(q)
+        for text in prompt.files.values():
+            records = rf.inventory(text)
+            if records and condition:
+                hosts = list(dict.fromkeys(r["host"] for r in records if r.get(condition[0]) == condition[1]))
+                return [{"tool": step["tool"], "args": {**args, "host": h}} for h in hosts] or None
+        return None
+    if "flag" in args and "environment" in args:
+        text = next(iter(prompt.files.values()), "")
+        quoted = _QUOTE.findall(prompt.question)
+        deed = re.search(r"отвечающ\w+ за (.+?),", prompt.question)
+        flag = quoted[0] if quoted else (rf.flag_described(text, deed.group(1)) if deed else None)
+        states = rf.flag_states(text, flag) if flag else {}
+        if not states:
+            return None
+        op = step["tool"].rsplit(".", 1)[-1]
+        if op == "enable":
+            envs = [e for e, on in states.items() if not on]
+        elif op == "disable" or re.search(r"(?:по файлу|в файле) он включ", q):
+            envs = [e for e, on in states.items() if on]
+        else:
+            skip = re.search(r"кроме (\w+)|, (\w+) не нужен", q)
+            envs = [e for e in states if not skip or e not in skip.groups()]
+        return [{"tool": step["tool"], "args": {**args, "flag": flag, "environment": e}} for e in envs] or None
+    return None

@@ -512,6 +512,17 @@ def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
     return Check("variety", not misses, "; ".join(misses) or summary)
 
 
+def check_mechanisms(test: list[Row], manifest: dict[str, Any]) -> Check:
+    """The parallel, plan and approx rows decide their calls by reading: their conditions,
+    layouts, decoys, links, settings and sources are drawn widely (enforced on card-size sets)."""
+    from merabench.tasks.gorillahard.generator.mechanisms import drawn_mechanisms
+
+    short, summary = drawn_mechanisms(test)
+    if not card_size(manifest):
+        return Check("drawn_mechanisms", True, f"not enforced below the card's size: {summary}")
+    return Check("drawn_mechanisms", not short, "; ".join(short) or summary)
+
+
 def check_shortcuts(test: list[Row], manifest: dict[str, Any],
                     nearest: Callable[[], dict[int, str]] | None = None) -> Check:
     """Answering without solving: always refusing must score no more than the share of refusal
@@ -861,6 +872,7 @@ def _validate(folder: Path) -> list[Check]:
         check_derivations(test, shots),
         check_scorer(test, shots),
         check_variety(test, manifest),
+        check_mechanisms(test, manifest),
         check_shortcuts(test, manifest, nearest),
         check_redteam(test, shots, manifest),
     ]

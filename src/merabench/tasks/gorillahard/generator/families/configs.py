@@ -16,7 +16,12 @@ from merabench.tasks.gorillahard.generator.families.common import (
     problems,
     setting,
 )
-from merabench.tasks.gorillahard.generator.families.durations import client_timeout, read_client_timeout
+from merabench.tasks.gorillahard.generator.families.durations import (
+    MODIFIERS,
+    SOURCES,
+    client_timeout,
+    read_timeout,
+)
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 
 
@@ -50,47 +55,66 @@ def check_deploy_scale(view: View) -> list[str]:
     )
 
 
+_CHANGES = {(2, "*"): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
+                         "Удвойте, пожалуйста, таймаут клиента сервиса."),
+            (1.5, "*"): ("Увеличь таймаут клиента сервиса в полтора раза.",
+                         "Таймаут клиента из конфига нужно поднять в полтора раза — выстави."),
+            (1, "+"): ("Добавь клиенту сервиса {n} секунд к таймауту из файла.", "таймаут клиента +{n} с, выстави",
+                       "Поднимите, пожалуйста, таймаут клиента на {n} секунд."),
+            (1, "-"): ("Уменьши таймаут клиента сервиса на {n} секунд.", "Срежь таймаут клиента из файла на {n} с.")}
+_LIKE = ("Задай клиенту сервиса таймаут как {src}{mod}.", "Выставь клиенту сервиса такой же таймаут, как {src}{mod}.",
+         "таймаут клиента сделай как {src}{mod}", "Нужно, чтобы таймаут клиента был как {src}{mod}; настрой, пожалуйста.")
+
+
 def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
-    """The client's time-out in whatever notation the row's file draws (ms, s, 2m30s, PT1M30S, a
-    bare number with «# сек»), set on the service in the seconds the tool takes."""
+    """The client's time-out set from a time-out of the values file (its own, changed by a factor
+    or a few seconds, or another part's: the database's, the server's, the cache's), each written
+    in a notation drawn for the row (ms, s, 2m30s, PT1M30S, a bare number with «# сек»), in the
+    seconds the tool takes."""
     drawn = None
     while drawn is None:
         values = corpus.pick("deploy_yaml", rng)
         drawn = client_timeout(rng, values.file.text)
-    text, ms, line = drawn
+    text, parts = drawn
+    source = rng.choice(sorted(parts))
+    base = parts[source] / 1000
+    n = rng.choice((5, 10, 15, 20))
+    # less by n seconds only where that leaves a second or more
+    if source == "client":
+        factor, how = rng.choice([c for c in sorted(_CHANGES) if c[1] != "-" or base - n >= 1])
+        question = rng.choice(_CHANGES[(factor, how)]).format(n=n)
+    else:
+        wording, factor, how = rng.choice([m for m in MODIFIERS if m[2] != "-" or base - n >= 1] + [("", 1, "*")] * 3)
+        question = rng.choice(_LIKE).format(src=rng.choice(SOURCES[source]), mod=wording.format(n=n))
+    seconds = round(base * factor + {"+": n, "-": -n}.get(how, 0), 3)
     file = File(f"{values.file.path.rsplit('-', 1)[0]}-{rng.randint(100, 999)}.yaml", "yaml", text)
-    seconds = ms / 1000
-    # a decoy bears on the answer only where the file writes the figure the answer holds (or its ms)
-    literal = re.search(rf"(?<![\w.]){re.escape(f'{seconds:g}')}(?![\w.])|(?<![\w.]){ms}(?![\w.])", line) is not None
     return build_question(
-        "unit_conversion",
-        "approx",
-        "T4_wild",
-        rng.choice(["Выставь сервису из файла тот же таймаут, что у его клиента, в секундах.",
-                    "Переведи таймаут клиента из файла в секунды и выставь его сервису.",
-                    "Задай сервису таймаут как у клиента в конфиге — инструмент ждёт секунды.",
-                    "Перенеси таймаут клиента из values-файла в настройки сервиса — там он в секундах.",
-                    "таймаут клиента из конфига нужен сервису в секундах, выстави",
-                    "Сервису нужен таймаут в секундах — возьми его у клиента из этого файла.",
-                    "Настрой сервису таймаут: значение то же, что у клиента в values, только в секундах.",
-                    "Будьте добры, перенесите таймаут клиента из конфигурации в сервис, пересчитав в секунды.",
-                    "Нам нужен в настройках сервиса тот таймаут, что прописан у клиента, — в секундах.",
-                    "ставь сервису таймаут как у клиента в конфиге, но секундами",
-                    "Какой таймаут у клиента в файле, такой и выстави сервису (в секундах)."]),
-        (CorpusFile(file, "deploy_yaml"),),
+        "unit_conversion", "approx", "T4_wild", question, (CorpusFile(file, "deploy_yaml"),),
         call("config.set_timeout", service=values.facts["deployment"], seconds=seconds),
-        "config.set_retries",
-        format_trap=literal,
-        facts={"notation": line},
+        "config.set_retries", facts={"source": source},
     )
+
+
+_PART_CUES = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
+              (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
 
 
 def check_unit_conversion(view: View) -> list[str]:
+    """The part the question names (the client's own time-out unless another part is named), its
+    live time-out read in its notation, changed as the question says."""
     _, text = only(view)
-    seconds = read_client_timeout(text)
-    return problems((seconds is not None, "the client's time-out is not readable")) + expect(
-        view, call("config.set_timeout", service=setting(text, "deployment"), seconds=seconds)
-    )
+    q = view.question.lower()
+    section, key = next(((s, k) for cue, s, k in _PART_CUES if re.search(cue, q)), ("client", "timeout"))
+    base = read_timeout(text, section, key)
+    if base is None:
+        return [f"no live time-out under {section}"]
+    factor = 2 if re.search(r"вдвое|в два раза|удво", q) else 1.5 if "полтора" in q else 1
+    added = re.search(r"(\d+)\s*(?:секунд|с\b)", q)
+    sign = -1 if re.search(r"меньше|уменьш|срежь", q) else 1
+    seconds = round(base * factor + (sign * int(added.group(1)) if added else 0), 3)
+    return problems((view.derivation["source"].split("_")[0] == section,
+                     "the question names another part")) + expect(
+        view, call("config.set_timeout", service=setting(text, "deployment"), seconds=seconds))
 
 
 def make_set_retries(rng: random.Random, corpus: Corpus) -> Question:

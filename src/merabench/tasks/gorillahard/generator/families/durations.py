@@ -24,47 +24,71 @@ def _iso(ms: int) -> str:
     return "PT" + (f"{minutes}M" if minutes else "") + (f"{rest / 1000:g}S" if rest else "")
 
 
-def notations(ms: int) -> list[tuple[str, str]]:
-    """(key, value as written) pairs that all mean `ms` milliseconds."""
+def notations(ms: int, key: str = "timeout") -> list[tuple[str, str]]:
+    """(key, value as written) pairs that all mean `ms` milliseconds, for a key named `key`."""
     s = f"{ms / 1000:g}"
-    found = [("timeout_ms", str(ms)), ("timeout", f"{ms}ms"), ("timeout", f"{s}s"), ("timeout_s", s),
-             ("timeout_seconds", s), ("timeout", f'"{_go(ms)}"'), ("timeout", f'"{_iso(ms)}"'),
-             ("timeout", f"{s}  # сек"), ("timeout", f"{ms}  # мс"), ("timeout", f"{s}  # в секундах")]
+    found = [(f"{key}_ms", str(ms)), (key, f"{ms}ms"), (key, f"{s}s"), (f"{key}_s", s),
+             (f"{key}_seconds", s), (key, f'"{_go(ms)}"'), (key, f'"{_iso(ms)}"'),
+             (key, f"{s}  # сек"), (key, f"{ms}  # мс"), (key, f"{s}  # в секундах")]
     if ms % 30000 == 0:
-        found.append(("timeout_min", f"{ms / 60000:g}"))
+        found.append((f"{key}_min", f"{ms / 60000:g}"))
     return found
 
 
-_OTHERS = ("server:\n  idle_timeout: {a}s\n  read_timeout: {b}s\n", "database:\n  connect_timeout: {a}s\n  pool: {b}\n",
-           "cache:\n  timeout_ms: {c}\n  ttl_s: {b}\n")
+# the other parts of a service whose time-outs a values file may hold: (section, key)
+PARTS = {"database": ("database", "connect_timeout"), "server_read": ("server", "read_timeout"),
+         "server_idle": ("server", "idle_timeout"), "cache": ("cache", "timeout")}
 
 
-def client_timeout(rng: random.Random, text: str) -> tuple[str, int, str] | None:
+def _written(rng: random.Random, indent: str, key: str, ms: int) -> str:
+    name, value = rng.choice(notations(ms, key))
+    return f"{indent}{name}: {value}"
+
+
+def client_timeout(rng: random.Random, text: str) -> tuple[str, dict[str, int]] | None:
     """The values file with its client's `timeout_ms` line rewritten in a notation drawn for the
-    row (maybe under an old value commented out, maybe after another part's time-outs): the text,
-    the time-out in milliseconds and the line as written; None when the file has no such line."""
+    row (maybe under an old value commented out) and, before the client, other parts of the
+    service with time-outs of their own in notations of their own: the text and {part: ms}
+    ("client", "database", "server_read", "server_idle", "cache"); None when the file has no
+    client time-out line."""
     found = re.search(r"^client:\n((?:[ \t]+.*\n)*?)([ \t]+)timeout_ms: \d+\n", text, re.M)
     if found is None:
         return None
-    ms = rng.choice(MILLISECONDS)
-    key, value = rng.choice(notations(ms))
     indent = found.group(2)
-    line = f"{indent}{key}: {value}"
+    values = {"client": rng.choice(MILLISECONDS)}
     old = ""
     if rng.random() < 0.5:
-        stale = rng.choice([m for m in MILLISECONDS if m != ms])
-        old_key, old_value = rng.choice(notations(stale))
-        old = f"{indent}# {old_key}: {old_value.split('  #')[0]}  # {rng.choice(['до инцидента', 'старое значение', 'было до нагрузочного теста'])}\n"
+        stale = rng.choice([m for m in MILLISECONDS if m != values["client"]])
+        note = rng.choice(["до инцидента", "старое значение", "было до нагрузочного теста"])
+        old = f"{indent}# {_written(rng, '', 'timeout', stale).split('  #')[0]}  # {note}\n"
     start, end = found.start(), found.end()
-    rewritten = text[:start] + "client:\n" + found.group(1) + old + line + "\n" + text[end:]
-    if rng.random() < 0.6:  # another part of the service has time-outs of its own
-        other = rng.choice(_OTHERS).format(a=rng.randint(5, 120), b=rng.randint(2, 60), c=rng.choice(MILLISECONDS))
-        above = rewritten[:start].split("\n")[:-1]  # the comments documenting `client:` stay with it
-        while above and above[-1].startswith("#"):
-            above.pop()
-        cut = len("\n".join(above)) + 1 if above else 0
-        rewritten = rewritten[:cut] + other + rewritten[cut:]
-    return rewritten, ms, line.strip()
+    rewritten = text[:start] + "client:\n" + found.group(1) + old + _written(rng, indent, "timeout", values["client"]) \
+        + "\n" + text[end:]
+    sections = []
+    for section in rng.sample(("database", "server", "cache"), rng.randint(1, 3)):
+        lines = [f"{section}:"]
+        for part, (owner, key) in PARTS.items():
+            if owner == section:
+                values[part] = rng.choice([m for m in MILLISECONDS if m not in values.values()])
+                lines.append(_written(rng, indent, key, values[part]))
+        lines.append(f"{indent}{ {'database': 'pool', 'server': 'workers', 'cache': 'ttl_s'}[section] }: {rng.randint(2, 60)}")
+        sections.append("\n".join(lines) + "\n")
+    above = rewritten[:start].split("\n")[:-1]  # the comments documenting `client:` stay with it
+    while above and above[-1].startswith("#"):
+        above.pop()
+    cut = len("\n".join(above)) + 1 if above else 0
+    return rewritten[:cut] + "".join(sections) + rewritten[cut:], values
+
+
+# how a question names each part's time-out (after "как у …")
+SOURCES = {"client": ("у самого клиента", "у клиента в файле"),
+           "database": ("у подключения к базе", "у соединения с базой данных"),
+           "server_read": ("у чтения запросов на сервере", "у read-таймаута сервера"),
+           "server_idle": ("у простоя соединений на сервере", "у idle-таймаута сервера"),
+           "cache": ("у обращений к кешу", "у кеша")}
+# a change to the figure: (wording, multiplier, seconds added)
+MODIFIERS = ((", только вдвое больше", 2, 0), (", но в два раза больше", 2, 0), (", но в полтора раза больше", 1.5, 0),
+             (", плюс {n} с запаса", 1, "+"), (", но на {n} секунд больше", 1, "+"), (", но на {n} секунд меньше", 1, "-"))
 
 
 # --- the validator's reading -----------------------------------------------------------------
@@ -92,12 +116,12 @@ def seconds_in(key: str, value: str) -> float | None:
     return None
 
 
-def read_client_timeout(text: str) -> float | None:
-    """The client's live time-out in seconds: the `timeout…` key under `client:`, comments skipped."""
-    block = re.search(r"^client:\n((?:[ \t]+.*\n?)*)", text, re.M)
+def read_timeout(text: str, section: str, key: str) -> float | None:
+    """A part's live time-out in seconds: the `key…` line under `section:`, comments skipped."""
+    block = re.search(rf"^{section}:\n((?:[ \t]+.*\n?)*)", text, re.M)
     if block is None:
         return None
     for line in block.group(1).split("\n"):
-        if m := re.match(r"^\s+(timeout\w*):\s*(.+)$", line):
+        if m := re.match(rf"^\s+({key}\w*):\s*(.+)$", line):
             return seconds_in(m.group(1), m.group(2))
     return None

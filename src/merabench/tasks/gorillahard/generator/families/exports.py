@@ -21,17 +21,27 @@ from merabench.tasks.gorillahard.generator.families.common import View, build_qu
 from merabench.tasks.gorillahard.generator.families.tickets import download_plan
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 
-LINKS = ("moved", "test", "months", "plain")
+LINKS = ("moved", "test", "old", "months", "plain")
 MONTHS = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь",
           "декабрь")
 AMOUNT = ("amount_rub", "total_rub", "order_sum_rub", "сумма_руб")
 DELIVERY = ("delivery_rub", "shipping_rub", "доставка_руб")
 _LINK = re.compile(r"Файл лежит здесь: (https://\S+)")
 _HEADER = re.compile(r"^order_id,month,city,amount_rub,status$", re.M)
+# a comment that replaces the description's link, one that posts a link that is not the data, one
+# that recalls an old link (the description's is the live one)
 _MOVED = ("Выгрузку перевыложили, старая ссылка больше не открывается. Новая: {url}",
-          "Файл переехал в новое хранилище, по ссылке из описания его уже нет. Актуальная ссылка: {url}")
+          "Файл переехал в новое хранилище, по ссылке из описания его уже нет. Актуальная ссылка: {url}",
+          "По ссылке из описания теперь 404. Правильная вот: {url}",
+          "Ссылку обновил, берите файл отсюда: {url} (в описании поправлю позже).",
+          "Ночная задача теперь кладёт файл в другое место: {url}. Считайте по нему.")
 _TEST = ("Для проверки формата выложил тестовую выгрузку на стенд: {url} — считать по ней не нужно, там десяток строк.",
-         "Тестовый файл с тем же форматом лежит тут: {url}. Это не данные, для отладки.")
+         "Тестовый файл с тем же форматом лежит тут: {url}. Это не данные, для отладки.",
+         "Новая ссылка на копию для стенда: {url} — это обрезанный образец, для подсчёта не годится.",
+         "Скинул пример из песочницы, {url}, чтобы было видно колонки. Боевой файл — по ссылке из описания.")
+_OLD = ("Для истории: раньше выгрузка лежала тут: {url}, сейчас актуальна ссылка из описания.",
+        "Старая ссылка {url} больше не работает, в описании уже новая.",
+        "Кто будет искать прошлую версию: она была по адресу {url}, но считать нужно по описанию.")
 
 
 def _url(month: str, number: int, host: str = "data.example.org", folder: str = "exports") -> str:
@@ -59,8 +69,12 @@ def redrawn(rng: random.Random, ticket: CorpusFile, link: str, column: bool) -> 
         answer = _url(mm, number, rng.choice(("files.example.org", "data.example.net")), "exports/v2")
         text += f"\n**{speaker}**, 2026-{mm}-{day:02d}: {rng.choice(_MOVED).format(url=answer)}\n"
     elif link == "test":
-        test = _url(mm, rng.randint(1, 999), "data-staging.example.org", "sandbox")
+        test = _url(mm, rng.randint(1, 999), rng.choice(("data-staging.example.org", "sandbox.example.net")),
+                    rng.choice(("sandbox", "samples")))
         text += f"\n**{speaker}**, 2026-{mm}-{day:02d}: {rng.choice(_TEST).format(url=test)}\n"
+    elif link == "old":
+        stale = _url(mm, rng.randint(1, 999), rng.choice(("files.example.org", "data.example.com")), "exports/old")
+        text += f"\n**{speaker}**, 2026-{mm}-{day:02d}: {rng.choice(_OLD).format(url=stale)}\n"
     elif link == "months":
         other = f"{(int(mm) % 12) + 1:02d}" if rng.random() < 0.5 else f"{(int(mm) - 2) % 12 + 1:02d}"
         second = _url(other, rng.randint(1, 999))
@@ -136,20 +150,18 @@ def export_plan(name: str, *, column: bool) -> Callable[[random.Random, Corpus],
 
 # --- the validator's reading -----------------------------------------------------------------
 
-def live_export(text: str, question: str) -> str | None:
-    """The export the thread means: the month's link when the question names a month, the link a
-    later comment re-uploaded the file under, else the link of the description (a test export
-    posted beside it is not the data)."""
-    month = next((n for n, stem in enumerate(_STEMS, 1) if re.search(rf"\b{stem}", question.lower())), None)
-    links = re.findall(r"https://\S+\.csv", text)
-    if month:
-        return next((u for u in links if f"-2026-{month:02d}-" in u), None)
-    for line in reversed(text.split("\n")):
-        if re.search(r"перевыложили|переехал", line):
-            found = re.findall(r"https://\S+\.csv", line)
-            if found:
-                return found[-1]
+def live_export(text: str, question: str, link: str) -> str | None:
+    """The export the thread means, by how the row's thread treats its links: the link of the
+    month the question names; the link a comment gives in place of the description's; else the
+    description's (a test upload or an old link recalled in a comment is not the data)."""
+    links = re.findall(r"https://\S+?\.csv", text)
     described = _LINK.search(text)
+    if link == "months":
+        month = next((n for n, stem in enumerate(_STEMS, 1) if re.search(rf"\b{stem}", question.lower())), None)
+        return next((u for u in links if f"-2026-{month:02d}-" in u), None) if month else None
+    if link == "moved":
+        given = [u for u in links if described and u != described.group(1)]
+        return given[-1] if len(given) == 1 else None
     return described.group(1) if described else None
 
 
@@ -164,7 +176,7 @@ def summed_column(text: str, question: str) -> str | None:
 
 def check_export_plan(view: View) -> list[str]:
     _, text = only(view)
-    url = live_export(text, view.question)
+    url = live_export(text, view.question, view.derivation["link"])
     if view.reference["plan"][1]["tool"] == "table.sum":
         then = call("table.sum", path="$1", column=summed_column(text, view.question))
     else:
