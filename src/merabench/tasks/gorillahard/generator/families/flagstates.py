@@ -143,8 +143,8 @@ def _draw(rng: random.Random, want: str) -> tuple[File, dict[str, Any]] | None:
         chosen = [e for e in envs if states[e]] if condition == "on" else list(envs)
         if condition == "except":
             chosen.remove(rng.choice(chosen))
-    if len(chosen) < 2:
-        return None
+    if len(chosen) < 2 or (condition in ("on", "off") and len(chosen) == len(envs)):
+        return None  # two calls or more, and a condition that leaves some environment out
     layout = rng.choice(LAYOUTS)
     fmt = _FMT[layout]
     spell = rng.choice(STATES[fmt])

@@ -1,0 +1,112 @@
+"""The multi-call, plan and approx rows need reading: their calls follow from the file, through
+mechanisms drawn per row (tests on rows the real makers write)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
+from merabench.tasks.gorillahard.generator.families import FAMILIES
+from merabench.tasks.gorillahard.generator.families.common import View
+from merabench.tasks.gorillahard.generator.families.durations import seconds_in
+from merabench.tasks.gorillahard.generator.families.flagstates import read_flag
+from merabench.tasks.gorillahard.generator.families.hostlists import read_inventory
+from merabench.tasks.gorillahard.generator.mechanisms import drawn_mechanisms
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return build_corpus(5)
+
+
+def rows_of(name: str, corpus, n: int = 40) -> list:
+    return [FAMILIES[name].make(random.Random(f"t{k}"), corpus) for k in range(n)]
+
+
+def view(q) -> View:
+    return View(q.question, {f.path: f.text for f in q.files}, q.reference, q.facts)
+
+
+@pytest.mark.parametrize("name", ["dns_runbook", "ping_listed_hosts", "flag_both_envs", "flag_off_both_envs",
+                                  "flag_state_both_envs", "two_means", "two_maxima", "unit_conversion",
+                                  "download_then_count", "download_then_sum", "blame_then_show"])
+def test_each_reference_is_proven_by_the_check(name, corpus) -> None:
+    for q in rows_of(name, corpus):
+        assert FAMILIES[name].check(view(q)) == [], q.question
+
+
+def test_hosts_are_picked_by_the_condition_not_listed_wholesale(corpus) -> None:
+    fewer, counts = 0, Counter()
+    for q in rows_of("dns_runbook", corpus) + rows_of("whois_listed_hosts", corpus):
+        text = q.files[0].text
+        called = [c["args"]["host"] for c in q.reference["calls"]]
+        live = {r["host"] for r in read_inventory(text)}
+        fewer += len(set(called)) < len(live)
+        counts[len(called)] += 1
+        assert len(called) == len(set(called))  # a host listed twice is called once
+        for line in text.splitlines():  # no commented-out or merely mentioned host is called
+            if line.lstrip().startswith(("#", "<!--")) or line.startswith(("Не путать", "Письмо", "Коллеги")):
+                assert not any(h in line for h in called), line
+    assert fewer == 80 and len(counts) >= 3
+
+
+def test_an_archived_host_is_never_called(corpus) -> None:
+    seen = 0
+    for q in rows_of("dns_host_list", corpus, 60):
+        text = q.files[0].text
+        marker = re.search(r"^# === .*$", text, re.M)
+        if marker:
+            seen += 1
+            archived = text[marker.end():]
+            assert not any(c["args"]["host"] in archived for c in q.reference["calls"])
+    assert seen
+
+
+def test_flags_change_only_where_not_yet_in_the_asked_state(corpus) -> None:
+    sizes = Counter()
+    for name, wanted in (("flag_both_envs", False), ("flag_off_both_envs", True)):
+        for q in rows_of(name, corpus):
+            states = read_flag(q.files[0].text, q.facts["flag"])
+            envs = [c["args"]["environment"] for c in q.reference["calls"]]
+            assert envs and all(states[e] == wanted for e in envs)
+            assert set(states) - set(envs)  # some environment is left as it is
+            sizes[len(envs)] += 1
+    assert len(sizes) >= 2
+
+
+def test_columns_are_named_by_meaning_not_by_header(corpus) -> None:
+    headers = set()
+    for q in rows_of("two_medians", corpus, 60):
+        columns = [c["args"]["column"] for c in q.reference["calls"]]
+        assert not any(f"«{c}»" in q.question for c in columns)
+        headers.update(columns)
+    assert len(headers) >= 20
+
+
+@pytest.mark.parametrize(("key", "value", "seconds"), [
+    ("timeout_ms", "1500", 1.5), ("timeout", "1500ms", 1.5), ("timeout", '"2m30s"', 150), ("timeout", '"PT1M30S"', 90),
+    ("timeout", "90  # сек", 90), ("timeout", "45000  # мс", 45), ("timeout_min", "1.5", 90), ("timeout", "90", None)])
+def test_time_out_notations(key, value, seconds) -> None:
+    assert seconds_in(key, value) == seconds
+
+
+def test_a_collapsed_mechanism_fails_the_guard(corpus) -> None:
+    made = []
+    for n, name in enumerate(["dns_runbook", "flag_state_both_envs", "flag_both_envs", "two_means", "download_then_sum",
+                              "blame_then_show", "unit_conversion"] * 30):
+        q = FAMILIES[name].make(random.Random(f"g{n}"), corpus)
+        made.append(Row("", {"question": q.question}, json.dumps(q.reference, ensure_ascii=False),
+                        {"id": n, "derivation": {"maker": name, **q.facts}}))
+    short, _ = drawn_mechanisms(made)
+    assert not any(s.startswith(("host conditions", "flag conditions", "export links")) for s in short)
+    same = [replace(r, meta={**r.meta, "derivation": {**r.meta["derivation"], "where": ["env", "production"]}})
+            for r in made]
+    short, _ = drawn_mechanisms(same)
+    assert any(s.startswith("host conditions") for s in short)
