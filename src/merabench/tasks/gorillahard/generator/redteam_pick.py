@@ -134,6 +134,13 @@ def _counted(prompt: Any, candidates: list[str], clause: str) -> list[tuple[str,
     return []
 
 
+def _said(text: str, author_only: bool) -> str:
+    """A file's live text, or only its author line when the question names who wrote it."""
+    author = re.search(r"^(?:Автор|Author|Reporter)\s*:.*$", text, re.M | re.I) if author_only else None
+    return author.group(0) if author else live_text(text)
+
+
+_KNOWN_PORTS = {"mysql": "3306", "postgresql": "5432", "postgres": "5432", "redis": "6379", "mongodb": "27017"}
 _KEYS_OF = (("повтор", "retries"), ("памят", "memory"), ("реплик", "replicas"), ("таймаут", "timeout_ms"),
             ("процессор", "cpu"), ("соединени", "pool"), ("воркер", "workers"), ("порт", "port"))
 
@@ -212,9 +219,13 @@ def _criteria(prompt: Any, candidates: list[str], clause: str) -> list[str]:
         return fits if len(fits) == 1 else []
     lacking = bool(re.search(r"\bнет\b|\bбез\b|\bне (?:подключ|упомина|указ|помеча|встреча)", c))
     named = re.findall(r"[a-z][\w.-]*[a-z0-9]|[A-Za-z]+SQL|MySQL|(?<!^)(?<![.!?] )\b[А-ЯЁ][а-яё]{3,}", _PATH_IN.sub(" ", clause))
+    authored = bool(re.search(r"автор|завёл|завел|завела|создал", c))
     for token in named:  # a value, a dependency or a person's name one file holds and the other not
         stem = token[:-1] if re.fullmatch(r"[А-ЯЁ][а-яё]+[аи]", token) else token
-        holding = [p for p in candidates if re.search(rf"(?<![\w-]){re.escape(stem)}", live_text(texts[p]), re.I)]
+        stem = _KNOWN_PORTS.get(stem.lower(), stem)  # a database said by name, held as its port
+
+        person = authored and stem[:1].isupper() and not stem.isascii()
+        holding = [p for p in candidates if re.search(rf"(?<![\w-]){re.escape(stem)}", _said(texts[p], person), re.I)]
         if len(holding) == 1:
             return holding if not lacking else [p for p in candidates if p not in holding][:1]
     for n, month in enumerate(_MONTHS, 1):
