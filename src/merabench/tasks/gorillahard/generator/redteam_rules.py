@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_flags as flags
 from merabench.tasks.gorillahard.generator.redteam_derive import Ask, Refuse, derived
 from merabench.tasks.gorillahard.generator.redteam_pick import (
     _FORMAT_GROUPS,
@@ -358,6 +359,10 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
                 for name, s in spec["args"].items()}
         if each and each["arg"] in args:
             args[each["arg"]] = "?"  # filled per host below
+        if {"flag", "environment"} <= set(args) and recipe["kind"] == "calls":
+            per_env = flags.environments(prompt)
+            if per_env:  # the flag file says which: filled per environment below
+                args.update(flag=per_env[0], environment=per_env[1][0])
         args = derived(op, args, prompt, path)
         if isinstance(args.get("column"), str) and path and rf.extension(path) in ("csv", "tsv"):
             args["column"] = _column(prompt, path, args["column"], columns)
@@ -384,6 +389,10 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
     if kind == "calls" and both and len(steps) == 2 and all("environment" in s["args"] for s in steps):
         for step, env in zip(steps, ("staging", "production"), strict=True):
             step["args"] = {**step["args"], "environment": env}
+    per_env = flags.environments(prompt) if kind == "calls" and steps and "environment" in steps[0]["args"] else None
+    if per_env and "flag" in steps[0]["args"]:  # the environments the flag file and the request leave
+        steps = [{"tool": steps[0]["tool"], "args": {**steps[0]["args"], "flag": per_env[0], "environment": env}}
+                 for env in per_env[1]]
     if kind == "calls" and len({repr(st) for st in steps}) == 1:
         kind = "call"  # the same call twice is one call: the recipe's second value is not here
     if kind == "call":
