@@ -453,19 +453,17 @@ _ROLE_CUES = (("web", r"\bweb\b|веб"), ("db", r"\bdb\b|баз\w* данн"), 
               ("queue", r"\bqueue\b|очеред"))
 
 
-def host_condition(q: str) -> tuple[str, str] | None:
-    """What the question asks of the hosts: an environment, a role, still in service, a failed check."""
+def host_conditions(q: str) -> list[tuple[str, str, bool]]:
+    """What the question asks of the hosts, every condition it says (an environment, a role, still
+    in service, a failed check), an environment after "кроме тех" negated."""
+    found = []
     if re.search(r"проверк", q):
-        return "check", "failed"
+        found.append(("check", "failed", False))
     if re.search(r"не выведен|в работе|кроме выведенных", q):
-        return "status", "active"
-    for value, cue in _ROLE_CUES:
-        if re.search(cue, q):
-            return "role", value
-    for value, cue in _ENV_CUES:
-        if re.search(cue, q):
-            return "env", value
-    return None
+        found.append(("status", "active", False))
+    found += [("role", value, False) for value, cue in _ROLE_CUES if re.search(cue, q)][:1]
+    found += [("env", value, "кроме тех" in q) for value, cue in _ENV_CUES if re.search(cue, q)][:1]
+    return found
 
 
 def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None:
@@ -474,11 +472,12 @@ def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None
     q = prompt.question.lower()
     args = step["args"]
     if "host" in args:
-        condition = host_condition(q)
+        conditions = host_conditions(q)
         for text in prompt.files.values():
             records = rf.inventory(text)
-            if records and condition:
-                hosts = list(dict.fromkeys(r["host"] for r in records if r.get(condition[0]) == condition[1]))
+            if records and conditions:
+                hosts = list(dict.fromkeys(r["host"] for r in records
+                                           if all((r.get(a) == v) != negated for a, v, negated in conditions)))
                 return [{"tool": step["tool"], "args": {**args, "host": h}} for h in hosts] or None
         return None
     if "flag" in args and "environment" in args:

@@ -57,21 +57,43 @@ def _record(rng: random.Random, host: str) -> dict[str, str]:
     return {"host": host, **{a: rng.choice(VALUES[a]) for a in ATTRIBUTES}}
 
 
-def matches(record: dict[str, str], where: list[str]) -> bool:
+def matches(record: dict[str, str], where: list[str], also: list[str] | None = None, negated: bool = False) -> bool:
+    """Whether a host meets the condition: `where` (or, negated, anything but it) and `also`."""
     attribute, value = where
-    return record.get(attribute) == value
+    if (record.get(attribute) == value) == negated:
+        return False
+    return also is None or record.get(also[0]) == also[1]
 
 
-def _condition(rng: random.Random, records: list[dict[str, str]]) -> list[str] | None:
-    """A condition two or more of the hosts meet and one or more do not."""
-    options = [["env", v] for v in VALUES["env"]] + [["role", v] for v in VALUES["role"]]
-    options += [["status", "active"], ["check", "failed"]]
+# a second condition a question may add ("… in production and still in service")
+_PAIRS = (("env", "status"), ("env", "check"), ("role", "status"), ("role", "check"), ("env", "role"))
+
+
+def _condition(rng: random.Random, records: list[dict[str, str]]) -> dict[str, Any] | None:
+    """A condition two or more of the hosts meet and one or more do not: one attribute's value,
+    anything but one environment, or two attributes at once (drawn per row)."""
+    kind = rng.choice(("one", "one", "not", "two", "two"))
+    options: list[dict[str, Any]] = []
+    if kind == "not":
+        options = [{"where": ["env", v], "negated": True} for v in VALUES["env"]]
+    elif kind == "two":
+        for first, second in _PAIRS:
+            for a in VALUES[first]:
+                b = {"status": ["active"], "check": ["failed"]}.get(second, VALUES[second])
+                options += [{"where": [first, a], "also": [second, v]} for v in b]
+    else:
+        options = [{"where": ["env", v]} for v in VALUES["env"]] + [{"where": ["role", v]} for v in VALUES["role"]]
+        options += [{"where": ["status", "active"]}, {"where": ["check", "failed"]}]
     rng.shuffle(options)
-    for where in options:
-        hits = sum(matches(r, where) for r in records)
+    for condition in options:
+        hits = sum(_meets(r, condition) for r in records)
         if 2 <= hits < len(records):
-            return where
+            return condition
     return None
+
+
+def _meets(record: dict[str, str], condition: dict[str, Any]) -> bool:
+    return matches(record, condition["where"], condition.get("also"), condition.get("negated", False))
 
 
 def _spell(rng: random.Random, one_word: bool) -> dict[str, str]:
@@ -148,9 +170,10 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
     n = rng.randint(4, 7)
     names = _draw_hosts(rng, n + 4)  # the decoys take up to four more
     records = [_record(rng, h) for h in names[:n]]
-    where = _condition(rng, records)
-    if where is None:
+    condition = _condition(rng, records)
+    if condition is None:
         return None
+    where = condition["where"]
     layout = rng.choice(layouts)
     markdown = layout.startswith("md")
     spell = _spell(rng, not markdown)
@@ -160,11 +183,16 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
 
     def matching_record() -> dict[str, str]:
         record = _record(rng, next(extra))
-        record[where[0]] = where[1]
+        if condition.get("negated"):
+            record["env"] = rng.choice([v for v in VALUES["env"] if v != where[1]])
+        else:
+            record[where[0]] = where[1]
+        if condition.get("also"):
+            record[condition["also"][0]] = condition["also"][1]
         return record
 
     if "duplicate" in decoys:
-        twin = rng.choice([r for r in records if matches(r, where)])
+        twin = rng.choice([r for r in records if _meets(r, condition)])
         live.insert(rng.randint(live.index(twin) + 1, len(live)), dict(twin))
     if "commented" in decoys:  # taken out of the list by hand, left in as a comment
         live.insert(rng.randint(0, len(live)), {**matching_record(), "commented": "yes"})
@@ -189,9 +217,9 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
         fmt = "text"
     chosen = []
     for r in live:
-        if not r.get("commented") and matches(r, where) and r["host"] not in chosen:
+        if not r.get("commented") and _meets(r, condition) and r["host"] not in chosen:
             chosen.append(r["host"])
-    return File(path, fmt, text), {"where": where, "hosts": chosen, "layout": layout, "decoys": sorted(decoys)}
+    return File(path, fmt, text), {**condition, "hosts": chosen, "layout": layout, "decoys": sorted(decoys)}
 
 
 def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: list[dict[str, str]], layout: str,
@@ -238,10 +266,31 @@ def condition_phrase(rng: random.Random, where: list[str]) -> str:
     return rng.choice(_RELATIVE[(attribute, value)])
 
 
-def hosts_question(rng: random.Random, actions: tuple[str, ...], where: list[str], markdown: bool) -> str:
+_SECOND = {("status", "active"): ("и которые ещё в работе", "и которые пока не выведены из эксплуатации"),
+           ("check", "failed"): ("и у которых последняя проверка не прошла", "и которые не прошли последнюю проверку")}
+
+
+def second_phrase(rng: random.Random, also: list[str]) -> str:
+    attribute, value = also
+    if attribute == "env":
+        return f"и которые стоят {rng.choice(_ENV_IN[value])}"
+    if attribute == "role":
+        return f"и у которых роль {value}"
+    return rng.choice(_SECOND[(attribute, value)])
+
+
+def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict[str, Any], markdown: bool) -> str:
     """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition."""
     source = rng.choice(_SOURCES if markdown else _SOURCES[1:])
-    relative = condition_phrase(rng, where)
+    where = condition["where"]
+    if condition.get("negated"):
+        relative = f"кроме тех, что {rng.choice(_ENV_IN[where[1]])}"
+    elif condition.get("also"):
+        first = rng.choice(("которые {}", "которые стоят {}")).format(rng.choice(_ENV_IN[where[1]])) \
+            if where[0] == "env" else f"у которых роль {where[1]}"
+        relative = f"{first} {second_phrase(rng, condition['also'])}"
+    else:
+        relative = condition_phrase(rng, where)
     action = rng.choice(actions)
     return action.format(**{case: f"{noun} из {source}, {relative}"
                             for case, noun in (("acc", "хосты"), ("gen", "хостов"), ("dat", "хостам"))})
@@ -296,13 +345,17 @@ def read_inventory(text: str) -> list[dict[str, str]]:
 
 def check_hosts(view: View, tool: str) -> list[str]:
     _, text = only(view)
-    where = view.derivation["where"]
+    d = view.derivation
+    where, also, negated = d["where"], d.get("also"), d.get("negated", False)
     wanted: list[str] = []
     for record in read_inventory(text):
-        if record.get(where[0]) == where[1] and record["host"] not in wanted:
+        hit = (record.get(where[0]) == where[1]) != negated and (also is None or record.get(also[0]) == also[1])
+        if hit and record["host"] not in wanted:
             wanted.append(record["host"])
-    cue = re.search(_CUES[where[1]], view.question.lower())
-    return problems((cue is not None, f"the question does not say the condition {where}"),
+    q = view.question.lower()
+    said = re.search(_CUES[where[1]], q) is not None and (not also or re.search(_CUES[also[1]], q) is not None)
+    return problems((said, f"the question does not say the condition {where} {also or ''}"),
+                    (not negated or "кроме тех" in q, "the question does not say the exception"),
                     (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
         expect(view, {"calls": [call(tool, host=h) for h in wanted]})
 
@@ -318,10 +371,10 @@ def hosts_calls(name: str, count: int, kind: str, tool: str, twin: str, actions:
         while drawn is None:
             drawn = inventory(rng, corpus.pick(kind, rng), layouts)
         file, facts = drawn
-        question = hosts_question(rng, actions, facts["where"], kind == "hosts_md")
+        question = hosts_question(rng, actions, facts, kind == "hosts_md")
         return build_question(name, "parallel", "T4_wild", question, (CorpusFile(file, kind),),
                               {"calls": [call(tool, host=h) for h in facts["hosts"]]}, twin,
-                              facts={"where": facts["where"], "layout": facts["layout"], "decoys": facts["decoys"]})
+                              facts={k: v for k, v in facts.items() if k != "hosts"})
 
     return Family(name, "parallel", "T4_wild", count, make, lambda view: check_hosts(view, tool))
 
