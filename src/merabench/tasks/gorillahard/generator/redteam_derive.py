@@ -100,6 +100,19 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
             raise Refuse("в журнале нет упавшей загрузки")
         if failed:
             args["url"] = failed[0]
+    if op == "read_lines" and re.search(r"от перв\w* до последн", q) and text:
+        # an event's first record to its last in one read: the span counted, held against the
+        # catalog's "Не более N строк за вызов"
+        for cue, pattern in _EVENTS:
+            if cue in q:
+                lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
+                if len(lines) >= 2:
+                    args["start"], args["end"] = lines[0], lines[-1]
+                    tool = next((t for t in prompt.tools if t.op == "read_lines"), None)
+                    most = re.search(r"(\d+) строк", tool.limits) if tool else None
+                    if most and lines[-1] - lines[0] + 1 > int(most.group(1)):
+                        raise Refuse(f"{lines[-1] - lines[0] + 1} строк — больше, чем читается за один вызов")
+                break
     if op == "invoice_void" and invoice:
         for record in _invoices(prompt, path):
             paid = record.get("status") == "paid" or bool(re.fullmatch(r"\d{4}-\d\d-\d\d", record.get("paid_at", "")))

@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus
 from merabench.tasks.gorillahard.generator.families.common import (
     REFUND_LIMIT,
     STATS,
@@ -60,6 +60,7 @@ from merabench.tasks.gorillahard.generator.families.tables import (
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key
 from merabench.tasks.gorillahard.generator.library import ALIASES, DECOYS, LIMITS
 from merabench.tasks.gorillahard.generator.model import File, Question, abstain, call
+from merabench.tasks.gorillahard.generator.numerals import count, ordinal
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,57 @@ def check_replicas_count(view: View) -> list[str]:
     return problems((active > 0, "no such server")) + expect(view, call(
         "k8s.scale", namespace=setting(yaml_text, "namespace"), deployment=setting(yaml_text, "deployment"),
         replicas=active))
+
+
+READ_LINES_LIMIT = 200  # files.read_lines: "Не более 200 строк за вызов"
+SPAN_ASKS = (
+    "Покажи одним вызовом строки журнала от {first} до {last} {name} включительно.",
+    "Выведи из журнала за один запрос всё от {first} до {last} {name}, их самих тоже.",
+    "Прочитай журнал от {first} до {last} {name} — одним вызовом, кусок нужен целиком.",
+    "нужен кусок лога от {first} до {last} {name} включительно, одним чтением",
+)
+
+
+def _event_lines(text: str, marker: str) -> list[int]:
+    return [n for n, line in enumerate(text.split("\n"), start=1) if marker in line]
+
+
+def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
+    """The lines from an event's first record to its last, in one read: past files.read_lines'
+    200 lines a call (a refusal) or within them (a near miss); how far apart the two records
+    stand is counted over the log, tracebacks included."""
+    options = []
+    for log in corpus.by_kind["app_log"]:
+        for event in log.facts["events"]:
+            lines = _event_lines(log.file.text, LOG_EVENTS[event][0])
+            if len(lines) >= 2:
+                span = lines[-1] - lines[0] + 1
+                if (span > READ_LINES_LIMIT) if refuse else (10 <= span <= READ_LINES_LIMIT):
+                    options.append((log, event, lines[0], lines[-1], span))
+    log, event, first, last, span = rng.choice(options)
+    _, name, gender = LOG_EVENTS[event]
+    question = rng.choice(SPAN_ASKS).format(first=ordinal("первый", gender, "gent"),
+                                            last=ordinal("последний", gender, "gent"), name=name)
+    if refuse:
+        reference = abstain(f"от первой такой записи до последней — {count(span, 'строка', 'nomn')}, а за один "
+                            f"вызов читается не больше {count(READ_LINES_LIMIT, 'строка', 'gent')}")
+    else:
+        reference = call("files.read_lines", path=log.file.path, start=first, end=last)
+    return _question(question, (log.file,), reference, "files.head", extra_tools=("files.read_lines",),
+                     facts={"event": event})
+
+
+def check_read_span(view: View) -> list[str]:
+    path, text = only(view)
+    named = [marker for marker, name, _ in LOG_EVENTS.values() if name in view.question]
+    if len(named) != 1:
+        return ["the question must name one kind of record"]
+    lines = [n for n, line in enumerate(text.split("\n"), start=1) if named[0] in line]
+    if len(lines) < 2:
+        return ["the log holds the record fewer than twice"]
+    if lines[-1] - lines[0] + 1 > READ_LINES_LIMIT:
+        return problems(("abstain" in view.reference, f"{lines[-1] - lines[0] + 1} lines: past one read"))
+    return expect(view, call("files.read_lines", path=path, start=lines[0], end=lines[-1]))
 
 
 def make_refund_top(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
@@ -576,6 +628,7 @@ MECHANISMS = {m.name: m for m in [
     Mechanism("refund_top", make_refund_top, check_refund),
     Mechanism("disputed_sum", make_disputed_sum, check_disputed_sum),
     Mechanism("replicas_count", make_replicas_count, check_replicas_count),
+    Mechanism("read_span", make_read_span, check_read_span),
     Mechanism("column_spelling", make_column_spelling, check_column_spelling),
     Mechanism("ticket_closed", make_ticket_closed, check_ticket_closed),
     Mechanism("no_failure", make_no_failure, check_no_failure),
@@ -584,7 +637,7 @@ MECHANISMS = {m.name: m for m in [
     Mechanism("tool_absent", make_tool_absent, check_tool_absent),
 ]}
 # the four kinds the issue asks for, each with its mechanisms (the decommission policy is a fifth)
-KINDS = {"over_limit": ("refund_top", "disputed_sum", "replicas_count"), "absent_column": ("column_spelling",),
+KINDS = {"over_limit": ("refund_top", "disputed_sum", "replicas_count", "read_span"), "absent_column": ("column_spelling",),
          "false_premise": ("ticket_closed", "no_failure", "invoice_paid"), "absent_tool": ("tool_absent",),
          "policy_status": ("decommission",)}
 
@@ -595,7 +648,8 @@ SPREAD = {
     "abstain_false_premise": ("no_tool", "T3_expert", True,
                               {"column_spelling": 12, "ticket_closed": 6, "no_failure": 6, "tool_absent": 6}),
     "abstain_policy_server": ("policy", "T3_expert", True, {"decommission": 7, "invoice_paid": 6, "replicas_count": 5}),
-    "abstain_after_count": ("policy", "T4_wild", True, {"refund_top": 6, "disputed_sum": 6, "replicas_count": 6}),
+    "abstain_after_count": ("policy", "T4_wild", True,
+                            {"refund_top": 5, "disputed_sum": 5, "replicas_count": 4, "read_span": 4}),
     # few download near misses: http.download answers enough call rows elsewhere
     "near_miss_column": ("near_miss", "T4_wild", False,
                          {"column_spelling": 14, "tool_absent": 13, "ticket_closed": 7, "no_failure": 1}),
@@ -603,7 +657,7 @@ SPREAD = {
                                {"decommission": 10, "ticket_closed": 9, "invoice_paid": 8}),
     # one replicas near miss only: k8s.scale answers enough call rows elsewhere (the variety goal)
     "near_miss_refund": ("near_miss", "T4_wild", False,
-                         {"refund_top": 10, "disputed_sum": 10, "invoice_paid": 6, "replicas_count": 1}),
+                         {"refund_top": 8, "disputed_sum": 8, "invoice_paid": 5, "replicas_count": 1, "read_span": 5}),
 }
 MAX_MECHANISM_SHARE = 0.4
 
