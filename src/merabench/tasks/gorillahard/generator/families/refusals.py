@@ -240,7 +240,11 @@ def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question
                 span = lines[-1] - lines[0] + 1
                 if (span > READ_LINES_LIMIT) if refuse else (10 <= span <= READ_LINES_LIMIT):
                     options.append((log, event, lines[0], lines[-1], span))
-    log, event, first, last, span = rng.choice(options)
+    if options:
+        log_file, event, first, last, span = rng.choice(options)
+        log = log_file.file
+    else:  # no corpus log spreads a record so far: one grows, health checks between its records
+        log, event, first, last, span = _spread_log(rng, corpus)
     _, name, gender = LOG_EVENTS[event]
     question = rng.choice(SPAN_ASKS).format(first=ordinal("первый", gender, "gent"),
                                             last=ordinal("последний", gender, "gent"), name=name)
@@ -248,9 +252,27 @@ def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question
         reference = abstain(f"от первой такой записи до последней — {count(span, 'строка', 'nomn')}, а за один "
                             f"вызов читается не больше {count(READ_LINES_LIMIT, 'строка', 'gent')}")
     else:
-        reference = call("files.read_lines", path=log.file.path, start=first, end=last)
-    return _question(question, (log.file,), reference, "files.head", extra_tools=("files.read_lines",),
+        reference = call("files.read_lines", path=log.path, start=first, end=last)
+    return _question(question, (log,), reference, "files.head", extra_tools=("files.read_lines",),
                      facts={"event": event})
+
+
+def _spread_log(rng: random.Random, corpus: Corpus) -> tuple[File, str, int, int, int]:
+    """The log whose record repeats furthest apart, with bursts of health-check lines between its
+    first and last record (stamped as the line before them) until they stand past one read."""
+    spans = [(lines[-1] - lines[0], log, event) for log in corpus.by_kind["app_log"] for event in log.facts["events"]
+             if len(lines := _event_lines(log.file.text, LOG_EVENTS[event][0])) >= 2]
+    _, log, event = max(spans, key=lambda s: s[0])
+    text_lines = log.file.text.split("\n")
+    marked = _event_lines(log.file.text, LOG_EVENTS[event][0])
+    missing = READ_LINES_LIMIT - (marked[-1] - marked[0] + 1) + rng.randint(5, 40)
+    places = sorted(rng.sample(range(marked[0], marked[-1] - 1), min(4, marked[-1] - marked[0] - 1)), reverse=True)
+    for n, at in enumerate(places):  # after file line at+1 (0-based index at)
+        burst = missing // len(places) + (n < missing % len(places))
+        text_lines[at + 1:at + 1] = [f"{_stamp(text_lines[at])} INFO  http: GET /healthz 200 (1 ms)"] * burst
+    text = "\n".join(text_lines)
+    lines = _event_lines(text, LOG_EVENTS[event][0])
+    return File(log.file.path, log.file.fmt, text), event, lines[0], lines[-1], lines[-1] - lines[0] + 1
 
 
 def check_read_span(view: View) -> list[str]:
