@@ -12,6 +12,7 @@ from merabench.tasks.gorillahard.generator import (
     redteam_files,
     redteam_flags,
     redteam_generic,
+    redteam_hosts,
     redteam_rules,
     redteam_standin,
     validate,
@@ -269,3 +270,14 @@ def test_a_flag_file_is_read_in_any_layout_and_the_request_leaves_its_environmen
     assert redteam_flags.environments(on) == ("gift-cards", ["qa", "preprod"])
     but = prompt("Состояние флага «gift-cards» по всем окружениям, qa не нужен.", files, [])
     assert redteam_flags.environments(but) == ("gift-cards", ["dev", "preprod"])
+
+
+def test_an_inventory_keeps_the_hosts_the_request_says_in_other_words() -> None:
+    pairs = ("# host=old.example.com role=redis status=in-service\nhost=a.example.com env=прод role=redis status=in-service\n"
+             "host=b.example.com env=тест role=broker status=retired\nhost=c.example.org env=тест role=redis status=retired\n"
+             "# === всё, что ниже, — старый список, не использовать ===\nhost=d.example.com env=прод role=redis\n")
+    cache = prompt("Узнай владельцев доменов хостов из списка, у которых роль cache.", {"ops/i.txt": pairs}, [])
+    assert redteam_hosts.where(cache, pairs) == ["a.example.com", "c.example.org"]
+    testing = prompt("ttl записей хостов из списка, которые стоят в testing?", {"ops/i.txt": pairs}, [])
+    assert redteam_hosts.where(testing, pairs) == ["b.example.com", "c.example.org"]
+    assert redteam_hosts.where(prompt("Пропингуй все хосты из списка.", {"ops/i.txt": pairs}, []), pairs) is None

@@ -28,6 +28,7 @@ import numpy as np
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_generic as generic
+from merabench.tasks.gorillahard.generator import redteam_hosts as hosts
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
 from merabench.tasks.gorillahard.generator import redteam_standin as standin
 
@@ -204,7 +205,7 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
     named = [p for p in prompt.files if p in prompt.question]
     used = used or named or list(prompt.files)
     by_name = {t.name: t for t in prompt.tools}
-    hosts_of = {p: rf.listed_hosts(t) for p, t in prompt.files.items()}
+    hosts_of = {p: (rf.listed_hosts(t), hosts.where(prompt, t)) for p, t in prompt.files.items()}
     for i, step in enumerate(steps):
         args = step.get("args", {})
         tool = by_name.get(step.get("tool", ""))
@@ -217,8 +218,8 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
         # a call per listed host: remembered as "each host of the list" (the count varies)
         if kind == "calls" and i == 0 and len({s.get("tool") for s in steps}) == 1:
             varying = [n for n in args if len({json.dumps(s["args"].get(n)) for s in steps}) == len(steps)]
-            for path, listed in hosts_of.items():
-                if varying and listed and [s["args"].get(varying[0]) for s in steps] == listed:
+            for path, (listed, kept) in hosts_of.items():  # every host of the list, or those the request keeps
+                if varying and [s["args"].get(varying[0]) for s in steps] in ([listed] if listed else []) + [kept]:
                     recipe["foreach"] = {"arg": varying[0], "kind": rf.file_kind(path), "ext": rf.extension(path)}
     return recipe
 

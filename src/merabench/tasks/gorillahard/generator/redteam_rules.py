@@ -12,6 +12,7 @@ from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_flags as flags
+from merabench.tasks.gorillahard.generator import redteam_hosts as hosts
 from merabench.tasks.gorillahard.generator.redteam_derive import Ask, Refuse, derived
 from merabench.tasks.gorillahard.generator.redteam_pick import (
     _FORMAT_GROUPS,
@@ -380,7 +381,8 @@ def _apply(recipe: Mapping[str, Any], prompt: Any, columns: Mapping[str, str],
         source = choose(prompt, each["kind"], each.get("ext"))
         if source and each.get("ext") and rf.extension(source) not in _FORMAT_GROUPS.get(each["ext"], {each["ext"]}):
             return None  # a list of hosts is not in a file of this format
-        listed = rf.listed_hosts(prompt.files.get(source, "")) if source else []
+        listed = (hosts.where(prompt, prompt.files.get(source, "")) or rf.listed_hosts(prompt.files.get(source, ""))
+                  if source else [])
         if not listed or not steps:
             return None
         steps = [{"tool": steps[0]["tool"], "args": {**steps[0]["args"], each["arg"]: h}} for h in listed]
