@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from merabench.tasks.gorillahard.generator import redteam_catalog as catalog
 from merabench.tasks.gorillahard.generator import redteam_derive as derive
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_pick as pick
@@ -268,7 +269,7 @@ def answer(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = frozense
     ranked = ranked_tools(prompt, lexicon, skip)
     if not ranked or ranked[0][0] < FIT_FLOOR:
         return rules.refusal("в каталоге нет инструмента для этой операции")
-    tool = rules.cost_pick(prompt, rules.tool_for(prompt, ranked[0][1].op, ranked[0][1].description))
+    tool = catalog.cost_pick(prompt, catalog.tool_for(prompt, ranked[0][1].op, ranked[0][1].description))
     if tool is None:
         return None
     try:
@@ -277,7 +278,7 @@ def answer(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = frozense
         return rules.refusal(str(why))
     if args is None:
         return None
-    over = rules.within_limits(tool, args)
+    over = catalog.within_limits(tool, args)
     return rules.refusal(over) if over else expand(prompt, tool, args)
 
 
