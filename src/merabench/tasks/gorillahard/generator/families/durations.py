@@ -83,8 +83,8 @@ def client_timeout(rng: random.Random, text: str) -> tuple[str, dict[str, int]] 
 # how a question names each part's time-out (after "как у …")
 SOURCES = {"client": ("у самого клиента", "у клиента в файле"),
            "database": ("у подключения к базе", "у соединения с базой данных"),
-           "server_read": ("у чтения запросов на сервере", "у read-таймаута сервера"),
-           "server_idle": ("у простоя соединений на сервере", "у idle-таймаута сервера"),
+           "server_read": ("у чтения запросов на сервере", "у чтения запроса сервером"),
+           "server_idle": ("у простоя соединений на сервере", "у простоя соединения с сервером"),
            "cache": ("у обращений к кешу", "у кеша")}
 # a change to the figure: (wording, multiplier, seconds added)
 MODIFIERS = ((", только вдвое больше", 2, 0), (", но в два раза больше", 2, 0), (", но в полтора раза больше", 1.5, 0),
