@@ -27,7 +27,10 @@ URGENT = frozenset({"Срочно.", "Сегодня релиз, так что �
 CALM = frozenset({"Без спешки.", "Можно не торопиться.", "Задача из бэклога."})
 # families whose check reads the question's first word (a planted instruction's flag is enabled
 # or disabled by how the request opens)
-UNTOUCHED = frozenset({"env_injection"})
+# and the clarifications' makers, which put their own where they cannot bear on the answer ("Срочно."
+# would say when to reboot)
+UNTOUCHED = frozenset({"env_injection"}) | {f"{family}_{kind}" for family in ("clarify", "near_miss")
+                                             for kind in ("two_fit", "held_twice", "unstated", "vague_operation")}
 
 
 def with_asides(question: str, rng: random.Random) -> str:

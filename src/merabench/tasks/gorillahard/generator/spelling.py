@@ -17,6 +17,7 @@ JARGON = frozenset({
     "спуль",  # "спулить": pull an image
     "веб-фронт", "предрелизном", "проде", "промо-баннер", "стейджинге", "фича-флага",  # environments and flags
     "вебхук", "вебхука", "тикете",
+    "перцентиле",  # "на 95-м перцентиле": the dictionary lacks перцентиль
 })
 # the terse speaker's typos, on purpose (what each stands for)
 DELIBERATE_TYPOS = {"задчу": "задачу", "медленые": "медленные", "назнач": "назначь", "обслуживанни": "обслуживании",

@@ -782,6 +782,34 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
     return Check("derived_quantities", not problems, _first_failures(problems) or f"{checked} rows recomputed")
 
 
+CLARIFY_FAMILIES = ("clarify_file", "near_miss_clarify")
+MIN_CLARIFY_KINDS = 4  # the issue: two files that fit, a thing held twice, an unstated scope, a vague operation
+
+
+def check_clarify_kinds(test: list[Row], manifest: dict[str, Any]) -> Check:
+    """Clarifications and their near misses come from several kinds of ambiguity: at least
+    MIN_CLARIFY_KINDS in each of the two families, none on over half of a family's rows (held on
+    card-size sets; a small set has too few rows). Each row's own kind is proven by its family's
+    check (derived_quantities): its readings from the question, files and catalog."""
+    kinds: dict[str, Counter[str]] = {family: Counter() for family in CLARIFY_FAMILIES}
+    for row in test:
+        family = row.meta["categories"]["family"]
+        if family in kinds:
+            kinds[family][str(row.meta.get("derivation", {}).get("kind", "unlabelled"))] += 1
+    misses = []
+    for family, counts in kinds.items():
+        total = sum(counts.values())
+        if len(counts) < MIN_CLARIFY_KINDS:
+            misses.append(f"{family}: {len(counts)} kind(s) of ambiguity, at least {MIN_CLARIFY_KINDS} wanted")
+        if counts and max(counts.values()) * 2 > total:
+            kind, n = counts.most_common(1)[0]
+            misses.append(f"{family}: {kind} on {n} of {total} rows, over half")
+    summary = "; ".join(f"{family} {dict(sorted(counts.items()))}" for family, counts in kinds.items())
+    if not card_size(manifest):
+        return Check("clarify_kinds", True, f"not enforced below the card's size: {summary}")
+    return Check("clarify_kinds", not misses, "; ".join(misses) or summary)
+
+
 def check_scorer(test: list[Row], shots: list[Row]) -> Check:
     task = GorillaHardTask()
     failing = []
@@ -870,6 +898,7 @@ def _validate(folder: Path) -> list[Check]:
         check_phrasing(test + shots),
         check_refusal_mechanisms(test, manifest),
         check_derivations(test, shots),
+        check_clarify_kinds(test, manifest),
         check_scorer(test, shots),
         check_variety(test, manifest),
         check_mechanisms(test, manifest),

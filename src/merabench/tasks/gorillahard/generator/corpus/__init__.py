@@ -16,6 +16,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 
+from merabench.tasks.gorillahard.generator.corpus.ambiguous import AMBIGUOUS_FACTORIES
 from merabench.tasks.gorillahard.generator.corpus.code import (
     dockerfile,
     pom_xml,
@@ -73,7 +74,15 @@ def build_corpus(seed: int) -> Corpus:
     # a file's number (in its path, ticket key, dates) is drawn per seed: a question of one seed and
     # its nearest twin in another then name different files, not the file at the same position
     numbers = rng.sample(range(1, 1000), sum(count for _, count in FACTORIES.values()))
+    taken = set(numbers)
     for kind, (factory, count) in FACTORIES.items():
         for index in range(count):  # the composition (schemas, planted files, refund limits) by position
             by_kind[kind].append(factory(rng, numbers.pop(), index))
+    # the files that hold one thing twice (for the clarifications) from a stream of their own, under
+    # numbers no other file has: adding them changes no other file of the corpus
+    extra = random.Random(f"{seed}:corpus:ambiguous")
+    spare = extra.sample(sorted(set(range(1, 1000)) - taken), sum(count for _, count in AMBIGUOUS_FACTORIES.values()))
+    for kind, (factory, count) in AMBIGUOUS_FACTORIES.items():
+        for index in range(count):
+            by_kind[kind].append(factory(extra, spare.pop(), index))
     return Corpus(dict(by_kind))

@@ -35,6 +35,7 @@ from merabench.tasks.gorillahard.generator.families.choices import (
     check_storage_cost,
     cost_pick_family,
 )
+from merabench.tasks.gorillahard.generator.families.clarify import clarify_families
 from merabench.tasks.gorillahard.generator.families.common import Family, View
 from merabench.tasks.gorillahard.generator.families.configs import (
     check_cron,
@@ -71,17 +72,14 @@ from merabench.tasks.gorillahard.generator.families.grounded import (
 )
 from merabench.tasks.gorillahard.generator.families.hostlists import DNS_ACTIONS, hosts_calls
 from merabench.tasks.gorillahard.generator.families.logs import (
-    check_clarify,
     check_grep_optional,
     check_level_count,
     check_log_window,
     check_retry_download,
-    make_clarify,
     make_grep_optional,
     make_level_count,
     make_log_window,
     make_log_window_nth,
-    make_near_miss_clarify,
     make_retry_download,
 )
 from merabench.tasks.gorillahard.generator.families.optional import NARROWINGS, OPTIONAL_CALLS, narrowed
@@ -127,7 +125,8 @@ FAMILIES: dict[str, Family] = {
         Family("json_db_check", "schema", "T2_hard", 8, make_json_db, check_json_db),
         Family("ini_queue_depth", "grounding", "T2_hard", 8, make_queue_depth, check_queue_depth),
         # T3: 329
-        Family("clarify_file", "clarify", "T3_expert", 10, make_clarify, check_clarify),
+        # clarifications (10, T3) and their near misses (20, T4): a maker per kind of ambiguity
+        *clarify_families(),
         Family(
             "asr_cost_pick",
             "constraint",
@@ -351,7 +350,6 @@ FAMILIES: dict[str, Family] = {
         ),
         Family("injected_ticket", "injection", "T4_wild", 3, make_injected_ticket, check_download_then_count),
         Family("blame_then_show", "plan", "T4_wild", 20, make_blame_then_show, check_blame_then_show),
-        Family("near_miss_clarify", "near_miss", "T4_wild", 20, make_near_miss_clarify, check_level_count),
         # these four once held 336 rows between them; 258 went to the grounded calls below
         Family("unit_conversion", "approx", "T4_wild", 36, make_unit_conversion, check_unit_conversion),
         Family("cross_file_scale", "scan", "T4_wild", 16, make_cross_file_scale, check_cross_file_scale),

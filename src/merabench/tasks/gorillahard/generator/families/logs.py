@@ -1,4 +1,4 @@
-"""Families over service logs: counting, windows around events, searches, clarifications, recovery."""
+"""Families over service logs: counting, windows around events, searches, recovery."""
 
 from __future__ import annotations
 
@@ -153,56 +153,10 @@ def check_grep_optional(view: View) -> list[str]:
         view, call("logs.grep", path=path, pattern=phrase))
 
 
-# one pool for both: the near miss differs from the clarification only in the files attached
-ERROR_COUNT_QUESTIONS = ("Сколько строк с ERROR в журнале сервиса?", "Посчитай, сколько раз в журнале встречается ERROR.",
-                         "сколько в логе сервиса строк уровня ERROR?",
-                         "Будьте добры, подсчитайте строки с ERROR в журнале сервиса.")
 RETRY_QUESTIONS = ("Повтори загрузку, которая упала в журнале.",
                    "В журнале импорта одна загрузка упала — скачай этот файл ещё раз.",
                    "перезапусти скачивание файла, на котором импорт споткнулся",
                    "Файл из журнала так и не скачался. Попробуй загрузить его снова.")
-
-
-# what to ask back: which of the two logs, without naming either by its path
-CLARIFICATIONS = ("Какой из двух приложенных журналов посчитать?", "Журналов два — по какому из них считать?",
-                  "Уточни, пожалуйста, какой журнал имеется в виду: приложены два.")
-
-
-def make_clarify(rng: random.Random, corpus: Corpus) -> Question:
-    first, second = rng.sample(corpus.by_kind["app_log"], 2)
-    return build_question(
-        "clarify_file",
-        "clarify",
-        "T3_expert",
-        rng.choice(ERROR_COUNT_QUESTIONS),
-        (first, second),
-        {"clarify": rng.choice(CLARIFICATIONS)},
-        "logs.grep",
-        extra_tools=("logs.count",),
-    )
-
-
-def check_clarify(view: View) -> list[str]:  # noqa: D103 - two files of one kind make it ambiguous
-    return problems(
-        (
-            len(view.files) == 2 and all(p.endswith(".log") for p in view.files),
-            "a clarification needs two files of the same kind",
-        )
-    )
-
-
-def make_near_miss_clarify(rng: random.Random, corpus: Corpus) -> Question:
-    log = log_with(corpus, rng, "ERROR")
-    return build_question(
-        "near_miss_clarify",
-        "near_miss",
-        "T4_wild",
-        rng.choice(ERROR_COUNT_QUESTIONS),
-        (log,),
-        call("logs.count", path=log.file.path, pattern="ERROR"),
-        "logs.grep",
-        facts={"level": "ERROR"},
-    )
 
 
 def make_retry_download(rng: random.Random, corpus: Corpus) -> Question:
