@@ -21,6 +21,7 @@ from merabench.tasks.gorillahard.generator.families.clarify import (
     MECHANISMS,
     check_ambiguity,
 )
+from merabench.tasks.gorillahard.generator.providers import draw_served
 from merabench.tasks.gorillahard.generator.validate import check_clarify_kinds, view_of
 
 CORPUS = build_corpus(9)
@@ -33,7 +34,7 @@ def written(mechanism: str, ambiguous: bool, n: int) -> Row:
     question = MECHANISMS[mechanism].make(rng, CORPUS, ambiguous)
     family = FAMILIES[f"{'clarify' if ambiguous else 'near_miss'}_{MECHANISMS[mechanism].kind}"]
     return Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1, needs_history="",
-                      wording=0, rng=rng))
+                      wording=0, rng=rng, served=draw_served(rng)))
 
 
 @pytest.mark.parametrize("mechanism", sorted(MECHANISMS))

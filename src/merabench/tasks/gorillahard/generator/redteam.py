@@ -18,7 +18,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from merabench.rows import Row
+from merabench.tasks.gorillahard.generator import redteam_clarify as ambiguity
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_generic as generic
 from merabench.tasks.gorillahard.generator import redteam_hosts as hosts
@@ -301,6 +302,11 @@ def solve(prompt: Prompt, *, skip: frozenset[int] = frozenset(), idx: Index | No
     description fits the question best (another tool fits far better: that one, its parameters
     filled by type; no recipe or no catalog operation for it: the best-fitting tool or a refusal)."""
     idx = idx or index()
+    found = ambiguity.detect(prompt, bank()["columns"])  # two files, columns or environments fit: ask back
+    if found is not None and "_narrow" not in found:
+        return json.dumps(found, ensure_ascii=False)
+    if found is not None:  # exactly one of two files fits: the recipes answer over it alone
+        prompt = replace(prompt, files={path: prompt.files[path] for path in found["_narrow"]})
     answer, near, similarity = _by_recipe(prompt, skip, idx)
     if answer.get("_special"):
         answer = {k: v for k, v in answer.items() if k != "_special"}
