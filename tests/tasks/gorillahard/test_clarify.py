@@ -17,6 +17,7 @@ from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.clarify import (
+    FIGURES,
     KINDS,
     MECHANISMS,
     check_ambiguity,
@@ -63,7 +64,7 @@ def test_a_wrong_kind_of_answer_is_caught(mechanism: str) -> None:
 def test_the_one_fact_decides_a_near_miss() -> None:
     """Take the deciding fact away and the near miss turns ambiguous: the qualifier a question says
     (the currency, the environment, when to reboot), or the catalog that lacks the other tool."""
-    said = {"twin_columns": ("в долларах", "в рублях", "по p95", "по p50", "на 95-м перцентиле", "на 50-м перцентиле"),
+    said = {"twin_columns": tuple(p for f in FIGURES.values() for phrasings, _ in f.said.values() for p in phrasings),
             "flag_envs": (" в staging", " в production"), "reboot_timing": ("прямо сейчас", "немедленно",
                                                                               "в ближайшее окно обслуживания",
                                                                               "в окно обслуживания")}

@@ -18,7 +18,7 @@ from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
 
 _ASK = {"clarify": "Запрос можно понять двояко: уточните, что именно имеется в виду."}
-_DATE = re.compile(r"(?<![\d.-])(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)\.(\d\d)(?:\.(\d{4}))?)(?![\d-])")
+_DATE = re.compile(r"(?<![\d.-])(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)\.(\d\d)(?:\.(\d{4}))?|(\d{1,2})-(?:е|го) числ\w*)(?![\d-])")
 _QUOTE = re.compile(r"«([^»]*)»")
 
 
@@ -51,11 +51,25 @@ def _logs_of_the_day(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] 
     dates = _DATE.findall(prompt.question)
     if len(logs) < 2 or len(dates) != 1:
         return None
-    y1, m1, d1, d2, m2, y2 = dates[0]
-    month, day, year = (m1, d1, y1) if y1 else (m2, d2, y2)
-    any_year = r"\d{4}"
-    stamp = re.compile(rf"^{year or any_year}-{month}-{day} ", re.M)
-    return _fitting(prompt, logs, lambda p: bool(stamp.search(prompt.files[p])))
+    y1, m1, d1, d2, m2, y2, d3 = dates[0]
+    month, day, year = (m1, d1, y1) if y1 else (m2, d2, y2) if d2 else ("", f"{int(d3):02d}", "")
+    year, month = year or "[0-9]{4}", month or "[0-9]{2}"  # "14-е число": any month
+    stamp = re.compile(f"^{year}-{month}-{day} ", re.M)
+    found = _fitting(prompt, logs, lambda p: bool(stamp.search(prompt.files[p])))
+    return _log_request(prompt, found["_narrow"][0]) or found if found and found.get("_narrow") else found
+
+
+def _log_request(prompt: Any, path: str) -> dict[str, Any] | None:
+    """What the dev seed's log requests ask of the one log: lines with a quoted phrase, the last n
+    lines, or how many lines of a level."""
+    q = prompt.question
+    quoted, last = _QUOTE.findall(q), re.search(r"последние (\d+) строк", q)
+    level = re.search(r"\b(ERROR|WARN|INFO|DEBUG)\b", q)
+    op, args = (("grep", {"pattern": quoted[0]}) if quoted else ("tail", {"n": int(last.group(1))}) if last
+                else ("count", {"pattern": level.group(1)}) if level and re.search(r"сколько|посчитай", q.lower())
+                else (None, {}))
+    tool = rules.tool_for(prompt, op) if op else None
+    return {"tool": tool.name, "args": {"path": path, **args}} if tool else None
 
 
 def _tables_with_the_column(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | None:
@@ -86,8 +100,12 @@ def _values_of_the_service(prompt: Any, columns: Mapping[str, str]) -> dict[str,
 
 # --- one file that holds the thing twice -----------------------------------------------------
 
-_FIGURES = {"выручк": "revenue_", "время ответа": "latency_"}  # the dev seed's figures and their columns
-_QUALIFIERS = {"рубл": "_rub", "доллар": "_usd", "p50": "_p50", "50-м": "_p50", "p95": "_p95", "95-м": "_p95"}
+# the dev seed's figures and their columns' names, and the words that pick one of a pair (the pairs'
+# header names read as words: gross is брутто, vat is НДС, feels is по ощущениям)
+_FIGURES = {"выручк": "revenue_", "время ответа": "latency_", "вес ": "weight_", "цен": "price_", "температур": "temp_"}
+_QUALIFIERS = {"рубл": "_rub", "доллар": "_usd", "p50": "_p50", "50-м": "_p50", "p95": "_p95", "95-м": "_p95",
+               "брутто": "_gross", "нетто": "_net", "без ндс": "price_rub", "с ндс": "_vat", "воздух": "_air",
+               "ощущени": "_feels"}
 _STATS = {"суммарн": "sum", "средн": "mean", "максимал": "max", "минимал": "min", "медиан": "median"}
 
 
@@ -101,7 +119,7 @@ def _figure_twice(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | N
     if prefix is None or t is None:
         return None
     held = [c for c in t.header if c.startswith(prefix)]
-    said = [suffix for word, suffix in _QUALIFIERS.items() if word in q]
+    said = [suffix for word, suffix in _QUALIFIERS.items() if word in q and not (word == "с ндс" and "без ндс" in q)]
     chosen = [c for c in held if any(s in c for s in said)] or held
     if len(chosen) >= 2:
         return _ASK
@@ -150,17 +168,17 @@ def _flag_environments(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any
 
 
 _MONTHS = ("январ", "феврал", "март", "апрел", "май", "июн", "июл", "август", "сентябр", "октябр", "ноябр", "декабр")
-_BACK = (("позапрошл", 2), ("прошл", 1), ("этот", 0), ("текущ", 0))
+_BACK = (("позапрошл", 2), ("прошл", 1), ("предыдущ", 1), ("минувш", 1), ("этот", 0), ("текущ", 0))
 
 
 def _month_unanchored(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | None:
-    if len(prompt.files) != 1 or "месяц" not in prompt.question.lower():
+    q = prompt.question.lower()
+    if len(prompt.files) != 1 or not ("месяц" in q or any(re.search(rf"\b{stem}", q) for stem in _MONTHS)):
         return None
     (path, text), = prompt.files.items()
     t = rf.table(text, path) if rf.extension(path) in ("csv", "tsv") else None
     if t is None or "month" not in t.header:
         return None
-    q = prompt.question.lower()
     named = [n for n, stem in enumerate(_MONTHS, start=1) if re.search(rf"\b{stem}", q)]
     back = next((b for word, b in _BACK if re.search(rf"\b{word}\w* месяц", q)), None)
     months = sorted({r[t.header.index("month")] for r in t.rows})
@@ -177,6 +195,16 @@ def _month_unanchored(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any]
     return {"tool": tool.name, "args": {"path": path, "column": "month", "value": value}} if tool and value else None
 
 
+_NUMBER_WORDS = {"один": 1, "одну": 1, "два": 2, "две": 2, "двух": 2, "три": 3, "трёх": 3, "четыре": 4, "четырёх": 4,
+                 "пять": 5, "пяти": 5, "шесть": 6, "шести": 6, "семь": 7, "семи": 7, "восемь": 8, "восьми": 8,
+                 "девять": 9, "девяти": 9, "десять": 10, "десяти": 10}
+_AMOUNT = r"(\d+|" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")\b"
+
+
+def _amount(said: str) -> int:
+    return int(said) if said.isdigit() else _NUMBER_WORDS[said]
+
+
 def _how_many_more(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | None:
     """More or fewer replicas or retries: how many, from the question and the file's live value."""
     q = prompt.question.lower()
@@ -190,10 +218,10 @@ def _how_many_more(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | 
     deployment = rf.key_value(text, "deployment")
     if current is None or not deployment:
         return None
-    if m := re.search(r"\bдо (\d+)", q):
-        target = int(m.group(1))
-    elif m := re.search(r"\bна (\d+)", q):
-        target = int(current) + int(m.group(1)) * (1 if up else -1)
+    if m := re.search(rf"\bдо {_AMOUNT}", q):
+        target = _amount(m.group(1))
+    elif m := re.search(rf"\bна {_AMOUNT}", q):
+        target = int(current) + _amount(m.group(1)) * (1 if up else -1)
     elif "вдвое" in q:
         target = int(current * 2 if up else current // 2)
     else:

@@ -1,6 +1,7 @@
 """Files that can hold one thing twice, for the clarifications and their near misses: a table with
-two columns a user names by one word (revenue in roubles and in dollars, response time at the
-median and at the 95th percentile) and a feature-flag file with a section per environment. Half of
+two columns a user names by one word (revenue in roubles and in dollars, response time at p50 and
+at p95, weight gross and net, a price without and with VAT, the air temperature and how it
+feels) and a feature-flag file with a section per environment. Half of
 each hold the thing once (one revenue column, one environment), so a near miss stands on the same
 kind of file as its clarification and only what the file holds tells them apart.
 """
@@ -16,41 +17,62 @@ from merabench.tasks.gorillahard.generator.model import File
 TWIN_SCHEMAS = {
     "revenue": (["region", "month", "orders"], ("revenue_rub", "revenue_usd"), ["avg_check_rub", "manager"]),
     "latency": (["route", "date", "requests"], ("latency_p50_ms", "latency_p95_ms"), ["errors", "service"]),
+    "shipments": (["warehouse", "date", "parcels"], ("weight_gross_kg", "weight_net_kg"), ["carrier", "status"]),
+    "prices": (["sku", "category", "stock"], ("price_rub", "price_vat_rub"), ["supplier", "updated"]),
+    "climate": (["station", "date", "humidity_pct"], ("temp_air_c", "temp_feels_c"), ["wind_ms", "sky"]),
 }
 _API_ROUTES = ["/orders", "/cart", "/pay", "/profile", "/search", "/catalog/items", "/delivery/slots", "/promo/apply",
                "/auth/token", "/reviews"]
 
 
-def _revenue_row(rng: random.Random) -> dict[str, str]:
-    orders = rng.randint(40, 4000)
-    check = rng.randint(600, 9000)
-    rate = rng.uniform(78.0, 96.0)  # the month's rouble to dollar rate
-    return {"region": rng.choice(CITIES), "month": f"2026-{rng.randint(1, 12):02d}", "orders": str(orders),
-            "revenue_rub": str(orders * check), "revenue_usd": f"{orders * check / rate:.2f}",
-            "avg_check_rub": str(check), "manager": rng.choice(PEOPLE)}
+def _day(rng: random.Random) -> str:
+    return f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
 
 
-def _latency_row(rng: random.Random, service: str) -> dict[str, str]:
-    median = rng.randint(8, 400)
-    return {"route": rng.choice(_API_ROUTES), "date": f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
-            "requests": str(rng.randint(500, 90000)), "latency_p50_ms": str(median),
-            "latency_p95_ms": str(median + rng.randint(20, 2500)), "errors": str(rng.randint(0, 300)),
-            "service": service}
+def _twin_row(schema: str, rng: random.Random, service: str) -> dict[str, str]:
+    """A record of a report whose figure comes in two columns."""
+    if schema == "revenue":
+        orders, check = rng.randint(40, 4000), rng.randint(600, 9000)
+        rate = rng.uniform(78.0, 96.0)  # the month's rouble to dollar rate
+        return {"region": rng.choice(CITIES), "month": f"2026-{rng.randint(1, 12):02d}", "orders": str(orders),
+                "revenue_rub": str(orders * check), "revenue_usd": f"{orders * check / rate:.2f}",
+                "avg_check_rub": str(check), "manager": rng.choice(PEOPLE)}
+    if schema == "latency":
+        median = rng.randint(8, 400)
+        return {"route": rng.choice(_API_ROUTES), "date": _day(rng), "requests": str(rng.randint(500, 90000)),
+                "latency_p50_ms": str(median), "latency_p95_ms": str(median + rng.randint(20, 2500)),
+                "errors": str(rng.randint(0, 300)), "service": service}
+    if schema == "shipments":
+        net = rng.randint(50, 9000) / 10
+        return {"warehouse": f"{rng.choice(CITIES)}-{rng.randint(1, 4)}", "date": _day(rng),
+                "parcels": str(rng.randint(1, 60)), "weight_gross_kg": f"{net * rng.uniform(1.04, 1.2):.1f}",
+                "weight_net_kg": f"{net:.1f}", "carrier": rng.choice(["СДЭК", "Почта", "свой парк", "Деловые линии"]),
+                "status": rng.choice(["в пути", "доставлено", "на складе"])}
+    if schema == "prices":
+        price = rng.randint(90, 60000)
+        return {"sku": f"SKU-{rng.randint(10000, 99999)}", "category": rng.choice(["техника", "одежда", "дом", "книги",
+                                                                                    "спорт"]),
+                "stock": str(rng.randint(0, 900)), "price_rub": str(price), "price_vat_rub": f"{price * 1.2:.2f}",
+                "supplier": f"ООО «{rng.choice(['Север', 'Дельта', 'Восход', 'Гранит', 'Марс', 'Вектор'])}»",
+                "updated": _day(rng)}
+    air = rng.randint(-250, 320) / 10
+    return {"station": rng.choice(CITIES), "date": _day(rng), "humidity_pct": str(rng.randint(25, 99)),
+            "temp_air_c": f"{air:.1f}", "temp_feels_c": f"{air + rng.uniform(-6, 3):.1f}",
+            "wind_ms": f"{rng.uniform(0, 14):.1f}", "sky": rng.choice(["ясно", "облачно", "пасмурно", "дождь", "туман"])}
 
 
 def twin_table(rng: random.Random, number: int, index: int) -> CorpusFile:
-    """A report whose user-facing figure comes in two columns (index: even pairs hold both, odd
-    pairs one of them)."""
-    schema = list(TWIN_SCHEMAS)[index % 2]
+    """A report whose user-facing figure comes in two columns (each schema in every corpus: the
+    first and third of its files hold both, the second and fourth one of them)."""
+    schema = list(TWIN_SCHEMAS)[index % len(TWIN_SCHEMAS)]
     before, pair, after = TWIN_SCHEMAS[schema]
-    held = list(pair) if index // 2 % 2 == 0 else [rng.choice(pair)]
+    held = list(pair) if index // len(TWIN_SCHEMAS) % 2 == 0 else [rng.choice(pair)]
     header = before + held + after
     service = rng.choice(SERVICES)
-    rows = [_revenue_row(rng) if schema == "revenue" else _latency_row(rng, service)
-            for _ in range(int(rng.triangular(60, 320, 150)))]
+    rows = [_twin_row(schema, rng, service) for _ in range(int(rng.triangular(60, 320, 150)))]
     delimiter = rng.choice([",", ",", ";"])
     lines = [delimiter.join(header)] + [delimiter.join(row[c] for c in header) for row in rows]
-    folder = rng.choice(["reports", "analytics", "finance"] if schema == "revenue" else ["reports", "metrics", "analytics"])
+    folder = rng.choice(["reports", "analytics", "exports"])
     return CorpusFile(File(f"{folder}/{schema}_{number:03d}.csv", "table", "\n".join(lines) + "\n"), "twin_table",
                       {"schema": schema, "header": header, "pair": pair, "held": held, "delimiter": delimiter})
 
@@ -86,4 +108,4 @@ def flags_file(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 # kind -> (factory, how many files a corpus holds)
-AMBIGUOUS_FACTORIES = {"twin_table": (twin_table, 8), "flags_yaml": (flags_file, 8)}
+AMBIGUOUS_FACTORIES = {"twin_table": (twin_table, 4 * len(TWIN_SCHEMAS)), "flags_yaml": (flags_file, 8)}

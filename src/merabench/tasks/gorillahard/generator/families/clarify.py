@@ -82,7 +82,7 @@ def _request(view: View) -> tuple[str, dict[str, Any]]:
 # --- two_fit: two logs of one day ---------------------------------------------------------------
 
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d ", re.M)
-_DATE_SAID = re.compile(r"(?<![\d.-])(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)\.(\d\d)(?:\.(\d{4}))?)(?![\d-])")
+_DATE_SAID = re.compile(r"(?<![\d.-])(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)\.(\d\d)(?:\.(\d{4}))?|(\d{1,2})-е число)(?![\d-])")
 LOG_PHRASES = ("slow request", "gc pause", "answered 429", "token refreshed", "connections in use", "hit ratio")
 
 
@@ -90,20 +90,24 @@ def log_days(text: str) -> set[str]:
     return set(_STAMP.findall(text))
 
 
-def said_dates(question: str) -> list[tuple[str, str, str | None]]:
-    """(month, day, year or None) of every date the question writes (2026-03-14, 14.03, 14.03.2026)."""
-    found = []
+def said_dates(question: str) -> list[tuple[str | None, str, str | None]]:
+    """(month or None, day, year or None) of every date the question writes (2026-03-14, 14.03,
+    14.03.2026, "14-е число")."""
+    found: list[tuple[str | None, str, str | None]] = []
     for m in _DATE_SAID.finditer(question):
         if m.group(1):
             found.append((m.group(2), m.group(3), m.group(1)))
+        elif m.group(7):
+            found.append((None, f"{int(m.group(7)):02d}", None))
         else:
             found.append((m.group(5), m.group(4), m.group(6)))
     return found
 
 
 def _written_date(rng: random.Random, day: str) -> str:
+    """A day as people write it; "14-е число" leaves the month to the logs (all of one month)."""
     year, month, date = day.split("-")
-    return rng.choice((day, f"{date}.{month}", f"{date}.{month}.{year}"))
+    return rng.choice((day, f"{date}.{month}", f"{date}.{month}.{year}", f"{int(date)}-е число"))
 
 
 def _log_request(rng: random.Random, logs: list[CorpusFile], date: str) -> tuple[str, dict[str, Any], str, str]:
@@ -144,7 +148,8 @@ def make_logs_same_day(rng: random.Random, corpus: Corpus, ambiguous: bool) -> Q
     else:
         target = rng.choice(logs)
         day = rng.choice(sorted(log_days(target.file.text)))
-        others = [f for f in logs if day not in log_days(f.file.text)]
+        # the other log has no day of that number in any month: every way of writing the date decides
+        others = [f for f in logs if all(d[8:] != day[8:] for d in log_days(f.file.text))]
         if not others:
             raise Unavailable("every log holds that day")
         pair = [target, rng.choice(others)]
@@ -169,7 +174,8 @@ def readings_logs_same_day(view: View) -> list[dict[str, Any]]:
         raise ValueError(f"the question says {len(dates)} dates")
     month, day, year = dates[0]
     fitting = [path for path, text in view.files.items()
-               if any(d[5:] == f"{month}-{day}" and (year is None or d[:4] == year) for d in log_days(text))]
+               if any(d[8:] == day and (month is None or d[5:7] == month) and (year is None or d[:4] == year)
+                      for d in log_days(text))]
     return [call(tool, path=path, **args) for path in fitting]
 
 
@@ -280,26 +286,50 @@ def readings_values_same_service(view: View) -> list[dict[str, Any]]:
 
 # --- held_twice: a figure in two columns --------------------------------------------------------
 
-# the pair's qualifiers as a question says them, and the stems a reader finds them by
-QUALIFIERS = {"revenue_rub": (("в рублях",), "рубл"), "revenue_usd": (("в долларах",), "доллар"),
-              "latency_p50_ms": (("по p50", "на 50-м перцентиле"), r"p50|50-м"),
-              "latency_p95_ms": (("по p95", "на 95-м перцентиле"), r"p95|95-м")}
-_REVENUE = {"sum": ("суммарную", "суммарная"), "max": ("максимальную", "максимальная"),
-            "min": ("минимальную", "минимальная"), "median": ("медианную", "медианная")}
-_LATENCY = {"max": "максимальное", "min": "минимальное"}  # no mean: table.mean answers many other rows
+@dataclass(frozen=True)
+class Figure:
+    """How a user names a report's figure: the noun (accusative, nominative), its gender, the
+    statistics that make sense of it, and per column how a question says which one it means
+    (the phrasings, and the pattern a reader finds them by)."""
+
+    accs: str
+    nomn: str
+    gender: str
+    stats: tuple[str, ...]
+    said: Any  # {column: (phrasings, pattern)}
+    noun: str  # the pattern a reader finds the noun by
 
 
-def _figure_question(rng: random.Random, schema: str, stat: str, qualifier: str) -> str:
+FIGURES = {
+    "revenue": Figure("выручку", "выручка", "femn", ("sum", "max", "min", "median"),
+                      {"revenue_rub": (("в рублях",), "рубл"), "revenue_usd": (("в долларах",), "доллар")}, r"выручк"),
+    "latency": Figure("время ответа", "время ответа", "neut", ("max", "min"),
+                      {"latency_p50_ms": (("по p50", "на 50-м перцентиле"), r"p50|50-м"),
+                       "latency_p95_ms": (("по p95", "на 95-м перцентиле"), r"p95|95-м")}, r"время ответа"),
+    "shipments": Figure("вес отправлений", "вес отправлений", "masc", ("sum", "max", "min", "median"),
+                        {"weight_gross_kg": (("брутто",), "брутто"), "weight_net_kg": (("нетто",), "нетто")}, r"\bвес\b"),
+    "prices": Figure("цену", "цена", "femn", ("max", "min", "median"),
+                     {"price_rub": (("без НДС",), r"без НДС"), "price_vat_rub": (("с НДС",), r"(?<!\w)с НДС")},
+                     r"\bцен[уа]\b"),
+    "climate": Figure("температуру", "температура", "femn", ("max", "min", "median"),
+                      {"temp_air_c": (("воздуха",), r"воздуха"), "temp_feels_c": (("по ощущениям",), r"ощущени")},
+                      r"температур"),
+}
+_STEMS = {"sum": "суммарн", "max": "максимальн", "min": "минимальн", "median": "медианн"}
+_ENDINGS = {("femn", "accs"): "ую", ("femn", "nomn"): "ая", ("neut", "accs"): "ое", ("neut", "nomn"): "ое",
+            ("masc", "accs"): "ый", ("masc", "nomn"): "ый"}
+_WHICH = {"femn": "Какая", "neut": "Какое", "masc": "Какой"}
+_NEEDED = {"femn": "нужна", "neut": "нужно", "masc": "нужен"}
+
+
+def _figure_question(rng: random.Random, figure: Figure, stat: str, qualifier: str) -> str:
     q = f" {qualifier}" if qualifier else ""
-    if schema == "revenue":
-        accs, nomn = _REVENUE[stat]
-        return rng.choice((f"Посчитай {accs} выручку{q} по таблице.", f"Какая {nomn} выручка{q} в отчёте?",
-                           f"нужна {nomn} выручка{q}, глянь по выгрузке",
-                           f"Подскажите, пожалуйста, {accs} выручку{q} по этому отчёту."))
-    adjective = _LATENCY[stat]
-    return rng.choice((f"Какое {adjective} время ответа{q} в отчёте?", f"Посчитай {adjective} время ответа{q} по выгрузке.",
-                       f"нужно {adjective} время ответа{q}, посмотри по таблице",
-                       f"Будьте добры, найдите {adjective} время ответа{q} по этим замерам."))
+    accs = f"{_STEMS[stat]}{_ENDINGS[figure.gender, 'accs']} {figure.accs}{q}"
+    nomn = f"{_STEMS[stat]}{_ENDINGS[figure.gender, 'nomn']} {figure.nomn}{q}"
+    return rng.choice((f"Посчитай {accs} по таблице.", f"{_WHICH[figure.gender]} {nomn} в отчёте?",
+                       f"{_NEEDED[figure.gender]} {nomn}, глянь по выгрузке",
+                       f"Подскажите, пожалуйста, {accs} по этому отчёту.",
+                       f"Будьте добры, найдите {accs} по этим данным."))
 
 
 def make_twin_columns(rng: random.Random, corpus: Corpus, ambiguous: bool) -> Question:
@@ -307,17 +337,16 @@ def make_twin_columns(rng: random.Random, corpus: Corpus, ambiguous: bool) -> Qu
     both = [t for t in tables if len(t.facts["held"]) == 2]
     said = not ambiguous and rng.random() < 0.5  # the question says which, or the file holds one
     table = rng.choice(both if ambiguous or said else [t for t in tables if len(t.facts["held"]) == 1])
-    schema, held = table.facts["schema"], table.facts["held"]
-    stat = rng.choice(sorted(_REVENUE if schema == "revenue" else _LATENCY))
+    figure, held = FIGURES[table.facts["schema"]], table.facts["held"]
+    stat = rng.choice(figure.stats)
     column = rng.choice(held)
-    qualifier = rng.choice(QUALIFIERS[column][0]) if said else ""
-    question = _figure_question(rng, schema, stat, qualifier)
+    qualifier = rng.choice(figure.said[column][0]) if said else ""
+    question = _figure_question(rng, figure, stat, qualifier)
     twin = f"table.{rng.choice([s for s in ('mean', 'median', 'max', 'min', 'sum') if s != stat])}"
     request = {"tool": f"table.{stat}", "args": {}}
     if ambiguous:
         a, b = held
-        noun = "выручки" if schema == "revenue" else "времени ответа"
-        answer = rng.choice((f"В таблице два столбца {noun}: {a} и {b}. По какому считать?",
+        answer = rng.choice((f"В таблице два подходящих столбца: {a} и {b}. По какому считать?",
                              f"Считать по {a} или по {b}?"))
         return _row("twin_columns", True, question, (table,), answer, twin, (f"table.{stat}",), request=request)
     return _row("twin_columns", False, question, (table,), call(f"table.{stat}", path=table.file.path, column=column),
@@ -328,12 +357,11 @@ def readings_twin_columns(view: View) -> list[dict[str, Any]]:
     tool, _ = _request(view)
     (path, text), = view.files.items()
     header = split_table(text)[0]
-    named = "выручк" if "выручк" in view.question else "время ответа" if "время ответа" in view.question else None
-    if named is None:
-        raise ValueError("the question names neither revenue nor response time")
-    prefix = "revenue_" if named == "выручк" else "latency_p"
-    columns = [c for c in header if c.startswith(prefix)]
-    qualified = [c for c in columns if re.search(QUALIFIERS[c][1], view.question)]
+    named = [f for f in FIGURES.values() if re.search(f.noun, view.question, re.IGNORECASE)]
+    if len(named) != 1:
+        raise ValueError(f"the question names {len(named)} figures")
+    columns = [c for c in header if c in named[0].said]
+    qualified = [c for c in columns if re.search(named[0].said[c][1], view.question)]
     return [call(tool, path=path, column=c) for c in (qualified or columns)]
 
 
@@ -419,7 +447,8 @@ def readings_flag_envs(view: View) -> list[dict[str, Any]]:
 MONTHS = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь",
           "декабрь")
 _MONTH_WORD = re.compile(r"\b(" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
-RELATIVE = {"за прошлый месяц": 1, "за позапрошлый месяц": 2, "за этот месяц": 0, "за текущий месяц": 0}
+RELATIVE = {"за прошлый месяц": 1, "за позапрошлый месяц": 2, "за этот месяц": 0, "за текущий месяц": 0,
+            "за предыдущий месяц": 1, "за минувший месяц": 1}
 LATEST = ("за последний месяц выгрузки", "за самый поздний месяц в таблице")
 _MONTH_ASKS = ("Покажи продажи {when}.", "Выбери из выгрузки строки {when}.", "отфильтруй продажи {when}",
                "Нужны все продажи {when} — отбери их из таблицы.")
@@ -546,12 +575,24 @@ SETTINGS = {
 _CEILING = {"replicas": 20, "retries": 10}
 
 
+# how many, in words as a request says them ("на две", "до восьми")
+BY_WORDS = {"replicas": {1: "одну", 2: "две", 3: "три"}, "retries": {1: "один", 2: "два", 3: "три"}}
+UP_TO_WORDS = {2: "двух", 3: "трёх", 4: "четырёх", 5: "пяти", 6: "шести", 7: "семи", 8: "восьми", 9: "девяти",
+               10: "десяти"}
+_WORD_NUMBERS = {word: n for words in (*BY_WORDS.values(), UP_TO_WORDS) for n, word in words.items()}
+_AMOUNT = r"(\d+|" + "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True)) + ")"
+
+
+def _amount(said: str) -> int:
+    return int(said) if said.isdigit() else _WORD_NUMBERS[said]
+
+
 def _target(current: int, up: bool, how: str) -> list[int]:
     """The values a request allows: one when it says how many, else each of a few."""
-    if m := re.search(r"\bдо (\d+)\b", how):
-        return [int(m.group(1))]
-    if m := re.search(r"\bна (\d+)\b", how):
-        return [current + int(m.group(1)) if up else current - int(m.group(1))]
+    if m := re.search(rf"\bдо {_AMOUNT}\b", how):
+        return [_amount(m.group(1))]
+    if m := re.search(rf"\bна {_AMOUNT}\b", how):
+        return [current + _amount(m.group(1)) if up else current - _amount(m.group(1))]
     if "вдвое" in how:
         return [current * 2] if up else [current // 2] if current % 2 == 0 else []
     return [current + 1, current + 2] if up else [current - 1, current - 2]
@@ -574,8 +615,10 @@ def make_scale_unstated(rng: random.Random, corpus: Corpus, ambiguous: bool) -> 
     how = ""
     if not ambiguous:
         options = [" вдвое"] if (up and 2 * current <= ceiling) or (not up and current % 2 == 0) else []
-        options += [f" на {k}" for k in (1, 2, 3) if 1 <= current + (k if up else -k) <= ceiling]
-        options += [f" до {n}" for n in range(1, ceiling + 1) if (n > current if up else n < current)][:4]
+        options += [f" на {rng.choice((str(k), BY_WORDS[what][k]))}" for k in (1, 2, 3)
+                    if 1 <= current + (k if up else -k) <= ceiling]
+        options += [f" до {rng.choice((str(n), UP_TO_WORDS.get(n, str(n))))}" for n in range(1, ceiling + 1)
+                    if (n > current if up else n < current)][:4]
         how = rng.choice(options)
     question = rng.choice(SETTINGS[what][0 if up else 1]).format(how=how)
     tool = "k8s.scale" if what == "replicas" else "config.set_retries"
