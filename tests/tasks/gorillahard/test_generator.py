@@ -655,7 +655,7 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     # the same words as call rows of the same request (the sentence saying which file, a greeting
     # or a thanks aside)
     def request(row: dict) -> str:
-        plain = request_of(without_asides(row["inputs"]["question"]))
+        plain = request_of(without_asides(row["inputs"]["question"]), row["meta"]["derivation"].get("which", ""))
         return plain[0].lower() + plain[1:]
 
     calls = {request(r) for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}
@@ -751,30 +751,78 @@ def test_every_family_asks_in_at_least_three_phrasings() -> None:
     assert few == {}
 
 
-def test_the_generator_and_the_validator_measure_every_file_alike() -> None:
-    """What tells two files apart (hosts, comments, ERROR records, rows, a base image, a
-    dependency) is counted from the file's facts by the generator and from its text alone by
-    the validator: both agree on every file of several corpora."""
+def test_the_pick_readers_agree_with_the_corpus_facts() -> None:
+    """What tells two files apart is read from the file's text alone (hosts, comments, ERROR
+    records, rows, replicas, a pool, a namespace, an environment, a base image, dependencies);
+    where the generator knows the same thing as a fact of the file, both agree on every file of
+    several corpora."""
     from merabench.tasks.gorillahard.generator.corpus import build_corpus
-    from merabench.tasks.gorillahard.generator.families.pick import PICKS, Count
+    from merabench.tasks.gorillahard.generator.families.criteria import BY_NAME, _docker_from, _pom_deps
 
+    by_fact = {
+        "log.errors": ("app_log", lambda f: f.facts["errors"]), "ticket.comments": ("ticket", lambda f: f.facts["comments"]),
+        "hosts.count": ("hosts_txt", lambda f: len(f.facts["hosts"])), "table.rows": ("table", lambda f: len(f.facts["rows"])),
+        "invoices.count": ("invoices", lambda f: len(f.facts["items"])), "env.variables": ("env", lambda f: f.facts["variables"]),
+        "traces.count": ("events_jsonl", lambda f: f.facts["traces"]), "yaml.replicas": ("deploy_yaml", lambda f: f.facts["replicas"]),
+        "json.pool": ("service_json", lambda f: f.facts["pool"]), "ini.prefetch": ("worker_ini", lambda f: f.facts["prefetch"]),
+        "audio.length": ("audio", lambda f: f.facts["minutes"]),
+    }
     checked = 0
     for seed in (0, 7, 23):
         corpus = build_corpus(seed)
-        for kind, pick in PICKS.items():
+        for name, (kind, fact) in by_fact.items():
             for f in corpus.by_kind[kind]:
-                if isinstance(pick, Count):
-                    assert pick.measure(f) == pick.recount(f.file.text), (seed, f.file.path)
-                else:
-                    assert pick.marks(f) == pick.reread(f.file.text), (seed, f.file.path)
+                assert BY_NAME[name].value(f.file.text, {}) == fact(f), (seed, name, f.file.path)
                 checked += 1
-    assert checked > 250
+        for f in corpus.by_kind["deploy_yaml"]:
+            assert BY_NAME["yaml.namespace"].marks(f.file.text) == {f.facts["namespace"]}
+        for f in corpus.by_kind["env"]:
+            assert BY_NAME["env.environment"].marks(f.file.text) == {f.facts["environment"]}
+        for f in corpus.by_kind["pom"]:
+            assert _pom_deps(f.file.text) == dict(f.facts["deps"])
+        for f in corpus.by_kind["dockerfile"]:
+            assert _docker_from(f.file.text) == f.facts["base"]
+    assert checked > 300
+
+
+def test_a_pick_criterion_reads_meaning_not_words_and_a_tie_or_a_wrong_clause_picks_nothing() -> None:
+    """A log whose database lines are healthy pool reports is not the one where the database
+    refused connections; a values file whose autoscaling is on is not one whose ingress is on; a
+    tie picks neither file; a clause the criterion does not say with the recorded parameters, or
+    one the question lacks, is caught."""
+    from merabench.tasks.gorillahard.generator.families.criteria import chosen
+
+    healthy = ("2026-03-01 10:00:00 INFO  db: pool 3/10 connections in use\n"
+               "2026-03-01 10:00:05 ERROR api: upstream timeout\n")
+    refused = ("2026-03-02 10:00:00 ERROR db: connection refused (host=pg-main:5432)\n"
+               "2026-03-02 14:20:05 INFO  api: GET /cart 200 12 ms\n")
+    logs = {"a.log": healthy, "b.log": refused}
+    said = "где сервис не мог подключиться к базе данных"
+    pick = {"criterion": "log.event", "clause": said, "params": {"mark": "db_refused"}}
+    assert chosen(f"Нужен файл, {said}.", pick, logs) == "b.log"
+    lacking = {"criterion": "log.no_event", "clause": "в котором нет отказов соединения с базой",
+               "params": {"mark": "db_refused"}}
+    assert chosen("Речь о файле, в котором нет отказов соединения с базой.", lacking, logs) == "a.log"
+    tie = {"criterion": "log.errors", "clause": "где записей уровня ERROR больше", "params": {"direction": "more"}}
+    assert chosen("Нужен тот, где записей уровня ERROR больше.", tie, logs) == ["0 of the 2 files fit «где записей уровня "
+                                                                            "ERROR больше»"]
+    assert chosen("Нужен тот, где записей ERROR меньше.", tie, logs) == [
+        "the question does not hold the recorded picking clause"]
+    wrong = {**pick, "params": {"mark": "oom"}}
+    assert chosen(f"Нужен файл, {said}.", wrong, logs)[0].startswith(f"«{said}» is not how log.event")
+    values = ("ingress:\n  enabled: false\n  host: a.example.org\nautoscaling:\n  enabled: true\n",
+              "ingress:\n  enabled: true\n  host: b.example.org\nautoscaling:\n  enabled: false\n")
+    on = {"criterion": "yaml.ingress", "clause": "где ingress включён", "params": {"mark": "on"}}
+    assert chosen("Смотри файл, где ingress включён.", on, dict(zip(("a.yaml", "b.yaml"), values, strict=True))) == "b.yaml"
+    window = {"criterion": "log.errors_window", "clause": "где после 12:00 больше записей ERROR",
+              "params": {"at": 43200, "side": "after", "direction": "more"}}
+    assert chosen("Смотри файл, где после 12:00 больше записей ERROR.", window,
+                  {"a.log": healthy, "b.log": refused + "2026-03-02 14:21:00 ERROR api: upstream timeout\n"}) == "b.log"
 
 
 def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wrong_or_tied_choice_is_caught(
         tmp_path: Path, default_set: Path) -> None:
     from merabench.tasks.gorillahard.generator.families.grounded import SPECS
-    from merabench.tasks.gorillahard.generator.families.pick import PICKS
 
     rows = read_jsonl(default_set / "test.jsonl")
     grounded = [r for r in rows if r["meta"]["derivation"]["maker"] in {s.name for s in SPECS}]
@@ -796,10 +844,17 @@ def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wr
 
     problems = failed(copy_set(default_set, tmp_path / "wrong", other_file))
     assert f"row {victim['id']} (lint_module): expected" in problems["derived_quantities"]
-    # two logs with as many ERROR records cannot be told apart: the check says so
-    log = "2026-03-01 10:00:00 ERROR api: upstream timeout\n2026-03-01 10:00:05 INFO  api: GET /cart 200\n"
-    assert PICKS["app_log"].chosen("нужен тот, где записей уровня ERROR больше", {"a.log": log, "b.log": log}) == [
-        "the two files tie: {'a.log': 1, 'b.log': 1}"]
+    assert f"row {victim['id']}: the question picks" in problems["targets_told_apart"]
+    # a row whose recorded comparison is turned round picks the other file: caught from the written row
+    flipped = {}
+
+    def turned_round(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"].get("pick", {}).get("params", {}).get("direction") == "more")
+        row["meta"]["derivation"]["pick"]["params"]["direction"] = "fewer"
+        flipped["id"] = row["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "flipped", turned_round))
+    assert f"row {flipped['id']}: «" in problems["targets_told_apart"]
 
 
 def test_optional_arguments_are_needed_and_a_reference_without_one_is_caught(tmp_path: Path,

@@ -1,7 +1,7 @@
 """Grounded single calls across the breadth of the tool library: the question points at a value
 in a file (the service of a values file, the database host of a JSON config, the author of a
 ticket) and asks for one of many tools with it. Two files of the kind are attached and the
-question says which it means by what both hold (`pick.py`): the value read off the other file
+question says which it means by what it holds, by a criterion drawn per row (`criteria.py`): the value read off the other file
 makes a well-formed, wrong call. The values differ per seed, so the reference of a similar
 question from another set is wrong here, and matching question words to tool descriptions finds
 the tool but not its arguments.
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import criteria
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -35,7 +36,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     split_table,
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
-from merabench.tasks.gorillahard.generator.families.pick import PICKS, pointed, request_of
+from merabench.tasks.gorillahard.generator.families.pick import pointed, request_of
 from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
 from merabench.tasks.gorillahard.generator.library import DECOYS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, call
@@ -155,19 +156,21 @@ class Spec:
         phrasing = rng.choice(self.phrasings).format(**self.extra(rng))
         usable = [(f, args) for f in corpus.by_kind[self.kind]
                   if (args := self._args(f.file.text, phrasing, f.file.path)) is not None]
-        # two files of the kind whose answers differ, and a way to tell the one meant by what they hold
-        pick = PICKS[self.kind]
+        # two files of the kind whose answers differ
         pairs = [(source, args, other) for (source, args), (other, theirs) in itertools.permutations(usable, 2)
-                 if args != theirs and pick.tells_apart(source, other)]
+                 if args != theirs]
         # short enough for the card's prompt lengths; failing that (a corpus of long files), the shortest
-        fitting = [p for p in pairs if _chars(p) <= PAIR_CHARS] or sorted(pairs, key=_chars)[:2]
-        source, args, other = rng.choice(fitting)
-        which = pick.clause(rng, source, other)
+        fitting = [p for p in pairs if _chars(p) <= PAIR_CHARS] or sorted(pairs, key=_chars)[:8]
+        rng.shuffle(fitting)
+        # the first pair some criterion tells apart, by a criterion drawn among those that do
+        source, args, other, (criterion, which, params) = next(
+            (s, a, o, drawn) for s, a, o in fitting if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text)))
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
         return build_question(self.label, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
-                              self.twin, facts={"which": which})
+                              self.twin, facts={"which": which,
+                                                "pick": {"criterion": criterion, "clause": which, "params": params}})
 
     @property
     def label(self) -> str:
@@ -189,7 +192,7 @@ class Spec:
         named = view.files
         if len(named) != 2:
             return [f"{len(named)} files attached, not the two the question chooses between"]
-        chosen = PICKS[self.kind].chosen(view.question, named)
+        chosen = criteria.chosen(view.question, view.derivation.get("pick", {}), named)
         return chosen if isinstance(chosen, list) else (chosen, named[chosen])
 
     def check(self, view: View) -> list[str]:
@@ -197,7 +200,8 @@ class Spec:
         if isinstance(target, list):
             return target
         path, text = target
-        return expect(view, call(self.tool, **self.args(_read(self.kind, text), request_of(view.question), path)))
+        asked = request_of(view.question, str(view.derivation.get("which", "")))
+        return expect(view, call(self.tool, **self.args(_read(self.kind, text), asked, path)))
 
 
 def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
@@ -616,7 +620,7 @@ def check_withheld_tool(view: View) -> list[str]:
     present = sorted(set(view.tools) & set(withheld_tools(spec)))
     return [message for ok, message in (
         ("abstain" in view.reference, "must refuse"),
-        (spec._args(text, request_of(view.question), path) is not None,
+        (spec._args(text, request_of(view.question, str(view.derivation.get("which", ""))), path) is not None,
          f"the file does not hold what {spec.name} asks about"),
         (not present, f"the catalog can serve the request: {present}"),
     ) if not ok]

@@ -642,8 +642,9 @@ def check_tool_absent(view: View) -> list[str]:
         return target
     path, text = target
     doubles = sorted({spec.tool, *ALIASES_OF.get(spec.tool, ())} & set(view.tools) - {alias})
+    asked = request_of(view.question, str(view.derivation.get("which", "")))
     return problems((not doubles, f"{alias} and {doubles} both in the catalog: one capability twice")) + expect(
-        view, call(alias, **spec.args(_read(spec.kind, text), request_of(view.question), path)))
+        view, call(alias, **spec.args(_read(spec.kind, text), asked, path)))
 
 
 MECHANISMS = {m.name: m for m in [

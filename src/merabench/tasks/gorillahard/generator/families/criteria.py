@@ -1,0 +1,803 @@
+"""How a question tells which of two attached files of one kind it means, by what the file holds
+or is about, drawn per row from many criteria: a count compared across both files (more ERROR
+records after a given time, a larger total), a threshold stated in the question's own units (a
+client that waits longer than two seconds), a fact the file shows said in other words than the
+file's (the log where the service could not reach its database, beside one whose database lines
+are healthy pool reports), the file that lacks such a fact, a newer version or a later date read
+inside the files, and a join across the two (the ticket whose author wrote in the other's thread).
+
+A criterion offers, for an ordered pair (the file meant, the other), the clauses true of the first
+and false of the second (`options`); `fits` re-reads the written files and returns those the
+recorded clause fits, which the validator requires to be exactly the one acted on; `wordings` are
+the clauses a recorded criterion and its parameters may be said with, so a row's clause is checked
+against what it records. Readers work from the file's text alone, with the decoys of its format in
+mind (comments, a section's own `enabled`, a route named like a feature).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from merabench.tasks.gorillahard.generator.families.common import split_table
+from merabench.tasks.gorillahard.generator.numerals import count
+
+Params = dict[str, Any]
+
+
+# --- readers ---------------------------------------------------------------------------------
+
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d) (\d\d):(\d\d):(\d\d) (\w+)\s+(.*)$")
+
+
+@functools.lru_cache(maxsize=512)
+def log_records(text: str) -> tuple[tuple[str, int, str, str], ...]:
+    """(date, second of the day, level, message) of each stamped record; a traceback's lines
+    carry no stamp and belong to the record above."""
+    out = []
+    for line in text.split("\n"):
+        m = _STAMP.match(line)
+        if m:
+            out.append((m[1], int(m[2]) * 3600 + int(m[3]) * 60 + int(m[4]), m[5], m[6]))
+    return tuple(out)
+
+
+def _errors_between(text: str, start: int, end: int) -> int:
+    return sum(1 for _, t, level, _ in log_records(text) if level == "ERROR" and start <= t < end)
+
+
+LOG_EVENTS = {  # what a record says -> the reader's test of its message
+    "db_refused": lambda level, msg: level == "ERROR" and msg.startswith("db: connection refused"),
+    "upstream_timeout": lambda level, msg: level == "ERROR" and "upstream timeout" in msg,
+    "disk_full": lambda level, msg: level == "WARN" and "disk usage above" in msg,
+    "oom": lambda level, msg: level == "ERROR" and "out of memory" in msg,
+    "rate_limited": lambda level, msg: level == "WARN" and " answered 429" in msg,
+    "failed_download": lambda level, msg: level == "ERROR" and "failed to download" in msg,
+}
+
+
+@functools.lru_cache(maxsize=512)
+def log_events(text: str) -> frozenset[str]:
+    found = {name for _, _, level, msg in log_records(text) for name, test in LOG_EVENTS.items() if test(level, msg)}
+    if re.search(r"^Traceback \(most recent call last\):$", text, re.M):
+        found.add("traceback")
+    return frozenset(found)
+
+
+def _live(text: str, comment: str = "#") -> list[str]:
+    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(comment)]
+
+
+@functools.lru_cache(maxsize=512)
+def yaml_sections(text: str) -> dict[str, dict[str, str]]:
+    """Top-level key -> its direct children (`  key: value`), live lines only; a scalar top-level
+    key is kept under ''."""
+    sections: dict[str, dict[str, str]] = {}
+    current = ""
+    for line in _live(text):
+        top = re.match(r"^([A-Za-z][\w.-]*):\s*(.*?)\s*$", line)
+        if top:
+            current = top[1]
+            sections.setdefault(current, {})
+            if top[2]:
+                sections[current].setdefault("", top[2].strip('"'))
+            continue
+        child = re.match(r"^  ([A-Za-z][\w.-]*):\s*(.+?)\s*$", line)
+        if child and current:
+            sections[current].setdefault(child[1], child[2].strip('"'))
+    return sections
+
+
+def _yaml(text: str, section: str, key: str = "") -> str | None:
+    return yaml_sections(text).get(section, {}).get(key)
+
+
+def _yaml_env(text: str, name: str) -> str | None:
+    m = re.search(rf"^  - name: {name}\n    value: \"?([^\"\n]+)\"?$", text, re.M)
+    return m[1] if m else None
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    image = _yaml(text, "image")
+    m = re.search(r":(\d+)\.(\d+)\.(\d+)$", image or "")
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+def _mebibytes(value: str | None) -> float | None:
+    m = re.fullmatch(r"(\d+)(Mi|Gi)", value or "")
+    return None if m is None else int(m[1]) * (1024 if m[2] == "Gi" else 1)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _enabled(text: str, section: str) -> frozenset[str]:
+    return frozenset({"on"} if _yaml(text, section, "enabled") == "true" else {"off"})
+
+
+@functools.lru_cache(maxsize=256)
+def _json(text: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _ini(text: str, section: str, key: str) -> str | None:
+    inside = False
+    for line in _live(text, ";"):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped == f"[{section}]"
+        elif inside and "=" in stripped and stripped.split("=", 1)[0].strip() == key:
+            return stripped.split("=", 1)[1].strip()
+    return None
+
+
+def _env(text: str, key: str) -> str | None:
+    for line in _live(text):
+        if line.startswith(f"{key}="):
+            return line.split("=", 1)[1].strip()
+    return None
+
+
+def _ticket_author(text: str) -> str | None:
+    m = re.search(r"^Автор: (\S+) \(@", text, re.M)
+    return m[1] if m else None
+
+
+def _ticket_commenters(text: str) -> set[str]:
+    thread = text.split("\n## Обсуждение\n", 1)[-1] if "\n## Обсуждение\n" in text else ""
+    return set(re.findall(r"^\*\*([^*]+)\*\*, \d{4}-\d\d-\d\d:", thread, re.M))
+
+
+def _ticket_opened(text: str) -> float | None:
+    m = re.search(r"^Создана: (\d{4})-(\d\d)-(\d\d)$", text, re.M)
+    return None if m is None else int(m[1]) * 10_000 + int(m[2]) * 100 + int(m[3])
+
+
+def _ticket_month(text: str) -> frozenset[str]:
+    m = re.search(r"^[A-Z]+-\d+: Выгрузка заказов за \d{4}-(\d\d)$", text, re.M)
+    return frozenset({m[1]} if m else set())
+
+
+TICKET_TOPICS = {  # what was said in a ticket's thread -> the comment that says it
+    "priority_high": "Поставил задаче приоритет «высокий»",
+    "reassigned": "Переназначаю на себя, пока ответственный в отпуске",
+    "bom": "Выгрузка в UTF-8 с BOM",
+    "storage_moved": "Выгрузку переложили в новое хранилище",
+    "dashboard": "Добавил в задачу ссылку на дашборд",
+    "timeouts_before": "На прошлой неделе выгрузка падала по таймауту",
+}
+
+
+def _ticket_topics(text: str) -> frozenset[str]:
+    thread = text.split("\n## Обсуждение\n", 1)[-1] if "\n## Обсуждение\n" in text else ""
+    return frozenset(name for name, said in TICKET_TOPICS.items() if said in thread)
+
+
+def _table(text: str) -> tuple[list[str], list[list[str]]]:
+    return split_table(text)
+
+
+def _column_sum(text: str, column: str) -> float | None:
+    header, rows = _table(text)
+    if column not in header:
+        return None
+    i = header.index(column)
+    return sum(float(r[i]) for r in rows if i < len(r))
+
+
+def _column_mean(text: str, column: str) -> float | None:
+    header, rows = _table(text)
+    if column not in header or not rows:
+        return None
+    i = header.index(column)
+    return round(sum(float(r[i]) for r in rows) / len(rows), 3)
+
+
+TABLE_TOPICS = {"humidity_pct": "weather", "salary_rub": "staff", "amount_rub": "sales", "cpu_pct": "servers"}
+
+
+def _table_topics(text: str) -> frozenset[str]:
+    header, _ = _table(text)
+    return frozenset(topic for column, topic in TABLE_TOPICS.items() if column in header)
+
+
+def _weather_month(text: str) -> frozenset[str]:
+    header, rows = _table(text)
+    if "humidity_pct" not in header or "date" not in header:
+        return frozenset()
+    i = header.index("date")
+    return frozenset(r[i][5:7] for r in rows if i < len(r))
+
+
+def _maintenance(text: str) -> frozenset[str]:
+    header, rows = _table(text)
+    if "status" not in header or "cpu_pct" not in header:
+        return frozenset()
+    i = header.index("status")
+    return frozenset({"maintenance"} if any(r[i] == "maintenance" for r in rows if i < len(r)) else {"none"})
+
+
+def _python_functions(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"^def (\w+)\(", text, re.M))
+
+
+def _python_timeout(text: str) -> float | None:
+    m = re.search(r"^TIMEOUT_S = (\d+)$", text, re.M)
+    return None if m is None else int(m[1])
+
+
+def _python_uses(text: str) -> frozenset[str]:
+    return frozenset({"requests"} if re.search(r"^import requests$", text, re.M) else {"stdlib"})
+
+
+def _docker_from(text: str) -> str:
+    return next((ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM ")), "")
+
+
+def _docker_traits(text: str) -> frozenset[str]:
+    base = _docker_from(text)
+    traits = {base.split(":")[0]}
+    if base.endswith("-alpine"):
+        traits.add("alpine")
+    return frozenset(traits)
+
+
+def _healthcheck_interval(text: str) -> float | None:
+    m = re.search(r"^HEALTHCHECK --interval=(\d+)s", text, re.M)
+    return None if m is None else int(m[1])
+
+
+def _pom_deps(text: str) -> dict[str, str]:
+    """A pom's dependencies (artifactId -> version), commented-out blocks left out."""
+    live = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    section = re.search(r"<dependencies>(.*?)</dependencies>", live, re.S)
+    pairs = re.findall(r"<dependency>\s*<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>",
+                       section[1] if section else "")
+    return dict(pairs)
+
+
+def _release(version: str) -> float:
+    """A version's release numbers as one comparable figure (4.1.95.Final -> 4, 1, 95)."""
+    parts = [int(n) for n in re.findall(r"\d+", version)[:3]] + [0, 0, 0]
+    return parts[0] * 1e6 + parts[1] * 1e3 + parts[2]
+
+
+def _draw_shared(rng: random.Random, a: str, b: str) -> Params | None:
+    mine, theirs = _pom_deps(a), _pom_deps(b)
+    shared = sorted(x for x in set(mine) & set(theirs) if _release(mine[x]) != _release(theirs[x]))
+    return {"artifact": rng.choice(shared)} if shared else None
+
+
+def _hosts(text: str) -> list[str]:
+    return [ln.strip() for ln in _live(text)]
+
+
+def _hosts_updated(text: str) -> float | None:
+    m = re.search(r"^# список ведёт дежурная смена; обновлён (\d{4})-(\d\d)-(\d\d)$", text, re.M)
+    return None if m is None else int(m[1]) * 10_000 + int(m[2]) * 100 + int(m[3])
+
+
+def _host_roles(text: str) -> frozenset[str]:
+    return frozenset(h.split(".", 1)[0] for h in _hosts(text))
+
+
+def _invoice_amounts(text: str) -> list[int]:
+    header, rows = _table(text)
+    if "amount_rub" not in header:
+        return []
+    i = header.index("amount_rub")
+    return [int(r[i]) for r in rows if i < len(r)]
+
+
+def _trace_records(text: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+    return out
+
+
+def _audio_minutes(text: str) -> float | None:
+    m = re.search(r"WAV, (\d+) мин;", text)
+    return None if m is None else int(m[1])
+
+
+# --- criteria --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Compare:
+    """The file with more (or less) of something both hold; `draw` gives the comparison's own
+    parameters (a time of day) for a pair, or None when it has none that tell them apart."""
+
+    name: str
+    value: Callable[[str, Params], float | None]
+    more: tuple[str, ...]
+    fewer: tuple[str, ...]
+    draw: Callable[[random.Random, str, str], Params | None] = lambda rng, a, b: {}
+    shown: Callable[[Params], Params] = lambda params: params  # how parameters read in a clause
+
+    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
+        params = self.draw(rng, source, other)
+        if params is None:
+            return []
+        a, b = self.value(source, params), self.value(other, params)
+        if a is None or b is None or a == b:
+            return []
+        params = {**params, "direction": "more" if a > b else "fewer"}
+        return [(rng.choice(self.wordings(params)), params)]
+
+    def wordings(self, params: Params) -> tuple[str, ...]:
+        shown = self.shown(params)
+        return tuple(w.format(**shown) for w in (self.more if params.get("direction") == "more" else self.fewer))
+
+    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
+        values = {path: self.value(text, params) for path, text in texts.items()}
+        known = {p: v for p, v in values.items() if v is not None}
+        if len(known) != len(values) or len(set(known.values())) != len(known):
+            return []  # a file without the value, or a tie: the clause picks neither
+        pick = max if params.get("direction") == "more" else min
+        return [pick(known, key=known.__getitem__)]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The file whose value lies past a limit the question states in its own units (seconds where
+    the file has milliseconds), the other's on the near side of it: `steps` are the limits a
+    question may state, `scale` turns one into the file's unit, `say` words it."""
+
+    name: str
+    value: Callable[[str], float | None]
+    steps: tuple[int, ...]
+    scale: float
+    say: Callable[[int], str]
+    over: tuple[str, ...]
+    under: tuple[str, ...]
+
+    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
+        a, b = self.value(source), self.value(other)
+        if a is None or b is None:
+            return []
+        low, high = sorted((a, b))
+        limits = [n for n in self.steps if low < n * self.scale < high]
+        if not limits:
+            return []
+        params = {"n": rng.choice(limits), "direction": "over" if a > b else "under"}
+        return [(rng.choice(self.wordings(params)), params)]
+
+    def wordings(self, params: Params) -> tuple[str, ...]:
+        said = self.say(int(params["n"]))
+        return tuple(w.format(n=said) for w in (self.over if params.get("direction") == "over" else self.under))
+
+    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
+        limit = float(params["n"]) * self.scale
+        over = params.get("direction") == "over"
+        out = []
+        for path, text in texts.items():
+            v = self.value(text)
+            if v is not None and v != limit and (v > limit) == over:
+                out.append(path)
+        return out
+
+
+@dataclass(frozen=True)
+class Holds:
+    """The file that shows a fact the other does not (`lacks`: the one that does not show a fact
+    the other shows), said in other words than the file's: `says` maps each mark the reader
+    finds to its wordings."""
+
+    name: str
+    marks: Callable[[str], frozenset[str]]
+    says: Mapping[str, tuple[str, ...]]
+    lacks: bool = False
+    both: bool = False  # only between files that both have some mark (servers on maintenance or not)
+
+    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
+        mine, theirs = self.marks(source), self.marks(other)
+        if self.both and not (mine and theirs):
+            return []
+        telling = sorted((theirs - mine) if self.lacks else (mine - theirs))
+        telling = [m for m in telling if m in self.says]
+        if not telling:
+            return []
+        params = {"mark": rng.choice(telling)}
+        return [(rng.choice(self.wordings(params)), params)]
+
+    def wordings(self, params: Params) -> tuple[str, ...]:
+        return self.says.get(str(params.get("mark")), ())
+
+    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
+        mark = params.get("mark")
+        if self.both and not all(self.marks(text) for text in texts.values()):
+            return []  # "no server on maintenance" is true of a table that has no servers too
+        return [path for path, text in texts.items() if (mark in self.marks(text)) != self.lacks]
+
+
+@dataclass(frozen=True)
+class Joined:
+    """The file related to the other one by `related(mine, other)` (a ticket whose author wrote
+    in the other ticket's thread), when the relation holds one way only."""
+
+    name: str
+    related: Callable[[str, str], bool]
+    clauses: tuple[str, ...]
+
+    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
+        if self.related(source, other) and not self.related(other, source):
+            return [(rng.choice(self.clauses), {})]
+        return []
+
+    def wordings(self, params: Params) -> tuple[str, ...]:
+        return self.clauses
+
+    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
+        if len(texts) != 2:
+            return []
+        (a, ta), (b, tb) = texts.items()
+        return [p for p, mine, theirs in ((a, ta, tb), (b, tb, ta)) if self.related(mine, theirs)]
+
+
+Criterion = Compare | Threshold | Holds | Joined
+
+
+def _clock(seconds: int) -> str:
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}"
+
+
+def _draw_time(rng: random.Random, a: str, b: str) -> Params | None:
+    """A whole minute of the day that splits the two logs' ERROR records unevenly, on neither
+    side of which a record falls within the minute (so no record is on the line)."""
+    stamps = [t for text in (a, b) for _, t, level, _ in log_records(text) if level == "ERROR"]
+    if not stamps:
+        return None
+    candidates = sorted({(t // 60 + 1) * 60 for t in stamps} | {(t // 60) * 60 for t in stamps})
+    rng.shuffle(candidates)
+    busy = {t // 60 for text in (a, b) for _, t, _, _ in log_records(text)}
+    for minute in candidates:
+        if minute // 60 in busy:
+            continue
+        side = rng.choice(("after", "before"))
+        span = (minute, 86_400) if side == "after" else (0, minute)
+        if _errors_between(a, *span) != _errors_between(b, *span):
+            return {"at": minute, "side": side}
+    return None
+
+
+def _errors_in(text: str, params: Params) -> float:
+    span = (params["at"], 86_400) if params["side"] == "after" else (0, params["at"])
+    return float(_errors_between(text, *span))
+
+
+def _time_shown(params: Params) -> Params:
+    return {"when": ("после " if params["side"] == "after" else "до ") + _clock(int(params["at"]))}
+
+
+def _log_day(text: str, params: Params) -> float | None:
+    days = {date for date, *_ in log_records(text)}
+    return float(min(days).replace("-", "")) if len(days) == 1 else None
+
+
+def _events_of_kind(test: Callable[[str, str], bool]) -> Callable[[str, Params], float]:
+    return lambda text, params: float(sum(1 for _, _, level, msg in log_records(text) if test(level, msg)))
+
+
+def _seconds(n: int) -> str:
+    return count(n, "секунда", "gent")
+
+
+def _minutes(n: int) -> str:
+    return count(n, "минута", "gent")
+
+
+def _rubles(n: int) -> str:
+    return f"{n:,}".replace(",", " ") + " ₽"
+
+
+def _more_fewer(noun: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return ((f"где {noun} больше", f"в котором {noun} больше"), (f"где {noun} меньше", f"в котором {noun} меньше"))
+
+
+_EVENT_SAYS = {
+    "db_refused": ("где сервис не мог подключиться к базе данных", "в котором видно, что база отказывала в соединении",
+                   "где приложение не достучалось до базы"),
+    "upstream_timeout": ("где внешний сервис не ответил вовремя", "в котором видны таймауты при обращении к внешнему сервису"),
+    "disk_full": ("где предупреждали, что диск почти заполнен", "в котором видно, что место на диске кончается"),
+    "oom": ("где задачу убили из-за нехватки памяти", "в котором фоновой задаче не хватило памяти"),
+    "rate_limited": ("где сервису отвечали, что запросов слишком много", "в котором видно, что сервис упирался в лимит запросов"),
+    "failed_download": ("где не удалась загрузка файла", "в котором видно, что файл не скачался"),
+    "traceback": ("где есть трассировка стека", "в котором ошибка записана вместе со стеком вызовов"),
+}
+_EVENT_LACKS = {
+    "db_refused": ("где с подключением к базе всё в порядке", "в котором нет отказов соединения с базой",
+                   "где база ни разу не отказала в соединении"),
+    "upstream_timeout": ("где внешний сервис ни разу не подвёл по времени", "в котором нет таймаутов внешнего сервиса"),
+    "oom": ("где памяти всем хватало", "в котором никого не убивали из-за памяти"),
+    "traceback": ("где нет ни одной трассировки стека", "в котором ошибки записаны без стека вызовов"),
+    "disk_full": ("где на место на диске никто не жаловался", "в котором нет предупреждений про диск"),
+}
+_FEATURES = {"search": "поиск", "cart": "корзина", "promo": "промокоды", "reviews": "отзывы",
+             "wishlist": "список желаний", "gift-cards": "подарочные карты"}
+_FUNCTION_SAYS = {
+    "notify": ("где модуль умеет слать уведомления в чат", "где есть отправка сообщений в чат"),
+    "parse_date": ("где модуль разбирает даты из строк", "где есть разбор дат"),
+    "to_cents": ("где модуль переводит суммы в копейки", "где рубли пересчитываются в копейки"),
+    "paginate": ("где модуль листает постраничную выдачу", "где запросы идут по страницам"),
+    "retry": ("где модуль повторяет неудачные вызовы", "где есть повтор упавшей операции"),
+    "save_report": ("где модуль сохраняет отчёт в файл", "где отчёт пишется на диск"),
+    "load_config": ("где модуль читает настройки из файла", "где загружается конфигурация"),
+    "chunked": ("где модуль режет список на пачки", "где элементы делятся на порции"),
+    "build_headers": ("где модуль собирает заголовки запроса", "где формируются HTTP-заголовки"),
+    "summarize": ("где модуль считает сводку по статусам", "где строки группируются по статусу"),
+}
+_HOST_SAYS = {
+    "mail": ("где есть почтовый сервер",), "vpn": ("где есть шлюз VPN",), "git": ("где есть сервер Git",),
+    "ci": ("где есть сервер сборок CI",), "grafana": ("где есть Grafana",), "docs": ("где есть сайт документации",),
+    "cdn": ("где есть CDN",), "status": ("где есть страница статуса",), "metrics": ("где есть сервер метрик",),
+    "auth": ("где есть сервис авторизации",), "shop": ("где есть магазин",),
+}
+_ARTIFACTS = ("jackson-databind", "log4j-core", "guava", "netty-handler", "postgresql", "commons-text", "snakeyaml",
+              "spring-core")
+_MONTHS = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь",
+           "ноябрь", "декабрь")
+
+
+def _join_author_commented(mine: str, other: str) -> bool:
+    author = _ticket_author(mine)
+    return author is not None and author in _ticket_commenters(other)
+
+
+CRITERIA: dict[str, dict[str, Criterion]] = {
+    "app_log": {
+        "log.errors": Compare("log.errors", lambda t, p: _events_of_kind(lambda lv, m: lv == "ERROR")(t, p),
+                              ("где записей уровня ERROR больше", "в котором больше ошибок уровня ERROR"),
+                              ("где записей уровня ERROR меньше", "в котором ошибок уровня ERROR меньше")),
+        "log.errors_window": Compare(
+            "log.errors_window", _errors_in,
+            ("где {when} больше записей ERROR", "в котором {when} ошибок уровня ERROR больше",
+             "где {when} сервис чаще писал ERROR"),
+            ("где {when} записей ERROR меньше", "в котором {when} ошибок уровня ERROR меньше",
+             "где {when} сервис реже писал ERROR"),
+            _draw_time, _time_shown),
+        "log.slow": Compare("log.slow", _events_of_kind(lambda lv, m: lv == "WARN" and m.startswith("api: slow request")),
+                            ("где медленных запросов больше", "в котором чаще жаловались на медленные запросы"),
+                            ("где медленных запросов меньше", "в котором реже жаловались на медленные запросы")),
+        "log.day": Compare("log.day", _log_day,
+                           ("где записи за более поздний день", "в котором даты записей позже"),
+                           ("где записи за более ранний день", "в котором даты записей раньше")),
+        "log.event": Holds("log.event", log_events, _EVENT_SAYS),
+        "log.no_event": Holds("log.no_event", log_events, _EVENT_LACKS, lacks=True),
+    },
+    "deploy_yaml": {
+        "yaml.replicas": Compare("yaml.replicas", lambda t, p: _number(_yaml(t, "replicas")), *_more_fewer("реплик")),
+        "yaml.version": Compare("yaml.version",
+                                lambda t, p: (lambda v: None if v is None else v[0] * 1e6 + v[1] * 1e3 + v[2])(_version(t)),
+                                ("где версия образа новее", "в котором образ более свежей версии"),
+                                ("где версия образа старше", "в котором образ более старой версии")),
+        "yaml.memory": Compare("yaml.memory", lambda t, p: _mebibytes(_yaml(t, "resources", "memory")),
+                               ("где сервису выделено больше памяти", "в котором лимит памяти выше"),
+                               ("где сервису выделено меньше памяти", "в котором лимит памяти ниже")),
+        "yaml.timeout": Threshold("yaml.timeout", lambda t: _number(_yaml(t, "client", "timeout_ms")),
+                                  (1, 2, 3, 5, 10, 20), 1000, _seconds,
+                                  ("где клиент ждёт ответа дольше {n}", "в котором таймаут клиента больше {n}"),
+                                  ("где клиент ждёт ответа меньше {n}", "в котором таймаут клиента не дотягивает до {n}")),
+        "yaml.retries": Compare("yaml.retries", lambda t, p: _number(_yaml(t, "client", "retries")),
+                                ("где клиент делает больше повторов", "в котором повторных попыток больше"),
+                                ("где клиент делает меньше повторов", "в котором повторных попыток меньше")),
+        "yaml.ingress": Holds("yaml.ingress", lambda t: _enabled(t, "ingress"), {
+            "on": ("где ingress включён", "у которого сервис открыт наружу через ingress"),
+            "off": ("где ingress выключен", "у которого сервис не выставлен наружу через ingress")}),
+        "yaml.autoscaling": Holds("yaml.autoscaling", lambda t: _enabled(t, "autoscaling"), {
+            "on": ("где включено автоматическое масштабирование", "в котором число реплик растёт под нагрузкой само"),
+            "off": ("где автоматическое масштабирование выключено", "в котором число реплик само не меняется")}),
+        "yaml.debug": Holds("yaml.debug", lambda t: frozenset({_yaml_env(t, "LOG_LEVEL") or ""}), {
+            "debug": ("где включены подробные отладочные логи", "в котором сервис пишет отладочные логи"),
+            "warn": ("где в лог пишутся только предупреждения и ошибки",)}),
+        "yaml.namespace": Holds("yaml.namespace", lambda t: frozenset({_yaml(t, "namespace") or ""}), {
+            ns: (f"где пространство имён — {ns}", f"в котором сервис развёрнут в {ns}") for ns in
+            ("billing-prod", "shop-prod", "core-prod", "platform", "data-prod")}),
+    },
+    "service_json": {
+        "json.pool": Compare("json.pool", lambda t, p: _number(_json(t).get("database", {}).get("pool")),
+                             *_more_fewer("соединений в пуле базы")),
+        "json.engine": Holds("json.engine", lambda t: frozenset(
+            {"mysql" if _json(t).get("database", {}).get("port") == 3306 else "postgres"}), {
+            "mysql": ("где база — MySQL", "в котором сервис работает с MySQL"),
+            "postgres": ("где база — PostgreSQL", "в котором сервис работает с PostgreSQL")}),
+        "json.feature": Holds("json.feature", lambda t: frozenset(_json(t).get("features", [])), {
+            f: (f"где включена функция «{ru}»", f"в котором среди возможностей есть «{ru}»") for f, ru in _FEATURES.items()}),
+        "json.endpoints": Compare("json.endpoints", lambda t, p: float(len(_json(t).get("endpoints", []))),
+                                  ("где описано больше маршрутов", "в котором маршрутов API больше"),
+                                  ("где описано меньше маршрутов", "в котором маршрутов API меньше")),
+        "json.cache": Holds("json.cache", lambda t: frozenset({"cache" if "cache" in _json(t) else "nocache"}), {
+            "cache": ("где настроен кеш", "в котором есть раздел про Redis-кеш"),
+            "nocache": ("где кеш не настроен", "в котором нет раздела про кеш")}),
+    },
+    "dockerfile": {
+        "docker.language": Holds("docker.language", _docker_traits, {
+            "golang": ("где сервис написан на Go", "в котором собирается приложение на Go"),
+            "python": ("где сервис на Python", "в котором собирается приложение на Python"),
+            "node": ("где сервис на Node.js", "в котором собирается приложение на Node.js"),
+            "alpine": ("где образ построен на Alpine", "в котором базовый образ — из семейства Alpine")}),
+        "docker.health": Compare("docker.health", lambda t, p: _healthcheck_interval(t),
+                                 ("где проверка здоровья идёт реже", "в котором healthcheck запускается реже"),
+                                 ("где проверка здоровья идёт чаще", "в котором healthcheck запускается чаще")),
+    },
+    "pom": {
+        "pom.dependency": Holds("pom.dependency", lambda t: frozenset(_pom_deps(t)), {
+            a: (f"где среди зависимостей есть {a}", f"в котором подключён {a}") for a in _ARTIFACTS}),
+        "pom.no_dependency": Holds("pom.no_dependency", lambda t: frozenset(_pom_deps(t)), {
+            a: (f"где нет зависимости {a}", f"в котором {a} не подключён") for a in _ARTIFACTS}, lacks=True),
+        "pom.newer": Compare("pom.newer", lambda t, p: (lambda v: None if v is None else _release(v))(
+            _pom_deps(t).get(p["artifact"])),
+                             ("где {artifact} более новой версии", "в котором версия {artifact} выше"),
+                             ("где {artifact} более старой версии", "в котором версия {artifact} ниже"),
+                             _draw_shared),
+    },
+    "worker_ini": {
+        "ini.prefetch": Compare("ini.prefetch", lambda t, p: _number(_ini(t, "queue", "prefetch")),
+                                *_more_fewer("prefetch у очереди")),
+        "ini.max_jobs": Compare("ini.max_jobs", lambda t, p: _number(_ini(t, "limits", "max_jobs")),
+                                ("где воркер берёт больше задач одновременно", "в котором лимит параллельных задач выше"),
+                                ("где воркер берёт меньше задач одновременно", "в котором лимит параллельных задач ниже")),
+        "ini.purpose": Holds("ini.purpose", lambda t: frozenset({(_ini(t, "queue", "name") or "").split("-")[0]}), {
+            "orders": ("где воркер разбирает заказы", "в котором очередь — с заказами"),
+            "emails": ("где воркер рассылает письма", "в котором очередь — с письмами"),
+            "reports": ("где воркер готовит отчёты", "в котором очередь — с отчётами"),
+            "payments": ("где воркер проводит платежи", "в котором очередь — с платежами")}),
+    },
+    "hosts_txt": {
+        "hosts.count": Compare("hosts.count", lambda t, p: float(len(_hosts(t))), *_more_fewer("хостов")),
+        "hosts.updated": Compare("hosts.updated", lambda t, p: _hosts_updated(t),
+                                 ("где список обновляли позже", "в котором дата обновления свежее"),
+                                 ("где список обновляли раньше", "в котором дата обновления старше")),
+        "hosts.role": Holds("hosts.role", _host_roles, _HOST_SAYS),
+        "hosts.zone": Compare("hosts.zone", lambda t, p: float(sum(h.endswith("." + p["zone"]) for h in _hosts(t))),
+                              ("где больше хостов в зоне {zone}", "в котором в зоне {zone} хостов больше"),
+                              ("где меньше хостов в зоне {zone}", "в котором в зоне {zone} хостов меньше"),
+                              lambda rng, a, b: {"zone": rng.choice(["example.org", "example.com", "example.net"])}),
+    },
+    "ticket": {
+        "ticket.comments": Compare("ticket.comments", lambda t, p: float(len(re.findall(
+            r"^\*\*[^*]+\*\*, \d{4}-\d\d-\d\d:", t, re.M))), *_more_fewer("комментариев в обсуждении")),
+        "ticket.opened": Compare("ticket.opened", lambda t, p: _ticket_opened(t),
+                                 ("где задачу завели позже", "в котором задача создана позже"),
+                                 ("где задачу завели раньше", "в котором задача создана раньше")),
+        "ticket.month": Holds("ticket.month", _ticket_month, {
+            f"{i:02d}": (f"где задача про выгрузку за {m}", f"в котором речь о заказах за {m}") for i, m in enumerate(_MONTHS, 1)}),
+        "ticket.author": Holds("ticket.author", lambda t: frozenset({_ticket_author(t) or ""}), {
+            p: (f"где задачу {'завела' if p.endswith('а') else 'завёл'} {p}", f"в котором автор задачи — {p}") for p in
+            ("Иванова", "Петров", "Смирнова", "Кузнецов", "Попова", "Соколов", "Лебедева", "Новиков", "Морозова",
+             "Волков")}),
+        "ticket.topic": Holds("ticket.topic", _ticket_topics, {
+            "priority_high": ("где приоритет задачи поднимали до высокого", "в котором задачу пометили как срочную"),
+            "reassigned": ("где исполнителя меняли из-за отпуска", "в котором задачу забрали себе на время отпуска"),
+            "bom": ("где в обсуждении вспоминали про BOM", "в котором предупреждали про BOM в начале выгрузки"),
+            "storage_moved": ("где выгрузку переносили в новое хранилище", "в котором файл выгрузки переехал в другое хранилище"),
+            "dashboard": ("где в обсуждении дали ссылку на дашборд", "в котором есть ссылка на дашборд с динамикой"),
+            "timeouts_before": ("где вспоминали, что выгрузка падала по таймауту",
+                                "в котором писали о прошлых падениях выгрузки")}),
+        "ticket.no_topic": Holds("ticket.no_topic", _ticket_topics, {
+            "priority_high": ("где приоритет задачи до высокого не поднимали", "в котором задачу срочной не помечали"),
+            "bom": ("где про BOM в обсуждении не говорили", "в котором ни слова про BOM"),
+            "dashboard": ("где ссылки на дашборд нет", "в котором никто не давал ссылку на дашборд")}, lacks=True),
+        "ticket.join": Joined("ticket.join", _join_author_commented, (
+            "где автор задачи сам писал в обсуждении другой задачи из вложений",
+            "в котором автор задачи отметился в комментариях к другой приложенной задаче")),
+    },
+    "table": {
+        "table.rows": Compare("table.rows", lambda t, p: float(len(_table(t)[1])), *_more_fewer("строк данных")),
+        "table.topic": Holds("table.topic", _table_topics, {
+            "weather": ("где записаны замеры погоды", "в котором есть столбец с влажностью"),
+            "staff": ("где данные по сотрудникам", "в котором указаны зарплаты"),
+            "sales": ("где записаны продажи", "в котором есть суммы продаж"),
+            "servers": ("где перечислены серверы", "в котором видна загрузка процессоров")}),
+        "table.sales_total": Compare("table.sales_total", lambda t, p: _column_sum(t, "amount_rub"),
+                                     ("где общая сумма продаж больше", "в котором продаж на большую сумму"),
+                                     ("где общая сумма продаж меньше", "в котором продаж на меньшую сумму")),
+        "table.colder": Compare("table.colder", lambda t, p: _column_mean(t, "temp_c"),
+                                ("где в среднем теплее", "в котором средняя температура выше"),
+                                ("где в среднем холоднее", "в котором средняя температура ниже")),
+        "table.month": Holds("table.month", lambda t: (lambda ms: ms if len(ms) == 1 else frozenset())(_weather_month(t)), {
+            f"{i:02d}": (f"где погода за {m}", f"в котором замеры за {m}") for i, m in enumerate(_MONTHS, 1)}),
+        "table.maintenance": Holds("table.maintenance", _maintenance, {
+            "maintenance": ("где есть серверы на обслуживании", "в котором часть серверов выведена на обслуживание"),
+            "none": ("где ни один сервер не на обслуживании", "в котором все серверы в работе")}, both=True),
+    },
+    "invoices": {
+        "invoices.count": Compare("invoices.count", lambda t, p: float(len(_invoice_amounts(t))), *_more_fewer("счетов")),
+        "invoices.total": Compare("invoices.total", lambda t, p: float(sum(_invoice_amounts(t))),
+                                  ("где общая сумма счетов больше", "в котором счета выставлены на большую сумму"),
+                                  ("где общая сумма счетов меньше", "в котором счета выставлены на меньшую сумму")),
+        "invoices.largest": Threshold("invoices.largest", lambda t: max(_invoice_amounts(t), default=None),
+                                      (3000, 5000, 8000, 10000, 15000), 1, _rubles,
+                                      ("где есть счёт больше {n}", "в котором хотя бы один счёт дороже {n}"),
+                                      ("где все счета меньше {n}", "в котором ни один счёт не дотягивает до {n}")),
+    },
+    "env": {
+        "env.variables": Compare("env.variables", lambda t, p: float(sum(
+            1 for ln in _live(t) if re.match(r"^[A-Z][A-Z0-9_]*=", ln))), *_more_fewer("переменных")),
+        "env.environment": Holds("env.environment", lambda t: frozenset({_env(t, "APP_ENV") or ""}), {
+            "production": ("где настройки боевого окружения", "в котором окружение — production"),
+            "staging": ("где настройки тестового стенда", "в котором окружение — staging")}),
+        "env.bouncer": Holds("env.bouncer", lambda t: frozenset({"bouncer" if _env(t, "DB_PORT") == "6432" else "direct"}), {
+            "bouncer": ("где база подключена через pgbouncer (порт 6432)",),
+            "direct": ("где к базе ходят напрямую, на порт 5432",)}),
+        "env.cache_ttl": Compare("env.cache_ttl", lambda t, p: _number(_env(t, "CACHE_TTL_S")),
+                                 ("где кеш живёт дольше", "в котором TTL кеша больше"),
+                                 ("где кеш живёт меньше", "в котором TTL кеша меньше")),
+    },
+    "events_jsonl": {
+        "traces.count": Compare("traces.count", lambda t, p: float(len(_trace_records(t))), *_more_fewer("трасс")),
+        "traces.route": Compare("traces.route", lambda t, p: float(sum(r.get("route") == p["route"] for r in
+                                                                       _trace_records(t))),
+                                ("где больше запросов к {route}", "в котором к {route} обращались чаще"),
+                                ("где меньше запросов к {route}", "в котором к {route} обращались реже"),
+                                lambda rng, a, b: {"route": rng.choice(["/orders", "/cart", "/pay"])}),
+    },
+    "python": {
+        "python.lines": Compare("python.lines", lambda t, p: float(len(t.splitlines())),
+                                ("где модуль длиннее", "в котором строк больше"),
+                                ("где модуль короче", "в котором строк меньше")),
+        "python.function": Holds("python.function", _python_functions, _FUNCTION_SAYS),
+        "python.functions": Compare("python.functions", lambda t, p: float(len(_python_functions(t))),
+                                    *_more_fewer("функций")),
+        "python.timeout": Threshold("python.timeout", _python_timeout, (7, 10, 12, 20), 1, _seconds,
+                                    ("где таймаут запросов больше {n}", "в котором запрос ждут дольше {n}"),
+                                    ("где таймаут запросов меньше {n}", "в котором запрос ждут меньше {n}")),
+        "python.requests": Holds("python.requests", _python_uses, {
+            "requests": ("где модуль ходит в сеть через requests", "в котором HTTP-запросы идут через библиотеку requests"),
+            "stdlib": ("где модуль обходится без requests", "в котором нет зависимости от requests")}),
+    },
+    "audio": {
+        "audio.length": Compare("audio.length", lambda t, p: _audio_minutes(t),
+                                ("где запись длиннее", "в котором запись дольше"),
+                                ("где запись короче", "в котором запись короче")),
+        "audio.threshold": Threshold("audio.threshold", _audio_minutes, (15, 20, 30, 45, 60), 1, _minutes,
+                                     ("где запись дольше {n}", "в котором запись идёт больше {n}"),
+                                     ("где запись короче {n}", "в котором запись не дотягивает до {n}")),
+    },
+}
+BY_NAME: dict[str, Criterion] = {name: c for group in CRITERIA.values() for name, c in group.items()}
+
+
+def draw(rng: random.Random, kind: str, source: str, other: str) -> tuple[str, str, Params] | None:
+    """(criterion name, clause, parameters) telling `source` from `other`: a criterion drawn
+    evenly among those of the kind that tell them apart, or None when none does."""
+    offered = []
+    for name, criterion in CRITERIA.get(kind, {}).items():
+        options = criterion.options(rng, source, other)
+        if options:
+            offered.append((name, *rng.choice(options)))
+    return rng.choice(offered) if offered else None
+
+
+def chosen(question: str, pick: Mapping[str, Any], texts: Mapping[str, str]) -> str | list[str]:
+    """The path a row's recorded pick means, from the written question and files alone, or what
+    keeps it from meaning exactly one: the clause is in the question and is one the criterion and
+    its parameters may be said with, and exactly one attached file fits it."""
+    criterion = BY_NAME.get(str(pick.get("criterion")))
+    if criterion is None:
+        return [f"unknown pick criterion {pick.get('criterion')!r}"]
+    params, clause = dict(pick.get("params", {})), str(pick.get("clause", ""))
+    if not clause or clause not in question:
+        return ["the question does not hold the recorded picking clause"]
+    if clause not in criterion.wordings(params):
+        return [f"«{clause}» is not how {criterion.name} with {params} is said"]
+    fitting = criterion.fits(texts, params)
+    return fitting[0] if len(fitting) == 1 else [f"{len(fitting)} of the {len(texts)} files fit «{clause}»"]
