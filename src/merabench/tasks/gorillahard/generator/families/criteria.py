@@ -698,7 +698,7 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
             "dashboard": ("где ссылки на дашборд нет", "в котором никто не давал ссылку на дашборд")}, lacks=True),
         "ticket.join": Joined("ticket.join", _join_author_commented, (
             "где автор задачи сам писал в обсуждении другой задачи из вложений",
-            "в котором автор задачи отметился в комментариях к другой приложенной задаче")),
+            "в котором автор задачи отметился в комментариях к другой задаче из вложений")),
     },
     "table": {
         "table.rows": Compare("table.rows", lambda t, p: float(len(_table(t)[1])), *_more_fewer("строк данных")),
