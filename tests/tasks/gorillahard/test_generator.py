@@ -1046,3 +1046,20 @@ def test_a_column_refusal_holds_only_look_alikes_and_its_near_miss_another_spell
                 renamed += question.reference["args"]["column"] != concept.column
                 assert concept.column not in header or question.reference["args"]["column"] == concept.column
     assert renamed >= 20  # mostly under a spelling the corpus's own header does not use
+
+
+def test_each_set_picks_by_its_own_share_of_the_criteria_and_their_wordings() -> None:
+    """A set uses about three quarters of each kind's criteria and of each criterion's wordings,
+    drawn by its seed: two seeds differ, every kind keeps two criteria at least, and the validator
+    accepts any wording of a criterion (it checks the clause against all of them)."""
+    from merabench.tasks.gorillahard.generator.families import criteria
+
+    one, other = criteria.in_set(23), criteria.in_set(91)
+    assert set(one) != set(other) and len(one) >= 30 and len(other) >= 30
+    assert all(sum(name in one for name in group) >= 2 for group in criteria.CRITERIA.values())
+    assert any(isinstance(c, criteria.Compare) and len(c.more) < len(criteria.BY_NAME[n].more) for n, c in one.items())
+    logs = {"a.log": "2026-03-01 10:00:00 INFO  api: GET /cart 200 12 ms\n",
+            "b.log": "2026-03-01 10:00:00 ERROR api: upstream timeout\n"}
+    for said in criteria.BY_NAME["log.errors"].more:  # every wording, whether a set uses it or not
+        pick = {"criterion": "log.errors", "clause": said, "params": {"direction": "more"}}
+        assert criteria.chosen(f"Нужен файл, {said}.", pick, logs) == "b.log"

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from merabench.tasks.gorillahard.generator import redteam_clauses
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 
 _PATH_IN = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
@@ -23,7 +24,7 @@ def live_text(text: str) -> str:
 
 
 _PICKING = re.compile(r"больше|меньше|длиннее|короче|\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+"
-                     r"(?:где|в котором|в которой|которая|который|что|из)\b|подключ|собира|среди зависимост")
+                     r"(?:где|в котором|в которой|у которого|которая|который|что|из)\b|подключ|собира|среди зависимост")
 _POINTING = re.compile(r"\b(?:тот|том|то|та|файл\w*|вложени\w*)\W+(?:где|в котором|в которой|которая|который|что)\b")
 
 
@@ -73,6 +74,10 @@ def pick_by_content(prompt: Any, candidates: list[str]) -> list[str]:
     if len(candidates) < 2:
         return candidates
     clause = pick_clause(prompt) or q
+    if len(candidates) == 2:  # a clause of a kind the dev set showed
+        chosen = redteam_clauses.pick(clause, {p: prompt.files[p] for p in candidates})
+        if chosen is not None:
+            return [chosen]
     if re.search(r"образ|подключ|есть|собира|упомина|содерж", clause):
         bare = _PATH_IN.sub(" ", clause)
         for word in re.findall(r"[a-z][a-z0-9.-]*[a-z0-9]", bare):

@@ -60,6 +60,7 @@ FACTORIES = {
 @dataclass(frozen=True)
 class Corpus:
     by_kind: dict[str, list[CorpusFile]]
+    seed: int = 0  # the set's: what a set draws once for all its rows (which picking criteria it uses)
 
     def pick(self, kind: str, rng: random.Random) -> CorpusFile:
         return rng.choice(self.by_kind[kind])
@@ -85,4 +86,4 @@ def build_corpus(seed: int) -> Corpus:
     for kind, (factory, count) in AMBIGUOUS_FACTORIES.items():
         for index in range(count):
             by_kind[kind].append(factory(extra, spare.pop(), index))
-    return Corpus(dict(by_kind))
+    return Corpus(dict(by_kind), seed)

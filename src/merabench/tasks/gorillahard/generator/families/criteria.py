@@ -21,7 +21,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.families.common import split_table
@@ -773,15 +773,156 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
                                      ("где запись короче {n}", "в котором запись не дотягивает до {n}")),
     },
 }
-BY_NAME: dict[str, Criterion] = {name: c for group in CRITERIA.values() for name, c in group.items()}
 
 
-def draw(rng: random.Random, kind: str, source: str, other: str) -> tuple[str, str, Params] | None:
+# More ways to say each criterion, in words of their own (a synonym, not the same stem), so one
+# set's clauses show only some of them: a rule keyed on the words of one set misses the rest.
+WIDER: dict[str, dict[str, tuple[str, ...]]] = {
+    "log.errors": {"more": ("где сервис чаще падал с ошибками", "в котором ошибок набралось больше"),
+                   "fewer": ("где сервис реже сбоил", "в котором ошибок набралось меньше")},
+    "log.errors_window": {"more": ("в котором {when} сбоев случилось больше",),
+                          "fewer": ("в котором {when} сбоев случилось меньше",)},
+    "log.slow": {"more": ("где чаще отвечали с большой задержкой", "в котором больше тормозящих запросов"),
+                 "fewer": ("где реже отвечали с большой задержкой", "в котором тормозящих запросов меньше")},
+    "log.day": {"more": ("где журнал свежее по числу", "в котором события случились позднее"),
+                "fewer": ("где журнал старше по числу", "в котором события случились раньше")},
+    "log.event": {
+        "db_refused": ("где видно, что СУБД отвергала подключения", "в котором Postgres не пускал приложение"),
+        "upstream_timeout": ("где соседний сервис не успевал ответить", "в котором вызовы наружу отваливались по времени"),
+        "disk_full": ("где место на томе подходило к концу", "в котором хранилище сервера почти забито"),
+        "oom": ("где процесс прибили за перерасход ОЗУ", "в котором случился OOM"),
+        "rate_limited": ("где упирались в ограничение частоты (код 429)",),
+        "failed_download": ("где выгрузку так и не удалось забрать по ссылке",),
+        "traceback": ("где к ошибке приложена цепочка вызовов", "в котором видно, в какой строке кода упал вызов")},
+    "log.no_event": {
+        "db_refused": ("где СУБД ни разу не отвергла подключение", "в котором Postgres исправно пускал приложение"),
+        "upstream_timeout": ("где соседний сервис всегда успевал ответить",),
+        "oom": ("где OOM не случался", "в котором ОЗУ хватило всем процессам"),
+        "traceback": ("где ошибки записаны одной строкой, без продолжения",),
+        "disk_full": ("где место на томе не кончалось",)},
+    "yaml.replicas": {"more": ("где запущено больше копий сервиса",), "fewer": ("где запущено меньше копий сервиса",)},
+    "yaml.version": {"more": ("где тег сборки свежее", "в котором выкатывается более поздний релиз"),
+                     "fewer": ("где тег сборки старее", "в котором выкатывается более ранний релиз")},
+    "yaml.memory": {"more": ("где у контейнера выше потолок по RAM",), "fewer": ("где у контейнера ниже потолок по RAM",)},
+    "yaml.timeout": {"over": ("где исходящий вызов может длиться дольше {n}",),
+                     "under": ("где исходящий вызов обрывается раньше {n}",)},
+    "yaml.retries": {"more": ("где неудачный вызов переспрашивают чаще",), "fewer": ("где неудачный вызов переспрашивают реже",)},
+    "yaml.ingress": {"on": ("где у сервиса есть внешний адрес",), "off": ("где у сервиса нет внешнего адреса",)},
+    "yaml.autoscaling": {"on": ("где работает HPA",), "off": ("где HPA отключён",)},
+    "yaml.debug": {"debug": ("где уровень журнала — самый подробный",), "warn": ("где журнал пишет лишь тревожные события",)},
+    "json.pool": {"more": ("где к базе держат больше открытых подключений",),
+                  "fewer": ("где к базе держат меньше открытых подключений",)},
+    "json.engine": {"mysql": ("где хранилище данных — «мускул»", "в котором база слушает порт 3306"),
+                    "postgres": ("где хранилище данных — «постгрес»", "в котором база на порту Postgres")},
+    "json.endpoints": {"more": ("где API шире по числу ручек",), "fewer": ("где API беднее по числу ручек",)},
+    "json.cache": {"cache": ("где ответы кешируются в Redis",), "nocache": ("где Redis не используется",)},
+    "docker.language": {"golang": ("где образ собирается компилятором Go",),
+                        "python": ("где внутри интерпретатор Python",),
+                        "node": ("где приложение запускается под Node",),
+                        "alpine": ("где пакеты ставятся через apk",)},
+    "docker.health": {"more": ("где живость проверяют с большим интервалом",),
+                      "fewer": ("где живость проверяют с меньшим интервалом",)},
+    "ini.max_jobs": {"more": ("где воркер выполняет больше задач разом",), "fewer": ("где воркер выполняет меньше задач разом",)},
+    "ini.purpose": {"orders": ("где воркер обслуживает оформление покупок",),
+                    "emails": ("где воркер занят почтовой рассылкой",),
+                    "reports": ("где воркер формирует отчётность",),
+                    "payments": ("где воркер занят оплатами",)},
+    "hosts.updated": {"more": ("где правки вносили недавно",), "fewer": ("где правки вносили давно",)},
+    "hosts.role": {"mail": ("где есть SMTP-сервер", "в котором есть узел для почты"),
+                   "vpn": ("где есть точка удалённого доступа",), "git": ("где есть хостинг репозиториев",),
+                   "ci": ("где есть сборочный сервер",), "grafana": ("где есть панели мониторинга",),
+                   "docs": ("где есть база знаний",), "cdn": ("где есть сеть доставки контента",),
+                   "status": ("где есть страничка состояния сервисов",), "metrics": ("где есть сбор метрик",),
+                   "auth": ("где есть сервер входа",), "shop": ("где есть витрина интернет-магазина",)},
+    "ticket.opened": {"more": ("где задача моложе", "в котором тикет появился позднее"),
+                      "fewer": ("где задача старше", "в котором тикет появился раньше")},
+    "ticket.comments": {"more": ("где переписка длиннее",), "fewer": ("где переписка короче",)},
+    "ticket.topic": {
+        "priority_high": ("где важность задачи повышали",),
+        "reassigned": ("где ответственный уходил отдыхать",),
+        "bom": ("где жаловались на невидимый символ в начале файла",),
+        "storage_moved": ("где ссылку меняли после переезда файла",),
+        "dashboard": ("где делились графиками по неделям",),
+        "timeouts_before": ("где вспоминали сбой генерации на прошлой неделе",)},
+    "ticket.no_topic": {"priority_high": ("где важность задачи не меняли",),
+                        "bom": ("где о невидимом символе в начале файла не писали",),
+                        "dashboard": ("где графиками по неделям не делились",)},
+    "table.topic": {"weather": ("где собраны показания метеостанций",), "staff": ("где описан персонал",),
+                    "sales": ("где учтена выручка",), "servers": ("где описан парк машин",)},
+    "table.sales_total": {"more": ("где выручка в сумме выше",), "fewer": ("где выручка в сумме ниже",)},
+    "table.colder": {"more": ("где погода в среднем мягче",), "fewer": ("где погода в среднем суровее",)},
+    "table.maintenance": {"maintenance": ("где часть машин на плановых работах",), "none": ("где все машины в строю",)},
+    "invoices.total": {"more": ("где клиентам выставлено больше денег",), "fewer": ("где клиентам выставлено меньше денег",)},
+    "env.environment": {"production": ("где конфигурация рабочего контура",), "staging": ("где конфигурация тестового контура",)},
+    "env.cache_ttl": {"more": ("где запомненные ответы хранятся дольше",), "fewer": ("где запомненные ответы устаревают быстрее",)},
+    "python.function": {
+        "notify": ("где модуль пишет в мессенджер",), "parse_date": ("где строки превращаются в даты",),
+        "to_cents": ("где деньги считают в копейках",), "paginate": ("где выдача обходится страница за страницей",),
+        "retry": ("где операцию пробуют заново",), "save_report": ("где результат выгружается в CSV",),
+        "load_config": ("где читается JSON с параметрами",), "chunked": ("где список нарезается кусками",),
+        "build_headers": ("где готовятся заголовки для HTTP",), "summarize": ("где считаются итоги по статусам",)},
+    "python.requests": {"requests": ("где сетевые вызовы идут через сторонний HTTP-клиент",),
+                        "stdlib": ("где нет стороннего HTTP-клиента",)},
+    "audio.length": {"more": ("где разговор продолжался дольше",), "fewer": ("где разговор уложился быстрее",)},
+}
+
+
+def _wider(criterion: Criterion, more: Mapping[str, tuple[str, ...]]) -> Criterion:
+    if isinstance(criterion, Compare):
+        return replace(criterion, more=criterion.more + more.get("more", ()), fewer=criterion.fewer + more.get("fewer", ()))
+    if isinstance(criterion, Threshold):
+        return replace(criterion, over=criterion.over + more.get("over", ()), under=criterion.under + more.get("under", ()))
+    if isinstance(criterion, Holds):
+        return replace(criterion, says={m: said + more.get(m, ()) for m, said in criterion.says.items()})
+    return criterion
+
+
+CRITERIA = {kind: {name: _wider(c, WIDER.get(name, {})) for name, c in group.items()} for kind, group in CRITERIA.items()}
+BY_NAME = {name: c for group in CRITERIA.values() for name, c in group.items()}
+
+
+SET_SHARE = 0.75  # of each kind's criteria, the share one set uses
+WORDING_SHARE = 0.7  # of each criterion's wordings (two at least, where it has two)
+
+
+@functools.lru_cache(maxsize=64)
+def in_set(seed: int) -> dict[str, Criterion]:
+    """The criteria one set picks by, each with the wordings it says them with: a share of each
+    kind's criteria (two at least) and of each criterion's wordings (two at least), drawn once per
+    set. Another set draws others, so the clauses one set shows are not all another set uses: a
+    rule written from one set's clauses meets criteria and words it has never seen."""
+    rng = random.Random(f"{seed}:picks")
+    chosen: dict[str, Criterion] = {}
+    for group in CRITERIA.values():
+        names = sorted(group)
+        for name in rng.sample(names, max(2, round(SET_SHARE * len(names)))):
+            chosen[name] = _narrowed(rng, group[name])
+    return chosen
+
+
+def _some(rng: random.Random, wordings: tuple[str, ...]) -> tuple[str, ...]:
+    kept = set(rng.sample(wordings, max(min(2, len(wordings)), round(WORDING_SHARE * len(wordings)))))
+    return tuple(w for w in wordings if w in kept)
+
+
+def _narrowed(rng: random.Random, criterion: Criterion) -> Criterion:
+    if isinstance(criterion, Compare):
+        return replace(criterion, more=_some(rng, criterion.more), fewer=_some(rng, criterion.fewer))
+    if isinstance(criterion, Threshold):
+        return replace(criterion, over=_some(rng, criterion.over), under=_some(rng, criterion.under))
+    if isinstance(criterion, Holds):
+        return replace(criterion, says={m: _some(rng, said) for m, said in sorted(criterion.says.items())})
+    return replace(criterion, clauses=_some(rng, criterion.clauses))
+
+
+def draw(rng: random.Random, kind: str, source: str, other: str, seed: int = 0) -> tuple[str, str, Params] | None:
     """(criterion name, clause, parameters) telling `source` from `other`: a criterion drawn
-    evenly among those of the kind that tell them apart, or None when none does."""
+    evenly among those of the kind the set uses that tell them apart, or None when none does."""
     offered = []
-    for name, criterion in CRITERIA.get(kind, {}).items():
-        options = criterion.options(rng, source, other)
+    usable = in_set(seed)
+    for name in CRITERIA.get(kind, {}):
+        criterion = usable.get(name)
+        options = criterion.options(rng, source, other) if criterion is not None else []
         if options:
             offered.append((name, *rng.choice(options)))
     return rng.choice(offered) if offered else None

@@ -164,7 +164,7 @@ class Spec:
         rng.shuffle(fitting)
         # the first pair some criterion tells apart, by a criterion drawn among those that do
         source, args, other, (criterion, which, params) = next(
-            (s, a, o, drawn) for s, a, o in fitting if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text)))
+            (s, a, o, drawn) for s, a, o in fitting if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed)))
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)

@@ -61,6 +61,7 @@ def request_of(question: str, which: str = "") -> str:
     as recorded: a clause's own numbers, times and names are not the request's)."""
     for frame in (*PREFIX_POINTERS, *SUFFIX_POINTERS) if which else ():
         said = frame.format(which=which)
-        if said in question:
-            return question.replace(said, "", 1).strip()
+        for form in (said, said[0].lower() + said[1:]):  # lowered after an aside ("Короче, возьми файл, …")
+            if form in question:
+                return question.replace(form, "", 1).strip()
     return _POINTER.sub("", question, count=1).strip()
