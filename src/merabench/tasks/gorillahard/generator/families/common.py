@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.model import Question
 
 STATS = {"mean": "среднее значение", "median": "медиану", "sum": "сумму", "max": "максимум", "min": "минимум"}
@@ -38,11 +39,7 @@ class Family:
 
 
 def split_table(text: str) -> tuple[list[str], list[list[str]]]:
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    delimiter = max((";", "\t", ","), key=lines[0].count)
-    rows = [ln.split(delimiter) for ln in lines]
-    header = rows[0]
-    return header, [r for r in rows[1:] if r != header]  # a repeated header is not a record
+    return formats.table(text)
 
 
 _DEFINITION = re.compile(r"^def (\w+)\(", re.M)
@@ -58,14 +55,9 @@ def lines_with(text: str, needle: str) -> list[int]:
 
 
 def setting(text: str, key: str, separator: str = ":") -> str | None:
-    """The value of the first uncommented `key<sep> value` line."""
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if stripped and stripped[0] not in "#;" and stripped.startswith(key) and separator in stripped:
-            name, value = stripped.split(separator, 1)
-            if name.strip() == key:
-                return value.strip().strip('"')
-    return None
+    """The live value of a key: by its path in YAML (`:`; a bare key is a top-level one), by its
+    last assignment in .env and INI text (`=`)."""
+    return formats.yaml_value(text, key) if separator == ":" else formats.assignment(text, key)
 
 
 def only(view: View) -> tuple[str, str]:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
@@ -140,7 +141,7 @@ def check_set_retries(view: View) -> list[str]:
         call(
             "config.set_retries",
             service=setting(text, "deployment"),
-            retries=int(setting(text, "retries") or -1),
+            retries=int(setting(text, "client.retries") or -1),
         ),
     )
 
@@ -235,8 +236,8 @@ def make_queue_depth(rng: random.Random, corpus: Corpus) -> Question:
 
 
 def queue_section(text: str) -> str:
-    """The [queue] section of an INI file, up to the next section."""
-    return text.split("[queue]", 1)[1].split("\n[", 1)[0]
+    """The [queue] section of an INI file, up to the next section (its header alone on a line)."""
+    return re.split(r"^\[queue\]\s*$", text, maxsplit=1, flags=re.M)[1].split("\n[", 1)[0]
 
 
 def check_queue_depth(view: View) -> list[str]:
@@ -263,7 +264,8 @@ def check_cron(view: View) -> list[str]:
     _, text = only(view)
     return expect(
         view,
-        call("cron.schedule", command=setting(text, "command", "="), cron=setting(text, "schedule", "=")),
+        call("cron.schedule", command=formats.toml_value(text, "tool.service.command"),
+             cron=formats.toml_value(text, "tool.service.schedule")),
     )
 
 

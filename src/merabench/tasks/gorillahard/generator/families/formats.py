@@ -1,0 +1,150 @@
+"""The validator's readers of the corpus's file formats, each by its format's own rules.
+
+A YAML key is read by its path (a `legacy:` block of old values is not the live one), an .env or
+INI key by its last assignment (as dotenv and configparser read them), TOML through tomllib, a
+CSV table without its comment lines and repeated headers and with quoted cells kept whole, a
+ticket's key, author, link and thread whatever its layout. Comments are never values.
+"""
+
+from __future__ import annotations
+
+import configparser
+import csv
+import re
+import tomllib
+from typing import Any
+
+
+def unquoted(value: str) -> str:
+    """A scalar as written after its key: a quoted one up to its closing quote, a bare one up to
+    an inline ` #` comment."""
+    value = value.strip()
+    if value[:1] in ("\"", "'"):
+        end = value.find(value[0], 1)
+        return value[1:end] if end > 0 else value[1:]
+    return value.split(" #", 1)[0].strip()
+
+
+def yaml_value(text: str, path: str) -> str | None:
+    """The scalar at a dotted path of a block-style YAML mapping (`client.timeout_ms`); a bare key
+    is a top-level one. List items and comments are not addressed."""
+    wanted = path.split(".")
+    stack: list[tuple[int, str]] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "- ")) or ":" not in stripped:
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        key, value = (part.strip() for part in stripped.split(":", 1))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        if [k for _, k in stack] + [key] == wanted and value:
+            return unquoted(value)
+        if not value:
+            stack.append((indent, key))
+    return None
+
+
+def assignment(text: str, key: str) -> str | None:
+    """The value of the last live `key=value` (or `key = value`, `export KEY=value`) line: the one
+    dotenv and configparser keep."""
+    found = None
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        stripped = stripped.removeprefix("export ")
+        name, sep, value = stripped.partition("=")
+        if sep and name.strip() == key:
+            found = unquoted(value)
+    return found
+
+
+def ini_value(text: str, section: str, key: str) -> str | None:
+    """A key of an INI section as configparser reads it (the last of a repeated key)."""
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return parser.get(section, key, fallback=None)
+
+
+def toml_value(text: str, path: str) -> Any:
+    try:
+        node: Any = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    for key in path.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def table(text: str) -> tuple[list[str], list[list[str]]]:
+    """A delimited table: the delimiter its header uses, `#` comment lines and repeated headers
+    left out, quoted cells whole."""
+    lines = [ln for ln in text.split("\n") if ln.strip() and not ln.startswith("#")]
+    delimiter = max((";", "\t", ","), key=lines[0].count)
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    header = rows[0]
+    return header, [r for r in rows[1:] if r != header]
+
+
+def number(cell: str) -> float:
+    """A number as a table writes it: a decimal comma and spaces between thousands allowed."""
+    return float(cell.replace("\u00a0", "").replace(" ", "").replace(",", "."))
+
+
+# --- tickets ---------------------------------------------------------------------------------
+
+_THREAD = re.compile(r"^(?:## (?:Обсуждение|Комментарии)|Комментарии:)\s*$", re.M)
+# a thread entry in any of the tracker's layouts: **Имя**, 2026-03-04: / [2026-03-04] Имя: / — Имя (2026-03-04):
+_ENTRY = re.compile(r"^(?:\*\*[^*\n]+\*\*, \d{4}-\d\d-\d\d:|\[\d{4}-\d\d-\d\d \d\d:\d\d\] [^:\n]+:|— [^(\n]+ \(\d{4}-\d\d-\d\d\):)",
+                    re.M)
+_KEY = re.compile(r"\b[A-Z]+-\d+\b")
+
+
+def _without_comments(text: str) -> str:
+    return re.sub(r"<!--.*?-->", "", text, flags=re.S)
+
+
+def ticket_description(text: str) -> str:
+    """A ticket up to its thread of comments, HTML comments left out."""
+    return _THREAD.split(_without_comments(text), maxsplit=1)[0]
+
+
+def ticket_key(text: str) -> str:
+    """The ticket's own key: the first one of its title line."""
+    title = next(ln for ln in text.split("\n") if ln.strip())
+    found = _KEY.search(title)
+    return found.group() if found else ""
+
+
+def ticket_author(text: str) -> str:
+    """The author's login: `@login` on the line that names the author (Автор / reporter)."""
+    for line in ticket_description(text).split("\n"):
+        if re.search(r"(?i)\b(?:автор|reporter)\b", line):
+            found = re.search(r"@([\w.]+)", line)
+            if found:
+                return found.group(1)
+    return ""
+
+
+def ticket_url(text: str) -> str:
+    """The export the ticket is about: the first data link of its description."""
+    found = re.search(r"https://data\.[^\s)`\"'>|]+", ticket_description(text))
+    return found.group() if found else ""
+
+
+def ticket_comments(text: str) -> int:
+    thread = _THREAD.split(_without_comments(text), maxsplit=1)
+    return len(_ENTRY.findall(thread[1])) if len(thread) > 1 else 0
+
+
+def env_variables(text: str) -> int:
+    """How many variables an .env file sets: each name once, however often it is assigned."""
+    names = {line.strip().removeprefix("export ").split("=", 1)[0] for line in text.split("\n")
+             if re.match(r"^(?:export )?[A-Z][A-Z0-9_]*=", line.strip())}
+    return len(names)
