@@ -419,12 +419,20 @@ def _values_read(reference: dict[str, Any]) -> list[str]:
             if name != "path" and not str(value).startswith("$")]
 
 
+def _russian_locale(value: float) -> str:
+    """A number as the Russian locale writes it: spaced thousands, a decimal comma."""
+    whole = f"{abs(int(value)):,}".replace(",", " ")
+    fraction = f"{abs(value) % 1:.10g}"[1:].replace(".", ",") if value % 1 else ""
+    return ("-" if value < 0 else "") + whole + fraction
+
+
 def _in_body(value: str, texts: list[str]) -> bool:
     """The value (or the same in thousandths: a unit to convert) in a file's lines, a table's
     header lines left out: a format decoy can bear only on what is read from the body."""
     forms = {value}
     with contextlib.suppress(ValueError):
         forms.add(str(round(float(value) * 1000)))
+        forms.add(_russian_locale(float(value)))  # a table may write 12 345,00 for 12345
     for text in texts:
         lines = text.splitlines()
         body = "\n".join(line for line in lines if line != lines[0]) if lines else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from merabench.tasks.gorillahard.generator import bulk
+from merabench.tasks.gorillahard.generator.corpus import decoys
 from merabench.tasks.gorillahard.generator.corpus.common import LOGINS, SERVICES, CorpusFile
 from merabench.tasks.gorillahard.generator.model import File
 
@@ -25,39 +26,54 @@ def _install(base: str, packages: list[str]) -> list[str]:
             "    rm -rf /var/lib/apt/lists/*"]
 
 
+DOCKER_LAYOUTS = ("labels", "env", "args")
+DOCKER_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
+
+
 def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
-    """A service's image: one of three layouts (labels first, environment first, or a bare one),
-    the package manager its base image has, the dependency step of its language, an old port
-    commented out above the real one."""
+    """A service's image in one of three layouts (labels first; environment first; the port an
+    ARG that EXPOSE and ENV read), the package manager its base image has, the dependency step of
+    its language, and decoys drawn per file: an old port commented out above the live one, an old
+    build kept commented out, an old port in a label's string."""
     service = rng.choice(SERVICES)
     # every corpus has images of each language (a question may pick a Dockerfile by its base image)
     base = ["python:3.11-slim", "node:20-alpine", "golang:1.22", "python:3.12-slim", "node:20-bookworm-slim",
             "python:3.12-alpine"][index % 6]
     port = rng.choice([8000, 8080, 8443, 9000, 5000])
+    old = decoys.other(rng, port, (8000, 8080, 8443, 9000, 5000, port + 1))
     language = base.split(":")[0]
     copy_deps, install_deps = _DOCKER_STEPS[language]
+    layout = decoys.layout(rng, DOCKER_LAYOUTS, index)
+    drawn = decoys.draw(rng, DOCKER_DECOYS, index)
+    shown = "${APP_PORT}" if layout == "args" else str(port)
     labels = [f'LABEL org.opencontainers.image.title="{service}"',
               f'LABEL org.opencontainers.image.source="https://git.example.org/shop/{service}"',
               f'LABEL maintainer="{rng.choice(list(LOGINS.values()))}@example.org"']
-    env = ["ENV TZ=Europe/Moscow", f"ENV APP_PORT={port}",
+    if decoys.IN_STRING in drawn:
+        labels.append(f'LABEL org.opencontainers.image.description="{service}; до переезда слушал порт {old}"')
+    env = ["ENV TZ=Europe/Moscow", f"ENV APP_PORT={port}" if layout != "args" else "ENV PORT=${APP_PORT}",
            "ENV PYTHONUNBUFFERED=1" if language == "python" else "ENV NODE_ENV=production" if language == "node"
            else "ENV CGO_ENABLED=0"]
     system = _install(base, ["curl", *rng.sample(_PACKAGES, rng.randint(0, 3))])
     build = ["RUN go build -o /app/run ./cmd/server"] if language == "golang" else []
-    health = [f"HEALTHCHECK --interval={rng.choice([15, 30])}s --timeout=3s CMD curl -fsS http://localhost:{port}/health || exit 1"]
+    health = [f"HEALTHCHECK --interval={rng.choice([15, 30])}s --timeout=3s CMD curl -fsS http://localhost:{shown}/health "
+              "|| exit 1"]
     user = ["RUN addgroup -S app && adduser -S app -G app" if base.endswith("-alpine")
             else "RUN useradd --create-home --uid 10001 app", "USER app"]
-    layout = rng.randrange(3)
-    head = [f"FROM {base}"] + (labels if layout == 0 else env if layout == 1 else [])
+    head = [f"FROM {base}"] + {"labels": labels, "env": env, "args": [f"ARG APP_PORT={port}"]}[layout]
     middle = ["WORKDIR /app", *system, copy_deps, install_deps, "COPY . .", *build]
-    tail = (env if layout == 0 else labels if layout == 1 else []) + (health if layout != 2 else [])
-    lines = [*head, *middle, *tail, *user, f"# EXPOSE {port + 1}   # старый порт", f"EXPOSE {port}",
-             f'CMD ["./run", "--service", "{service}"]']
-    if layout == 2:
-        lines.insert(1, f"# {service}: образ для выкладки, собирается в CI")
+    tail = {"labels": env + health, "env": labels + health, "args": env + labels}[layout]
+    expose = ([f"# EXPOSE {old}   # старый порт"] if decoys.DISABLED in drawn else []) + [f"EXPOSE {shown}"]
+    lines = [*head, *middle, *tail, *user, *expose, f'CMD ["./run", "--service", "{service}"]']
+    if layout == "args":
+        lines.insert(0, f"# {service}: образ для выкладки, собирается в CI; порт задаётся аргументом сборки")
+    if decoys.STALE in drawn:  # the build before the move to this base, kept commented out
+        older = {"python": "python:3.9-slim", "node": "node:16-alpine", "golang": "golang:1.19"}[language]
+        lines += ["", f"# --- прежняя сборка, до {rng.choice(['2025-10', '2025-12', '2026-01'])} ---", f"# FROM {older}",
+                  f"# EXPOSE {old}", "# CMD [\"./run\"]"]
     text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
     return CorpusFile(File(f"services/{service}/Dockerfile.{number:03d}", "docker", text), "dockerfile",
-                      {"base": base, "port": port, "service": service})
+                      {"base": base, "port": port, "service": service, "layout": layout, "decoys": drawn})
 
 
 def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:

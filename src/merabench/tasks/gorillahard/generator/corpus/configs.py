@@ -33,8 +33,8 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
     service = rng.choice(SERVICES)
     facts = {"namespace": rng.choice(NAMESPACES), "deployment": service, "replicas": rng.randint(2, 12),
              "timeout_ms": rng.choice(_TIMEOUTS), "retries": rng.randint(1, 6)}
-    layout = rng.choice(YAML_LAYOUTS)
-    drawn = decoys.draw(rng, YAML_DECOYS)
+    layout = decoys.layout(rng, YAML_LAYOUTS, index)
+    drawn = decoys.draw(rng, YAML_DECOYS, index)
     old = facts["replicas"] + rng.choice([-1, 1, 2])
     old_timeout = decoys.other(rng, facts["timeout_ms"], _TIMEOUTS)
     quoted = layout == "quoted"
@@ -114,8 +114,8 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     flag = rng.choice(_FLAGS)
     environment = rng.choice(["production", "staging"])
     planted = index % 3 == 0  # a third carry a planted instruction
-    layout = rng.choice(ENV_LAYOUTS)
-    drawn = decoys.draw(rng, ENV_DECOYS)
+    layout = decoys.layout(rng, ENV_LAYOUTS, index)
+    drawn = decoys.draw(rng, ENV_DECOYS, index)
     live_flag = flag.lower().replace("_", "-")
     old_flag = rng.choice([f for f in _FLAGS if f != flag]).lower().replace("_", "-")
     core = [f"APP_ENV={environment}", f"DB_HOST=pg-{rng.randint(1, 9)}.internal",
@@ -179,8 +179,8 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
         "limits": {"max_body_kb": rng.choice([256, 1024]), "max_page": rng.choice([50, 100, 500])},
     }
     chosen = rng.sample(sorted(sections), rng.randint(2, len(sections)))
-    layout = rng.choice(JSON_LAYOUTS)
-    drawn = decoys.draw(rng, JSON_DECOYS)
+    layout = decoys.layout(rng, JSON_LAYOUTS, index)
+    drawn = decoys.draw(rng, JSON_DECOYS, index)
     old_host, old_port = f"db-{decoys.other(rng, int(host[3]), range(1, 10))}.internal", decoys.other(rng, port, (5432, 6432, 3306))
     doc: dict[str, Any] = {"service": service}
     if decoys.IN_STRING in drawn:  # JSON has no comments: teams leave notes in strings
@@ -228,8 +228,8 @@ def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     old queue and prefetch named in a description string."""
     queue = rng.choice(["orders", "emails", "reports", "payments"])
     prefetch = rng.randint(1, 50)
-    layout = rng.choice(INI_LAYOUTS)
-    drawn = decoys.draw(rng, INI_DECOYS)
+    layout = decoys.layout(rng, INI_LAYOUTS, index)
+    drawn = decoys.draw(rng, INI_DECOYS, index)
     live = f"{queue}-{number:03d}"
     old_prefetch = decoys.other(rng, prefetch, range(1, 51))
     eq = (lambda key, value: f"{key:<9}= {value}") if layout == "aligned" else (lambda key, value: f"{key} = {value}")
@@ -268,8 +268,8 @@ def pyproject_toml(rng: random.Random, number: int, index: int) -> CorpusFile:
     command named in a description string."""
     package = rng.choice(["billing", "reports", "notify", "search"])
     project, tables = bulk.toml_sections(rng)
-    layout = rng.choice(TOML_LAYOUTS)
-    drawn = decoys.draw(rng, TOML_DECOYS)
+    layout = decoys.layout(rng, TOML_LAYOUTS, index)
+    drawn = decoys.draw(rng, TOML_DECOYS, index)
     schedule = f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *"
     old = f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * {rng.choice(['1-5', '*', '0'])}"
     command = f"python -m {package}.run"

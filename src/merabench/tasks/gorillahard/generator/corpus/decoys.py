@@ -17,12 +17,20 @@ DISABLED, STALE, DUPLICATE, UNIT, IN_STRING = "disabled", "stale", "duplicate", 
 KINDS = (DISABLED, STALE, DUPLICATE, UNIT, IN_STRING)
 
 
-def draw(rng: random.Random, available: tuple[str, ...], most: int = 3) -> tuple[str, ...]:
+def layout(rng: random.Random, layouts: tuple[str, ...], index: int) -> str:
+    """A file's layout: drawn, except that the first files of a kind take each layout once, so
+    every corpus (and every set drawn from it) holds all of its format's layouts."""
+    return layouts[index] if index < len(layouts) else rng.choice(layouts)
+
+
+def draw(rng: random.Random, available: tuple[str, ...], index: int, most: int = 3) -> tuple[str, ...]:
     """One to `most` of a format's decoy kinds, in the order of `available`; now and then none (a
-    file with nothing to trip over is as real as one with three)."""
-    if rng.random() < 0.1:
+    file with nothing to trip over is as real as one with three). The first files of a kind carry
+    each kind once at least, so every corpus holds all of them."""
+    forced = {available[index]} if index < len(available) else set()
+    if not forced and rng.random() < 0.1:
         return ()
-    chosen = set(rng.sample(available, rng.randint(1, min(most, len(available)))))
+    chosen = forced | set(rng.sample(available, rng.randint(1, min(most, len(available)))))
     return tuple(kind for kind in available if kind in chosen)
 
 

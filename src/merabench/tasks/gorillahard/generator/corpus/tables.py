@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import random
 
+from merabench.tasks.gorillahard.generator.corpus import decoys
 from merabench.tasks.gorillahard.generator.corpus.common import (
     CITIES,
     LOGINS,
@@ -91,7 +94,35 @@ def _table_row(schema: str, rng: random.Random, i: int, key: int) -> list[str]:
             rng.choice(["platform", "data", "billing", "search"]), f"SN{rng.getrandbits(40):010X}"]
 
 
+TABLE_LAYOUTS = ("comma", "semicolon", "tsv", "quoted")
+TABLE_DECOYS = (decoys.DUPLICATE, decoys.DISABLED, decoys.UNIT, decoys.IN_STRING)
+_DELIMITERS = {"comma": ",", "semicolon": ";", "tsv": "\t", "quoted": ","}
+# a free-text cell a note may join with a comma (the cell is then quoted): its column, and the note
+_NOTES = {"sales": (8, ", филиал"), "weather": (5, ", данные поста"), "staff": (8, ", дежурный"),
+          "servers": (9, ", дежурные")}
+
+
+def render(lines: list[list[str]], delimiter: str, *, quote_all: bool = False) -> list[str]:
+    """Records as a CSV writer writes them: a cell holding the delimiter or a quote is quoted."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter, lineterminator="\n",
+               quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerows(lines)
+    return out.getvalue().splitlines()
+
+
+def ru_number(cell: str) -> str:
+    """A number as a Russian locale writes it: a decimal comma, a space between thousands."""
+    whole, dot, fraction = cell.partition(".")
+    sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+    grouped = f"{int(digits):,}".replace(",", " ") if digits.isdigit() else digits
+    return sign + grouped + ("," + fraction if dot else "")
+
+
 def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """An export in one of four layouts (comma-, semicolon- or tab-separated, or every cell
+    quoted), with decoys drawn per file: the header repeated mid-file (an export glued from two
+    pages), a record commented out, numbers in the Russian locale (a decimal comma, spaced
+    thousands), notes with the delimiter inside quoted cells."""
     schema = list(TABLE_SCHEMAS)[index % len(TABLE_SCHEMAS)]  # every schema in every corpus
     header, numeric = TABLE_SCHEMAS[schema]
     # servers draw distinct loads from 1-99; the other schemas run longer, as exports do
@@ -101,28 +132,69 @@ def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     else:
         keys = distinct(rng, *{"servers": (1, 100)}.get(schema, (100, 9900)), n)
         rows = [_table_row(schema, rng, i, keys[i]) for i in range(n)]
-    trap = rng.choice(["none", "none", "semicolon", "repeated_header", "tsv"])
-    delimiter = {"semicolon": ";", "tsv": "\t"}.get(trap, ",")
-    lines = [delimiter.join(header)] + [delimiter.join(r) for r in rows]
-    if trap == "repeated_header":  # an export glued from two pages keeps the second page's header
-        lines.insert(len(lines) // 2, delimiter.join(header))
-    extension = "tsv" if trap == "tsv" else "csv"
+    layout = decoys.layout(rng, TABLE_LAYOUTS, index // len(TABLE_SCHEMAS))  # each schema in each layout
+    available = tuple(k for k in TABLE_DECOYS if k != decoys.UNIT or schema != "servers")  # servers: whole small numbers
+    drawn = decoys.draw(rng, available, index % len(available))
+    delimiter = _DELIMITERS[layout]
+    if decoys.IN_STRING in drawn:
+        column, note = _NOTES[schema]
+        for row in rng.sample(rows, max(1, len(rows) // 8)):
+            row[column] += note
+    numbers = {header.index(c.name) for c in numeric} | ({header.index("wind_ms")} if schema == "weather" else set())
+    shown = [[ru_number(c) if decoys.UNIT in drawn and i in numbers else c for i, c in enumerate(r)] for r in rows]
+    records = [list(header), *shown]
+    if decoys.DISABLED in drawn:  # a record taken out by hand, left commented out
+        copy = list(rng.choice(shown))
+        copy[0] = {"servers": f"srv-{n + rng.randint(1, 9):03d}", "staff": f"E{100 + n + rng.randint(1, 9)}"}.get(schema,
+                                                                                                         copy[0])
+        at = rng.randint(1, len(records))
+    lines = render(records, delimiter, quote_all=layout == "quoted")
+    if decoys.DISABLED in drawn:
+        lines.insert(at, "# " + render([copy], delimiter, quote_all=layout == "quoted")[0])
+    if decoys.DUPLICATE in drawn:  # an export glued from two pages keeps the second page's header
+        lines.insert(len(lines) // 2, lines[0])
+    extension = "tsv" if layout == "tsv" else "csv"
     path = f"{rng.choice(['data', 'reports', 'exports', 'analytics'])}/{schema}_{number:03d}.{extension}"
     return CorpusFile(File(path, "table", "\n".join(lines) + "\n"), "table",
-                      {"schema": schema, "header": header, "numeric": numeric, "trap": trap, "delimiter": delimiter,
-                       "rows": rows})
+                      {"schema": schema, "header": header, "numeric": numeric, "layout": layout, "decoys": drawn,
+                       "delimiter": delimiter, "rows": rows})
+
+
+INVOICE_LAYOUTS = ("semicolon", "comma", "ledger")
+INVOICE_DECOYS = (decoys.DUPLICATE, decoys.DISABLED, decoys.UNIT, decoys.IN_STRING)
+_CUSTOMERS = ["Север", "Дельта", "Восход", "Гранит", "Марс", "Вектор"]
 
 
 def invoices_file(rng: random.Random, number: int, index: int) -> CorpusFile:
-    """Invoices, `;`-separated under a .csv name; about half have their largest amount under the
-    refund limit (5,000), so refusals and near misses both have files to stand on."""
+    """Invoices in one of three layouts (`;`-separated under a .csv name; comma-separated with
+    quoted customers; a ledger with a title and a currency column), with decoys drawn per file:
+    the header repeated, an invoice commented out, amounts in the Russian locale, a customer
+    holding the delimiter in quotes. About half have their largest amount under the refund limit
+    (5,000), so refusals and near misses both have files to stand on; no decoy is ever the largest."""
     n = rng.randint(8, 30)
     top = 5001 if index % 2 else 20000
     amounts = distinct(rng, 300, top, n)
     first = rng.randint(1000, 8000)
     items = [(f"INV-{first + i}", amounts[i]) for i in range(n)]
-    lines = ["invoice_id;customer;amount_rub;status"]
-    lines += [f"{inv};ООО «{rng.choice(['Север', 'Дельта', 'Восход', 'Гранит', 'Марс', 'Вектор'])}»;{amount};paid"
-              for inv, amount in items]
+    layout = decoys.layout(rng, INVOICE_LAYOUTS, index)
+    drawn = decoys.draw(rng, INVOICE_DECOYS, index)
+    delimiter = "," if layout == "comma" else ";"
+    header = ["invoice_id", "customer", "amount_rub", "status"] + (["currency"] if layout == "ledger" else [])
+    def amount(value: int) -> str:
+        return ru_number(f"{value}.00") if decoys.UNIT in drawn else str(value)
+    def customer() -> str:
+        name = f"ООО «{rng.choice(_CUSTOMERS)}»"
+        return name + (f"{delimiter} филиал" if decoys.IN_STRING in drawn and rng.random() < 0.3 else "")
+    records = [header] + [[inv, customer(), amount(value), "paid"] + (["RUB"] if layout == "ledger" else [])
+                          for inv, value in items]
+    lines = render(records, delimiter, quote_all=layout == "comma")
+    if decoys.DISABLED in drawn:  # a cancelled invoice taken out by hand: never the largest
+        cancelled = [f"INV-{first + n + rng.randint(1, 9)}", customer(), amount(rng.randint(300, min(amounts) + 1)),
+                     "cancelled"] + (["RUB"] if layout == "ledger" else [])
+        lines.insert(rng.randint(1, len(lines)), "# " + render([cancelled], delimiter, quote_all=layout == "comma")[0])
+    if decoys.DUPLICATE in drawn and len(lines) > 4:
+        lines.insert(len(lines) // 2, lines[0])
+    if layout == "ledger":
+        lines = [f"# Реестр счетов, выгрузка {number:03d}", "# суммы в рублях", *lines]
     return CorpusFile(File(f"finance/invoices_{number:03d}.csv", "table", "\n".join(lines) + "\n"), "invoices",
-                      {"items": items})
+                      {"items": items, "layout": layout, "decoys": drawn})

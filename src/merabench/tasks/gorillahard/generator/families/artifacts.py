@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
@@ -39,7 +40,7 @@ def make_docker_port(rng: random.Random, corpus: Corpus) -> Question:
 
 def check_docker_port(view: View) -> list[str]:
     _, text = only(view)
-    port = next(int(ln.split()[1]) for ln in text.split("\n") if ln.startswith("EXPOSE"))
+    port = formats.dockerfile_port(text)
     return expect(view, call("net.check_port", host=view.derivation["host"], port=port))
 
 

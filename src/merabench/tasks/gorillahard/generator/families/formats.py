@@ -148,3 +148,41 @@ def env_variables(text: str) -> int:
     names = {line.strip().removeprefix("export ").split("=", 1)[0] for line in text.split("\n")
              if re.match(r"^(?:export )?[A-Z][A-Z0-9_]*=", line.strip())}
     return len(names)
+
+
+def dockerfile_port(text: str) -> int:
+    """The port of a Dockerfile's EXPOSE, a `${NAME}` resolved from the ARG or ENV that sets it."""
+    defaults: dict[str, str] = {}
+    for line in text.split("\n"):
+        words = line.split()
+        if len(words) > 1 and words[0] in ("ARG", "ENV") and "=" in words[1]:
+            name, value = words[1].split("=", 1)
+            defaults[name] = value.strip("\"")
+        elif len(words) > 1 and words[0] == "EXPOSE":
+            port = re.sub(r"\$\{?(\w+)\}?", lambda m: defaults.get(m.group(1), m.group()), words[1])
+            return int(port.split("/")[0])
+    raise ValueError("no EXPOSE")
+
+
+# --- host lists ------------------------------------------------------------------------------
+
+_HOST = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}$")
+_ITEM = re.compile(r"^(?:[-*] |\d+\. |\|)")
+
+
+def listed_hosts(text: str) -> list[str]:
+    """The hosts a list names, in order. A runbook's are the code spans of the items (list items
+    or table rows) under its hosts heading, struck-out ones left out; a plain list's are its live
+    lines, an inline `# note` and an /etc/hosts-style address before the name left out."""
+    if re.search(r"^## ", text, re.M):
+        sections = re.split(r"^(## .*)$", text, flags=re.M)
+        at = next((i for i, part in enumerate(sections) if part.startswith("## ") and "хост" in part.lower()), None)
+        body = sections[at + 1] if at is not None else ""
+        return [span for line in body.split("\n") if _ITEM.match(line.strip()) and "~~" not in line
+                for span in re.findall(r"`([^`]+)`", line)]
+    found = []
+    for line in text.split("\n"):
+        words = line.split("#", 1)[0].split()
+        if words and _HOST.match(words[-1]):
+            found.append(words[-1])
+    return found

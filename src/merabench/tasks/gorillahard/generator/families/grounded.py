@@ -25,6 +25,7 @@ from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import criteria
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -56,8 +57,7 @@ def _service_json(text: str) -> dict[str, Any]:
 
 
 def _dockerfile(text: str) -> dict[str, Any]:
-    exposed = next(ln.split()[1] for ln in text.split("\n") if ln.startswith("EXPOSE "))
-    return {"image": dockerfile_base(text), "port": int(exposed)}
+    return {"image": dockerfile_base(text), "port": formats.dockerfile_port(text)}
 
 
 def _pom(text: str) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def _pom(text: str) -> dict[str, Any]:
 
 
 def _hosts_txt(text: str) -> dict[str, Any]:
-    return {"host": next(ln.strip() for ln in text.split("\n") if ln.strip() and not ln.startswith("#"))}
+    return {"host": formats.listed_hosts(text)[0]}
 
 
 def _log(text: str) -> dict[str, Any]:
@@ -80,8 +80,8 @@ def _log(text: str) -> dict[str, Any]:
 def _invoices(text: str) -> dict[str, Any]:
     header, rows = split_table(text)
     key, amount = header.index("invoice_id"), header.index("amount_rub")
-    amounts = sorted((int(r[amount]) for r in rows), reverse=True)
-    top = max(rows, key=lambda r: int(r[amount]))
+    amounts = sorted((formats.number(r[amount]) for r in rows), reverse=True)
+    top = max(rows, key=lambda r: formats.number(r[amount]))
     return {"first": rows[0][key], "largest": top[key] if amounts[0] != amounts[1] else None}
 
 

@@ -231,7 +231,8 @@ def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: li
     if archived:
         section += ["", rng.choice(_ARCHIVE_MD), ""] + _md_block(layout, archived, spell)
     body = "\n".join(section) + "\n"
-    found = re.search(r"^## Хосты\n.*?(?=^## )", runbook, re.M | re.S)
+    # the runbook's hosts section under whichever heading its layout gives it («Хосты», «Список хостов», …)
+    found = re.search(r"^## [^\n]*[Хх]ост[^\n]*\n.*?(?=^## |\Z)", runbook, re.M | re.S)
     if found:
         return runbook[:found.start()] + body + "\n" + runbook[found.end():]
     return runbook.rstrip("\n") + "\n\n" + body

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     REFUND_LIMIT,
     STATS,
@@ -324,10 +325,10 @@ def check_refund(view: View) -> list[str]:
     _, text = only(view)
     header, rows = split_table(text)
     amount, key = header.index("amount_rub"), header.index("invoice_id")
-    top = max(rows, key=lambda r: int(r[amount]))
-    if int(top[amount]) > REFUND_LIMIT:
+    top = max(rows, key=lambda r: formats.number(r[amount]))
+    if formats.number(top[amount]) > REFUND_LIMIT:
         return problems(("abstain" in view.reference, "the largest invoice is over the limit: refuse"))
-    return expect(view, call("billing.refund", invoice_id=top[key], amount=int(top[amount])))
+    return expect(view, call("billing.refund", invoice_id=top[key], amount=int(formats.number(top[amount]))))
 
 
 def make_cross_file_scale(rng: random.Random, corpus: Corpus) -> Question:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
@@ -43,20 +44,9 @@ def download_plan(url: str, then: dict) -> dict:
     return {"plan": [call("http.download", url=url), then]}
 
 
-def export_url(text: str) -> str:
-    return next(
-        word for line in text.split("\n") for word in line.split() if word.startswith("https://data.")
-    )
-
-
-def issue_key(text: str) -> str:
-    return text.split(":", 1)[0].strip()
-
-
-def ticket_author(text: str) -> str:
-    """The author's login: `Автор: Фамилия (@login)`."""
-    line = next((ln for ln in text.split("\n") if ln.startswith("Автор:")), "")
-    return line.rsplit("(@", 1)[1].rstrip(")").strip() if "(@" in line else ""
+export_url = formats.ticket_url
+issue_key = formats.ticket_key
+ticket_author = formats.ticket_author
 
 
 def check_download_then_count(view: View) -> list[str]:
@@ -130,7 +120,7 @@ def make_hosts_scale(rng: random.Random, corpus: Corpus) -> Question:
 def check_hosts_scale(view: View) -> list[str]:
     yaml_text = next(t for p, t in view.files.items() if p.endswith(".yaml"))
     runbook = next(t for p, t in view.files.items() if p.endswith(".md"))
-    hosts = [ln for ln in runbook.split("\n") if ln.startswith("- `")]
+    hosts = formats.listed_hosts(runbook)
     return expect(
         view,
         call(
