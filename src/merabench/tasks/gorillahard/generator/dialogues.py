@@ -14,6 +14,7 @@ import random
 from dataclasses import replace
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.logs import log_with
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 
@@ -79,7 +80,7 @@ def _stat_turns(rng: random.Random, corpus: Corpus, turns: int, trap: bool) -> t
 
 def _grep_turns(rng: random.Random, corpus: Corpus, turns: int) -> tuple[list[Question], list[str]]:
     log: File = log_with(corpus, rng, "ERROR").file
-    present = [level for level in LEVELS if f" {level} " in log.text]
+    present = [level for level in LEVELS if formats.level_count(log.text, level)]
     level = rng.choice(present)
     base = Question("dialog_chain", "dialog", "T4_wild", "", (log,), {}, "")
     out = [_turn(base, rng.choice(GREP_OPENINGS).format(level=level), call("logs.grep", path=log.path, pattern=level),

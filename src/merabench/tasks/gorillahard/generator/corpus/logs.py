@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from merabench.tasks.gorillahard.generator.corpus import decoys
 from merabench.tasks.gorillahard.generator.corpus.common import (
     DOMAINS,
     SERVICES,
@@ -49,43 +52,107 @@ def _noise(rng: random.Random) -> str:
     return rng.choices([make for _, make in _RECORDS], weights=[w for w, _ in _RECORDS])[0](rng)
 
 
+LOG_LAYOUTS = ("plain", "bracketed", "logfmt")
+LOG_DECOYS = (decoys.DUPLICATE, decoys.UNIT, decoys.IN_STRING)
+_RECORD = re.compile(r"^(\w+)\s+([\w-]+): (.*)$")
+# records that quote a level or an event's words without being one (an alert rule, a retry note)
+_QUOTING = [lambda r: f'INFO  alerts: rule "ERROR rate > {r.randint(1, 9)}%" evaluated, no alert',
+            lambda r: 'INFO  alerts: rule "connection refused" muted until the night window',
+            lambda r: f"INFO  api: upstream db-{r.randint(2, 9)}.internal:5432 answered after a retry",
+            lambda r: 'DEBUG config: log level for "WARN" records set to file only']
+
+
+def render(layout: str, day: str, moment: int, record: str) -> str:
+    """A record ("LEVEL logger: message") as a line of the layout, at `moment` seconds of `day`."""
+    time = f"{moment // 3600 % 24:02d}:{moment // 60 % 60:02d}:{moment % 60:02d}"
+    if layout == "plain":
+        return f"{day} {time} {record}"
+    level, logger, message = _RECORD.match(record).groups()  # type: ignore[union-attr]
+    if layout == "bracketed":
+        return f"[{day}T{time}.{moment * 7 % 1000:03d}Z] [{level}] {logger} - {message}"
+    escaped = message.replace("\\", "\\\\").replace('"', '\\"')
+    return f'ts={day}T{time}Z level={level} logger={logger} msg="{escaped}"'
+
+
+def needle(layout: str, record: str) -> str:
+    """What a line of the layout holds of a record, its time stamp left out."""
+    return render(layout, "", 0, record).split(" ", 2 if layout == "plain" else 1)[-1]
+
+
+@dataclass
+class _Lines:
+    """A log being written: its layout, day and clock, and the lines so far."""
+
+    layout: str
+    day: str
+    drawn: tuple[str, ...]
+    moment: int
+    lines: list[str] = field(default_factory=list)
+    errors: int = 0  # records of level ERROR (tracebacks and banners have no level)
+    restart: int = -1  # the line at which the service restarted and printed its banner again
+
+    def add(self, rng: random.Random, record: str) -> None:
+        self.moment += rng.randint(1, 40)
+        self.lines.append(render(self.layout, self.day, self.moment, record))
+        self.errors += record.startswith("ERROR ")
+
+    def decoys(self, rng: random.Random, banner: str) -> None:
+        """Now and then a decoy line among the records: the start banner again after a restart, a
+        record of a cron logger with a dd.mm.yyyy date and a decimal comma, a record quoting a
+        level or an event's words."""
+        if decoys.DUPLICATE in self.drawn and 0 <= self.restart <= len(self.lines):
+            self.lines.append(banner)
+            self.restart = -1
+        if decoys.UNIT in self.drawn and rng.random() < 0.03:
+            self.moment += rng.randint(1, 40)
+            year, month, day = self.day.split("-")
+            self.lines.append(f"{day}.{month}.{year} {self.moment // 3600 % 24:02d}:{self.moment // 60 % 60:02d}:"
+                              f"{self.moment % 60:02d} INFO  cron: задание {rng.choice(['cleanup', 'reindex', 'export'])} "
+                              f"выполнено за {rng.randint(1, 90)},{rng.randint(0, 9)} с")
+        if decoys.IN_STRING in self.drawn and rng.random() < 0.03:
+            self.add(rng, rng.choice(_QUOTING)(rng))
+
+
 def log_file(rng: random.Random, number: int, index: int) -> CorpusFile:
-    """A service log; each chosen event first appears at a random line and may repeat later."""
+    """A service log in one of three layouts (date, level, logger; bracketed ISO stamps; logfmt),
+    each chosen event first appearing at a random record and maybe repeating later, with decoys
+    drawn per file: the start banner repeated after a restart, a cron logger's records in another
+    date format and locale, records quoting a level or an event's words."""
     n = rng.randint(110, 300)
     service_name = rng.choice(SERVICES).replace("-", "_")
     events = rng.sample(list(LOG_EVENTS), rng.randint(1, 3))
     first = dict(zip(events, rng.sample(range(5, n - 5), len(events)), strict=True))  # by record
-    first_line: dict[str, int] = {}  # by line of the file, tracebacks counted
+    layout = decoys.layout(rng, LOG_LAYOUTS, index)
+    drawn = decoys.draw(rng, LOG_DECOYS, index)
+    service = rng.choice(SERVICES)
+    banner = f"=== {service} 1.{rng.randint(0, 30)}.{rng.randint(0, 9)} started, pid {rng.randint(100, 9999)} ==="
+    log = _Lines(layout, f"2026-03-{number % 28 + 1:02d}", drawn, rng.randint(0, 12) * 3600,
+                 [banner] if decoys.DUPLICATE in drawn else [], restart=rng.randint(n // 3, 2 * n // 3))
+    first_line: dict[str, int] = {}  # by line of the file, tracebacks and decoys counted
     failed_url = None
-    lines = []
-    hour, minute, second = rng.randint(0, 12), 0, 0
     for i in range(1, n + 1):
-        second += rng.randint(1, 40)
-        minute, second = minute + second // 60, second % 60
-        hour, minute = hour + minute // 60, minute % 60
-        stamp = f"2026-03-{number % 28 + 1:02d} {hour % 24:02d}:{minute:02d}:{second:02d}"
+        log.decoys(rng, banner)
         event = next((e for e, line in first.items() if line == i), None)
         if event is None and i > min(first.values()) and rng.random() < 0.06:
             event = rng.choice([e for e in events if first[e] < i] or [None])
         if event:
-            lines.append(f"{stamp} {LOG_EVENTS[event][0]}")
-            first_line.setdefault(event, len(lines))
+            log.add(rng, LOG_EVENTS[event][0])
+            first_line.setdefault(event, len(log.lines))
             if LOG_EVENTS[event][0].startswith("ERROR") and rng.random() < 0.3:
                 # a multi-line record: the traceback lines belong to the entry above and carry no level
-                lines += ["Traceback (most recent call last):",
-                          f"  File \"/app/{service_name}/client.py\", line {rng.randint(20, 400)}, in fetch",
-                          "ConnectionError: upstream did not answer"]
+                log.lines += ["Traceback (most recent call last):",
+                              f"  File \"/app/{service_name}/client.py\", line {rng.randint(20, 400)}, in fetch",
+                              "ConnectionError: upstream did not answer"]
         elif failed_url is None and rng.random() < 0.01:
             failed_url = f"https://data.{rng.choice(DOMAINS)}/exports/report-{rng.randint(100, 999)}.csv"
-            lines.append(f"{stamp} ERROR api: failed to download {failed_url} (503)")
+            log.add(rng, f"ERROR api: failed to download {failed_url} (503)")
         else:
-            lines.append(f"{stamp} {_noise(rng)}")
-    service = rng.choice(SERVICES)
+            log.add(rng, _noise(rng))
     path = f"{rng.choice(['logs', 'var/log', 'logs/' + service])}/{service}-{number:03d}.log"
-    errors = sum(line[20:].startswith("ERROR") for line in lines)  # records of level ERROR (tracebacks have none)
-    return CorpusFile(File(path, "log", "\n".join(lines) + "\n"), "app_log",
+    return CorpusFile(File(path, "log", "\n".join(log.lines) + "\n"), "app_log",
                       {"events": events, "first": first_line, "failed_url": failed_url, "service": service,
-                       "errors": errors})
+                       "errors": log.errors, "needles": {e: needle(layout, LOG_EVENTS[e][0]) for e in events},
+                       "layout": layout, "decoys": drawn})
 
 
 def events_jsonl(rng: random.Random, number: int, index: int) -> CorpusFile:
@@ -99,24 +166,31 @@ def events_jsonl(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:
-    """An import job's log, in time order, in which one download failed."""
+    """An import job's log, in time order, in one of the three log layouts, in which one download
+    failed; decoys drawn per file: the start banner repeated, a cron logger's records in another
+    date format and locale, the full link of a download that went through."""
     url = f"https://data.{rng.choice(DOMAINS)}/exports/report-{number:03d}-{rng.randint(10, 99)}.csv"
-    day = f"2026-05-{number % 28 + 1:02d}"
     total = rng.randint(30, 80)
     failed_at = rng.randint(3, total - 3)
-    moment = rng.randint(6 * 3600, 20 * 3600)  # seconds since midnight, growing line by line
-    lines = []
+    layout = decoys.layout(rng, LOG_LAYOUTS, index)
+    drawn = decoys.draw(rng, LOG_DECOYS, index)
+    banner = f"=== import-{number:03d} started, pid {rng.randint(100, 9999)} ==="
+    log = _Lines(layout, f"2026-05-{number % 28 + 1:02d}", drawn, rng.randint(6 * 3600, 20 * 3600),
+                 [banner] if decoys.DUPLICATE in drawn else [], restart=rng.randint(total // 3, 2 * total // 3))
     for i in range(total):
-        moment += rng.randint(1, 40)
-        stamp = f"{day} {moment // 3600:02d}:{moment // 60 % 60:02d}:{moment % 60:02d}"
+        log.decoys(rng, banner)
         if i == failed_at:
-            lines.append(f"{stamp} ERROR import: failed to download {url} ({rng.choice([502, 503, 504])})")
+            log.add(rng, f"ERROR import: failed to download {url} ({rng.choice([502, 503, 504])})")
             continue
-        lines.append(f"{stamp} " + rng.choice([
+        part = f"report-{number:03d}-{rng.randint(10, 99)}.csv"
+        fetched = (f"https://data.{rng.choice(DOMAINS)}/exports/{part}" if decoys.IN_STRING in drawn and rng.random() < 0.5
+                   else part)
+        log.add(rng, rng.choice([
             _noise(rng),
             f"INFO  import: chunk {i + 1}/{total} parsed, {rng.randint(200, 5000)} rows",
-            f"INFO  import: downloaded report-{number:03d}-{rng.randint(10, 99)}.csv ({rng.randint(1, 90)} MB)",
+            f"INFO  import: downloaded {fetched} ({rng.randint(1, 90)} MB)",
             f"DEBUG import: checksum ok for part {rng.randint(1, 12)}",
             f"WARN  import: slow source, {rng.randint(2, 30)} s for one chunk",
         ]))
-    return CorpusFile(File(f"logs/import-{number:03d}.log", "log", "\n".join(lines) + "\n"), "fetch_log", {"url": url})
+    return CorpusFile(File(f"logs/import-{number:03d}.log", "log", "\n".join(log.lines) + "\n"), "fetch_log",
+                      {"url": url, "layout": layout, "decoys": drawn})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import configparser
 import csv
+import functools
 import re
 import tomllib
 from typing import Any
@@ -85,11 +86,17 @@ def toml_value(text: str, path: str) -> Any:
 def table(text: str) -> tuple[list[str], list[list[str]]]:
     """A delimited table: the delimiter its header uses, `#` comment lines and repeated headers
     left out, quoted cells whole."""
+    header, rows = _table(text)
+    return list(header), [list(r) for r in rows]
+
+
+@functools.lru_cache(maxsize=1024)  # several checks and makers read the same tables
+def _table(text: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     lines = [ln for ln in text.split("\n") if ln.strip() and not ln.startswith("#")]
     delimiter = max((";", "\t", ","), key=lines[0].count)
-    rows = list(csv.reader(lines, delimiter=delimiter))
+    rows = [tuple(r) for r in csv.reader(lines, delimiter=delimiter)]
     header = rows[0]
-    return header, [r for r in rows[1:] if r != header]
+    return header, tuple(r for r in rows[1:] if r != header)
 
 
 def number(cell: str) -> float:
@@ -138,11 +145,13 @@ def ticket_url(text: str) -> str:
     return found.group() if found else ""
 
 
+@functools.lru_cache(maxsize=1024)
 def ticket_comments(text: str) -> int:
     thread = _THREAD.split(_without_comments(text), maxsplit=1)
     return len(_ENTRY.findall(thread[1])) if len(thread) > 1 else 0
 
 
+@functools.lru_cache(maxsize=1024)
 def env_variables(text: str) -> int:
     """How many variables an .env file sets: each name once, however often it is assigned."""
     names = {line.strip().removeprefix("export ").split("=", 1)[0] for line in text.split("\n")
@@ -170,7 +179,8 @@ _HOST = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}$")
 _ITEM = re.compile(r"^(?:[-*] |\d+\. |\|)")
 
 
-def listed_hosts(text: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def listed_hosts(text: str) -> tuple[str, ...]:
     """The hosts a list names, in order. A runbook's are the code spans of the items (list items
     or table rows) under its hosts heading, struck-out ones left out; a plain list's are its live
     lines, an inline `# note` and an /etc/hosts-style address before the name left out."""
@@ -178,11 +188,34 @@ def listed_hosts(text: str) -> list[str]:
         sections = re.split(r"^(## .*)$", text, flags=re.M)
         at = next((i for i, part in enumerate(sections) if part.startswith("## ") and "хост" in part.lower()), None)
         body = sections[at + 1] if at is not None else ""
-        return [span for line in body.split("\n") if _ITEM.match(line.strip()) and "~~" not in line
-                for span in re.findall(r"`([^`]+)`", line)]
+        return tuple(span for line in body.split("\n") if _ITEM.match(line.strip()) and "~~" not in line
+                     for span in re.findall(r"`([^`]+)`", line))
     found = []
     for line in text.split("\n"):
         words = line.split("#", 1)[0].split()
         if words and _HOST.match(words[-1]):
             found.append(words[-1])
-    return found
+    return tuple(found)
+
+
+# --- logs ------------------------------------------------------------------------------------
+
+# a record's level in each of the corpus's log layouts (date and level; bracketed ISO stamp;
+# logfmt; a cron logger's dd.mm.yyyy): lines without one (tracebacks, banners) are no records
+_LEVEL = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (\w+)\s|\[[^]]+\] \[(\w+)\]|ts=\S+ level=(\w+)\s"
+                    r"|\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d (\w+)\s)")
+
+
+@functools.lru_cache(maxsize=1024)  # makers ask the same logs again and again: read each once
+def log_levels(text: str) -> tuple[tuple[int, str], ...]:
+    """(1-based line, level) of every record of a log; the level as written (case kept)."""
+    out = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        found = _LEVEL.match(line)
+        if found:
+            out.append((n, next(g for g in found.groups() if g)))
+    return tuple(out)
+
+
+def level_count(text: str, level: str) -> int:
+    return sum(1 for _, written in log_levels(text) if written == level)

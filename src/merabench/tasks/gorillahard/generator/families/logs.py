@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
@@ -17,8 +18,9 @@ from merabench.tasks.gorillahard.generator.model import Question, call
 from merabench.tasks.gorillahard.generator.numerals import count, ordinal
 
 
-def log_with(corpus: Corpus, rng: random.Random, needle: str) -> CorpusFile:
-    return rng.choice([f for f in corpus.by_kind["app_log"] if needle in f.file.text])
+def log_with(corpus: Corpus, rng: random.Random, level: str) -> CorpusFile:
+    """A service log holding records of the level (a quoted "ERROR" in a message is none)."""
+    return rng.choice([f for f in corpus.by_kind["app_log"] if formats.level_count(f.file.text, level)])
 
 
 def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
@@ -41,7 +43,7 @@ def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
 def check_level_count(view: View) -> list[str]:
     path, text = only(view)
     level = view.derivation["level"]
-    return problems((bool(lines_with(text, level)), "the level never occurs")) + expect(
+    return problems((bool(formats.level_count(text, level)), "the level never occurs")) + expect(
         view, call("logs.count", path=path, pattern=level)
     )
 
@@ -78,14 +80,14 @@ def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
         (log,),
         call("logs.window", path=log.file.path, line=log.facts["first"][event], radius=radius),
         "logs.tail",
-        facts={"needle": LOG_EVENTS[event][0], "occurrence": 1, "radius": radius},
+        facts={"needle": log.facts["needles"][event], "occurrence": 1, "radius": radius},
     )
 
 
 def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
     for _ in range(50):
         log, event = event_log(rng, corpus)
-        hits = lines_with(log.file.text, LOG_EVENTS[event][0])
+        hits = lines_with(log.file.text, log.facts["needles"][event])
         if len(hits) >= 3:
             break
     occurrence = rng.randint(2, min(len(hits), 4))
@@ -100,7 +102,7 @@ def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
         (log,),
         call("logs.window", path=log.file.path, line=hits[occurrence - 1], radius=3),
         "logs.tail",
-        facts={"needle": LOG_EVENTS[event][0], "occurrence": occurrence, "radius": 3},
+        facts={"needle": log.facts["needles"][event], "occurrence": occurrence, "radius": 3},
     )
 
 
