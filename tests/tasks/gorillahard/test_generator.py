@@ -497,20 +497,29 @@ def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
 
 
 def test_ticket_threads_run_in_date_order_without_repeats() -> None:
+    """In every ticket layout the thread is dated in order from the day the ticket was opened,
+    no comment twice, nobody answering themselves; every layout and decoy kind occurs."""
     import re
 
+    from merabench.tasks.gorillahard.generator.families.formats import ticket_comments
+
+    entry = re.compile(r"^(?:\*\*(\w+)\*\*, (\S+): |— (\w+) \((\S+)\): |\[(\S+) \d\d:\d\d\] (\w+): )(.+)$", re.M)
+    layouts, kinds = set(), set()
     for seed in (0, 5):
         for ticket in build_corpus(seed).by_kind["ticket"]:
             text = ticket.file.text
-            opened = re.search(r"^Создана: (\S+)$", text, re.MULTILINE).group(1)
-            thread = re.findall(r"^\*\*(\w+)\*\*, (\S+): (.+)$", text, re.MULTILINE)
-            assert len(thread) >= 4
+            opened = re.search(r"(?:Создана:|\| Создана \||открыта) (\d{4}-\d\d-\d\d)", text).group(1)
+            thread = [(g[0] or g[2] or g[5], g[1] or g[3] or g[4], g[6]) for g in entry.findall(text)]
+            assert len(thread) >= 4 and len(thread) == ticket_comments(text) == ticket.facts["comments"]
             dates = [date for _, date, _ in thread]
             assert dates == sorted(dates) and dates[0] >= opened, ticket.file.path
             comments = [c for _, _, c in thread]
             assert len(set(comments)) == len(comments)
             speakers = [who for who, _, _ in thread]
             assert all(a != b for a, b in zip(speakers, speakers[1:], strict=False))
+            layouts.add(ticket.facts["layout"])
+            kinds.update(ticket.facts["decoys"])
+    assert len(layouts) == 3 and len(kinds) >= 3
 
 
 def test_file_numbers_are_drawn_per_seed() -> None:
