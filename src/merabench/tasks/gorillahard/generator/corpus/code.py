@@ -76,7 +76,15 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
                       {"base": base, "port": port, "service": service, "layout": layout, "decoys": drawn})
 
 
+SQL_LAYOUTS = ("plain", "goose", "dbmate")
+SQL_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
+
+
 def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """A migration creating one table, in one of three layouts (a plain transaction; goose's Up
+    and Down with IF NOT EXISTS; dbmate's up and down with a quoted name), with decoys drawn per
+    file: an old table's CREATE commented out, a block comment on the table's former name, a
+    table comment whose string names another table."""
     table = rng.choice(["orders", "payments", "customers", "shipments", "invoices"])
     columns = rng.sample(["id BIGSERIAL PRIMARY KEY", "created_at TIMESTAMPTZ NOT NULL", "amount NUMERIC(12,2)",
                           "status TEXT", "customer_id BIGINT", "comment TEXT", "updated_at TIMESTAMPTZ",
@@ -84,11 +92,29 @@ def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
                           "deleted_at TIMESTAMPTZ", "region_code SMALLINT", "meta JSONB NOT NULL DEFAULT '{}'"],
                          rng.randint(4, 10))
     name = f"{table}_{number:03d}"
-    text = (f"-- migration {number:04d}: {table}\nBEGIN;\nCREATE TABLE {name} (\n    "
-            + ",\n    ".join(columns) + "\n);\n" + bulk.sql_after(rng, name, columns) + "COMMIT;\n")
+    layout = decoys.layout(rng, SQL_LAYOUTS, index)
+    drawn = decoys.draw(rng, SQL_DECOYS, index)
+    old = f"{table}_{rng.choice(['legacy', 'archive', 'old'])}_{rng.randint(1, 999):03d}"
+    shown = {"plain": name, "goose": f"IF NOT EXISTS {name}", "dbmate": f'"{name}"'}[layout]
+    create = f"CREATE TABLE {shown} (\n    " + ",\n    ".join(columns) + "\n);\n"
+    before = ""
+    if decoys.STALE in drawn:
+        before += f"/* до {rng.choice(['2025-11', '2025-12', '2026-01'])} данные лежали в таблице {old}; её не трогаем */\n"
+    if decoys.DISABLED in drawn:  # the first attempt, kept commented out
+        before += f"-- CREATE TABLE {old} (\n--     id BIGSERIAL PRIMARY KEY\n-- );\n"
+    after = bulk.sql_after(rng, name, columns)
+    if decoys.IN_STRING in drawn:
+        after += f"COMMENT ON TABLE {name} IS 'заменяет {old}: CREATE TABLE {old} больше не выполняется';\n"
+    if layout == "plain":
+        text = f"-- migration {number:04d}: {table}\nBEGIN;\n{before}{create}{after}COMMIT;\n"
+    elif layout == "goose":
+        text = (f"-- +goose Up\n-- +goose StatementBegin\n{before}{create}{after}-- +goose StatementEnd\n\n"
+                f"-- +goose Down\nDROP TABLE IF EXISTS {name};\n")
+    else:
+        text = f"-- migrate:up\n{before}{create}{after}\n-- migrate:down\nDROP TABLE \"{name}\";\n"
     text = bulk.change_notes(rng, "--") + text
     return CorpusFile(File(f"db/migrations/{number:04d}_{table}.sql", "sql", text), "sql",
-                      {"table": f"{table}_{number:03d}"})
+                      {"table": name, "layout": layout, "decoys": drawn})
 
 
 # a client module's functions, each with its own body (the imports and constants it needs); the
@@ -189,34 +215,59 @@ _FUNCTIONS: dict[str, tuple[set[str], list[str]]] = {
 }
 
 
+PYTHON_LAYOUTS = ("plain", "typed", "sectioned")
+PYTHON_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
+
+
 def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
     """A small client module: a docstring, the imports its functions use, a few constants (the
-    time-out among them, at a varying line) and three to nine functions with their own bodies."""
+    time-out among them, at a varying line) and three to nine functions with their own bodies, in
+    one of three layouts (plain; annotated constants under `from __future__ import annotations`;
+    banners and an alphabetical `__all__`), with decoys drawn per file: an old time-out commented
+    out above the live one, an old function kept commented out, the old time-out in the docstring."""
     service = rng.choice(SERVICES).replace("-", "_")
     timeout = rng.choice([5, 10, 15, 30])
+    old = decoys.other(rng, timeout, (5, 10, 15, 30, 60))
     functions = rng.sample(sorted(_FUNCTIONS), rng.randint(3, 9))
+    layout = decoys.layout(rng, PYTHON_LAYOUTS, index)
+    drawn = decoys.draw(rng, PYTHON_DECOYS, index)
     imports = sorted(set().union(*(_FUNCTIONS[name][0] for name in functions)) | ({"logging"} if rng.random() < 0.5
                                                                                 else set()))
     stdlib = [f"import {m}" for m in imports if m != "requests"]
+    said = f" (TIMEOUT_S = {old} until the {rng.choice(['spring', 'autumn'])} release)" if decoys.IN_STRING in drawn else ""
     body = [f'"""{rng.choice(["Client", "Helpers", "HTTP client"])} of {service}: '
-            f'{rng.choice(["fetching and parsing", "calls and reports", "settings and alerts"])}."""', ""]
+            f'{rng.choice(["fetching and parsing", "calls and reports", "settings and alerts"])}{said}."""', ""]
+    if layout == "typed":
+        body += ["from __future__ import annotations", ""]
     body += stdlib + ([""] if stdlib and "requests" in imports else []) + (["import requests"] if "requests" in imports
                                                                           else [])
-    constants = [f"TIMEOUT_S = {timeout}", f'BASE_URL = "https://{service.replace("_", "-")}.internal/api/v{rng.randint(1, 3)}"',
-                 f"MAX_BATCH = {rng.choice([50, 100, 500])}"]
+    if layout == "sectioned":
+        body += ["", "__all__ = [" + ", ".join(f'"{f}"' for f in sorted(functions)) + "]"]
+    hint = (lambda kind: f": {kind}") if layout == "typed" else (lambda kind: "")
+    live = f"TIMEOUT_S{hint('int')} = {timeout}"
+    constants = [live, f'BASE_URL{hint("str")} = "https://{service.replace("_", "-")}.internal/api/v{rng.randint(1, 3)}"',
+                 f"MAX_BATCH{hint('int')} = {rng.choice([50, 100, 500])}"]
     if "notify" in functions:
-        constants.append(f'WEBHOOK_URL = "https://chat.example.org/hooks/{rng.getrandbits(24):06x}"')
+        constants.append(f'WEBHOOK_URL{hint("str")} = "https://chat.example.org/hooks/{rng.getrandbits(24):06x}"')
     if "logging" in imports:
         constants.append("log = logging.getLogger(__name__)")
     rng.shuffle(constants)
-    body += ["", ""] + constants
-    for name in functions:
+    if decoys.DISABLED in drawn:  # the old value, commented out right above the live one
+        constants.insert(constants.index(live), f"# TIMEOUT_S = {old}  # было до переезда")
+    body += ["", "", *(["# --- settings ---"] if layout == "sectioned" else []), *constants]
+    if layout == "sectioned":
+        body += ["", "", "# --- API ---"]
+    retired = rng.randrange(len(functions)) if decoys.STALE in drawn else -1
+    for i, name in enumerate(functions):
+        if i == retired:  # a function taken out of use, kept commented out
+            body += ["", "", "# def fetch_legacy(url):", '#     """The v1 endpoint, retired."""',
+                     "#     return requests.get(url.replace(\"/v2/\", \"/v1/\")).content"]
         body += ["", ""] + [line.format(service=service) for line in _FUNCTIONS[name][1]]
     notes = bulk.change_notes(rng, "#")
     text = notes + "\n".join(body) + "\n"
     return CorpusFile(File(f"src/{service}/client_{number:03d}.py", "code", text), "python",
-                      {"functions": functions,
-                       "timeout_line": notes.count("\n") + body.index(f"TIMEOUT_S = {timeout}") + 1})
+                      {"functions": functions, "timeout_line": notes.count("\n") + body.index(live) + 1,
+                       "layout": layout, "decoys": drawn})
 
 
 def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
@@ -236,9 +287,53 @@ def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
             version = f"{major}.{minor}.{rng.randint(0, 9)}"
         deps.append((artifact, version))
     properties, build = bulk.pom_build(rng)
+    layout = decoys.layout(rng, POM_LAYOUTS, index)
+    drawn = decoys.draw(rng, POM_DECOYS, index)
+    artifact, version = rng.choice(deps)
+    older = _older(version)
+    if layout == "properties":  # versions kept as properties, the dependencies refer to them
+        properties = properties.replace("  </properties>\n", "".join(f"    <{a}.version>{v}</{a}.version>\n" for a, v in deps)
+                                        + "  </properties>\n")
+    items = [_dependency(layout, a, v) for a, v in deps]
+    if decoys.DISABLED in drawn:  # the old version, commented out right above the live one
+        at = [a for a, _ in deps].index(artifact)
+        items.insert(at, "    <!--\n" + _dependency("plain", artifact, older).replace("    <", "      <") + "    -->\n")
+    described = (f"  <description>Сервис {number:03d}; с {artifact} {older} ушли после аудита</description>\n"
+                 if decoys.IN_STRING in drawn else "")
+    profile = ("  <profiles>\n    <profile>\n      <id>legacy-java8</id>\n      <dependencies>\n"
+               + _dependency("plain", artifact, older).replace("    <", "        <") + "      </dependencies>\n"
+               "    </profile>\n  </profiles>\n" if decoys.STALE in drawn else "")
     text = ('<?xml version="1.0" encoding="UTF-8"?>\n<project>\n  <modelVersion>4.0.0</modelVersion>\n'
             f"  <groupId>org.example.shop</groupId>\n  <artifactId>service-{number:03d}</artifactId>\n"
-            f"  <version>1.{rng.randint(0, 40)}.0-SNAPSHOT</version>\n" + properties + "  <dependencies>\n"
-            + "".join(f"    <dependency>\n      <artifactId>{a}</artifactId>\n      <version>{v}</version>\n"
-                      "    </dependency>\n" for a, v in deps) + "  </dependencies>\n" + build + "</project>\n")
-    return CorpusFile(File(f"services/svc-{number:03d}/pom.xml", "xml", text), "pom", {"deps": deps})
+            f"  <version>1.{rng.randint(0, 40)}.0-SNAPSHOT</version>\n" + described + properties + "  <dependencies>\n"
+            + "".join(items) + "  </dependencies>\n" + build + profile + "</project>\n")
+    return CorpusFile(File(f"services/svc-{number:03d}/pom.xml", "xml", text), "pom",
+                      {"deps": deps, "layout": layout, "decoys": drawn})
+
+
+POM_LAYOUTS = ("plain", "coordinates", "properties")
+POM_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
+_GROUPS = {"jackson-databind": "com.fasterxml.jackson.core", "log4j-core": "org.apache.logging.log4j",
+           "guava": "com.google.guava", "netty-handler": "io.netty", "postgresql": "org.postgresql",
+           "commons-text": "org.apache.commons", "snakeyaml": "org.yaml", "spring-core": "org.springframework"}
+
+
+def _dependency(layout: str, artifact: str, version: str) -> str:
+    """A <dependency> element: artifact and version; full coordinates with a scope; or a version
+    that is a property's reference."""
+    if layout == "plain":
+        return f"    <dependency>\n      <artifactId>{artifact}</artifactId>\n      <version>{version}</version>\n    </dependency>\n"
+    shown = f"${{{artifact}.version}}" if layout == "properties" else version
+    return (f"    <dependency>\n      <groupId>{_GROUPS[artifact]}</groupId>\n      <artifactId>{artifact}</artifactId>\n"
+            f"      <version>{shown}</version>\n" + ("      <scope>compile</scope>\n" if layout == "coordinates" else "")
+            + "    </dependency>\n")
+
+
+def _older(version: str) -> str:
+    """An earlier release of the same line: its last non-zero number one down (2.15.3 -> 2.15.2,
+    4.1.95.Final -> 4.1.94.Final, 2.0.0 -> 1.0.0)."""
+    parts = version.replace("-", ".-").split(".")
+    numbers = [i for i, part in enumerate(parts) if part.isdigit() and int(part) > 0]
+    at = numbers[-1]
+    parts[at] = str(int(parts[at]) - 1)
+    return ".".join(parts).replace(".-", "-")

@@ -262,6 +262,14 @@ def hosts_txt(rng: random.Random, number: int, index: int) -> CorpusFile:
 def audio_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     path = f"audio/{rng.choice(['meeting', 'hearing', 'interview'])}-{number:03d}.wav"
     minutes = rng.randint(5, 90)
-    # only what a picking sentence needs (the duration): never what a tool would find (language, speakers)
-    text = f"(аудиозапись: WAV, {minutes} мин; двоичное содержимое не показано)\n"
-    return CorpusFile(File(path, "text", text), "audio", {"minutes": minutes})
+    # only what a picking sentence needs (the duration): never what a tool would find (language,
+    # speakers); a stand-in for binary content has no values to decoy
+    layout = decoys.layout(rng, AUDIO_LAYOUTS, index)
+    text = {"note": f"(аудиозапись: WAV, {minutes} мин; двоичное содержимое не показано)\n",
+            "probe": f"[audio/wav · {minutes} мин · {rng.choice([16, 44.1, 48])} кГц · "
+                     f"{rng.choice(['моно', 'стерео'])} — двоичные данные опущены]\n",
+            "fields": f"Тип: WAV\nДлительность: {minutes} мин\nСодержимое: двоичное, не показано\n"}[layout]
+    return CorpusFile(File(path, "text", text), "audio", {"minutes": minutes, "layout": layout, "decoys": ()})
+
+
+AUDIO_LAYOUTS = ("note", "probe", "fields")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Callable
@@ -155,14 +156,45 @@ def log_file(rng: random.Random, number: int, index: int) -> CorpusFile:
                        "layout": layout, "decoys": drawn})
 
 
+TRACE_LAYOUTS = ("flat", "otel", "timed")
+TRACE_DECOYS = (decoys.STALE, decoys.UNIT, decoys.IN_STRING)
+
+
 def events_jsonl(rng: random.Random, number: int, index: int) -> CorpusFile:
+    """Request traces, one JSON record a line, in one of three layouts (snake_case with the
+    latency in ms; OpenTelemetry-like camelCase; a time stamp and the duration as seconds in a
+    string), with decoys drawn per file: a header record naming the previous export's slowest
+    trace, a database time in microseconds beside the latency, a note quoting another trace."""
     n = rng.randint(60, 150)
     latencies = distinct(rng, 5, 9000, n)
-    rows = [f'{{"trace_id": "tr-{number:03d}-{i:04d}", "route": "{rng.choice(["/orders", "/cart", "/pay"])}", '
-            f'"latency_ms": {latencies[i]}}}' for i in range(n)]
+    layout = decoys.layout(rng, TRACE_LAYOUTS, index)
+    drawn = decoys.draw(rng, TRACE_DECOYS, index)
+    ids = [f"tr-{number:03d}-{i:04d}" for i in range(n)]
+    moment = rng.randint(0, 20 * 3600)
+    rows = []
+    if decoys.STALE in drawn:  # a header record of the export: no trace
+        rows.append(json.dumps({"export": f"requests-{number:03d}", "schema": "traces/v2",
+                                "previous_slowest": f"tr-{number - 1:03d}-{rng.randint(0, 99):04d}",
+                                "previous_latency_ms": rng.randint(9001, 20000)}, ensure_ascii=False))
+    for i, trace in enumerate(ids):
+        moment += rng.randint(1, 9)
+        route_ = rng.choice(["/orders", "/cart", "/pay"])
+        if layout == "flat":
+            record: dict[str, object] = {"trace_id": trace, "route": route_, "latency_ms": latencies[i]}
+        elif layout == "otel":
+            record = {"traceId": trace, "name": f"{rng.choice(['GET', 'POST'])} {route_}", "durationMs": latencies[i],
+                      "status": rng.choice(["OK", "OK", "OK", "ERROR"])}
+        else:
+            record = {"ts": f"2026-04-{number % 28 + 1:02d}T{moment // 3600:02d}:{moment // 60 % 60:02d}:{moment % 60:02d}Z",
+                      "trace": trace, "route": route_, "duration": f"{latencies[i] / 1000:.3f}s"}
+        if decoys.UNIT in drawn:  # the database's share, in microseconds: larger numbers, not the latency
+            record["db_us" if layout != "otel" else "dbTimeUs"] = latencies[i] * rng.randint(100, 900)
+        if decoys.IN_STRING in drawn and rng.random() < 0.08:
+            record["note"] = f"retry of {rng.choice(ids)} after {rng.randint(9001, 15000)} ms"
+        rows.append(json.dumps(record, ensure_ascii=False))
     slowest = max(range(n), key=lambda i: latencies[i])
     return CorpusFile(File(f"traces/requests-{number:03d}.jsonl", "jsonl", "\n".join(rows) + "\n"), "events_jsonl",
-                      {"slowest": f"tr-{number:03d}-{slowest:04d}", "traces": n})
+                      {"slowest": ids[slowest], "traces": n, "layout": layout, "decoys": drawn})
 
 
 def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:

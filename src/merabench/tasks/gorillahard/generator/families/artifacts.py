@@ -63,13 +63,7 @@ def dockerfile_base(text: str) -> str:
     return next(ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM "))
 
 
-def created_table(text: str) -> str:
-    """The table a migration's CREATE TABLE statement names."""
-    return next(
-        ln.split("CREATE TABLE", 1)[1].split("(")[0].strip()
-        for ln in text.split("\n")
-        if "CREATE TABLE" in ln
-    )
+created_table = formats.created_table
 
 
 def check_image_scan(view: View) -> list[str]:
@@ -78,10 +72,8 @@ def check_image_scan(view: View) -> list[str]:
 
 
 def pom_version(text: str, artifact: str) -> str:
-    """The <version> right after an <artifactId> in pom.xml, read line by line."""
-    lines = text.split("\n")
-    at = next(i for i, ln in enumerate(lines) if f"<artifactId>{artifact}</artifactId>" in ln)
-    return lines[at + 1].split(">")[1].split("<")[0]
+    """The version of a project dependency, as Maven reads the pom."""
+    return formats.pom_dependencies(text)[artifact]
 
 
 def make_slowest_trace(rng: random.Random, corpus: Corpus) -> Question:
@@ -99,11 +91,8 @@ def make_slowest_trace(rng: random.Random, corpus: Corpus) -> Question:
 
 
 def check_slowest_trace(view: View) -> list[str]:
-    import json
-
     _, text = only(view)
-    records = [json.loads(ln) for ln in text.split("\n") if ln.strip()]
-    return expect(view, call("trace.get", trace_id=max(records, key=lambda r: r["latency_ms"])["trace_id"]))
+    return expect(view, call("trace.get", trace_id=max(formats.traces(text), key=lambda t: t[1])[0]))
 
 
 def make_find_symbol(rng: random.Random, corpus: Corpus) -> Question:
@@ -205,11 +194,8 @@ def check_image_tags(view: View) -> list[str]:
 
 
 def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:
-    import json
-
     events = corpus.pick("events_jsonl", rng)
-    records = [json.loads(ln) for ln in events.file.text.split("\n") if ln.strip()]
-    slow = sorted(records, key=lambda r: r["latency_ms"], reverse=True)[:2]
+    slow = sorted(formats.traces(events.file.text), key=lambda t: t[1], reverse=True)[:2]
     return build_question(
         "trace_compare_slowest",
         "scan",
@@ -219,18 +205,12 @@ def make_trace_compare(rng: random.Random, corpus: Corpus) -> Question:
                     "Посмотрите, чем отличаются два самых медленных запроса из выгрузки: сравните их трассы, "
                     "самый медленный первым.")),
         (events,),
-        call("trace.compare", first=slow[0]["trace_id"], second=slow[1]["trace_id"]),
+        call("trace.compare", first=slow[0][0], second=slow[1][0]),
         "trace.get",
     )
 
 
 def check_trace_compare(view: View) -> list[str]:
     _, text = only(view)
-    pairs = []
-    for line in text.split("\n"):
-        if line.strip():
-            trace = line.split('"trace_id": "', 1)[1].split('"', 1)[0]
-            latency = int(line.rsplit('"latency_ms": ', 1)[1].rstrip("}"))
-            pairs.append((latency, trace))
-    pairs.sort(reverse=True)
+    pairs = sorted(((latency, trace) for trace, latency in formats.traces(text)), reverse=True)
     return expect(view, call("trace.compare", first=pairs[0][1], second=pairs[1][1]))

@@ -34,25 +34,28 @@ _ASKS = ("Покажи изменения коммита, который пос�
          "git blame на {line}, потом покажи найденный коммит")
 
 
+_HINT = r"(?:: \w+)?"  # a constant's annotation (`TIMEOUT_S: int = 10`)
+
+
 def respelled_module(rng: random.Random, module: CorpusFile) -> tuple[File, str, str, int] | None:
     """The module with its constants renamed for the row and maybe an old definition of the
     asked one commented out above it: the file, the asked setting, its name here, its line."""
     text = module.file.text
-    present = [c for c in NAMES if re.search(rf"^{c} = ", text, re.M)]
+    present = [c for c in NAMES if re.search(rf"^{c}{_HINT} = ", text, re.M)]  # typed or not
     if not present:
         return None
     for constant in present:
         text = re.sub(rf"\b{constant}\b", rng.choice(NAMES[constant]), text) if constant in text else text
     asked = rng.choice(present)
-    name = next(n for n in NAMES[asked] if re.search(rf"^{n} = ", text, re.M))
-    definition = re.search(rf"^{name} = (.+)$", text, re.M)
+    name = next(n for n in NAMES[asked] if re.search(rf"^{n}{_HINT} = ", text, re.M))
+    definition = re.search(rf"^{name}{_HINT} = (.+)$", text, re.M)
     if rng.random() < 0.5:
         old = {"TIMEOUT_S": str(rng.choice((3, 20, 60))), "MAX_BATCH": str(rng.choice((25, 200, 1000))),
                "BASE_URL": '"https://legacy.internal/api/v1"',
                "WEBHOOK_URL": '"https://chat.example.org/hooks/old"'}[asked]
         text = text[:definition.start()] + f"# {name} = {old}  # {rng.choice(['было до переезда', 'старое значение'])}\n" \
             + text[definition.start():]
-    line = next(n for n, ln in enumerate(text.split("\n"), 1) if ln.startswith(f"{name} = "))
+    line = next(n for n, ln in enumerate(text.split("\n"), 1) if re.match(rf"{name}{_HINT} = ", ln))
     folder, filename = module.file.path.rsplit("/", 1)
     path = f"{folder}/{filename.rsplit('_', 1)[0]}_{rng.randint(100, 999)}.py"
     return File(path, "code", text), asked, name, line
@@ -81,7 +84,7 @@ def check_blame_then_show(view: View) -> list[str]:
     path, text = only(view)
     name = view.derivation["constant"]
     cues = [pattern for cue, pattern in _MEANS if re.search(cue, view.question)]
-    live = [n for n, ln in enumerate(text.split("\n"), 1) if re.match(rf"{re.escape(name)}\s*=", ln)]
+    live = [n for n, ln in enumerate(text.split("\n"), 1) if re.match(rf"{re.escape(name)}{_HINT}\s*=", ln)]
     return problems((len(cues) == 1 and re.search(cues[0], name) is not None, "the question does not name that setting"),
                     (len(live) == 1, "the setting is not defined once")) + \
         expect(view, {"plan": [call("git.blame", path=path, line=live[0] if live else -1), call("git.show", commit="$1")]})

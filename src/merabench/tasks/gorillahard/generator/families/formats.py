@@ -11,9 +11,11 @@ from __future__ import annotations
 import configparser
 import csv
 import functools
+import json
 import re
 import tomllib
 from typing import Any
+from xml.etree import ElementTree
 
 
 def unquoted(value: str) -> str:
@@ -219,3 +221,58 @@ def log_levels(text: str) -> tuple[tuple[int, str], ...]:
 
 def level_count(text: str, level: str) -> int:
     return sum(1 for _, written in log_levels(text) if written == level)
+
+
+# --- traces ----------------------------------------------------------------------------------
+
+def traces(text: str) -> list[tuple[str, float]]:
+    """(trace id, latency in ms) of each trace record of a JSON-lines export, in order, whatever
+    its layout (latency_ms, durationMs, or a duration string in seconds); records without a trace
+    (an export's header) left out."""
+    out = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        trace = record.get("trace_id") or record.get("traceId") or record.get("trace")
+        if not trace:
+            continue
+        if "latency_ms" in record or "durationMs" in record:
+            latency = float(record.get("latency_ms", record.get("durationMs")))
+        else:
+            latency = float(str(record["duration"]).removesuffix("ms").removesuffix("s")) * (
+                1 if str(record["duration"]).endswith("ms") else 1000)
+        out.append((trace, latency))
+    return out
+
+
+# --- code and build files --------------------------------------------------------------------
+
+def created_table(text: str) -> str:
+    """The table a migration creates: its live CREATE TABLE, comments and string literals left
+    out, the name without IF NOT EXISTS or quotes."""
+    live = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    live = re.sub(r"--[^\n]*", "", live)
+    live = re.sub(r"'(?:[^']|'')*'", "''", live)
+    found = re.search(r"\bCREATE TABLE (?:IF NOT EXISTS )?\"?(\w+)\"?", live)
+    return found.group(1) if found else ""
+
+
+def pom_dependencies(text: str) -> dict[str, str]:
+    """artifactId -> version of a pom's project dependencies (not a profile's), in order, a
+    `${property}` resolved from <properties>; comments are no elements."""
+    root = ElementTree.fromstring(text)
+    properties = {p.tag: (p.text or "").strip() for p in root.findall("properties/*")}
+    out = {}
+    for dependency in root.findall("dependencies/dependency"):
+        version = (dependency.findtext("version") or "").strip()
+        version = re.sub(r"\$\{([^}]+)\}", lambda m: properties.get(m.group(1), m.group()), version)
+        out[(dependency.findtext("artifactId") or "").strip()] = version
+    return out
+
+
+def assignment_line(text: str, name: str) -> int:
+    """The 1-based line of a module-level assignment of `name` (`NAME = ...` or `NAME: int = ...`),
+    a commented-out one or one inside a string left out."""
+    pattern = re.compile(rf"^{re.escape(name)}(?:\s*:\s*[\w\[\], |]+)?\s*=(?!=)")
+    return next(n for n, line in enumerate(text.split("\n"), start=1) if pattern.match(line))

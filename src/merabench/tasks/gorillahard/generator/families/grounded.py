@@ -61,10 +61,8 @@ def _dockerfile(text: str) -> dict[str, Any]:
 
 
 def _pom(text: str) -> dict[str, Any]:
-    lines = text.split("\n")
-    at = next(i for i, ln in enumerate(lines) if "<dependency>" in ln)
-    artifact = lines[at + 1].split(">")[1].split("<")[0]
-    return {"package": artifact, "version": lines[at + 2].split(">")[1].split("<")[0]}
+    artifact, version = next(iter(formats.pom_dependencies(text).items()))
+    return {"package": artifact, "version": version}
 
 
 def _hosts_txt(text: str) -> dict[str, Any]:
@@ -91,8 +89,7 @@ def _env(text: str) -> dict[str, Any]:
 
 
 def _traces(text: str) -> dict[str, Any]:
-    records = [json.loads(ln) for ln in text.split("\n") if ln.strip()]
-    return {"slowest": max(records, key=lambda r: r["latency_ms"])["trace_id"]}
+    return {"slowest": max(formats.traces(text), key=lambda t: t[1])[0]}
 
 
 def _table(text: str) -> dict[str, Any]:
