@@ -421,7 +421,8 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     done = run_cli("validate", "gorillahard", str(out), "--audit")
     assert done.returncode == 0, done.stdout
     info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
-    assert len(info) == 7 and "question templates" in info[0] and "always refuse" in info[4]
+    assert len(info) > 8 and "question templates" in info[0] and "always refuse" in info[4]
+    assert info[7].startswith("info file layouts") and all(" layouts (" in line for line in info[8:])
     assert "seed 12" in info[4]
     assert info[5].startswith("info red-team solver: sample_pass_rate ") and info[6].startswith("info by lever: ")
     assert "no_shortcut_redteam" in done.stdout  # reported on every set, a failure or not

@@ -225,6 +225,18 @@ def shortcut_scores(rows: Sequence[Row], nearest: Callable[[], Mapping[int, str]
     return scores
 
 
+def file_layout_lines(rows: Sequence[Row], manifest: dict[str, Any]) -> list[str]:
+    """Per kind of attached file, how many files, layouts and decoy kinds the set shows."""
+    from merabench.tasks.gorillahard.generator import file_layouts
+    from merabench.tasks.gorillahard.generator.redteam_files import attached
+
+    if "seed" not in manifest:
+        return ["file layouts: no seed in the manifest"]
+    paths = {p for r in rows for p in attached(r.inputs.get("context", ""))}
+    found, _ = file_layouts.figures(paths, int(manifest["seed"]))
+    return ["file layouts and decoys per kind of attached file:"] + [f"  {f.line(kind)}" for kind, f in found.items()]
+
+
 def audit_lines(folder: Any) -> list[str]:
     """The variety figures and the shortcut baselines of a written set, against the set of the next
     seed (for the nearest-question shortcut and the shared pairs)."""
@@ -249,4 +261,4 @@ def audit_lines(folder: Any) -> list[str]:
     dev = manifest.get("seed") == DEV_SEED
     lines += [line + (f" (its dev seed {DEV_SEED}: leave-one-out, optimistic)" if dev and n == 0 else "")
               for n, line in enumerate(report_lines(rows, shots, leave_out="row" if dev else ""))]
-    return lines
+    return lines + file_layout_lines(rows, manifest)

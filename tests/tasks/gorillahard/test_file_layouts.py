@@ -1,0 +1,126 @@
+"""The corpus's files: each kind drawn from several layouts with several kinds of decoy, and the
+families' readers finding the live value whatever the layout and the decoys."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from merabench.tasks.gorillahard.generator import file_layouts
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
+from merabench.tasks.gorillahard.generator.families import formats
+from merabench.tasks.gorillahard.generator.families.common import defined_functions, setting
+from merabench.tasks.gorillahard.generator.families.configs import queue_section
+
+CORPORA = {seed: build_corpus(seed) for seed in (0, 7, 23)}
+
+
+def _live(kind: str, text: str) -> object:
+    """What the families read from a file of the kind."""
+    if kind == "deploy_yaml":
+        return (setting(text, "namespace"), setting(text, "deployment"), int(setting(text, "replicas") or -1),
+                int(setting(text, "client.timeout_ms") or -1), int(setting(text, "client.retries") or -1))
+    if kind == "env":
+        return setting(text, "FEATURE_FLAG", "="), setting(text, "APP_ENV", "="), formats.env_variables(text)
+    if kind == "worker_ini":
+        return setting(queue_section(text), "name", "="), int(formats.ini_value(text, "queue", "prefetch") or -1)
+    if kind == "pyproject":
+        return formats.toml_value(text, "tool.service.schedule"), formats.toml_value(text, "tool.service.command")
+    if kind == "service_json":
+        database = json.loads(text)["database"]
+        return database["host"], database["port"], database["pool"]
+    if kind == "ticket":
+        return formats.ticket_key(text), formats.ticket_author(text), formats.ticket_url(text), formats.ticket_comments(text)
+    if kind == "dockerfile":
+        return formats.dockerfile_port(text)
+    if kind in ("hosts_md", "hosts_txt"):
+        return list(formats.listed_hosts(text))
+    if kind == "invoices":
+        return [(r[0], int(formats.number(r[2]))) for r in formats.table(text)[1]]
+    if kind == "app_log":
+        return formats.level_count(text, "ERROR")
+    if kind == "events_jsonl":
+        traces = formats.traces(text)
+        return max(traces, key=lambda t: t[1])[0], len(traces)
+    if kind == "sql":
+        return formats.created_table(text)
+    if kind == "pom":
+        return list(formats.pom_dependencies(text).items())
+    if kind == "python":
+        return formats.assignment_line(text, "TIMEOUT_S"), defined_functions(text)
+    raise KeyError(kind)
+
+
+def _expected(kind: str, facts: dict) -> object:
+    return {
+        "deploy_yaml": lambda f: (f["namespace"], f["deployment"], f["replicas"], f["timeout_ms"], f["retries"]),
+        "env": lambda f: (f["flag"], f["environment"], f["variables"]),
+        "worker_ini": lambda f: (f["queue"], f["prefetch"]),
+        "pyproject": lambda f: (f["schedule"], f["command"]),
+        "service_json": lambda f: (f["host"], f["port"], f["pool"]),
+        "ticket": lambda f: (f["issue"], f["author"], f["url"], f["comments"]),
+        "dockerfile": lambda f: f["port"],
+        "hosts_md": lambda f: f["hosts"],
+        "hosts_txt": lambda f: f["hosts"],
+        "invoices": lambda f: f["items"],
+        "app_log": lambda f: f["errors"],
+        "events_jsonl": lambda f: (f["slowest"], f["traces"]),
+        "sql": lambda f: f["table"],
+        "pom": lambda f: [tuple(d) for d in f["deps"]],
+        "python": lambda f: (f["timeout_line"], f["functions"]),
+    }[kind](facts)
+
+
+READ = ("deploy_yaml", "env", "worker_ini", "pyproject", "service_json", "ticket", "dockerfile", "hosts_md",
+        "hosts_txt", "invoices", "app_log", "events_jsonl", "sql", "pom", "python")
+
+
+@pytest.mark.parametrize("kind", READ)
+def test_the_readers_find_the_live_value_past_every_decoy(kind: str) -> None:
+    seen = Counter()
+    for corpus in CORPORA.values():
+        for f in corpus.by_kind[kind]:
+            assert _live(kind, f.file.text) == _expected(kind, f.facts), (f.file.path, f.facts["layout"],
+                                                                          f.facts["decoys"])
+            seen.update(f.facts["decoys"])
+    assert len(seen) >= 3, seen
+
+
+def test_every_kind_has_three_layouts_and_three_decoy_kinds_in_every_corpus() -> None:
+    for seed, corpus in CORPORA.items():
+        found, unknown = file_layouts.figures([f.file.path for f in corpus.files()], seed)
+        assert unknown == [] and set(found) == set(corpus.by_kind)
+        assert file_layouts.shortfalls(found) == [], seed
+
+
+def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
+    thin = file_layouts.KindFigures(4, Counter({"plain": 4}), Counter({"disabled": 2, "stale": 1}))
+    assert file_layouts.shortfalls({"env": thin}) == ["env: 1 layouts < 3", "env: 2 decoy kinds < 3"]
+    assert file_layouts.shortfalls({"audio": file_layouts.KindFigures(3, Counter("abc"), Counter())}) == []
+
+
+# what each decoy kind leaves in a file's text, for kinds where it is one plain pattern
+VISIBLE = {
+    ("deploy_yaml", "stale"): lambda t: "\nlegacy:\n" in t,
+    ("deploy_yaml", "disabled"): lambda t: re.search(r"^# replicas: \d+", t, re.M),
+    ("env", "duplicate"): lambda t: len(re.findall(r"^FEATURE_FLAG=", t, re.M)) == 2,
+    ("worker_ini", "stale"): lambda t: "[queue.example]" in t,
+    ("table", "duplicate"): lambda t: t.splitlines().count(next(ln for ln in t.splitlines() if not ln.startswith("#"))) == 2,
+    ("table", "disabled"): lambda t: re.search(r"^# ", t, re.M),
+    ("ticket", "disabled"): lambda t: "<!-- ссылка до переезда" in t,
+    ("dockerfile", "stale"): lambda t: "\n# FROM " in t,
+    ("sql", "in_string"): lambda t: re.search(r"IS '[^']*CREATE TABLE", t),
+    ("pom", "disabled"): lambda t: "<!--\n      <dependency>" in t,
+    ("events_jsonl", "unit"): lambda t: '"db_us"' in t or '"dbTimeUs"' in t,
+}
+
+
+def test_a_drawn_decoy_is_in_the_text_and_an_undrawn_one_is_not() -> None:
+    for (kind, decoy), visible in VISIBLE.items():
+        files = [f for corpus in CORPORA.values() for f in corpus.by_kind[kind]]
+        with_it = [f for f in files if decoy in f.facts["decoys"]]
+        assert with_it and all(visible(f.file.text) for f in with_it), (kind, decoy)
+        assert not any(visible(f.file.text) for f in files if decoy not in f.facts["decoys"]), (kind, decoy)
