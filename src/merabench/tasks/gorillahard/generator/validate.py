@@ -454,20 +454,21 @@ def check_format_traps(rows: list[Row]) -> Check:
 
 def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
     """Every kind of file the set attaches shows at least three layouts and three kinds of decoy
-    (file_layouts.py; the files' records come from the corpus of the manifest's seed); enforced
-    on card-size sets, whose rows attach enough files of each kind."""
+    (file_layouts.py; the files' records come from the corpus of the manifest's seed; a file a
+    maker wrote for its row alone is counted apart); enforced on card-size sets, whose rows attach
+    enough files of each kind."""
     from merabench.tasks.gorillahard.generator import file_layouts
 
     if "seed" not in manifest:
         return Check("file_layouts", True, "no seed in the manifest: the files' layouts are not known")
     paths = {p for r in rows for p in attached_files(r.inputs.get("context", ""))}
     found, unknown = file_layouts.figures(paths, int(manifest["seed"]))
-    problems = [f"{len(unknown)} attached files are not in seed {manifest['seed']}'s corpus"] if unknown else []
     short = file_layouts.shortfalls(found)
-    problems += short if card_size(manifest) else []
+    problems = short if card_size(manifest) else []
     least = min((len(f.layouts) for f in found.values()), default=0)
     fewest = min((len(f.decoys) for k, f in found.items() if k not in file_layouts.NO_DECOYS), default=0)
-    detail = (f"{len(found)} kinds of file; at least {least} layouts and {fewest} decoy kinds each"
+    detail = (f"{len(found)} kinds of corpus file; at least {least} layouts and {fewest} decoy kinds each"
+              + (f"; {len(unknown)} files made for their row alone (not the corpus's)" if unknown else "")
               + (f" (below the card's size, not enforced: {'; '.join(short)})" if short and not card_size(manifest)
                  else ""))
     return Check("file_layouts", not problems, _first_failures(problems) or detail)

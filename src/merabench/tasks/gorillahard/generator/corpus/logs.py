@@ -75,6 +75,22 @@ def render(layout: str, day: str, moment: int, record: str) -> str:
     return f'ts={day}T{time}Z level={level} logger={logger} msg="{escaped}"'
 
 
+_STAMPED = re.compile(r"^(?:(\d{4}-\d\d-\d\d) (\d\d):(\d\d):(\d\d) |\[(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)\.\d+Z\] "
+                      r"|ts=(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)Z )")
+
+
+def restamped(line: str, record: str) -> str | None:
+    """Another record at the time of a log line, in the line's layout (None if the line is no
+    record of the three layouts): for files edited after they were written."""
+    found = _STAMPED.match(line)
+    if not found:
+        return None
+    groups = [g for g in found.groups() if g is not None]
+    layout = "plain" if line[:1].isdigit() else "bracketed" if line.startswith("[") else "logfmt"
+    hours, minutes, seconds = (int(g) for g in groups[1:])
+    return render(layout, groups[0], hours * 3600 + minutes * 60 + seconds, record)
+
+
 def needle(layout: str, record: str) -> str:
     """What a line of the layout holds of a record, its time stamp left out."""
     return render(layout, "", 0, record).split(" ", 2 if layout == "plain" else 1)[-1]
@@ -217,6 +233,8 @@ def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:
         part = f"report-{number:03d}-{rng.randint(10, 99)}.csv"
         fetched = (f"https://data.{rng.choice(DOMAINS)}/exports/{part}" if decoys.IN_STRING in drawn and rng.random() < 0.5
                    else part)
+        if fetched == url:  # another file's link, never the one that failed
+            fetched = part
         log.add(rng, rng.choice([
             _noise(rng),
             f"INFO  import: chunk {i + 1}/{total} parsed, {rng.randint(200, 5000)} rows",

@@ -26,12 +26,16 @@ family, so one seed's recipe for a family does not decide another seed's row.
 
 from __future__ import annotations
 
+import csv
 import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus
+from merabench.tasks.gorillahard.generator.corpus.logs import LOG_LAYOUTS, needle, restamped
+from merabench.tasks.gorillahard.generator.corpus.tables import render
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     REFUND_LIMIT,
     STATS,
@@ -225,7 +229,9 @@ SPAN_ASKS = (
 
 
 def _event_lines(text: str, marker: str) -> list[int]:
-    return [n for n, line in enumerate(text.split("\n"), start=1) if marker in line]
+    """The lines of an event's records (`marker` its record as the plain layout writes it), in any log layout."""
+    markers = [needle(layout, marker) for layout in LOG_LAYOUTS]
+    return [n for n, line in enumerate(text.split("\n"), start=1) if any(m in line for m in markers)]
 
 
 def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
@@ -269,7 +275,8 @@ def _spread_log(rng: random.Random, corpus: Corpus) -> tuple[File, str, int, int
     places = sorted(rng.sample(range(marked[0], marked[-1] - 1), min(4, marked[-1] - marked[0] - 1)), reverse=True)
     for n, at in enumerate(places):  # after file line at+1 (0-based index at)
         burst = missing // len(places) + (n < missing % len(places))
-        text_lines[at + 1:at + 1] = [f"{_stamp(text_lines[at])} INFO  http: GET /healthz 200 (1 ms)"] * burst
+        stamped = next(ln for ln in text_lines[at::-1] if restamped(ln, _PROBE) is not None)  # a record's time
+        text_lines[at + 1:at + 1] = [restamped(stamped, "INFO  http: GET /healthz 200 (1 ms)")] * burst
     text = "\n".join(text_lines)
     lines = _event_lines(text, LOG_EVENTS[event][0])
     return File(log.file.path, log.file.fmt, text), event, lines[0], lines[-1], lines[-1] - lines[0] + 1
@@ -280,7 +287,7 @@ def check_read_span(view: View) -> list[str]:
     named = [marker for marker, name, _ in LOG_EVENTS.values() if name in view.question]
     if len(named) != 1:
         return ["the question must name one kind of record"]
-    lines = [n for n, line in enumerate(text.split("\n"), start=1) if named[0] in line]
+    lines = _event_lines(text, named[0])
     if len(lines) < 2:
         return ["the log holds the record fewer than twice"]
     if lines[-1] - lines[0] + 1 > READ_LINES_LIMIT:
@@ -348,21 +355,22 @@ def concept_root(header: str) -> str:
 def _recolumned(text: str, header: list[str], delimiter: str, changes: dict[int, tuple[str, Callable | None]],
                 rng: random.Random) -> str:
     """The table with columns renamed (and, given a value maker, refilled): the header line
-    wherever it stands (an export glued from pages repeats it), every record of its width."""
+    wherever it stands (an export glued from pages repeats it), every record of its width, each
+    line quoted as it was; comment lines kept as they are."""
     new_header = list(header)
     for at, (name, _) in changes.items():
         new_header[at] = name
-    old_line = delimiter.join(header)
     out = []
     for line in text.split("\n"):
-        cells = line.split(delimiter)
-        if line == old_line:
-            out.append(delimiter.join(new_header))
-        elif line.strip() and len(cells) == len(header):
+        cells = next(csv.reader([line], delimiter=delimiter)) if line.strip() and not line.startswith("#") else []
+        quoted = line.startswith('"')
+        if cells == header:
+            out.append(render([new_header], delimiter, quote_all=quoted)[0])
+        elif len(cells) == len(header):
             for at, (_, values) in changes.items():
                 if values is not None:
                     cells[at] = values(rng)
-            out.append(delimiter.join(cells))
+            out.append(render([cells], delimiter, quote_all=quoted)[0])
         else:
             out.append(line)
     return "\n".join(out)
@@ -412,7 +420,7 @@ def check_column_spelling(view: View) -> list[str]:
     if len(matching) > 1:
         return [f"two headers are «{d['asked']}»: {matching}"]
     at = header.index(matching[0])
-    numeric = all(re.fullmatch(r"-?\d+(?:\.\d+)?", r[at]) for r in rows)
+    numeric = all(re.fullmatch(r"-?\d[\d ]*(?:[.,]\d+)?", r[at]) for r in rows)  # a Russian-locale number too
     said = [stat for stat, words in STATS.items() if words in view.question]  # the statistic the question names
     if len(said) != 1:
         return [f"the question names {len(said)} statistics"]
@@ -444,21 +452,30 @@ def _status_history(rng: random.Random, month: str, day: int, closed: bool) -> s
                                                                                                strict=True))
 
 
-_STATUS_LINE = re.compile(r"^(?:Статус|Status|Состояние)\s*:\s*.+$", re.M)
+# a ticket's status field: a `Статус: …` line, or the row of its table of fields
+_STATUS_LINE = re.compile(r"^(?:(?:Статус|Status|Состояние)\s*:\s*(.+)|\|\s*Статус\s*\|\s*(.+?)\s*\|)$", re.M)
+
+
+def _status_field(text: str, state: str) -> str:
+    """The ticket with its status field saying `state`, in the field's own layout."""
+    def field(found: re.Match[str]) -> str:
+        if found.group().startswith("|"):
+            return f"| Статус | {state} |"
+        return f"Status: {state}" if state in ("open", "closed") else f"Статус: {state}"
+    return _STATUS_LINE.sub(field, text, count=1)
 
 
 def make_ticket_closed(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
     ticket = rng.choice([t for t in corpus.by_kind["ticket"] if not t.facts["planted"]
                          and _STATUS_LINE.search(t.file.text)])
     text = ticket.file.text
-    created = re.search(r"^Создана: 2026-(\d\d)-(\d\d)$", text, re.M)
+    created = re.search(r"^(?:Создана: |\| Создана \| )2026-(\d\d)-(\d\d)", text, re.M)
     if rng.random() < 0.5 and created:  # the status in a history section, not in the header
         text = _STATUS_LINE.sub("", text, count=1).replace("\n\n\n", "\n\n").rstrip("\n") + "\n" + \
             _status_history(rng, created.group(1), int(created.group(2)), refuse)
     else:
         state = rng.choice(CLOSED_STATES if refuse else OPEN_STATES)
-        line = f"Status: {state}" if state in ("open", "closed") else f"Статус: {state}"
-        text = _STATUS_LINE.sub(line, text, count=1)
+        text = _status_field(text, state)
     key = ticket.facts["issue"]
     reference = abstain(f"задача {key} уже закрыта — закрывать нечего") if refuse else call(
         "tracker.close_issue", issue=key)
@@ -469,8 +486,8 @@ def make_ticket_closed(rng: random.Random, corpus: Corpus, refuse: bool) -> Ques
 def ticket_state(text: str) -> str | None:
     """Where a ticket stands: the last step of its status history, else its status field."""
     steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
-    field = re.search(r"^(?:Статус|Status|Состояние)\s*:\s*(.+)$", text, re.M)
-    state = steps[-1] if steps else (field.group(1) if field else None)
+    field = _STATUS_LINE.search(text)
+    state = steps[-1] if steps else (field.group(1) or field.group(2) if field else None)
     if state is None:
         return None
     return "closed" if re.search(r"закрыт|closed", state) else "open"
@@ -492,10 +509,7 @@ RETRY_ASKS = ("Повтори загрузку, которая упала в ж�
               "перекачай файл, на котором упал импорт")
 
 
-def _stamp(line: str) -> str:
-    """A log line's time stamp: what stands before its level."""
-    found = re.match(r"^(.*?)\s+(?:ERROR|WARN|INFO|DEBUG)\b", line)
-    return found.group(1) if found else line.split(" ", 2)[0]
+_PROBE = "INFO  import: probe"  # a record to tell a log record from other lines
 
 
 def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
@@ -507,23 +521,23 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
     url = log.facts["url"]
     lines = log.file.text.split("\n")
     at = next(i for i, line in enumerate(lines) if "failed to download" in line)
-    stamp = _stamp(lines[at])
-    # a line that speaks of failed downloads without being one, in both sides
-    lines.insert(1, f"{_stamp(lines[0])} DEBUG import: retry policy for failed downloads: 3 attempts, 30 s apart")
-    at += 1
+    # a line that speaks of failed downloads without being one, in both sides, after the first record
+    first = next(i for i, line in enumerate(lines) if restamped(line, _PROBE) is not None)
+    lines.insert(first + 1, restamped(lines[first], "DEBUG import: retry policy for failed downloads: 3 attempts, 30 s apart"))
+    at += first + 1 <= at
     later = min(len(lines) - 1, at + rng.randint(2, 6))
     retried = rng.random() < 0.5
     if refuse and not retried:  # the download went through, perhaps after an interruption
-        done = [f"{stamp} INFO  import: downloaded {url.rsplit('/', 1)[-1]} ({rng.randint(2, 90)} MB)"]
+        done = [restamped(lines[at], f"INFO  import: downloaded {url.rsplit('/', 1)[-1]} ({rng.randint(2, 90)} MB)")]
         if rng.random() < 0.5:
-            done.insert(0, f"{stamp} WARN  import: connection reset while fetching {url}, resuming")
+            done.insert(0, restamped(lines[at], f"WARN  import: connection reset while fetching {url}, resuming"))
         lines[at:at + 1] = done
     elif retried:  # a retry a few lines on: it brought the file (a refusal) or failed again (a near miss)
-        when = _stamp(lines[later])
-        lines.insert(later + 1, f"{when} INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
-                     if refuse else f"{when} WARN  import: retry 1/3 of {url} failed ({rng.choice([502, 503])}), "
-                                    "giving up")
-    text = "\n".join(lines)
+        anchor = next(lines[i] for i in range(later, -1, -1) if restamped(lines[i], _PROBE) is not None)
+        lines.insert(later + 1, restamped(anchor, f"INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
+                                          if refuse else f"WARN  import: retry 1/3 of {url} failed "
+                                                         f"({rng.choice([502, 503])}), giving up"))
+    text = "\n".join(str(line) for line in lines)
     reason = ("в журнале загрузка упала, но повторная попытка прошла — файл скачан, повторять нечего" if retried
               else "в журнале нет упавшей загрузки: все файлы скачались, повторять нечего")
     reference = abstain(reason) if refuse else call("http.download", url=url)
@@ -534,8 +548,9 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
 def check_no_failure(view: View) -> list[str]:
     _, text = only(view)
     lines = text.split("\n")
+    levels = dict(formats.log_levels(text))  # a failure is a record of level ERROR, in any layout
     failed = [(n, ln.split("failed to download", 1)[1].split()[0]) for n, ln in enumerate(lines)
-              if " ERROR " in ln and "failed to download" in ln]
+              if levels.get(n + 1) == "ERROR" and "failed to download" in ln]
     if len(failed) > 1:
         return ["more than one download failed"]
     # a failure counts while no later line brings the same file
@@ -555,6 +570,9 @@ def make_invoice_paid(rng: random.Random, corpus: Corpus, refuse: bool) -> Quest
     while unpaid); the question's invoice is unpaid in the near miss, paid in the refusal."""
     invoices = corpus.pick("invoices", rng)
     asked = rng.choice(invoices.facts["items"])[0]
+    header, _ = split_table(invoices.file.text)
+    delimiter = max((";", ","), key=invoices.file.text.split("\n", 3)[-1].count)
+    status = header.index("status")
     by_date = rng.random() < 0.5
 
     def paid_on() -> str:
@@ -562,16 +580,18 @@ def make_invoice_paid(rng: random.Random, corpus: Corpus, refuse: bool) -> Quest
 
     out = []
     for line in invoices.file.text.split("\n"):
-        cells = line.split(";")
-        if len(cells) == 4 and cells[0] == "invoice_id" and by_date:
-            cells[3] = "paid_at"
-        elif len(cells) == 4 and cells[0].startswith("INV-"):
-            paid = (refuse if cells[0] == asked else rng.random() < 0.5)
+        cells = next(csv.reader([line], delimiter=delimiter)) if line.strip() and not line.startswith("#") else []
+        if cells == header and by_date:  # every header line, a repeated one too
+            cells[status] = "paid_at"
+            line = render([cells], delimiter, quote_all=line.startswith('"'))[0]
+        elif len(cells) == len(header) and cells[0].startswith("INV-"):  # a record: its payment set
+            paid = refuse if cells[0] == asked else rng.random() < 0.5
             if by_date:
-                cells[3] = paid_on() if paid else "—"
+                cells[status] = paid_on() if paid else "—"
             else:
-                cells[3] = "paid" if paid else rng.choice(["unpaid", "overdue"])
-        out.append(";".join(cells))
+                cells[status] = "paid" if paid else rng.choice(["unpaid", "overdue"])
+            line = render([cells], delimiter, quote_all=line.startswith('"'))[0]
+        out.append(line)
     reference = abstain(f"счёт {asked} уже оплачен, а аннулировать можно только неоплаченные счета") if refuse else \
         call("billing.invoice_void", invoice_id=asked)
     return _question(rng.choice(VOID_ASKS).format(invoice=asked),
