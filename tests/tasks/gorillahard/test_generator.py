@@ -490,8 +490,9 @@ def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
         bodies = ["\n".join(f.splitlines()[2:]) for f in functions]  # without the signature and docstring
         count = len(module.facts["functions"])
         assert 3 <= count <= 9 and len(bodies) == count and len(set(bodies)) == count, module.file.path
-        assert text.count("TIMEOUT_S =") == 1
-        assert text.splitlines()[module.facts["timeout_line"] - 1].startswith("TIMEOUT_S = ")
+        # one live assignment (a commented-out old one or one in the docstring is a decoy), typed or not
+        assert len(re.findall(r"^TIMEOUT_S(?:: int)? = ", text, re.M)) == 1
+        assert text.splitlines()[module.facts["timeout_line"] - 1].startswith("TIMEOUT_S")
         compile(text, module.file.path, "exec")  # it is Python
         lines.add(module.facts["timeout_line"])
     assert len(lines) >= 3  # not the same line in every module
@@ -949,7 +950,7 @@ def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
                 n_turns=1, needs_history="", wording=0, rng=random.Random("findings"),
                 served=draw_served(random.Random("findings")))
     assert check_findings_unsaid([Row(**made)]).ok
-    made["inputs"]["context"] = made["inputs"]["context"].replace(" мин;", " мин, русская речь;")
+    made["inputs"]["context"] = made["inputs"]["context"].replace(" мин", " мин, русская речь")  # any layout
     check = check_findings_unsaid([Row(**made)])
     assert not check.ok and "row 7:" in check.detail and "asr.detect_language" in check.detail
 
