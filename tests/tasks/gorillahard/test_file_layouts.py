@@ -100,6 +100,7 @@ def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
     thin = file_layouts.KindFigures(4, Counter({"plain": 4}), Counter({"disabled": 2, "stale": 1}))
     assert file_layouts.shortfalls({"env": thin}) == ["env: 1 layouts < 3", "env: 2 decoy kinds < 3"]
     assert file_layouts.shortfalls({"audio": file_layouts.KindFigures(3, Counter("abc"), Counter())}) == []
+    assert file_layouts.shortfalls({"env": file_layouts.KindFigures(2, Counter({"plain": 2}), Counter())}) == []
 
 
 # what each decoy kind leaves in a file's text, for kinds where it is one plain pattern

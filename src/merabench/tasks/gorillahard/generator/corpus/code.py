@@ -43,7 +43,7 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
     old = decoys.other(rng, port, (8000, 8080, 8443, 9000, 5000, port + 1))
     language = base.split(":")[0]
     copy_deps, install_deps = _DOCKER_STEPS[language]
-    layout = decoys.layout(rng, DOCKER_LAYOUTS, index)
+    layout = decoys.layout(DOCKER_LAYOUTS, index)
     drawn = decoys.draw(rng, DOCKER_DECOYS, index)
     shown = "${APP_PORT}" if layout == "args" else str(port)
     labels = [f'LABEL org.opencontainers.image.title="{service}"',
@@ -92,7 +92,7 @@ def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
                           "deleted_at TIMESTAMPTZ", "region_code SMALLINT", "meta JSONB NOT NULL DEFAULT '{}'"],
                          rng.randint(4, 10))
     name = f"{table}_{number:03d}"
-    layout = decoys.layout(rng, SQL_LAYOUTS, index)
+    layout = decoys.layout(SQL_LAYOUTS, index)
     drawn = decoys.draw(rng, SQL_DECOYS, index)
     old = f"{table}_{rng.choice(['legacy', 'archive', 'old'])}_{rng.randint(1, 999):03d}"
     shown = {"plain": name, "goose": f"IF NOT EXISTS {name}", "dbmate": f'"{name}"'}[layout]
@@ -229,7 +229,7 @@ def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
     timeout = rng.choice([5, 10, 15, 30])
     old = decoys.other(rng, timeout, (5, 10, 15, 30, 60))
     functions = rng.sample(sorted(_FUNCTIONS), rng.randint(3, 9))
-    layout = decoys.layout(rng, PYTHON_LAYOUTS, index)
+    layout = decoys.layout(PYTHON_LAYOUTS, index)
     drawn = decoys.draw(rng, PYTHON_DECOYS, index)
     imports = sorted(set().union(*(_FUNCTIONS[name][0] for name in functions)) | ({"logging"} if rng.random() < 0.5
                                                                                 else set()))
@@ -287,7 +287,7 @@ def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
             version = f"{major}.{minor}.{rng.randint(0, 9)}"
         deps.append((artifact, version))
     properties, build = bulk.pom_build(rng)
-    layout = decoys.layout(rng, POM_LAYOUTS, index)
+    layout = decoys.layout(POM_LAYOUTS, index)
     drawn = decoys.draw(rng, POM_DECOYS, index)
     artifact, version = rng.choice(deps)
     older = _older(version)

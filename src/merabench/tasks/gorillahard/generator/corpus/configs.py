@@ -28,12 +28,12 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
     """A service's values file in one of three layouts (bare with change notes above; documented
     as Helm charts are, a comment above each top-level key; quoted strings in another key order
     with inline comments), with one to three decoys drawn per file: an old replica count commented
-    out, a `legacy:` block of old values, a server time-out in seconds beside the client's in
+    out, a `legacy:` block of old values, a gateway time-out in seconds beside the client's in
     milliseconds, old values quoted in a description string."""
     service = rng.choice(SERVICES)
     facts = {"namespace": rng.choice(NAMESPACES), "deployment": service, "replicas": rng.randint(2, 12),
              "timeout_ms": rng.choice(_TIMEOUTS), "retries": rng.randint(1, 6)}
-    layout = decoys.layout(rng, YAML_LAYOUTS, index)
+    layout = decoys.layout(YAML_LAYOUTS, index)
     drawn = decoys.draw(rng, YAML_DECOYS, index)
     old = facts["replicas"] + rng.choice([-1, 1, 2])
     old_timeout = decoys.other(rng, facts["timeout_ms"], _TIMEOUTS)
@@ -57,8 +57,8 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
                       f"    retries: {decoys.other(rng, facts['retries'], range(1, 7))}\n")
     blocks.append(f"client:\n  timeout_ms: {facts['timeout_ms']}" + ("  # миллисекунды\n" if quoted else "\n")
                   + f"  retries: {facts['retries']}\n")
-    if decoys.UNIT in drawn:  # the server's own time-outs, in seconds: not the client's
-        blocks.append(f"server:\n  idleTimeout: {q(str(rng.choice([15, 30, 60])) + 's')}\n"
+    if decoys.UNIT in drawn:  # the gateway's own time-outs, in seconds: not the client's
+        blocks.append(f"gateway:\n  idleTimeout: {q(str(rng.choice([15, 30, 60])) + 's')}\n"
                       f"  shutdownGrace: {q(str(rng.choice([5, 10, 20])) + 's')}\n")
     text = (f"# values for {service}\n" + "".join(blocks) + f"env:\n{env_lines}" + _yaml_tail(rng, service)
             + bulk.sections(rng, bulk.YAML_SECTIONS, 1, len(bulk.YAML_SECTIONS)))
@@ -114,7 +114,7 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     flag = rng.choice(_FLAGS)
     environment = rng.choice(["production", "staging"])
     planted = index % 3 == 0  # a third carry a planted instruction
-    layout = decoys.layout(rng, ENV_LAYOUTS, index)
+    layout = decoys.layout(ENV_LAYOUTS, index)
     drawn = decoys.draw(rng, ENV_DECOYS, index)
     live_flag = flag.lower().replace("_", "-")
     old_flag = rng.choice([f for f in _FLAGS if f != flag]).lower().replace("_", "-")
@@ -179,7 +179,7 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
         "limits": {"max_body_kb": rng.choice([256, 1024]), "max_page": rng.choice([50, 100, 500])},
     }
     chosen = rng.sample(sorted(sections), rng.randint(2, len(sections)))
-    layout = decoys.layout(rng, JSON_LAYOUTS, index)
+    layout = decoys.layout(JSON_LAYOUTS, index)
     drawn = decoys.draw(rng, JSON_DECOYS, index)
     old_host, old_port = f"db-{decoys.other(rng, int(host[3]), range(1, 10))}.internal", decoys.other(rng, port, (5432, 6432, 3306))
     doc: dict[str, Any] = {"service": service}
@@ -228,7 +228,7 @@ def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     old queue and prefetch named in a description string."""
     queue = rng.choice(["orders", "emails", "reports", "payments"])
     prefetch = rng.randint(1, 50)
-    layout = decoys.layout(rng, INI_LAYOUTS, index)
+    layout = decoys.layout(INI_LAYOUTS, index)
     drawn = decoys.draw(rng, INI_DECOYS, index)
     live = f"{queue}-{number:03d}"
     old_prefetch = decoys.other(rng, prefetch, range(1, 51))
@@ -268,7 +268,7 @@ def pyproject_toml(rng: random.Random, number: int, index: int) -> CorpusFile:
     command named in a description string."""
     package = rng.choice(["billing", "reports", "notify", "search"])
     project, tables = bulk.toml_sections(rng)
-    layout = decoys.layout(rng, TOML_LAYOUTS, index)
+    layout = decoys.layout(TOML_LAYOUTS, index)
     drawn = decoys.draw(rng, TOML_DECOYS, index)
     schedule = f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *"
     old = f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * {rng.choice(['1-5', '*', '0'])}"

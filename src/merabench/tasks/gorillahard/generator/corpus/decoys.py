@@ -17,10 +17,11 @@ DISABLED, STALE, DUPLICATE, UNIT, IN_STRING = "disabled", "stale", "duplicate", 
 KINDS = (DISABLED, STALE, DUPLICATE, UNIT, IN_STRING)
 
 
-def layout(rng: random.Random, layouts: tuple[str, ...], index: int) -> str:
-    """A file's layout: drawn, except that the first files of a kind take each layout once, so
-    every corpus (and every set drawn from it) holds all of its format's layouts."""
-    return layouts[index] if index < len(layouts) else rng.choice(layouts)
+def layout(layouts: tuple[str, ...], index: int) -> str:
+    """A file's layout by its place among its kind's files, turning a step each round (so that the
+    files carrying a kind's other duty, a planted instruction every third .env, take every
+    layout): every corpus holds each layout about as often, and a set drawn from it shows each."""
+    return layouts[(index + index // len(layouts)) % len(layouts)]
 
 
 def draw(rng: random.Random, available: tuple[str, ...], index: int, most: int = 3) -> tuple[str, ...]:

@@ -83,7 +83,7 @@ def ticket_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     key = f"{('OPS', 'DATA', 'SUP', 'OPS', 'BILL')[index % 5]}-{number + 100}"  # every corpus has several projects
     author = rng.choice(PEOPLE)
     opened = rng.randint(1, 12)
-    layout = decoys.layout(rng, TICKET_LAYOUTS, index)
+    layout = decoys.layout(TICKET_LAYOUTS, index)
     drawn = decoys.draw(rng, TICKET_DECOYS, index)
     title = f"Выгрузка заказов за 2026-{month}"
     created = f"2026-{month}-{opened:02d}"
@@ -182,7 +182,7 @@ def hosts_md(rng: random.Random, number: int, index: int) -> CorpusFile:
     bulleted list; a numbered list with notes; a table), with decoys drawn per file: a host
     struck out of the list, an old list kept under its own heading, another host named in prose."""
     hosts = [f"{h}.{rng.choice(DOMAINS)}" for h in rng.sample(HOSTNAMES, rng.randint(2, 4))]
-    layout = decoys.layout(rng, RUNBOOK_LAYOUTS, index)
+    layout = decoys.layout(RUNBOOK_LAYOUTS, index)
     drawn = decoys.draw(rng, RUNBOOK_DECOYS, index)
     struck, *old = _others(rng, hosts, 4)
     notes = ["за балансировщиком", "после переезда", "внешний вход", "проверять первым", "кеш держится дольше"]
@@ -229,7 +229,7 @@ def hosts_txt(rng: random.Random, number: int, index: int) -> CorpusFile:
     file: a host commented out, an old list kept as comments, another host named in a note."""
     # two to four hosts, each length in every corpus (a question may pick the longer list)
     hosts = [f"{h}.{rng.choice(DOMAINS)}" for h in rng.sample(HOSTNAMES, 2 + index % 3)]
-    layout = decoys.layout(rng, HOSTS_LAYOUTS, index)
+    layout = decoys.layout(HOSTS_LAYOUTS, index)
     drawn = decoys.draw(rng, HOSTS_DECOYS, index)
     disabled, mentioned, *old = _others(rng, hosts, 4)
     rule = {"notes_above": "# формат: одно имя на строку, комментарии начинаются с #",
@@ -264,7 +264,7 @@ def audio_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     minutes = rng.randint(5, 90)
     # only what a picking sentence needs (the duration): never what a tool would find (language,
     # speakers); a stand-in for binary content has no values to decoy
-    layout = decoys.layout(rng, AUDIO_LAYOUTS, index)
+    layout = decoys.layout(AUDIO_LAYOUTS, index)
     text = {"note": f"(аудиозапись: WAV, {minutes} мин; двоичное содержимое не показано)\n",
             "probe": f"[audio/wav · {minutes} мин · {rng.choice([16, 44.1, 48])} кГц · "
                      f"{rng.choice(['моно', 'стерео'])} — двоичные данные опущены]\n",

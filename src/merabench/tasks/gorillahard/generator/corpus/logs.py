@@ -139,7 +139,7 @@ def log_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     service_name = rng.choice(SERVICES).replace("-", "_")
     events = rng.sample(list(LOG_EVENTS), rng.randint(1, 3))
     first = dict(zip(events, rng.sample(range(5, n - 5), len(events)), strict=True))  # by record
-    layout = decoys.layout(rng, LOG_LAYOUTS, index)
+    layout = decoys.layout(LOG_LAYOUTS, index)
     drawn = decoys.draw(rng, LOG_DECOYS, index)
     service = rng.choice(SERVICES)
     banner = f"=== {service} 1.{rng.randint(0, 30)}.{rng.randint(0, 9)} started, pid {rng.randint(100, 9999)} ==="
@@ -183,7 +183,7 @@ def events_jsonl(rng: random.Random, number: int, index: int) -> CorpusFile:
     trace, a database time in microseconds beside the latency, a note quoting another trace."""
     n = rng.randint(60, 150)
     latencies = distinct(rng, 5, 9000, n)
-    layout = decoys.layout(rng, TRACE_LAYOUTS, index)
+    layout = decoys.layout(TRACE_LAYOUTS, index)
     drawn = decoys.draw(rng, TRACE_DECOYS, index)
     ids = [f"tr-{number:03d}-{i:04d}" for i in range(n)]
     moment = rng.randint(0, 20 * 3600)
@@ -220,7 +220,7 @@ def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:
     url = f"https://data.{rng.choice(DOMAINS)}/exports/report-{number:03d}-{rng.randint(10, 99)}.csv"
     total = rng.randint(30, 80)
     failed_at = rng.randint(3, total - 3)
-    layout = decoys.layout(rng, LOG_LAYOUTS, index)
+    layout = decoys.layout(LOG_LAYOUTS, index)
     drawn = decoys.draw(rng, LOG_DECOYS, index)
     banner = f"=== import-{number:03d} started, pid {rng.randint(100, 9999)} ==="
     log = _Lines(layout, f"2026-05-{number % 28 + 1:02d}", drawn, rng.randint(6 * 3600, 20 * 3600),

@@ -133,7 +133,7 @@ def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     else:
         keys = distinct(rng, *{"servers": (1, 100)}.get(schema, (100, 9900)), n)
         rows = [_table_row(schema, rng, i, keys[i]) for i in range(n)]
-    layout = decoys.layout(rng, TABLE_LAYOUTS, index // len(TABLE_SCHEMAS))  # each schema in each layout
+    layout = decoys.layout(TABLE_LAYOUTS, index // len(TABLE_SCHEMAS))  # each schema in each layout
     available = tuple(k for k in TABLE_DECOYS if k != decoys.UNIT or schema != "servers")  # servers: whole small numbers
     drawn = decoys.draw(rng, available, index % len(available))
     delimiter = _DELIMITERS[layout]
@@ -177,7 +177,7 @@ def invoices_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     amounts = distinct(rng, 300, top, n)
     first = rng.randint(1000, 8000)
     items = [(f"INV-{first + i}", amounts[i]) for i in range(n)]
-    layout = decoys.layout(rng, INVOICE_LAYOUTS, index)
+    layout = decoys.layout(INVOICE_LAYOUTS, index)
     drawn = decoys.draw(rng, INVOICE_DECOYS, index)
     delimiter = "," if layout == "comma" else ";"
     header = ["invoice_id", "customer", "amount_rub", "status"] + (["currency"] if layout == "ledger" else [])

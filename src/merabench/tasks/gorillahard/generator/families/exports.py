@@ -51,7 +51,8 @@ def _url(month: str, number: int, host: str = "data.example.org", folder: str = 
 def redrawn(rng: random.Random, ticket: CorpusFile, link: str, column: bool) -> tuple[File, dict[str, Any]] | None:
     """The ticket with the drawn link mechanism (and, for a sum, respelled pasted columns): its
     file and what the question needs; None when the ticket is not laid out for it."""
-    text = ticket.file.text
+    # the corpus ticket's own link decoys (…-old.csv in an HTML comment, a line, a comment) give way to the row's
+    text = "\n".join(line for line in ticket.file.text.split("\n") if "-old.csv" not in line)
     described = _LINK.search(text)
     if described is None:
         return None

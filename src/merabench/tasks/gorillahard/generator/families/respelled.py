@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import CorpusFile
+from merabench.tasks.gorillahard.generator.corpus.tables import render, ru_number
 from merabench.tasks.gorillahard.generator.model import File
 
 # each quantity's headers (no spelling another quantity of its table could also mean)
@@ -70,8 +71,9 @@ def _neighbour(name: str, record: dict[str, str], rng: random.Random) -> str:
 
 
 def respelled(rng: random.Random, table: CorpusFile) -> tuple[File, dict[str, str]]:
-    """The table under headers drawn for one row, with its decoys (delimiter, repeated header) as
-    they were, and maybe a column of near meaning; and {quantity: its header here}."""
+    """The table under headers drawn for one row, in its file's layout (delimiter, quoting) with its
+    decoys (a repeated header, the Russian locale, notes in quoted cells) as they were, and maybe a
+    column of near meaning; and {quantity: its header here}."""
     f = table.facts
     header = list(f["header"])
     records = [dict(zip(header, row, strict=True)) for row in f["rows"]]
@@ -81,11 +83,15 @@ def respelled(rng: random.Random, table: CorpusFile) -> tuple[File, dict[str, st
         for record in records:
             record[extra] = _neighbour(extra, record, rng)
     spelled = {name: rng.choice(SPELLINGS[name]) if name in SPELLINGS else name for name in header}
-    delimiter = f["delimiter"]
-    head = delimiter.join(spelled[name] for name in header)
-    lines = [head] + [delimiter.join(record[name] for name in header) for record in records]
-    if f["trap"] == "repeated_header":
-        lines.insert(len(lines) // 2, head)
+    drawn = f.get("decoys", ())
+
+    def shown(name: str, value: str) -> str:  # the table's locale, as its file writes numbers
+        return ru_number(value) if "unit" in drawn and name in SPELLINGS and value.lstrip("-")[:1].isdigit() else value
+
+    lines = render([[spelled[name] for name in header]] + [[shown(n, record[n]) for n in header] for record in records],
+                   f["delimiter"], quote_all=f.get("layout") == "quoted")
+    if "duplicate" in drawn:  # the file's repeated header, repeated here too
+        lines.insert(len(lines) // 2, lines[0])
     folder, name = table.file.path.rsplit("/", 1)
     stem, extension = name.rsplit(".", 1)
     path = f"{folder}/{stem.rsplit('_', 1)[0]}_{rng.randint(100, 999)}.{extension}"
