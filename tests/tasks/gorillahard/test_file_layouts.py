@@ -97,7 +97,7 @@ def test_every_kind_has_three_layouts_and_three_decoy_kinds_in_every_corpus() ->
 
 
 def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
-    thin = file_layouts.KindFigures(4, Counter({"plain": 4}), Counter({"disabled": 2, "stale": 1}))
+    thin = file_layouts.KindFigures(8, Counter({"plain": 8}), Counter({"disabled": 2, "stale": 1}))
     assert file_layouts.shortfalls({"env": thin}) == ["env: 1 layouts < 3", "env: 2 decoy kinds < 3"]
     assert file_layouts.shortfalls({"audio": file_layouts.KindFigures(3, Counter("abc"), Counter())}) == []
     assert file_layouts.shortfalls({"env": file_layouts.KindFigures(2, Counter({"plain": 2}), Counter())}) == []

@@ -519,7 +519,7 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
     may fail again."""
     log = corpus.pick("fetch_log", rng)
     url = log.facts["url"]
-    lines = log.file.text.split("\n")
+    lines = log.file.text.rstrip("\n").split("\n")  # its records; the final newline put back below
     at = next(i for i, line in enumerate(lines) if "failed to download" in line)
     # a line that speaks of failed downloads without being one, in both sides, after the first record
     first = next(i for i, line in enumerate(lines) if restamped(line, _PROBE) is not None)
@@ -537,7 +537,7 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
         lines.insert(later + 1, restamped(anchor, f"INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
                                           if refuse else f"WARN  import: retry 1/3 of {url} failed "
                                                          f"({rng.choice([502, 503])}), giving up"))
-    text = "\n".join(str(line) for line in lines)
+    text = "\n".join(str(line) for line in lines) + "\n"
     reason = ("в журнале загрузка упала, но повторная попытка прошла — файл скачан, повторять нечего" if retried
               else "в журнале нет упавшей загрузки: все файлы скачались, повторять нечего")
     reference = abstain(reason) if refuse else call("http.download", url=url)
