@@ -53,7 +53,7 @@ def shortfalls(found: dict[str, KindFigures]) -> list[str]:
     held to it in the corpus, not here)."""
     out = []
     for kind, f in found.items():
-        if f.files < MIN_FILES:
+        if f.files < MIN_FILES or set(f.layouts) == {"?"}:  # few files, or a kind drawn without layouts
             continue
         if len(f.layouts) < MIN_LAYOUTS:
             out.append(f"{kind}: {len(f.layouts)} layouts < {MIN_LAYOUTS}")

@@ -81,7 +81,7 @@ def _request(view: View) -> tuple[str, dict[str, Any]]:
 
 # --- two_fit: two logs of one day ---------------------------------------------------------------
 
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d) \d\d:\d\d:\d\d ", re.M)
+_STAMP = re.compile(r"^(?:\[|ts=)?(\d{4}-\d\d-\d\d)[ T]\d\d:\d\d:\d\d", re.M)  # a record's day in any log layout
 _DATE_SAID = re.compile(r"(?<![\d.-])(?:(\d{4})-(\d\d)-(\d\d)|(\d\d)\.(\d\d)(?:\.(\d{4}))?|(\d{1,2})-е число)(?![\d-])")
 LOG_PHRASES = ("slow request", "gc pause", "answered 429", "token refreshed", "connections in use", "hit ratio")
 
@@ -643,7 +643,7 @@ def readings_scale_unstated(view: View) -> list[dict[str, Any]]:
     if what is None or up == bool(re.search(r"уменьш|сократ", asked)):
         raise ValueError("the question does not say what to change, or whether up or down")
     facts = {"namespace": setting(text, "namespace"), "deployment": setting(text, "deployment")}
-    current = int(setting(text, what) or -1)
+    current = int(setting(text, {"replicas": "replicas", "retries": "client.retries"}[what]) or -1)  # YAML paths
     return [_setting_call(what, facts, n) for n in _target(current, up, view.question) if 1 <= n <= _CEILING[what]]
 
 
