@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import split_table
 from merabench.tasks.gorillahard.generator.numerals import count
 
@@ -152,22 +153,25 @@ def _env(text: str, key: str) -> str | None:
 
 
 def _ticket_author(text: str) -> str | None:
-    m = re.search(r"^Автор: (\S+) \(@", text, re.M)
+    m = re.search(r"^(?:Автор: |\| Автор \| |Автор задачи — )(\S+) \(@", text, re.M)  # any tracker layout
     return m[1] if m else None
 
 
 def _ticket_commenters(text: str) -> set[str]:
-    thread = text.split("\n## Обсуждение\n", 1)[-1] if "\n## Обсуждение\n" in text else ""
-    return set(re.findall(r"^\*\*([^*]+)\*\*, \d{4}-\d\d-\d\d:", thread, re.M))
+    parts = re.split(r"^(?:## Обсуждение|## Комментарии|Комментарии:)\s*$", text, maxsplit=1, flags=re.M)
+    thread = parts[1] if len(parts) > 1 else ""
+    found = re.findall(r"^(?:\*\*([^*\n]+)\*\*, \d{4}-\d\d-\d\d:|— ([^(\n]+) \(\d{4}-\d\d-\d\d\):"
+                       r"|\[\d{4}-\d\d-\d\d \d\d:\d\d\] ([^:\n]+):)", thread, re.M)
+    return {next(g for g in names if g).strip() for names in found}
 
 
 def _ticket_opened(text: str) -> float | None:
-    m = re.search(r"^Создана: (\d{4})-(\d\d)-(\d\d)$", text, re.M)
+    m = re.search(r"(?:^Создана: |^\| Создана \| |открыта )(\d{4})-(\d\d)-(\d\d)", text, re.M)
     return None if m is None else int(m[1]) * 10_000 + int(m[2]) * 100 + int(m[3])
 
 
 def _ticket_month(text: str) -> frozenset[str]:
-    m = re.search(r"^[A-Z]+-\d+: Выгрузка заказов за \d{4}-(\d\d)$", text, re.M)
+    m = re.search(r"^(?:# )?\[?[A-Z]+-\d+\]?(?::| ·)? Выгрузка заказов за \d{4}-(\d\d)$", text, re.M)
     return frozenset({m[1]} if m else set())
 
 
@@ -195,7 +199,7 @@ def _column_sum(text: str, column: str) -> float | None:
     if column not in header:
         return None
     i = header.index(column)
-    return sum(float(r[i]) for r in rows if i < len(r))
+    return sum(formats.number(r[i]) for r in rows if i < len(r))
 
 
 def _column_mean(text: str, column: str) -> float | None:
@@ -203,7 +207,7 @@ def _column_mean(text: str, column: str) -> float | None:
     if column not in header or not rows:
         return None
     i = header.index(column)
-    return round(sum(float(r[i]) for r in rows) / len(rows), 3)
+    return round(sum(formats.number(r[i]) for r in rows) / len(rows), 3)
 
 
 TABLE_TOPICS = {"humidity_pct": "weather", "salary_rub": "staff", "amount_rub": "sales", "cpu_pct": "servers"}
@@ -261,12 +265,8 @@ def _healthcheck_interval(text: str) -> float | None:
 
 
 def _pom_deps(text: str) -> dict[str, str]:
-    """A pom's dependencies (artifactId -> version), commented-out blocks left out."""
-    live = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-    section = re.search(r"<dependencies>(.*?)</dependencies>", live, re.S)
-    pairs = re.findall(r"<dependency>\s*<artifactId>([^<]+)</artifactId>\s*<version>([^<]+)</version>",
-                       section[1] if section else "")
-    return dict(pairs)
+    """A pom's project dependencies (artifactId -> version) as Maven reads them (formats.py)."""
+    return formats.pom_dependencies(text)
 
 
 def _release(version: str) -> float:
@@ -299,7 +299,7 @@ def _invoice_amounts(text: str) -> list[int]:
     if "amount_rub" not in header:
         return []
     i = header.index("amount_rub")
-    return [int(r[i]) for r in rows if i < len(r)]
+    return [int(formats.number(r[i])) for r in rows if i < len(r)]
 
 
 def _trace_records(text: str) -> list[dict[str, Any]]:
@@ -314,7 +314,7 @@ def _trace_records(text: str) -> list[dict[str, Any]]:
 
 
 def _audio_minutes(text: str) -> float | None:
-    m = re.search(r"WAV, (\d+) мин;", text)
+    m = re.search(r"(\d+) мин\b", text)  # the stand-in's duration, in any of its layouts
     return None if m is None else int(m[1])
 
 
@@ -673,8 +673,8 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
                               lambda rng, a, b: {"zone": rng.choice(["example.org", "example.com", "example.net"])}),
     },
     "ticket": {
-        "ticket.comments": Compare("ticket.comments", lambda t, p: float(len(re.findall(
-            r"^\*\*[^*]+\*\*, \d{4}-\d\d-\d\d:", t, re.M))), *_more_fewer("комментариев в обсуждении")),
+        "ticket.comments": Compare("ticket.comments", lambda t, p: float(formats.ticket_comments(t)),
+                                   *_more_fewer("комментариев в обсуждении")),
         "ticket.opened": Compare("ticket.opened", lambda t, p: _ticket_opened(t),
                                  ("где задачу завели позже", "в котором задача создана позже"),
                                  ("где задачу завели раньше", "в котором задача создана раньше")),

@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
-from merabench.tasks.gorillahard.generator.families import criteria
-from merabench.tasks.gorillahard.generator.families import formats
+from merabench.tasks.gorillahard.generator.families import criteria, formats
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -160,8 +159,10 @@ class Spec:
         fitting = [p for p in pairs if _chars(p) <= PAIR_CHARS] or sorted(pairs, key=_chars)[:8]
         rng.shuffle(fitting)
         # the first pair some criterion tells apart, by a criterion drawn among those that do
+        # (failing that among the short pairs, the shortest pair any criterion tells apart)
         source, args, other, (criterion, which, params) = next(
-            (s, a, o, drawn) for s, a, o in fitting if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed)))
+            (s, a, o, drawn) for s, a, o in fitting + sorted(pairs, key=_chars)
+            if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed)))
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
