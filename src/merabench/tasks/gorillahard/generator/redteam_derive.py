@@ -4,10 +4,12 @@ carried out raises Refuse."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.redteam_pick import dependencies, pick_clause
 
 _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
@@ -35,8 +37,9 @@ _EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out 
 def event_line(question: str, text: str) -> int | None:
     q = question.lower()
     for cue, pattern in _EVENTS:
-        if cue in q:
-            lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
+        if cue in q:  # a record of the level whose line says it, in any log layout
+            level, message = pattern.split(" ", 1)
+            lines = [i for i, found, line in rf.log_level_records(text) if found == level and re.search(message, line)]
             k = nth(q)
             return lines[k - 1] if len(lines) >= k else None
     return None
@@ -84,8 +87,8 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
     text = prompt.files.get(path, "") if path else ""
     if op == "close_issue" and text:
         steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
-        status = re.search(r"^(?:Статус|Status|Состояние)\s*:\s*(.+)$", text, re.M)
-        state = steps[-1] if steps else (status.group(1) if status else "")
+        status = re.search(r"^(?:(?:Статус|Status|Состояние)\s*:\s*(.+)|\|\s*Статус\s*\|\s*(.+?)\s*\|)$", text, re.M)
+        state = steps[-1] if steps else (status.group(1) or status.group(2) if status else "")
         if re.search(r"закрыт|closed", state):
             raise Refuse("задача уже закрыта")
     if op == "download" and re.search(r"упал|не скачал|споткнул", q):
@@ -93,9 +96,13 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
         failed = []
         for p in logs:  # a failure stands while no later line brings the same file
             text_of = prompt.files[p]
-            for m in re.finditer(r"ERROR .*failed to download (\S+)", text_of):
-                if not re.search(rf"{re.escape(m.group(1))}.*downloaded", text_of[m.end():]):
-                    failed.append(m.group(1))
+            lines = text_of.split("\n")
+            for n, level, line in rf.log_level_records(text_of):
+                if level != "ERROR" or "failed to download" not in line:
+                    continue
+                url = line.split("failed to download", 1)[1].split()[0].rstrip('"')
+                if not re.search(rf"{re.escape(url)}.*downloaded", "\n".join(lines[n:])):
+                    failed.append(url)
         if logs and not failed:
             raise Refuse("в журнале нет упавшей загрузки")
         if failed:
@@ -188,20 +195,19 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
                 args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
     if "trace_id" in args or ("first" in args and "second" in args and (op == "compare" or "tr-" in str(args["first"]))):
-        traces = [t for p in prompt.files for t in rf.json_lines(prompt.files[p]) if "trace_id" in t]
+        traces = [t for p in prompt.files if rf.extension(p) == "jsonl" for t in rf.trace_records(prompt.files[p])]
         if path and rf.extension(path) == "jsonl":
-            traces = [t for t in rf.json_lines(text) if "trace_id" in t] or traces
-        ranked = sorted(traces, key=lambda t: -(rf.number(str(t.get("latency_ms", 0))) or 0))
+            traces = rf.trace_records(text) or traces
+        ranked = [trace for trace, _ in sorted(traces, key=lambda t: -t[1])]  # by latency, in ms whatever the layout
         if ranked:
             if "trace_id" in args:
-                args["trace_id"] = ranked[0]["trace_id"]
+                args["trace_id"] = ranked[0]
             elif len(ranked) > 1:
-                args["first"], args["second"] = ranked[0]["trace_id"], ranked[1]["trace_id"]
-    if "issue" in args and path and rf.extension(path) == "md":
-        key = re.match(r"\s*([A-Z]+-\d+):", text)
-        if key and str(args["issue"]) != key.group(1) and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"])) \
-                and str(args["issue"]) not in prompt.question:
-            args["issue"] = key.group(1)
+                args["first"], args["second"] = ranked[0], ranked[1]
+    own = rf.ticket_key(text) if path and rf.extension(path) == "md" and text.strip() else ""  # the title's key
+    if ("issue" in args and own and str(args["issue"]) != own and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"]))
+            and str(args["issue"]) not in prompt.question):
+        args["issue"] = own
     severity = next((name for name in args if name.endswith("severity")), None)
     if severity:  # the lowest level the question accepts ("high и critical" -> high)
         levels = [lv for lv in ("low", "medium", "high", "critical") if re.search(rf"\b{lv}\b", q)]
@@ -214,14 +220,10 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             args["resolution"] = "duplicate"
         elif re.search(r"исправ|починил|fixed", q):
             args["resolution"] = "fixed"
-    if "project" in args and path and rf.extension(path) == "md":
-        key = re.match(r"\s*([A-Z]+)-\d+:", text)
-        if key:
-            args["project"] = key.group(1)
-    if "query" in args and path and rf.extension(path) == "md" and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
-        key = re.match(r"\s*([A-Z]+-\d+):", text)
-        if key:
-            args["query"] = key.group(1)
+    if "project" in args and own:
+        args["project"] = own.split("-")[0]
+    if "query" in args and own and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
+        args["query"] = own
     if "user" in args and path and rf.extension(path) == "md" and re.search(r"автор|завёл|завел|создал|открыл\w* (?:эту )?задач", q):
         args["user"] = rf.ticket_author(text) or args["user"]
     if "host" in args and "перв" in q and "хост" in q and path:
@@ -255,6 +257,11 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         host = re.search(r"^\s+host:\s*[\"']?([\w.-]+)", section.group(1), re.M) if section else None
         if host:
             args["host"] = host.group(1)
+    if "port" in args and path and rf.extension(path) == "dockerfile":  # EXPOSE ${APP_PORT}: the ARG's value
+        with contextlib.suppress(ValueError):
+            args["port"] = formats.dockerfile_port(text)
+    if "table" in args and path and rf.extension(path) == "sql":  # IF NOT EXISTS, a quoted name, a string's CREATE
+        args["table"] = formats.created_table(text) or args["table"]
     if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
         base = re.search(r"^FROM\s+(\S+)", text, re.M)
         if base:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from xml.etree import ElementTree
 
 from merabench.tasks.gorillahard.generator import redteam_clauses
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator.families import formats
 
 _PATH_IN = re.compile(r"(?:[\w.-]+/)+[\w.-]+")
 
@@ -44,17 +46,12 @@ def pick_clause(prompt: Any) -> str:
 
 
 def dependencies(text: str) -> list[tuple[str, str]]:
-    """A pom's (artifactId, version) pairs of its <dependencies>, in order (not its own, not plugins)."""
-    section = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-    found = re.search(r"<dependencies>(.*?)</dependencies>", section, re.S)
-    blocks = re.findall(r"<dependency>(.*?)</dependency>", found.group(1) if found else "", re.S)
-    pairs = []
-    for block in blocks:
-        artifact = re.search(r"<artifactId>\s*([^<\s]+)\s*</artifactId>", block)
-        version = re.search(r"<version>\s*([^<\s]+)\s*</version>", block)
-        if artifact and version:
-            pairs.append((artifact.group(1), version.group(1)))
-    return pairs
+    """A pom's (artifactId, version) pairs of its project <dependencies>, in order (not its own,
+    not plugins, not a profile's; comments are none; a `${property}` version resolved)."""
+    try:
+        return list(formats.pom_dependencies(text).items())
+    except ElementTree.ParseError:
+        return []
 
 
 def _held(text: str, path: str) -> str:
