@@ -33,18 +33,28 @@ Params = dict[str, Any]
 
 # --- readers ---------------------------------------------------------------------------------
 
+# a record in each of the corpus's three log layouts: date and level, "logger: message"; a
+# bracketed ISO stamp, [LEVEL] and "logger - message"; logfmt's ts=, level=, logger=, msg="..."
 _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d) (\d\d):(\d\d):(\d\d) (\w+)\s+(.*)$")
+_BRACKETED = re.compile(r"^\[(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)\.\d+Z\] \[(\w+)\] ([\w-]+) - (.*)$")
+_LOGFMT = re.compile(r'^ts=(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)Z level=(\w+) logger=([\w-]+) msg="((?:[^"\\]|\\.)*)"')
 
 
 @functools.lru_cache(maxsize=512)
 def log_records(text: str) -> tuple[tuple[str, int, str, str], ...]:
-    """(date, second of the day, level, message) of each stamped record; a traceback's lines
-    carry no stamp and belong to the record above."""
+    """(date, second of the day, level as written, "logger: message") of each stamped record, in
+    any of the three layouts; a traceback's lines carry no stamp and belong to the record above."""
     out = []
     for line in text.split("\n"):
-        m = _STAMP.match(line)
-        if m:
-            out.append((m[1], int(m[2]) * 3600 + int(m[3]) * 60 + int(m[4]), m[5], m[6]))
+        if m := _STAMP.match(line):
+            message = m[6]
+        elif m := _BRACKETED.match(line):
+            message = f"{m[6]}: {m[7]}"
+        elif m := _LOGFMT.match(line):
+            message = f"{m[6]}: " + re.sub(r"\\(.)", r"\1", m[7])
+        else:
+            continue
+        out.append((m[1], int(m[2]) * 3600 + int(m[3]) * 60 + int(m[4]), m[5], message))
     return tuple(out)
 
 
@@ -95,7 +105,8 @@ def yaml_sections(text: str) -> dict[str, dict[str, str]]:
 
 
 def _yaml(text: str, section: str, key: str = "") -> str | None:
-    return yaml_sections(text).get(section, {}).get(key)
+    """A top-level scalar (`replicas`) or a section's key, read as YAML does in every layout."""
+    return formats.yaml_value(text, f"{section}.{key}" if key else section)
 
 
 def _yaml_env(text: str, name: str) -> str | None:
@@ -146,10 +157,8 @@ def _ini(text: str, section: str, key: str) -> str | None:
 
 
 def _env(text: str, key: str) -> str | None:
-    for line in _live(text):
-        if line.startswith(f"{key}="):
-            return line.split("=", 1)[1].strip()
-    return None
+    """A variable's value as dotenv reads it: the last live assignment, unquoted."""
+    return formats.assignment(text, key)
 
 
 def _ticket_author(text: str) -> str | None:
@@ -303,13 +312,17 @@ def _invoice_amounts(text: str) -> list[int]:
 
 
 def _trace_records(text: str) -> list[dict[str, Any]]:
+    """The trace records of a JSON-lines export, in any layout; an export's header (a line with
+    no trace id) is no trace."""
     out = []
     for line in text.split("\n"):
         if line.strip():
             try:
-                out.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
                 continue
+            if isinstance(record, dict) and (record.get("trace_id") or record.get("traceId") or record.get("trace")):
+                out.append(record)
     return out
 
 
@@ -730,8 +743,8 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
                                       ("где все счета меньше {n}", "в котором ни один счёт не дотягивает до {n}")),
     },
     "env": {
-        "env.variables": Compare("env.variables", lambda t, p: float(sum(
-            1 for ln in _live(t) if re.match(r"^[A-Z][A-Z0-9_]*=", ln))), *_more_fewer("переменных")),
+        "env.variables": Compare("env.variables", lambda t, p: float(formats.env_variables(t)),  # a name once
+                                 *_more_fewer("переменных")),
         "env.environment": Holds("env.environment", lambda t: frozenset({_env(t, "APP_ENV") or ""}), {
             "production": ("где настройки боевого окружения", "в котором окружение — production"),
             "staging": ("где настройки тестового стенда", "в котором окружение — staging")}),

@@ -261,7 +261,8 @@ DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-за�
 def condition_phrase(rng: random.Random, where: list[str]) -> str:
     attribute, value = where
     if attribute == "env":
-        return rng.choice(("которые {}", "что работают {}", "которые стоят {}")).format(rng.choice(_ENV_IN[value]))
+        # not "что работают": a status "в работе" would make it read as a second condition
+        return rng.choice(("которые {}", "что стоят {}", "которые стоят {}")).format(rng.choice(_ENV_IN[value]))
     if attribute == "role":
         return rng.choice(_ROLE[value])
     return rng.choice(_RELATIVE[(attribute, value)])

@@ -220,6 +220,9 @@ def check_replicas_count(view: View) -> list[str]:
 
 
 READ_LINES_LIMIT = 200  # files.read_lines: "Не более 200 строк за вызов"
+# tools that return a log's lines without that limit (the first n, the last n): a catalog holding
+# one could read the span in one call, with lines to spare, so the refusal would not stand
+OTHER_LINE_READERS = ("files.head", "logs.head", "logs.tail")
 SPAN_ASKS = (
     "Покажи одним вызовом строки журнала от {first} до {last} {name} включительно.",
     "Выведи из журнала за один запрос всё от {first} до {last} {name}, их самих тоже.",
@@ -259,8 +262,8 @@ def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question
                             f"вызов читается не больше {count(READ_LINES_LIMIT, 'строка', 'gent')}")
     else:
         reference = call("files.read_lines", path=log.path, start=first, end=last)
-    return _question(question, (log,), reference, "files.head", extra_tools=("files.read_lines",),
-                     facts={"event": event})
+    return _question(question, (log,), reference, "files.stat", extra_tools=("files.read_lines",),
+                     withheld=OTHER_LINE_READERS, facts={"event": event})
 
 
 def _spread_log(rng: random.Random, corpus: Corpus) -> tuple[File, str, int, int, int]:
@@ -291,7 +294,9 @@ def check_read_span(view: View) -> list[str]:
     if len(lines) < 2:
         return ["the log holds the record fewer than twice"]
     if lines[-1] - lines[0] + 1 > READ_LINES_LIMIT:
-        return problems(("abstain" in view.reference, f"{lines[-1] - lines[0] + 1} lines: past one read"))
+        readers = sorted(set(OTHER_LINE_READERS) & set(view.tools))
+        return problems(("abstain" in view.reference, f"{lines[-1] - lines[0] + 1} lines: past one read"),
+                        (not readers, f"the catalog's {', '.join(readers)} reads the span in one call"))
     return expect(view, call("files.read_lines", path=path, start=lines[0], end=lines[-1]))
 
 
