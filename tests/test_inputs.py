@@ -25,7 +25,9 @@ def test_a_generated_sets_inputs_read_back_the_same_after_compacting_and_share_t
     assert [r.to_dict() for r in rows] == before
     assert rows_sha256(rows) == digest
     kept = {id(p): sys.getsizeof(p) for r in rows for name in r.inputs for p in r.inputs.parts(name)}
-    assert sum(kept.values()) < sum(whole.values()) / 5  # 38 MB of contexts and catalogs are ~3 MB of pieces
+    # 38 MB of contexts and catalogs are ~8 MB of pieces: many rows now draw files of their own
+    # (host inventories, flag files, reports), which no other row shares
+    assert sum(kept.values()) < sum(whole.values()) / 4
     contexts = [r.inputs.parts("context") for r in rows if "context" in r.inputs]
     # cut between files (every long two-file context), and at blank lines in them
     two_files = [r.inputs.parts("context") for r in rows
