@@ -21,7 +21,9 @@ def engine(tmp_path: Path, *extra: str) -> str:
 
 
 def engine_pids(tmp_path: Path) -> list[int]:
-    return [int(p.read_text()) for p in sorted(tmp_path.glob("pid-*"))]
+    """The pids the fake engines wrote; a file caught between its creation and its write is skipped."""
+    written = [p.read_text().strip() for p in sorted(tmp_path.glob("pid-*"))]
+    return [int(text) for text in written if text.isdigit()]
 
 
 def alive(pid: int) -> bool:

@@ -23,7 +23,9 @@ def detached(tmp_path: Path, how: int, *extra: str) -> str:
 
 
 def every_pid(tmp_path: Path) -> list[int]:
-    return engine_pids(tmp_path) + [int(p.read_text()) for p in tmp_path.glob("helper-*")]
+    # a helper's pid file may be caught between its creation and its write: not written yet
+    helpers = [text for p in tmp_path.glob("helper-*") if (text := p.read_text().strip()).isdigit()]
+    return engine_pids(tmp_path) + [int(text) for text in helpers]
 
 
 def wait_for_pids(tmp_path: Path, count: int, within_s: float = 30.0) -> list[int]:
