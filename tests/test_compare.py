@@ -142,3 +142,14 @@ def test_three_runs_make_a_leaderboard_and_a_page(baseline_runs: Path, tmp_path:
 
 def aggregates_ci(run: Path, task: str) -> dict[str, list[float]]:
     return json.loads((run / "results.json").read_text())["tasks"][task]["ci95"]
+
+
+def test_folder_names_are_printed_as_text_not_markup(baseline_runs: Path, tmp_path: Path) -> None:
+    import shutil
+
+    first, second = tmp_path / "[exp]" / "reference", tmp_path / "[/b]" / "random"
+    shutil.copytree(baseline_runs / "reference", first)
+    shutil.copytree(baseline_runs / "random", second)
+    result = run_cli("compare", str(first), str(second))
+    assert result.returncode == 0, result.stderr  # "[/b]" closing no tag: not a MarkupError traceback
+    assert f"{second} minus {first}" in " ".join(result.stdout.split())  # "[exp]" not eaten as a style

@@ -32,3 +32,11 @@ def test_report_command_rebuilds_the_page(tmp_path: Path) -> None:
     for section in ("SAGE", "RussianRegions", "GorillaHard", "sample_pass_rate by lever"):
         assert section in page
     assert run_cli("report", str(tmp_path)).returncode == 2
+
+
+def test_report_command_names_the_page_it_wrote_as_it_is(tmp_path: Path) -> None:
+    out = tmp_path / "[exp]" / "[/b]"  # brackets in a folder's name are text, not rich markup
+    assert run_cli("run", "--out", str(out), "--no-progress", "--tasks", "sage").returncode == 0
+    result = run_cli("report", str(out))
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {out / 'report.html'}" in " ".join(result.stderr.split())

@@ -44,8 +44,8 @@ def generate(
         test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    _stderr().print(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
-                  f"check it with: merabench validate {task} {out_dir}")
+    say(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
+        f"check it with: merabench validate {task} {out_dir}")
 
 
 @app.command()
@@ -131,7 +131,7 @@ def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder w
     """Write (again) the self-contained report.html of a run or score folder."""
     if not (run_dir / "results.json").exists():
         raise ConfigError(f"{run_dir} has no results.json")
-    _stderr().print(f"wrote {write_report(run_dir)}")
+    say(f"wrote {write_report(run_dir)}")  # a folder's name is text, not markup: runs/[exp]/
 
 
 @app.command()
@@ -172,7 +172,7 @@ def _print_paired(result: dict[str, Any]) -> None:
 
     from merabench.compare import headline_first
 
-    table = Table(title=f"{result['second']} minus {result['first']}", title_justify="left")
+    table = Table(title=escape(f"{result['second']} minus {result['first']}"), title_justify="left")
     for column in ("task", "metric", "unit", "first", "second", "difference", "95 % interval", "units",
                    "second better", "first better"):
         table.add_column(column, justify="left" if column in ("task", "metric", "unit") else "right")
