@@ -151,3 +151,13 @@ def test_a_key_sent_in_the_request_body_is_masked_in_what_is_written(tmp_path: P
     written = everything_written(tmp_path / "run")
     assert body_key not in written and "got ***" in written  # ... written nowhere
     assert "keep-me-visible" in written  # a field not named like a credential stays
+
+
+def test_a_quoted_key_in_a_serve_command_is_masked_where_the_command_is_printed(tmp_path: Path) -> None:
+    """The command is split as the server gets it (shlex): `'KEY'` registers KEY, not `'KEY'`, so
+    the argv printed unquoted ("could not start the server (...)") is masked too."""
+    key = "sk-quoted-5566778899"
+    done = run_cli("run", "--no-progress", "--tasks", "sage", "--model", "openai:m", "--out", str(tmp_path / "o"),
+                   "--serve-cmd", f"no-such-server-xyz --api-key '{key}' --port {{port}}")
+    assert done.returncode == 2, done.stderr
+    assert "could not start the server" in done.stderr and key not in done.stderr

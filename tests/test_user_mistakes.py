@@ -364,6 +364,10 @@ HOSTILE = [
     Mistake("export for a run with other options", lambda t, u: [
         "export-requests", "--run", str(half_imported_run(t)), "--max-tokens", "7", "--out", str(t / "rest.jsonl")],
             "was made with other generation options", absent=("rest.jsonl",)),
+    Mistake("an unclosed quote in --serve-args", lambda t, u: [*RUN, "--serve", "vllm", "--serve-args", "--x 'y"],
+            "--serve-args cannot be split into words: No closing quotation"),
+    Mistake("an unclosed quote in --serve-cmd", lambda t, u: [*RUN, "--serve-cmd", "srv 'x --port {port}"],
+            "--serve-cmd cannot be split into words: No closing quotation"),
     Mistake("hub in offline mode", lambda t, u: [*RUN, "--data", "hub"], "offline mode is on",
             env={"HF_HUB_OFFLINE": "1"}),
     Mistake("hub unreachable", lambda t, u: [*RUN, "--data", "hub"], "the hub (http://127.0.0.1:9) is unreachable",

@@ -201,7 +201,11 @@ def run(
         if base_url:
             raise ConfigError("--serve starts its own endpoint: leave out --base-url")
         name = model.removeprefix("openai:")
-        served = ServeSpec(engine=serve, model=name, args=tuple(shlex.split(serve_args or "")), command=serve_cmd,
+        try:
+            args = tuple(shlex.split(serve_args or ""))
+        except ValueError as exc:  # an unclosed quotation
+            raise ConfigError(f"--serve-args cannot be split into words: {exc}") from None
+        served = ServeSpec(engine=serve, model=name, args=args, command=serve_cmd,
                            replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
                            timeout_s=serve_timeout, env=tuple(serve_env or ()))
         model = f"openai:{name}"  # the base URLs are known once the servers run

@@ -132,7 +132,7 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
     if isinstance(config, RunConfig):
         register_fields(dict(config.generation.extra_body))  # a key sent in the body is a secret too
         if config.serve is not None:  # `--serve-args "--api-key X"`: results.json and the log show the argv
-            register_argv(list(config.serve.args) + (config.serve.command or "").split())
+            register_argv(config.serve.argv(port=0))  # the words the server gets, quotes taken off
     for url in getattr(config, "base_urls", ()):
         register_url(url)
     register_secret(getattr(config, "api_key", None))

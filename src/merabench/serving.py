@@ -93,6 +93,11 @@ class ServeSpec:
             raise ConfigError(f"unknown --serve '{self.engine}'; known: {', '.join(ENGINES)} (or --serve-cmd)")
         if self.command is not None and "{port}" not in self.command:
             raise ConfigError("--serve-cmd must contain {port}, where the server is to listen")
+        if self.command is not None:
+            try:
+                shlex.split(self.command)  # split again for each replica's argv
+            except ValueError as exc:  # an unclosed quotation
+                raise ConfigError(f"--serve-cmd cannot be split into words: {exc}") from None
         if self.replicas < 1:
             raise ConfigError("--serve-replicas must be at least 1")
         if self.replicas > MAX_REPLICAS:
