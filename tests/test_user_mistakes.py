@@ -345,6 +345,7 @@ HOSTILE = [
     Mistake("drop the model", lambda t, u: [*RUN, "--drop-param", "model"], "--drop-param model"),
     Mistake("empty stop sequence", lambda t, u: [*RUN, "--stop", ""], "--stop '' is empty"),
     Mistake("empty --out", lambda t, u: [*RUN, "--out", ""], "--out '' is empty"),
+    Mistake("empty --html", lambda t, u: ["compare", str(t / "a"), str(t / "b"), "--html", ""], "--html '' is empty"),
     Mistake("empty --out=", lambda t, u: ["score", "sage", "--predictions", "p.jsonl", "--out="], "--out '' is empty"),
     Mistake("dead endpoint makes no cache", lambda t, u: [*RUN, "--model", "openai:x", "--base-url",
                                                           "http://127.0.0.1:9/v1"], "cannot connect",

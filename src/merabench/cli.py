@@ -120,7 +120,7 @@ class _Redacting:
 
 #: options that name a file or folder: an empty value would silently mean the current folder
 PATH_FLAGS = ("--out", "--run", "--data", "--predictions", "--cache-path", "--config", "--export-requests",
-              "--import-responses", "--price-file", "--judge-prompt", "--json")
+              "--import-responses", "--price-file", "--judge-prompt", "--json", "--html")
 
 
 def _no_empty_paths(args: list[str]) -> None:
