@@ -153,3 +153,11 @@ def test_folder_names_are_printed_as_text_not_markup(baseline_runs: Path, tmp_pa
     result = run_cli("compare", str(first), str(second))
     assert result.returncode == 0, result.stderr  # "[/b]" closing no tag: not a MarkupError traceback
     assert f"{second} minus {first}" in " ".join(result.stdout.split())  # "[exp]" not eaten as a style
+
+
+def test_an_unwritable_json_or_html_path_is_one_line(baseline_runs: Path, tmp_path: Path) -> None:
+    a, b = baseline_runs / "reference", baseline_runs / "random"
+    for flag, target in (("--json", tmp_path), ("--html", tmp_path / "no" / "such" / "page.html")):
+        result = run_cli("compare", str(a), str(b), flag, str(target))
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr and f"{flag} {target}: cannot be written" in result.stderr

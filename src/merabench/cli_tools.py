@@ -11,7 +11,7 @@ import typer
 
 from merabench.cli_app import _stderr, _stdout, app, escape, say
 from merabench.datasource import load_task_data
-from merabench.errors import ConfigError
+from merabench.errors import ConfigError, writing
 from merabench.report.html import write_report
 from merabench.tasks import TASKS, get_task
 
@@ -159,12 +159,14 @@ def compare(
         from merabench.report.leaderboard import render
         from merabench.samples import write_atomic
 
-        write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
+        with writing(html_out, "--html"):  # a folder, a missing parent: one line, not a traceback
+            write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
         say(f"wrote {html_out}")
     if json_out is not None:
         from merabench.samples import write_atomic
 
-        write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
+        with writing(json_out, "--json"):
+            write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
 
 
 def _print_paired(result: dict[str, Any]) -> None:
