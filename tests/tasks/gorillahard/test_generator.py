@@ -426,6 +426,10 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     assert "seed 12" in info[4]
     assert info[5].startswith("info red-team solver: sample_pass_rate ") and info[6].startswith("info by lever: ")
     assert "no_shortcut_redteam" in done.stdout  # reported on every set, a failure or not
+    (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
+    bare = run_cli("validate", "gorillahard", str(out), "--audit")
+    assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr
+    assert "seed 1" in "".join(line for line in bare.stdout.splitlines() if line.startswith("info "))
 
 
 _STAMP = re.compile(r"^(?:\[|ts=)?(\d{4}-\d\d-\d\d)[ T](\d\d):(\d\d):(\d\d)|^(\d\d)\.(\d\d)\.(\d{4}) (\d\d):(\d\d):(\d\d)")
