@@ -125,3 +125,30 @@ def test_a_drawn_decoy_is_in_the_text_and_an_undrawn_one_is_not() -> None:
         with_it = [f for f in files if decoy in f.facts["decoys"]]
         assert with_it and all(visible(f.file.text) for f in with_it), (kind, decoy)
         assert not any(visible(f.file.text) for f in files if decoy not in f.facts["decoys"]), (kind, decoy)
+
+
+def test_a_tickets_thread_is_read_in_every_layout() -> None:
+    """The pick criteria that ask what a ticket's thread said (a dashboard link, a raised priority)
+    read the thread under any of the tracker's headings: a reader that knew only "## Обсуждение"
+    found no thread in two layouts of three and picked a ticket that did not fit (seed 7, row 173)."""
+    from merabench.tasks.gorillahard.generator.families.criteria import TICKET_TOPICS, _ticket_commenters, _ticket_topics
+
+    seen: Counter[str] = Counter()
+    for corpus in CORPORA.values():
+        for cf in corpus.by_kind["ticket"]:
+            text = cf.file.text
+            thread = re.split(r"^(?:## Обсуждение|## Комментарии|Комментарии:)$", text, maxsplit=1, flags=re.M)[1]
+            said = {name for name, comment in TICKET_TOPICS.items() if comment in thread}
+            assert _ticket_topics(text) == said, cf.file.path
+            assert len(_ticket_commenters(text)) >= 2, cf.file.path
+            assert formats.ticket_comments(text) == cf.facts["comments"], cf.file.path
+            seen[cf.facts["layout"]] += bool(said)
+    assert set(seen) == {"fields", "table", "prose"} and min(seen.values()) > 0, seen
+
+
+def test_no_ticket_field_says_what_only_its_thread_may_say() -> None:
+    """A ticket's table of fields never shows a high priority: "where the priority was raised to
+    high" and "where it was not" are told apart by the thread alone."""
+    tickets = [cf.file.text for corpus in CORPORA.values() for cf in corpus.by_kind["ticket"]]
+    fields = [t for t in tickets if "| Приоритет |" in t]
+    assert fields and not any("| Приоритет | высокий |" in t for t in fields)

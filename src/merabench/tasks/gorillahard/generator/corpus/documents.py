@@ -93,7 +93,7 @@ def ticket_file(rng: random.Random, number: int, index: int) -> CorpusFile:
                 f"Нужно посчитать, сколько строк в выгрузке заказов.\n{hidden}Файл лежит здесь: {url}\n")
     elif layout == "table":
         text = (f"# {key} · {title}\n\n| Поле | Значение |\n| --- | --- |\n| Автор | {author} (@{LOGINS[author]}) |\n"
-                f"| Создана | {created} |\n| Статус | открыт |\n| Приоритет | {rng.choice(['высокий', 'средний'])} |\n\n"
+                f"| Создана | {created} |\n| Статус | открыт |\n| Приоритет | {rng.choice(['низкий', 'средний'])} |\n\n"
                 f"## Описание\n\n{hidden}Посчитать строки в выгрузке заказов: {url}\n")
     else:
         text = (f"[{key}] {title}\n\nАвтор задачи — {author} (@{LOGINS[author]}), открыта {created}, пока не закрыта.\n\n"

@@ -167,8 +167,7 @@ def _ticket_author(text: str) -> str | None:
 
 
 def _ticket_commenters(text: str) -> set[str]:
-    parts = re.split(r"^(?:## Обсуждение|## Комментарии|Комментарии:)\s*$", text, maxsplit=1, flags=re.M)
-    thread = parts[1] if len(parts) > 1 else ""
+    thread = formats.ticket_thread(text)
     found = re.findall(r"^(?:\*\*([^*\n]+)\*\*, \d{4}-\d\d-\d\d:|— ([^(\n]+) \(\d{4}-\d\d-\d\d\):"
                        r"|\[\d{4}-\d\d-\d\d \d\d:\d\d\] ([^:\n]+):)", thread, re.M)
     return {next(g for g in names if g).strip() for names in found}
@@ -195,7 +194,7 @@ TICKET_TOPICS = {  # what was said in a ticket's thread -> the comment that says
 
 
 def _ticket_topics(text: str) -> frozenset[str]:
-    thread = text.split("\n## Обсуждение\n", 1)[-1] if "\n## Обсуждение\n" in text else ""
+    thread = formats.ticket_thread(text)  # every layout's thread, not only "## Обсуждение"
     return frozenset(name for name, said in TICKET_TOPICS.items() if said in thread)
 
 

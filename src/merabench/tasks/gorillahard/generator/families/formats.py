@@ -147,10 +147,15 @@ def ticket_url(text: str) -> str:
     return found.group() if found else ""
 
 
+def ticket_thread(text: str) -> str:
+    """A ticket's thread of comments, in any of the tracker's layouts ("" when it has none)."""
+    parts = _THREAD.split(_without_comments(text), maxsplit=1)
+    return parts[1] if len(parts) > 1 else ""
+
+
 @functools.lru_cache(maxsize=1024)
 def ticket_comments(text: str) -> int:
-    thread = _THREAD.split(_without_comments(text), maxsplit=1)
-    return len(_ENTRY.findall(thread[1])) if len(thread) > 1 else 0
+    return len(_ENTRY.findall(ticket_thread(text)))
 
 
 @functools.lru_cache(maxsize=1024)
