@@ -14,6 +14,8 @@ from merabench.rows import Row, read_local
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.audit import template
 from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
+from merabench.tasks.gorillahard.generator.checks_composition import check_clarify_kinds
+from merabench.tasks.gorillahard.generator.checks_rows import view_of
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.clarify import (
@@ -23,7 +25,6 @@ from merabench.tasks.gorillahard.generator.families.clarify import (
     check_ambiguity,
 )
 from merabench.tasks.gorillahard.generator.providers import draw_served
-from merabench.tasks.gorillahard.generator.validate import check_clarify_kinds, view_of
 
 CORPUS = build_corpus(9)
 TASK = TASKS["gorillahard"]

@@ -15,12 +15,13 @@ from helpers import read_jsonl, run_cli, write_jsonl
 from merabench.rows import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
+from merabench.tasks.gorillahard.generator.checks_rows import attached_files, view_of
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.model import FORMATS
 from merabench.tasks.gorillahard.generator.numerals import disagreements
 from merabench.tasks.gorillahard.generator.providers import draw_served
-from merabench.tasks.gorillahard.generator.validate import attached_files, validate, view_of
+from merabench.tasks.gorillahard.generator.validate import validate
 
 TASK = TASKS["gorillahard"]
 
@@ -707,7 +708,7 @@ def test_a_set_the_nearest_question_of_another_seed_solves_is_caught(default_set
     """The gate itself: fed answers that are right on every row, it fails a card-size set and
     names the shortcut; on the generated set it passes with its figure printed."""
     from merabench.rows import read_local
-    from merabench.tasks.gorillahard.generator.validate import check_shortcuts
+    from merabench.tasks.gorillahard.generator.checks_shortcuts import check_shortcuts
 
     rows = read_local(default_set)["test"]
     manifest = json.loads((default_set / "manifest.json").read_text())
@@ -947,7 +948,7 @@ def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_igno
 def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
     """A placeholder saying "русская речь" answers asr.detect_language by itself: the reference is
     then one defensible answer of two."""
-    from merabench.tasks.gorillahard.generator.validate import check_findings_unsaid
+    from merabench.tasks.gorillahard.generator.checks_files import check_findings_unsaid
 
     family = FAMILIES["speech_language"]
     made = _row(family.make(random.Random("findings"), CORPUS), family, row_id=7, base_id="b", dialog_id="b", turn=0,
@@ -988,8 +989,8 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
      "«приложенного» in the singular over two attached files"),
 ])
 def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
+    from merabench.tasks.gorillahard.generator.checks_wording import check_phrasing
     from merabench.tasks.gorillahard.generator.families.common import ended
-    from merabench.tasks.gorillahard.generator.validate import check_phrasing
 
     context = "\n\n".join(f"[файл: logs/a-{n}.log]\nINFO ok" for n in range(files))
 

@@ -8,6 +8,7 @@ import pytest
 
 from merabench.rows import Row
 from merabench.tasks.gorillahard.generator import (
+    checks_shortcuts,
     redteam,
     redteam_files,
     redteam_flags,
@@ -15,7 +16,6 @@ from merabench.tasks.gorillahard.generator import (
     redteam_hosts,
     redteam_rules,
     redteam_standin,
-    validate,
 )
 
 MEDIAN = {"name": "tables.median", "family": "tables", "description": "Медиана числового столбца таблицы.",
@@ -90,11 +90,11 @@ def test_the_gate_reports_a_failing_share_without_failing_the_set(monkeypatch) -
     from merabench.tasks.gorillahard.generator import redteam_score
 
     monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.71}})
-    check = validate.check_redteam([row("{}")], [], {"seed": 57})
+    check = checks_shortcuts.check_redteam([row("{}")], [], {"seed": 57})
     assert not check.ok and not check.enforced
     assert check.detail.startswith("no_shortcut_redteam: 0.71") and "> 0.25 (not yet enforced: see issue 23)" in check.detail
     monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.2}})
-    assert validate.check_redteam([row("{}")], [], {"seed": 57}).ok
+    assert checks_shortcuts.check_redteam([row("{}")], [], {"seed": 57}).ok
 
 
 SCALE = {"name": "k8s.scale", "family": "k8s", "description": "Меняет число реплик.",

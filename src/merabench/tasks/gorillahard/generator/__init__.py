@@ -7,5 +7,6 @@
     catalog.py   per-question catalogs with the twin present and the reference placed fairly
     prompts.py   the five instruction wordings and the format block
     build.py     a set from a seed: rows, dialogues, shots
-    validate.py  the proofs that a set is sound
+    validate.py  the proofs that a set is sound: runs the checks, in report order
+    checks_*.py  the checks, a module per thing checked (files, picks, dialogues, wording...)
 """

@@ -25,9 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.rows import Row
+from merabench.tasks.gorillahard.generator.checks_rows import (
+    attached_files,
+    library_reference,
+    parsed_catalog,
+)
 from merabench.tasks.gorillahard.generator.model import reference_tools
 from merabench.tasks.gorillahard.generator.providers import canonical_text
-from merabench.tasks.gorillahard.generator.validate import attached_files, library_reference, parsed_catalog
 
 _QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"|`[^`]*`")
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt)\b")

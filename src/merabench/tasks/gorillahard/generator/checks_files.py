@@ -1,0 +1,133 @@
+"""Checks of the attached files: one or two a row, never named by the question, not giving away what
+a tool would find out, their decoys bearing on the answer, their layouts varied.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator.checks_rows import (
+    FILE_HEADER,
+    Check,
+    attached_files,
+    card_size,
+    first_failures,
+    in_body,
+    library_reference,
+    reference_of,
+    steps,
+)
+
+MAX_FILES = 2  # the card: "the attached files, one or two"
+
+
+def check_attachments(rows: list[Row]) -> Check:
+    """The card's attachments: one or two files a row (none where its family has none), none
+    attached twice (a full and a cut copy would make either defensible)."""
+    wrong = []
+    for row in rows:
+        paths = [m.group(1) for m in FILE_HEADER.finditer(row.inputs["context"])]
+        repeated = sorted(p for p, n in Counter(paths).items() if n > 1)
+        if repeated:
+            wrong.append(f"row {row.id}: {', '.join(repeated)} attached twice")
+        if len(paths) > MAX_FILES:
+            wrong.append(f"row {row.id}: {len(paths)} files attached, the card allows {MAX_FILES}")
+    return Check("attachments", not wrong, first_failures(wrong) or "one or two files a row, every attached path once")
+
+
+def _names_of(path: str) -> tuple[str, str]:
+    return path, path.rsplit("/", 1)[-1]
+
+
+def check_paths_unsaid(rows: list[Row]) -> Check:
+    """The card: "the path exists only here — the question never names it". No question, and no
+    clarification a reference asks back, holds an attached file's path or file name: the model
+    finds the file by what it holds. Dialogue turns in shots are rows too."""
+    said = []
+    for row in rows:
+        texts = {"question": row.inputs["question"], "clarification": str(reference_of(row).get("clarify", ""))}
+        for path in attached_files(row.inputs["context"]):
+            for where, text in texts.items():
+                name = next((n for n in _names_of(path) if re.search(rf"(?<![\w./-]){re.escape(n)}(?![\w-])", text)),
+                            None)
+                if name is not None:
+                    said.append(f"row {row.id}: the {where} names the attached {name}")
+    return Check("paths_unsaid", not said, first_failures(said) or "no question or clarification names an attached file")
+
+
+# tools that find something out about a file, and what the file would say if it gave the finding
+# away (a placeholder "русская речь" makes asr.detect_language needless: the answer is attached)
+FINDINGS = {
+    "asr.detect_language": re.compile(r"речь|язык|русск|english|\blang", re.IGNORECASE),
+    "asr.diarize": re.compile(r"говорящ|спикер|участник|голос", re.IGNORECASE),
+    "asr.transcribe_accurate": re.compile(r"расшифровк|стенограмм|транскрипц", re.IGNORECASE),
+    "asr.transcribe_fast": re.compile(r"расшифровк|стенограмм|транскрипц", re.IGNORECASE),
+    # a PEP 263 cookie states a module's encoding; an open(..., encoding=) call inside it does not
+    "files.encoding": re.compile(r"^[ \t\f]*#.*?coding[:=]|кодировк", re.IGNORECASE | re.MULTILINE),
+    "files.checksum": re.compile(r"\b(?:sha-?\d+|md5|crc32)\b|контрольн\w* сумм", re.IGNORECASE),
+}
+
+
+def check_findings_unsaid(rows: list[Row]) -> Check:
+    """A tool that finds something out about an attached file is the answer only while the file
+    does not already say it: otherwise a careful model answers from the attachment and the
+    reference is one defensible answer of two."""
+    given = []
+    for row in rows:
+        files = attached_files(row.inputs["context"])
+        for step in steps(library_reference(row)):
+            pattern, path = FINDINGS.get(step["tool"]), step["args"].get("path")
+            if pattern is not None and isinstance(path, str) and path in files and (
+                    found := pattern.search(files[path])):
+                given.append(f"row {row.id}: {path} already says «{found.group()}», what {step['tool']} would find")
+    return Check("findings_unsaid", not given,
+                 first_failures(given) or "no attached file states what the reference's tool would find out")
+
+
+_REASON_VALUE = re.compile(r"[A-Z]+-\d+|\d+(?:\.\d+)?")
+
+
+def _values_read(reference: dict[str, Any]) -> list[str]:
+    """What an answer takes from the files: its arguments but paths and step references, or the
+    ids and numbers a refusal's reason cites."""
+    if "abstain" in reference:
+        return _REASON_VALUE.findall(str(reference.get("reason", "")))
+    calls = reference.get("plan") or reference.get("calls") or [reference]
+    return [str(value) for c in calls if isinstance(c, dict) for name, value in (c.get("args") or {}).items()
+            if name != "path" and not str(value).startswith("$")]
+
+
+def check_format_traps(rows: list[Row]) -> Check:
+    """A row labelled format_trap=yes has an answer that reads a value from the files' body, where
+    the decoy (a delimiter, an old value commented out, another unit) can lead a reader astray."""
+    labelled = [r for r in rows if r.meta["categories"].get("format_trap") == "yes"]
+    idle = [f"row {r.id} ({r.meta['categories'].get('family')})" for r in labelled
+            if not any(in_body(v, list(attached_files(r.inputs["context"]).values())) for v in _values_read(reference_of(r)))]
+    detail = f"{len(labelled)} rows labelled; the answer of each reads a value the decoy can bear on"
+    return Check("format_traps", not idle, first_failures([f"{x}: the decoy cannot bear on the answer" for x in idle])
+                 or detail)
+
+
+def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
+    """Every kind of file the set attaches shows at least three layouts and three kinds of decoy
+    (file_layouts.py; the files' records come from the corpus of the manifest's seed; a file a
+    maker wrote for its row alone is counted apart); enforced on card-size sets, whose rows attach
+    enough files of each kind."""
+    from merabench.tasks.gorillahard.generator import file_layouts
+
+    if "seed" not in manifest:
+        return Check("file_layouts", True, "no seed in the manifest: the files' layouts are not known")
+    paths = {p for r in rows for p in attached_files(r.inputs.get("context", ""))}
+    found, unknown = file_layouts.figures(paths, int(manifest["seed"]))
+    short = file_layouts.shortfalls(found)
+    problems = short if card_size(manifest) else []
+    least = min((len(f.layouts) for f in found.values()), default=0)
+    fewest = min((len(f.decoys) for k, f in found.items() if k not in file_layouts.NO_DECOYS), default=0)
+    detail = (f"{len(found)} kinds of corpus file; at least {least} layouts and {fewest} decoy kinds each"
+              + (f"; {len(unknown)} files made for their row alone (not the corpus's)" if unknown else "")
+              + (f" (below the card's size, not enforced: {'; '.join(short)})" if short and not card_size(manifest)
+                 else ""))
+    return Check("file_layouts", not problems, first_failures(problems) or detail)

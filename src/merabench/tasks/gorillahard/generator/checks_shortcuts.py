@@ -1,0 +1,74 @@
+"""Checks that a set cannot be answered without solving it: simple shortcut baselines and the
+red-team solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator.checks_rows import (
+    Check,
+    card_size,
+)
+
+SHORTCUT_LIMIT = 0.10
+
+
+def check_shortcuts(test: list[Row], manifest: dict[str, Any],
+                    nearest: Callable[[], dict[int, str]] | None = None) -> Check:
+    """Answering without solving: always refusing must score no more than the share of refusal
+    rows; picking the tool whose description shares the question's words (arguments by simple
+    patterns), and answering with the reference of the most similar question in the next seed's
+    set (a generated set: its manifest names the seed; `nearest` waits for those answers), at
+    most SHORTCUT_LIMIT each. The nearest-question limit holds a card-size set: a small set's
+    questions have fewer neighbours."""
+    from merabench.tasks.gorillahard.generator.audit import shortcut_scores
+
+    misses = []
+
+    def answers() -> dict[int, str] | None:
+        try:
+            return nearest() if nearest is not None else None
+        except (ValueError, RuntimeError, OSError) as exc:  # the next seed's set could not be made
+            misses.append(f"the nearest-question check could not make the next seed's set ({exc})")
+            return None
+
+    scores = shortcut_scores(test, answers)
+    if scores["always_refuse"] > scores["refusal_share"] + 1e-9:
+        misses.append(f"always refusing scores {scores['always_refuse']:.3f} > refusal rows {scores['refusal_share']:.3f}")
+    if scores["keyword_tool"] > SHORTCUT_LIMIT:
+        misses.append(f"the keyword tool shortcut scores {scores['keyword_tool']:.3f} > {SHORTCUT_LIMIT}")
+    nearest_score = scores.get("nearest_other_seed")
+    if nearest_score is not None and nearest_score > SHORTCUT_LIMIT and card_size(manifest):
+        misses.append(f"the nearest question of seed {manifest['seed'] + 1} scores {nearest_score:.3f} > "
+                      f"{SHORTCUT_LIMIT}")
+    detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
+              f"keyword tool {scores['keyword_tool']:.3f}, nearest question of "
+              + (f"seed {manifest['seed'] + 1} {nearest_score:.3f}" if nearest_score is not None
+                 else "another seed: not measured" if "seed" in manifest else "another seed: no seed in the manifest"))
+    return Check("no_shortcut", not misses, "; ".join(misses) or detail)
+
+
+REDTEAM_LIMIT = 0.25
+REDTEAM_ENFORCED = False  # issue 23: today's default sets fail it; the lead decides when it gates
+
+
+def check_redteam(test: list[Row], shots: list[Row], manifest: dict[str, Any]) -> Check:
+    """The red-team solver (rules and file parsing, no model; `generator/redteam.py`) must pass at
+    most REDTEAM_LIMIT of the rows. Its dev seed's set is scored leave-one-out, and is optimistic."""
+    from merabench.tasks.gorillahard.generator.redteam import DEV_SEED
+    from merabench.tasks.gorillahard.generator.redteam_score import scores
+
+    dev = manifest.get("seed") == DEV_SEED
+    m = scores(test, shots, leave_out="row" if dev else "")["metrics"]
+    rate = m.get("sample_pass_rate", 0.0)
+    figures = (f"{rate:.2f}" + (f" on its dev seed {DEV_SEED}, leave-one-out" if dev else "")
+               + f" (balance_score {m.get('balance_score', 0.0):.2f}, dialog_pass_rate "
+               f"{m.get('dialog_pass_rate', 0.0):.2f})")
+    if rate <= REDTEAM_LIMIT:
+        return Check("no_shortcut_redteam", True, f"red-team solver {figures} <= {REDTEAM_LIMIT}")
+    note = "" if REDTEAM_ENFORCED else " (not yet enforced: see issue 23)"
+    return Check("no_shortcut_redteam", False, f"no_shortcut_redteam: {figures} > {REDTEAM_LIMIT}{note}",
+                 enforced=REDTEAM_ENFORCED)

@@ -1,0 +1,101 @@
+"""Checks of a set's structure: rows the checks can read at all, continuous ids, prompts assembled
+as SAP, no prompt or row twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from merabench.errors import DataError
+from merabench.prompts import render_row
+from merabench.rows import Row
+from merabench.tasks.gorillahard.generator.checks_rows import (
+    Check,
+    first_failures,
+)
+from merabench.tasks.gorillahard.generator.providers import canonical_text
+from merabench.tasks.gorillahard.parse import reference_problem
+
+LABELS = ("Контекст:", "Инструменты:", "Формат ответа:", "Вопрос:")
+PLACEHOLDERS = ("{context}", "{tools}", "{format}", "{question}")
+
+
+def check_well_formed(rows: list[Row], folder: Path) -> None:
+    """Rows the checks can read at all: a catalog that is a JSON list of objects and a reference
+    that is a JSON object. Anything else is a malformed set, not a failed check."""
+    for row in rows:
+        try:
+            catalog, reference = json.loads(row.inputs.get("tools", "")), json.loads(row.outputs)
+        except (ValueError, RecursionError):
+            field = "inputs.tools" if not _parses(row.inputs.get("tools", "")) else "outputs"
+            raise DataError("is not JSON", file=str(folder), row_id=row.id, field=field) from None
+        if not isinstance(catalog, list) or not all(isinstance(t, dict) for t in catalog):
+            raise DataError("must be a JSON list of tool objects", file=str(folder), row_id=row.id, field="inputs.tools")
+        if not isinstance(reference, dict):
+            raise DataError("must be a JSON object (an answer envelope)", file=str(folder), row_id=row.id,
+                            field="outputs")
+        problem = reference_problem(reference)
+        if problem:
+            raise DataError(problem, file=str(folder), row_id=row.id, field="outputs")
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def check_ids(test: list[Row], shots: list[Row]) -> Check:
+    ok = [r.id for r in test] == list(range(len(test))) and [r.id for r in shots] == list(range(len(shots)))
+    return Check("continuous_ids", ok, f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
+
+
+def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str], list[str]]:
+    """The SAP structure of every instruction, and the rendered prompts of test and of shots (for
+    the uniqueness and length checks)."""
+    problems: list[str] = []
+    test_prompts, shot_prompts = _rendered(test, problems), _rendered(shots, problems)
+    check = Check("prompt_assembly", not problems, first_failures(problems) or "instruction, labels, question last")
+    return check, test_prompts, shot_prompts
+
+
+def _rendered(rows: list[Row], problems: list[str]) -> list[str]:
+    """The prompts of the rows assembled as SAP; what is not goes to `problems`."""
+    prompts = []
+    for row in rows:
+        positions = [row.instruction.find(label) for label in LABELS]
+        if -1 in positions or positions != sorted(positions) or any(p not in row.instruction for p in PLACEHOLDERS):
+            problems.append(f"row {row.id}: labels or placeholders out of the SAP order")
+        elif set(row.inputs) != {"question", "context", "tools", "format"}:
+            problems.append(f"row {row.id}: inputs are {sorted(row.inputs)}")
+        else:
+            try:
+                prompts.append(render_row(row))
+            except DataError as exc:
+                problems.append(str(exc))
+    return prompts
+
+
+def check_unique_prompts(prompts: list[str]) -> Check:
+    counts = Counter(prompts)
+    duplicates = sum(n - 1 for n in counts.values() if n > 1)
+    return Check("unique_prompts", duplicates == 0, f"{duplicates} repeated prompt(s)")
+
+
+def check_duplicate_rows(rows: list[Row]) -> Check:
+    """No two evaluated rows ask the same question of the same files with the same reference (under
+    the library's tool names): one that differs only by catalog, wording or provider counts an item
+    twice."""
+    first: dict[tuple[str, str, str], int] = {}
+    repeated = []
+    for row in rows:
+        key = (row.inputs["question"], row.inputs["context"], canonical_text(row.outputs))
+        if key in first:
+            repeated.append(f"rows {first[key]} and {row.id}: the same question, files and reference")
+        first.setdefault(key, row.id)
+    return Check("no_duplicate_rows", not repeated, first_failures(repeated) or
+                 f"{len(first)} distinct (question, files, reference) in {len(rows)} rows")
