@@ -19,8 +19,8 @@ import numpy as np
 from merabench.tasks.gorillahard.generator import redteam_catalog as catalog
 from merabench.tasks.gorillahard.generator import redteam_derive as derive
 from merabench.tasks.gorillahard.generator import redteam_files as rf
-from merabench.tasks.gorillahard.generator import redteam_pick as pick
 from merabench.tasks.gorillahard.generator import redteam_rules as rules
+from merabench.tasks.gorillahard.generator.redteam_clauses import pick_by_content, pick_clause
 
 LIFT_WEIGHT = 0.5  # a stem the dev questions came with counts half of one the question says
 FIT_FLOOR = 0.34  # below this share of a tool's own words in the question, nothing fits: refuse
@@ -117,7 +117,7 @@ def ranked_tools(prompt: Any, lexicon: Lexicon | None, skip: frozenset[int] = fr
 
 
 def _asked_text(prompt: Any) -> str:
-    clause = pick.pick_clause(prompt)
+    clause = pick_clause(prompt)
     question = prompt.question.replace(clause, " ") if clause else prompt.question
     if not stems(question):  # the sentence that picks the file is the request too
         question = prompt.question
@@ -144,9 +144,9 @@ def _file_for(prompt: Any, tool: rf.Tool) -> str | None:
         if re.search(pattern, text):
             fitting = [p for p in prompt.files if rf.extension(p) in exts]
             if fitting:
-                return pick.pick_by_content(prompt, fitting)[0]
+                return pick_by_content(prompt, fitting)[0]
     files = list(prompt.files)
-    return pick.pick_by_content(prompt, files)[0] if files else None
+    return pick_by_content(prompt, files)[0] if files else None
 
 
 def _key_in_files(prompt: Any, name: str, first: str | None) -> str | None:
@@ -302,7 +302,7 @@ def expand(prompt: Any, tool: rf.Tool, args: dict[str, Any]) -> dict[str, Any]:
         values = [("environment", "staging"), ("environment", "production")]
     elif "host" in params and _EACH_HOST.search(q):
         lists = [p for p in prompt.files if rf.listed_hosts(prompt.files[p])]
-        source = pick.pick_by_content(prompt, lists)[0] if lists else None
+        source = pick_by_content(prompt, lists)[0] if lists else None
         values = [("host", h) for h in rf.listed_hosts(prompt.files[source])] if source else []
     if len(values) < 2:
         return {"tool": tool.name, "args": args}

@@ -20,14 +20,9 @@ from merabench.tasks.gorillahard.generator.redteam_catalog import (
     tool_for,
     within_limits,
 )
+from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
 from merabench.tasks.gorillahard.generator.redteam_derive import Ask, Refuse, derived
-from merabench.tasks.gorillahard.generator.redteam_pick import (
-    _FORMAT_GROUPS,
-    choose,
-    main_file,
-    named_files,
-    pick_clause,
-)
+from merabench.tasks.gorillahard.generator.redteam_pick import _FORMAT_GROUPS, choose, main_file, named_files
 
 _QUOTE = re.compile(r"«([^»]*)»")
 

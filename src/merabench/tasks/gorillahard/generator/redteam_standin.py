@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import redteam_pick as pick
+from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
 
 SIBLING_SHARE = 0.6  # how much of a stand-in tool's description the question must say
 SIBLING_NEAR = 0.45  # or how similar its dev question must be
@@ -27,7 +27,7 @@ def sibling(prompt: Any, index: Any, best: int, skip: frozenset[int],
     ("удали A-запись" and "Удаляет A-запись") or its own question was near this one (the same
     request served by another name: "untag" for "delete_tag"); else it is a refusal."""
     shape = [sorted(st["args"]) for st in index.recipes[best]["steps"]]
-    asked = _stems(pick.pick_clause(prompt) and prompt.question.replace(pick.pick_clause(prompt), " ")
+    asked = _stems(pick_clause(prompt) and prompt.question.replace(pick_clause(prompt), " ")
                    or prompt.question)
     offered = {t.op: t for t in prompt.tools}
     known_as = aliases(index, skip).get(index.recipes[best]["steps"][0]["op"], set()) if index.recipes[best]["steps"] else set()
