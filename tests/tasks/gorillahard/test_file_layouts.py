@@ -152,3 +152,17 @@ def test_no_ticket_field_says_what_only_its_thread_may_say() -> None:
     tickets = [cf.file.text for corpus in CORPORA.values() for cf in corpus.by_kind["ticket"]]
     fields = [t for t in tickets if "| Приоритет |" in t]
     assert fields and not any("| Приоритет | высокий |" in t for t in fields)
+
+
+def test_the_timeout_criterion_reads_every_python_layout() -> None:
+    """`TIMEOUT_S: int = 30` (the typed layout) is the module's timeout as much as `TIMEOUT_S = 30`:
+    a reader that knew only the untyped form never offered a third of the modules to the criterion."""
+    from merabench.tasks.gorillahard.generator.families.criteria import _python_timeout
+
+    layouts: Counter[str] = Counter()
+    for corpus in CORPORA.values():
+        for cf in corpus.by_kind["python"]:
+            live = cf.file.text.split("\n")[cf.facts["timeout_line"] - 1]
+            assert _python_timeout(cf.file.text) == int(live.rsplit("=", 1)[1]), (cf.file.path, live)
+            layouts[cf.facts["layout"]] += 1
+    assert len(layouts) >= 3, layouts

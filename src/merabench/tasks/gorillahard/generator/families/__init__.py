@@ -4,7 +4,9 @@
 as shown. `check(view)` is the validator's independent proof: it works only from the written
 row (question, attached files, reference, recorded derivation), with its own parsing (a direct
 scan over lines, a table split from scratch), never with the code that produced it, and
-returns the problems it finds. `count` is the family's share of a default 1,169-row set; the
+returns the problems it finds. One exception: which of two files a pick criterion chooses
+(`criteria.py`) is re-read by the criterion's own readers, the ones the maker chose with; the
+tests hold those readers against raw text in every layout instead. `count` is the family's share of a default 1,169-row set; the
 counts add up to the card's tiers and answer kinds.
 """
 

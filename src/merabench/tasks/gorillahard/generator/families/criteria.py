@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.families import formats
-from merabench.tasks.gorillahard.generator.families.common import split_table
+from merabench.tasks.gorillahard.generator.families.common import defined_functions, split_table
 from merabench.tasks.gorillahard.generator.numerals import count
 
 Params = dict[str, Any]
@@ -84,26 +84,6 @@ def _live(text: str, comment: str = "#") -> list[str]:
     return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(comment)]
 
 
-@functools.lru_cache(maxsize=512)
-def yaml_sections(text: str) -> dict[str, dict[str, str]]:
-    """Top-level key -> its direct children (`  key: value`), live lines only; a scalar top-level
-    key is kept under ''."""
-    sections: dict[str, dict[str, str]] = {}
-    current = ""
-    for line in _live(text):
-        top = re.match(r"^([A-Za-z][\w.-]*):\s*(.*?)\s*$", line)
-        if top:
-            current = top[1]
-            sections.setdefault(current, {})
-            if top[2]:
-                sections[current].setdefault("", top[2].strip('"'))
-            continue
-        child = re.match(r"^  ([A-Za-z][\w.-]*):\s*(.+?)\s*$", line)
-        if child and current:
-            sections[current].setdefault(child[1], child[2].strip('"'))
-    return sections
-
-
 def _yaml(text: str, section: str, key: str = "") -> str | None:
     """A top-level scalar (`replicas`) or a section's key, read as YAML does in every layout."""
     return formats.yaml_value(text, f"{section}.{key}" if key else section)
@@ -145,22 +125,6 @@ def _json(text: str) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-def _ini(text: str, section: str, key: str) -> str | None:
-    inside = False
-    for line in _live(text, ";"):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = stripped == f"[{section}]"
-        elif inside and "=" in stripped and stripped.split("=", 1)[0].strip() == key:
-            return stripped.split("=", 1)[1].strip()
-    return None
-
-
-def _env(text: str, key: str) -> str | None:
-    """A variable's value as dotenv reads it: the last live assignment, unquoted."""
-    return formats.assignment(text, key)
-
-
 def _ticket_author(text: str) -> str | None:
     m = re.search(r"^(?:Автор: |\| Автор \| |Автор задачи — )(\S+) \(@", text, re.M)  # any tracker layout
     return m[1] if m else None
@@ -198,12 +162,8 @@ def _ticket_topics(text: str) -> frozenset[str]:
     return frozenset(name for name, said in TICKET_TOPICS.items() if said in thread)
 
 
-def _table(text: str) -> tuple[list[str], list[list[str]]]:
-    return split_table(text)
-
-
 def _column_sum(text: str, column: str) -> float | None:
-    header, rows = _table(text)
+    header, rows = split_table(text)
     if column not in header:
         return None
     i = header.index(column)
@@ -211,7 +171,7 @@ def _column_sum(text: str, column: str) -> float | None:
 
 
 def _column_mean(text: str, column: str) -> float | None:
-    header, rows = _table(text)
+    header, rows = split_table(text)
     if column not in header or not rows:
         return None
     i = header.index(column)
@@ -222,12 +182,12 @@ TABLE_TOPICS = {"humidity_pct": "weather", "salary_rub": "staff", "amount_rub": 
 
 
 def _table_topics(text: str) -> frozenset[str]:
-    header, _ = _table(text)
+    header, _ = split_table(text)
     return frozenset(topic for column, topic in TABLE_TOPICS.items() if column in header)
 
 
 def _weather_month(text: str) -> frozenset[str]:
-    header, rows = _table(text)
+    header, rows = split_table(text)
     if "humidity_pct" not in header or "date" not in header:
         return frozenset()
     i = header.index("date")
@@ -235,7 +195,7 @@ def _weather_month(text: str) -> frozenset[str]:
 
 
 def _maintenance(text: str) -> frozenset[str]:
-    header, rows = _table(text)
+    header, rows = split_table(text)
     if "status" not in header or "cpu_pct" not in header:
         return frozenset()
     i = header.index("status")
@@ -243,11 +203,11 @@ def _maintenance(text: str) -> frozenset[str]:
 
 
 def _python_functions(text: str) -> frozenset[str]:
-    return frozenset(re.findall(r"^def (\w+)\(", text, re.M))
+    return frozenset(defined_functions(text))
 
 
 def _python_timeout(text: str) -> float | None:
-    m = re.search(r"^TIMEOUT_S = (\d+)$", text, re.M)
+    m = re.search(r"^TIMEOUT_S(?::\s*\w+)?\s*=\s*(\d+)\s*$", text, re.M)  # typed or not
     return None if m is None else int(m[1])
 
 
@@ -303,7 +263,7 @@ def _host_roles(text: str) -> frozenset[str]:
 
 
 def _invoice_amounts(text: str) -> list[int]:
-    header, rows = _table(text)
+    header, rows = split_table(text)
     if "amount_rub" not in header:
         return []
     i = header.index("amount_rub")
@@ -662,12 +622,12 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
                              _draw_shared),
     },
     "worker_ini": {
-        "ini.prefetch": Compare("ini.prefetch", lambda t, p: _number(_ini(t, "queue", "prefetch")),
+        "ini.prefetch": Compare("ini.prefetch", lambda t, p: _number(formats.ini_value(t, "queue", "prefetch")),
                                 *_more_fewer("prefetch у очереди")),
-        "ini.max_jobs": Compare("ini.max_jobs", lambda t, p: _number(_ini(t, "limits", "max_jobs")),
+        "ini.max_jobs": Compare("ini.max_jobs", lambda t, p: _number(formats.ini_value(t, "limits", "max_jobs")),
                                 ("где воркер берёт больше задач одновременно", "в котором лимит параллельных задач выше"),
                                 ("где воркер берёт меньше задач одновременно", "в котором лимит параллельных задач ниже")),
-        "ini.purpose": Holds("ini.purpose", lambda t: frozenset({(_ini(t, "queue", "name") or "").split("-")[0]}), {
+        "ini.purpose": Holds("ini.purpose", lambda t: frozenset({(formats.ini_value(t, "queue", "name") or "").split("-")[0]}), {
             "orders": ("где воркер разбирает заказы", "в котором очередь — с заказами"),
             "emails": ("где воркер рассылает письма", "в котором очередь — с письмами"),
             "reports": ("где воркер готовит отчёты", "в котором очередь — с отчётами"),
@@ -713,7 +673,7 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
             "в котором автор задачи отметился в комментариях к другой задаче из вложений")),
     },
     "table": {
-        "table.rows": Compare("table.rows", lambda t, p: float(len(_table(t)[1])), *_more_fewer("строк данных")),
+        "table.rows": Compare("table.rows", lambda t, p: float(len(split_table(t)[1])), *_more_fewer("строк данных")),
         "table.topic": Holds("table.topic", _table_topics, {
             "weather": ("где записаны замеры погоды", "в котором есть столбец с влажностью"),
             "staff": ("где данные по сотрудникам", "в котором указаны зарплаты"),
@@ -744,13 +704,13 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     "env": {
         "env.variables": Compare("env.variables", lambda t, p: float(formats.env_variables(t)),  # a name once
                                  *_more_fewer("переменных")),
-        "env.environment": Holds("env.environment", lambda t: frozenset({_env(t, "APP_ENV") or ""}), {
+        "env.environment": Holds("env.environment", lambda t: frozenset({formats.assignment(t, "APP_ENV") or ""}), {
             "production": ("где настройки боевого окружения", "в котором окружение — production"),
             "staging": ("где настройки тестового стенда", "в котором окружение — staging")}),
-        "env.bouncer": Holds("env.bouncer", lambda t: frozenset({"bouncer" if _env(t, "DB_PORT") == "6432" else "direct"}), {
+        "env.bouncer": Holds("env.bouncer", lambda t: frozenset({"bouncer" if formats.assignment(t, "DB_PORT") == "6432" else "direct"}), {
             "bouncer": ("где база подключена через pgbouncer (порт 6432)",),
             "direct": ("где к базе ходят напрямую, на порт 5432",)}),
-        "env.cache_ttl": Compare("env.cache_ttl", lambda t, p: _number(_env(t, "CACHE_TTL_S")),
+        "env.cache_ttl": Compare("env.cache_ttl", lambda t, p: _number(formats.assignment(t, "CACHE_TTL_S")),
                                  ("где кеш живёт дольше", "в котором TTL кеша больше"),
                                  ("где кеш живёт меньше", "в котором TTL кеша меньше")),
     },
