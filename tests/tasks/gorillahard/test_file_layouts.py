@@ -166,3 +166,42 @@ def test_the_timeout_criterion_reads_every_python_layout() -> None:
             assert _python_timeout(cf.file.text) == int(live.rsplit("=", 1)[1]), (cf.file.path, live)
             layouts[cf.facts["layout"]] += 1
     assert len(layouts) >= 3, layouts
+
+
+def _criterion_reads(kind: str, text: str, facts: dict) -> list[tuple[str, object, object]]:
+    """(what, the pick criteria's reading, the corpus's own record) for a file of the kind."""
+    from merabench.tasks.gorillahard.generator.families import criteria as c
+
+    if kind == "deploy_yaml":
+        return [("replicas", c._number(c._yaml(text, "replicas")), float(facts["replicas"])),
+                ("retries", c._number(c._yaml(text, "client", "retries")), float(facts["retries"])),
+                ("timeout_ms", c._number(c._yaml(text, "client", "timeout_ms")), float(facts["timeout_ms"])),
+                ("namespace", c._yaml(text, "namespace"), facts["namespace"]),
+                ("deployment", c._yaml(text, "deployment"), facts["deployment"])]
+    if kind == "service_json":
+        return [("pool", c._number(c._json(text).get("database", {}).get("pool")), float(facts["pool"]))]
+    if kind == "worker_ini":
+        return [("prefetch", c._number(formats.ini_value(text, "queue", "prefetch")), float(facts["prefetch"])),
+                ("queue", formats.ini_value(text, "queue", "name"), facts["queue"])]
+    if kind == "app_log":
+        events = c.log_events(text)
+        named = {"db": "db_refused", "timeout": "upstream_timeout", "disk": "disk_full", "oom": "oom"}
+        return ([(f"event {e}", named[e] in events, True) for e in facts["events"]]
+                + [("errors", c._events_of_kind(lambda level, message: level == "ERROR")(text, {}), facts["errors"])])
+    if kind == "audio":
+        return [("minutes", c._audio_minutes(text), facts["minutes"])]
+    if kind == "dockerfile":
+        return [("base", c._docker_from(text), facts["base"])]
+    return []
+
+
+def test_the_pick_criteria_read_what_the_corpus_wrote() -> None:
+    """The validator re-reads a pick with the criteria's own readers, so they are held here against
+    what the corpus recorded when it wrote each file, in every layout and past every decoy."""
+    read = Counter()
+    for corpus in CORPORA.values():
+        for cf in corpus.files():
+            for what, got, wrote in _criterion_reads(cf.kind, cf.file.text, cf.facts):
+                assert got == wrote, (cf.file.path, cf.facts.get("layout"), what, got, wrote)
+                read[cf.kind] += 1
+    assert set(read) == {"deploy_yaml", "service_json", "worker_ini", "app_log", "audio", "dockerfile"}, read
