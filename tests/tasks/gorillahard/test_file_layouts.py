@@ -131,7 +131,11 @@ def test_a_tickets_thread_is_read_in_every_layout() -> None:
     """The pick criteria that ask what a ticket's thread said (a dashboard link, a raised priority)
     read the thread under any of the tracker's headings: a reader that knew only "## Обсуждение"
     found no thread in two layouts of three and picked a ticket that did not fit (seed 7, row 173)."""
-    from merabench.tasks.gorillahard.generator.families.criteria import TICKET_TOPICS, _ticket_commenters, _ticket_topics
+    from merabench.tasks.gorillahard.generator.families.criteria import (
+        TICKET_TOPICS,
+        _ticket_commenters,
+        _ticket_topics,
+    )
 
     seen: Counter[str] = Counter()
     for corpus in CORPORA.values():
