@@ -47,9 +47,10 @@ def cli_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "merabench.cli", *args]
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(cli_command(*args), capture_output=True, text=True, env=full_env, timeout=timeout)
+    return subprocess.run(cli_command(*args), capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd)
 
 
 def mixed_answers() -> dict[str, str]:

@@ -148,3 +148,19 @@ def test_presets_set_the_request_and_flags_override_them(tmp_path: Path, make_se
     assert body["max_tokens"] == 4096 and "stop" not in body and "seed" not in body
     unknown = run_cli(*base, "--preset", "lmeval", "--out", str(tmp_path / "d"))
     assert unknown.returncode == 2 and "unknown --preset 'lmeval'" in unknown.stderr
+
+
+def test_names_a_user_chose_are_printed_as_typed(tmp_path: Path) -> None:
+    """A folder named ':smile:' or '[bold]x' stays itself in tables and messages (rich's emoji
+    codes and markup are off for what users, files and models wrote)."""
+    folders = [":smile:a", "[bold]b", ":thumbs_up:c"]
+    for folder in folders:
+        done = run_cli("run", "--tasks", "sage", "--limit", "3", "--no-progress", "--out", folder, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert f"answers and results in {folder}/" in done.stderr
+    paired = run_cli("compare", *folders[:2], cwd=tmp_path)
+    assert paired.returncode == 0, paired.stderr
+    assert "[bold]b minus :smile:a" in paired.stdout
+    board = run_cli("compare", *folders, cwd=tmp_path)
+    assert board.returncode == 0, board.stderr
+    assert "│ :smile:a " in board.stdout and "│ [bold]b " in board.stdout and "│ :thumbs_up:c " in board.stdout

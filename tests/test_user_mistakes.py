@@ -373,6 +373,14 @@ HOSTILE = [
             env={"HF_HUB_OFFLINE": "1"}),
     Mistake("hub unreachable", lambda t, u: [*RUN, "--data", "hub"], "the hub (http://127.0.0.1:9) is unreachable",
             env={"HF_ENDPOINT": "http://127.0.0.1:9"}),
+    # what a user typed is printed as typed: rich would make ':abc:' and ':smile:' emoji, '[red]' a colour
+    Mistake("an emoji code in a data spec", lambda t, u: ["run", "--no-progress", "--tasks", "gorillahard", "--data",
+                                                          "generated:abc"],
+            "error: --data generated:abc: the seed must be an integer"),
+    Mistake("a smile in a data spec", lambda t, u: ["run", "--no-progress", "--tasks", "gorillahard", "--data",
+                                                    "generated:smile"], "--data generated:smile: the seed"),
+    Mistake("an emoji code in a folder name", lambda t, u: ["report", str(t / ":thumbs_up: [red]x[/red]")],
+            ":thumbs_up: [red]x[/red] has no results.json"),
 ]
 
 

@@ -17,19 +17,23 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
                   help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
 
 
-# rich is loaded on the first message, not at start-up (a run's first request does not wait for it)
+# rich is loaded on the first message, not at start-up (a run's first request does not wait for it).
+# Both consoles print text from users, files, servers and models (a folder, a data spec, a model's
+# name): rich's emoji codes are off, so ':smile:' prints as typed, and markup in such text is escaped
+# (`escape`, `say`); only merabench's own words carry markup.
 @functools.cache
 def _stderr() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, soft_wrap=True)  # messages stay one line each, greppable
+    return Console(stderr=True, soft_wrap=True, emoji=False)  # messages stay one line each, greppable
 
 
 @functools.cache
 def _stdout() -> Console:
     from rich.console import Console
 
-    return Console() if sys.stdout.isatty() else Console(width=160)  # piped output: don't squeeze tables
+    # piped output: don't squeeze tables
+    return Console(emoji=False) if sys.stdout.isatty() else Console(width=160, emoji=False)
 
 
 def escape(text: str) -> str:

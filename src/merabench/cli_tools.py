@@ -70,7 +70,7 @@ def validate(
             _stdout().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
     failed = [c.name for c in checks if not c.ok and c.enforced]
     if failed:
-        _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {', '.join(failed)}")
+        _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {escape(', '.join(failed))}", highlight=False)
         raise typer.Exit(1)
 
 
