@@ -29,6 +29,7 @@ from merabench.cli_options import (
     _register,
     _request_fields,
     check_endpoint,
+    seed_option,
 )
 from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, reading
@@ -102,7 +103,7 @@ def run(
                                                     "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, max=MAX_TOKENS, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
     temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0]", rich_help_panel=GENERATION)] = None,
-    seed: Annotated[int | None, typer.Option(min=-(2**63), max=2**63 - 1, help="sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
     api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "

@@ -16,6 +16,7 @@ from merabench.cli_help import JUDGE
 from merabench.errors import ConfigError
 from merabench.judge_protocol import load_template
 from merabench.judging import judge_settings
+from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.pipeline import Evaluation, JudgeRun
 from merabench.redaction import redact_url, register_environment, register_secret, register_url
 from merabench.results import summary_table
@@ -38,6 +39,12 @@ def _extra_body(value: str | None) -> dict[str, Any]:
 
 
 MAX_TOKENS = 2**31 - 1  # no context is longer; a larger number only fails at the server
+
+
+def seed_option(help: str, **panel: Any) -> Any:
+    """The --seed of `run` and of `generate`: one range, checked (and refused) the same way."""
+    return typer.Option(min=SEED_MIN, max=SEED_MAX, help=help, **panel)
+
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 
 

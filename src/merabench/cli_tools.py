@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from merabench.cli_app import _stderr, _stdout, app, escape, say
+from merabench.cli_options import seed_option
 from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, writing
 from merabench.report.html import write_report
@@ -28,7 +29,7 @@ def _generator_task(task: str) -> None:
 def generate(
     task: Annotated[str, typer.Argument(help="gorillahard")],
     out_dir: Annotated[Path, typer.Option("--out", help="folder for test.jsonl, shots.jsonl, manifest.json")],
-    seed: Annotated[int, typer.Option(help="a new seed gives a new set; the same seed, the same bytes")] = 0,
+    seed: Annotated[int, seed_option("a new seed gives a new set; the same seed, the same bytes")] = 0,
     rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
                                       help="evaluated rows, dialogue turns included")] = 1169,
     dialogues: Annotated[int, typer.Option(min=0, help="two-turn dialogues among the rows")] = 30,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from merabench.errors import ConfigError, DataError
+from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.rows import (
     TaskData,
     check_hub_reachable,
@@ -46,7 +47,9 @@ def generated_set(task: Task, spec: str) -> Path:
     try:
         seed = int(seed_text) if seed_text else 0
     except ValueError:
-        raise ConfigError(f"--data {spec}: the seed must be an integer") from None
+        seed = None
+    if seed is None or not SEED_MIN <= seed <= SEED_MAX:
+        raise ConfigError(f"--data {spec}: the seed must be an integer from {SEED_MIN} to {SEED_MAX}") from None
     from merabench.cache import default_cache_path
     from merabench.tasks.gorillahard.generator.build import GENERATOR_VERSION, SetPlan, write_set
 

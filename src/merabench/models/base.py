@@ -13,6 +13,10 @@ from typing import Any
 
 from merabench.prompts import Message
 
+#: the seeds merabench takes, a sampling seed and a GorillaHard generator seed alike: a signed
+#: 64-bit integer (what request bodies, torch and sqlite carry)
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+
 
 @dataclass(frozen=True)
 class GenerationOptions:
