@@ -18,26 +18,23 @@ from merabench.errors import ConfigError, MerabenchError
 from merabench.redaction import redact
 
 
-def _usage_error_types() -> tuple[type[BaseException], ...]:
-    """click's exception classes: the installed click's and the copy that newer typer vendors."""
+def _click_types(name: str) -> tuple[type[BaseException], ...]:
+    """click's exception class `name`: the installed click's and the copy that newer typer vendors."""
     found: list[type[BaseException]] = []
     for module in ("click.exceptions", "typer._click.exceptions"):
         try:
-            mod = __import__(module, fromlist=["ClickException"])
-        except ImportError:
-            continue
-        found.append(mod.ClickException)
-    return tuple(found)
-
-
-def _abort_types() -> tuple[type[BaseException], ...]:
-    found: list[type[BaseException]] = []
-    for module in ("click.exceptions", "typer._click.exceptions"):
-        try:
-            found.append(__import__(module, fromlist=["Abort"]).Abort)
+            found.append(getattr(__import__(module, fromlist=[name]), name))
         except (ImportError, AttributeError):
             continue
     return tuple(found)
+
+
+def _usage_error_types() -> tuple[type[BaseException], ...]:
+    return _click_types("ClickException")
+
+
+def _abort_types() -> tuple[type[BaseException], ...]:
+    return _click_types("Abort")
 
 
 def _needs_requests_file(values: dict[str, Any]) -> None:
