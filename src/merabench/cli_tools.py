@@ -32,7 +32,7 @@ def generate(
     seed: Annotated[int, seed_option("a new seed gives a new set; the same seed, the same bytes")] = 0,
     rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
                                       help="evaluated rows, dialogue turns included")] = 1169,
-    dialogues: Annotated[int, typer.Option(min=0, help="two-turn dialogues among the rows")] = 30,
+    dialogues: Annotated[int, typer.Option(min=0, help="dialogues (2-5 turns each) among the rows")] = 30,
 ) -> None:
     """Generate a fresh GorillaHard-style question set."""
     _generator_task(task)
