@@ -545,7 +545,6 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
     problems = failed(copy_set(default_set, tmp_path / "a", one_question))
     assert "templates < 900" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
 
-    from merabench.rows import Row
     from merabench.tasks.gorillahard.generator.audit import keyword_tool
 
     def keyword_references(test, shots):
@@ -1093,3 +1092,19 @@ def test_each_set_picks_by_its_own_share_of_the_criteria_and_their_wordings() ->
     for said in criteria.BY_NAME["log.errors"].more:  # every wording, whether a set uses it or not
         pick = {"criterion": "log.errors", "clause": said, "params": {"direction": "more"}}
         assert criteria.chosen(f"Нужен файл, {said}.", pick, logs) == "b.log"
+
+
+def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
+    """A cited value of a million or more is looked up as written ('1234567'), not in `:g`'s
+    exponent form ('1.23457e+06') that no file holds."""
+    from merabench.tasks.gorillahard.generator.checks_catalogs import check_limits
+
+    tools = json.dumps([{"name": "refund", "parameters": {"amount": {"type": "integer", "maximum": 5000}}}])
+    context = "[файл: invoices.csv]\ninvoice,amount\nINV-1,1234567\n"
+    reason = "счёт INV-1 на 1234567 ₽, а refund возвращает не больше 5000 ₽"
+    row = Row("", {"question": "q", "context": context, "tools": tools, "format": ""},
+              json.dumps({"abstain": True, "reason": reason}, ensure_ascii=False),
+              {"id": 0, "dialog_id": "d", "n_turns": 1})
+    check = check_limits([row])
+    assert check.ok, check.detail
+    assert "1 refusals over a limit cite a value past it" in check.detail

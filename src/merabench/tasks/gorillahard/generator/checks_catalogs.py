@@ -109,6 +109,11 @@ def check_limits(rows: list[Row]) -> Check:
                  f"every reference call within its stated limits; {refusals} refusals over a limit cite a value past it")
 
 
+def _exact(value: float) -> str:
+    """A cited number as written, never in exponent form (`:g` makes 1234567 '1.23457e+06')."""
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
 _CITED_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.-])")
 
 
@@ -122,6 +127,6 @@ def _limit_refusal(reason: str, by_name: dict[str, dict[str, Any]], row: Row) ->
         return False, None
     cited = [float(n) for n in _CITED_NUMBER.findall(reason)]
     texts = list(attached_files(row.inputs["context"]).values())
-    if any(value > limit and in_body(f"{value:g}", texts) for value in cited for limit in maxima):
+    if any(value > limit and in_body(_exact(value), texts) for value in cited for limit in maxima):
         return True, None
     return True, f"the refusal blames {', '.join(named)} but cites no value from the files past its maximum {sorted(maxima)}"
