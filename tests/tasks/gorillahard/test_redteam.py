@@ -92,7 +92,7 @@ def test_the_gate_reports_a_failing_share_without_failing_the_set(monkeypatch) -
     monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.71}})
     check = checks_shortcuts.check_redteam([row("{}")], [], {"seed": 57})
     assert not check.ok and not check.enforced
-    assert check.detail.startswith("no_shortcut_redteam: 0.71") and "> 0.25 (not yet enforced: see issue 23)" in check.detail
+    assert check.detail.startswith("red-team solver 0.71") and "> 0.25 (not yet enforced: see issue 23)" in check.detail
     monkeypatch.setattr(redteam_score, "scores", lambda *a, **k: {"metrics": {"sample_pass_rate": 0.2}})
     assert checks_shortcuts.check_redteam([row("{}")], [], {"seed": 57}).ok
 

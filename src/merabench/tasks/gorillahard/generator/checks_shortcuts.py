@@ -70,5 +70,5 @@ def check_redteam(test: list[Row], shots: list[Row], manifest: dict[str, Any]) -
     if rate <= REDTEAM_LIMIT:
         return Check("no_shortcut_redteam", True, f"red-team solver {figures} <= {REDTEAM_LIMIT}")
     note = "" if REDTEAM_ENFORCED else " (not yet enforced: see issue 23)"
-    return Check("no_shortcut_redteam", False, f"no_shortcut_redteam: {figures} > {REDTEAM_LIMIT}{note}",
+    return Check("no_shortcut_redteam", False, f"red-team solver {figures} > {REDTEAM_LIMIT}{note}",
                  enforced=REDTEAM_ENFORCED)
