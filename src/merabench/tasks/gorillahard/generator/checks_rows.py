@@ -86,8 +86,9 @@ def _russian_locale(value: float) -> str:
 
 
 def in_body(value: str, texts: list[str]) -> bool:
-    """The value (or the same in thousandths: a unit to convert) in a file's lines, a table's
-    header lines left out: a format decoy can bear only on what is read from the body."""
+    """The value (or the same in thousandths: a unit to convert) in a file's lines, that file's
+    first line and every line equal to it left out (a table's header, wherever it repeats): a
+    format decoy can bear only on what is read from the body."""
     forms = {value}
     with contextlib.suppress(ValueError):
         forms.add(str(round(float(value) * 1000)))
