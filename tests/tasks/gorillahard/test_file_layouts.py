@@ -103,6 +103,22 @@ def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
     assert file_layouts.shortfalls({"env": file_layouts.KindFigures(2, Counter({"plain": 2}), Counter())}) == []
 
 
+
+def test_the_check_reports_the_least_over_the_kinds_held_to_the_rule(monkeypatch) -> None:
+    """The passing detail's minimum is taken over the kinds the rule holds, and names the exempt
+    ones (few files, no layouts, no decoys), not 'at least 1 layouts and 0 decoy kinds'."""
+    from merabench.tasks.gorillahard.generator import checks_files
+
+    kf = file_layouts.KindFigures
+    found = {"env": kf(8, Counter("abc"), Counter("xyz")), "audio": kf(8, Counter("abcd"), Counter()),
+             "flags_yaml": kf(7, Counter({"?": 7}), Counter()), "pom": kf(2, Counter("a"), Counter())}
+    monkeypatch.setattr(file_layouts, "figures", lambda paths, seed: (found, []))
+    check = checks_files.check_file_layouts([], {"seed": 0, "n_test": 1})
+    assert check.ok, check.detail
+    assert "the 2 held to the rule show at least 3 layouts and 3 decoy kinds each" in check.detail
+    assert "exempt: flags_yaml (drawn without layouts), pom (2 files < 6), audio decoys (" in check.detail
+
+
 # what each decoy kind leaves in a file's text, for kinds where it is one plain pattern
 VISIBLE = {
     ("deploy_yaml", "stale"): lambda t: "\nlegacy:\n" in t,

@@ -124,9 +124,14 @@ def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
     found, unknown = file_layouts.figures(paths, int(manifest["seed"]))
     short = file_layouts.shortfalls(found)
     problems = short if card_size(manifest) else []
-    least = min((len(f.layouts) for f in found.values()), default=0)
-    fewest = min((len(f.decoys) for k, f in found.items() if k not in file_layouts.NO_DECOYS), default=0)
-    detail = (f"{len(found)} kinds of corpus file; at least {least} layouts and {fewest} decoy kinds each"
+    exempt = {k: why for k, f in found.items() if (why := file_layouts.exemption(k, f))}
+    held = {k: f for k, f in found.items() if k not in exempt}
+    least = min((len(f.layouts) for f in held.values()), default=0)
+    fewest = min((len(f.decoys) for k, f in held.items() if k not in file_layouts.NO_DECOYS), default=0)
+    unheld = [f"{k} ({why})" for k, why in sorted(exempt.items())] + [
+        f"{k} decoys ({file_layouts.NO_DECOYS[k]})" for k in sorted(held) if k in file_layouts.NO_DECOYS]
+    detail = (f"{len(found)} kinds of corpus file; the {len(held)} held to the rule show at least {least} layouts and "
+              f"{fewest} decoy kinds each" + (f"; exempt: {', '.join(unheld)}" if unheld else "")
               + (f"; {len(unknown)} files made for their row alone (not the corpus's)" if unknown else "")
               + (f" (below the card's size, not enforced: {'; '.join(short)})" if short and not card_size(manifest)
                  else ""))

@@ -47,13 +47,22 @@ def figures(paths: Iterable[str], seed: int) -> tuple[dict[str, KindFigures], li
     return out, sorted(wanted - by_path.keys())
 
 
+def exemption(kind: str, f: KindFigures) -> str | None:
+    """Why a kind is not held to the layouts rule at all, or None when it is."""
+    if f.files < MIN_FILES:
+        return f"{f.files} files < {MIN_FILES}"
+    if set(f.layouts) == {"?"}:
+        return "drawn without layouts"
+    return None
+
+
 def shortfalls(found: dict[str, KindFigures]) -> list[str]:
     """The kinds whose attached files show fewer layouts or decoy kinds than a set must (a kind a
     set attaches fewer than MIN_FILES files of, most of its rows having files made for them, is
     held to it in the corpus, not here)."""
     out = []
     for kind, f in found.items():
-        if f.files < MIN_FILES or set(f.layouts) == {"?"}:  # few files, or a kind drawn without layouts
+        if exemption(kind, f):  # few files, or a kind drawn without layouts
             continue
         if len(f.layouts) < MIN_LAYOUTS:
             out.append(f"{kind}: {len(f.layouts)} layouts < {MIN_LAYOUTS}")
