@@ -1108,3 +1108,38 @@ def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
     check = check_limits([row])
     assert check.ok, check.detail
     assert "1 refusals over a limit cite a value past it" in check.detail
+
+
+def test_ids_that_do_not_run_on_are_named() -> None:
+    from merabench.tasks.gorillahard.generator.checks_structure import check_ids
+
+    def rows(*ids: int) -> list[Row]:
+        return [Row("", {}, "{}", {"id": i}) for i in ids]
+
+    assert check_ids(rows(0, 1, 2), rows(0)).ok
+    check = check_ids(rows(0, 2, 2, 5), rows(1))
+    assert not check.ok
+    assert check.detail == ("test: ids missing 1, 3; test: ids repeated 2; test: ids outside 0..3 5; "
+                            "shots: ids missing 0; shots: ids outside 0..0 1")
+
+
+def test_a_derivation_failure_names_the_tool_as_served(tmp_path: Path, default_set: Path) -> None:
+    """The family's 'expected' finding is in the names of the row's catalog, not the library's."""
+    from merabench.tasks.gorillahard.generator.providers import canonical
+
+    victim = {}
+
+    def wrong_argument(test, shots):
+        row = next(r for r in test if r["meta"]["derivation"]["maker"] in FAMILIES and "tool" in json.loads(r["outputs"])
+                   and canonical(json.loads(r["outputs"])["tool"]) != json.loads(r["outputs"])["tool"])
+        reference = json.loads(row["outputs"])
+        reference["args"]["path"] = "elsewhere.py"
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        row["meta"]["id"], test[0]["meta"]["id"] = 0, row["meta"]["id"]  # first, so the detail shows it
+        test.remove(row)
+        test.insert(0, row)
+        victim["tool"] = reference["tool"]
+
+    problem = failed(copy_set(default_set, tmp_path / "s", wrong_argument))["derived_quantities"]
+    mine = next(p for p in problem.split("; ") if p.startswith("row 0 (") and "expected" in p)
+    assert victim["tool"] in mine and canonical(victim["tool"]) not in mine.replace(victim["tool"], "")

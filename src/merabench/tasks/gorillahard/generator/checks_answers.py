@@ -10,11 +10,20 @@ from merabench.rows import Row
 from merabench.tasks.gorillahard.generator.checks_dialogues import dialog_check
 from merabench.tasks.gorillahard.generator.checks_rows import (
     Check,
+    catalog_of,
     first_failures,
     view_of,
 )
 from merabench.tasks.gorillahard.generator.families import FAMILIES
+from merabench.tasks.gorillahard.generator.providers import DOTTED_NAME, canonical
 from merabench.tasks.gorillahard.task import GorillaHardTask
+
+
+def _as_served(problem: str, row: Row) -> str:
+    """A family's finding (written in the library's tool names) under the names the row's catalog
+    serves the tools as, the names its reference and a model use."""
+    served = {canonical(t["name"]): t["name"] for t in catalog_of(row)}
+    return DOTTED_NAME.sub(lambda m: served.get(m.group(), m.group()), problem)
 
 
 def check_derivations(test: list[Row], shots: list[Row]) -> Check:
@@ -43,7 +52,7 @@ def check_derivations(test: list[Row], shots: list[Row]) -> Check:
             found = family.check(view_of(row))
         except (ValueError, KeyError, IndexError, StopIteration, TypeError, AttributeError) as exc:  # not as made
             found = [f"could not be recomputed from the files ({type(exc).__name__}: {exc})"]
-        problems += [f"row {row.id} ({maker}): {p}" for p in found]
+        problems += [f"row {row.id} ({maker}): {_as_served(p, row)}" for p in found]
         checked += 1
     return Check("derived_quantities", not problems, first_failures(problems) or f"{checked} rows recomputed")
 

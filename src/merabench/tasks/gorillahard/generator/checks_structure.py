@@ -50,8 +50,28 @@ def _parses(text: str) -> bool:
 
 
 def check_ids(test: list[Row], shots: list[Row]) -> Check:
-    ok = [r.id for r in test] == list(range(len(test))) and [r.id for r in shots] == list(range(len(shots)))
-    return Check("continuous_ids", ok, f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
+    wrong = [problem for name, rows in (("test", test), ("shots", shots)) for problem in _id_gaps(name, rows)]
+    return Check("continuous_ids", not wrong,
+                 "; ".join(wrong) or f"test 0..{len(test) - 1}, shots 0..{len(shots) - 1}")
+
+
+def _id_gaps(name: str, rows: list[Row]) -> list[str]:
+    """What keeps a file's ids from running 0..n-1 in order: ids missing, repeated, or out of order."""
+    ids = [r.id for r in rows]
+    expected = list(range(len(ids)))
+    if ids == expected:
+        return []
+    missing = sorted(set(expected) - set(ids))
+    repeated = sorted(i for i, n in Counter(ids).items() if n > 1)
+    extra = sorted(set(ids) - set(expected), key=str)
+    out = [f"{name}: ids missing {first_few(missing)}"] if missing else []
+    out += [f"{name}: ids repeated {first_few(repeated)}"] if repeated else []
+    out += [f"{name}: ids outside 0..{len(ids) - 1} {first_few(extra)}"] if extra else []
+    return out or [f"{name}: ids 0..{len(ids) - 1} out of order"]
+
+
+def first_few(ids: list, limit: int = 10) -> str:
+    return ", ".join(map(str, ids[:limit])) + (f" (+{len(ids) - limit} more)" if len(ids) > limit else "")
 
 
 def check_prompts(test: list[Row], shots: list[Row]) -> tuple[Check, list[str], list[str]]:

@@ -49,7 +49,7 @@ FAMILIES = sorted({family_of(name) for name in TOOLS})
 
 
 # a dotted name, not inside a host or a path: looked up in the library (or the providers') names
-_DOTTED_NAME = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*\.[a-z][a-z0-9_]*(?![\w-]|\.\w)")
+DOTTED_NAME = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*\.[a-z][a-z0-9_]*(?![\w-]|\.\w)")
 
 
 def draw_served(rng: random.Random) -> dict[str, int]:
@@ -63,7 +63,7 @@ def served_tool(name: str, provider: int) -> dict[str, Any]:
     """The tool as a provider lists it: its name, and every name of its family in its texts (a
     deprecated tool points to its successor by name). Shared: read, never change it."""
     family = family_of(name)
-    text = _DOTTED_NAME.sub(
+    text = DOTTED_NAME.sub(
         lambda m: NAMES[m.group(), provider] if m.group() in TOOLS and family_of(m.group()) == family else m.group(),
         json.dumps(TOOLS[name], ensure_ascii=False))
     return json.loads(text)
@@ -85,7 +85,7 @@ def serve(catalog: list[dict[str, Any]], reference: dict[str, Any], served: dict
         name = match.group()
         return NAMES[name, renamed[family_of(name)]] if name in TOOLS and family_of(name) in renamed else name
 
-    text = _DOTTED_NAME.sub(rename, json.dumps(reference, ensure_ascii=False))
+    text = DOTTED_NAME.sub(rename, json.dumps(reference, ensure_ascii=False))
     return catalog, json.loads(text)
 
 
@@ -96,5 +96,5 @@ def canonical(name: str) -> str:
 
 def canonical_text(text: str) -> str:
     """A reference (or any text) with every other provider's tool name put back to the library's."""
-    return _DOTTED_NAME.sub(lambda m: CANONICAL.get(m.group(), m.group()), text)
+    return DOTTED_NAME.sub(lambda m: CANONICAL.get(m.group(), m.group()), text)
 
