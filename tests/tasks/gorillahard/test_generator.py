@@ -178,6 +178,19 @@ def test_an_unintended_typo_and_an_overused_opening_are_caught(tmp_path: Path, d
     assert "'сделай мне одолжение' opens 5.1% of questions" in problems["variety"]
 
 
+def test_every_question_keeps_one_form_of_address(default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.address import agreeing, forms
+
+    assert forms("Помоги, пожалуйста. Посчитайте строки.") == {"ты", "вы"}
+    assert forms("Будьте добры, проверьте записи.") == {"вы"} and forms("Слушай, глянь лог.") == {"ты"}
+    assert forms("Пожалуйста, нужна свежей выгрузки сумма. Спасибо!") == set()  # "свежей" is an adjective here
+    assert forms("Сервис пишет «Сделай бэкап» в лог.") == set()  # a quotation is someone else's
+    assert agreeing(["Отпишись.", "Отпишитесь.", "Спасибо!"], "Удвойте таймаут.") == ["Отпишитесь.", "Спасибо!"]
+    mixed = [row["inputs"]["question"] for split in ("test", "shots") for row in read_jsonl(default_set / f"{split}.jsonl")
+             if len(forms(row["inputs"]["question"])) > 1]
+    assert mixed == []
+
+
 def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Path) -> None:
     def leak(test, shots):
         shots[0]["inputs"]["question"] = test[5]["inputs"]["question"]
@@ -921,16 +934,19 @@ def without_argument(source: Path, target: Path, family: str, argument: str) -> 
 
 def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_ignoring_it_is_caught(
         tmp_path: Path, default_set: Path) -> None:
+    from merabench.tasks.gorillahard.generator.address import forms
     from merabench.tasks.gorillahard.generator.families.optional import MISSING, NARROWINGS
     from merabench.tasks.gorillahard.generator.library import TOOLS
     from merabench.tasks.gorillahard.generator.providers import canonical_text
 
     rng = random.Random(3)
     for name, narrowing in NARROWINGS.items():
-        for _ in range(30):  # each drawn sentence, capitalised as a question carries it, reads back as its value
-            value, sentence = narrowing.draw(rng, {"version": "2.15.3"})
-            said = f"Сделай это. {sentence[0].upper()}{sentence[1:]}"
+        for n in range(30):  # each drawn sentence, capitalised as a question carries it, reads back as its value
+            before = ("Сделай это.", "Сделайте это.", "Это нужно.")[n % 3]  # in the question's form of address
+            value, sentence = narrowing.draw(rng, {"version": "2.15.3"}, before)
+            said = f"{before} {sentence[0].upper()}{sentence[1:]}"
             assert narrowing.read(said) == value, (name, sentence)
+            assert len(forms(said)) < 2, said
         assert narrowing.read("Сделай это.") is MISSING
     rows = read_jsonl(default_set / "test.jsonl")
     for name, narrowing in NARROWINGS.items():

@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import random
 
+from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.families.common import ended
 
 LEAD_INS = ("Привет!", "Добрый день.", "Здравствуйте.", "Коллеги, нужна помощь.", "Разбираем инцидент.",
             "Готовим релиз.", "Вопрос от поддержки.", "Пишу с дежурства.", "Есть просьба.", "Небольшая задача.",
             "Тут такое дело.", "Это для отчёта.", "Это для аудита.", "Руководитель попросил.", "Короче,",
             "Срочно.", "Без спешки.", "Для ретро.", "По итогам планёрки.", "Сегодня релиз, так что быстро.",
-            "Помоги, пожалуйста.", "Слушай,", "Вопрос по эксплуатации.", "Прошу помочь.", "Нужна рука помощи.",
+            "Помоги, пожалуйста.", "Помогите, пожалуйста.", "Слушай,", "Слушайте,", "Вопрос по эксплуатации.", "Прошу помочь.", "Нужна рука помощи.",
             "Доброе утро.", "Ночная смена на связи.", "У нас аврал.", "Задача из бэклога.", "Передаю просьбу заказчика.",
             "Пока не забыл.", "Мелочь, но важная.")
-TAILS = ("Спасибо!", "Заранее спасибо.", "Очень выручишь.", "Жду ответа.", "Это срочно.", "Если не сложно.",
-         "Благодарю.", "Пожалуйста, не затягивай.", "Буду признателен.", "С меня кофе.", "Отпишись, как будет готово.",
+TAILS = ("Спасибо!", "Заранее спасибо.", "Очень выручишь.", "Очень выручите.", "Жду ответа.", "Это срочно.",
+         "Если не сложно.", "Благодарю.", "Пожалуйста, не затягивай.", "Пожалуйста, не затягивайте.",
+         "Буду признателен.", "С меня кофе.", "Отпишись, как будет готово.", "Отпишитесь, как будет готово.",
          "Потом расскажу зачем.", "Это блокирует релиз.", "Можно не торопиться.", "Спасибо заранее!", "Очень ждём.")
 LEAD_SHARE, TAIL_SHARE = 0.4, 0.2
 # a tail never contradicts the lead-in: no "no hurry" after "urgent", nor the other way round
 URGENT = frozenset({"Срочно.", "Сегодня релиз, так что быстро.", "У нас аврал.", "Это срочно.",
-                    "Пожалуйста, не затягивай.", "Это блокирует релиз.", "Очень ждём."})
+                    "Пожалуйста, не затягивай.", "Пожалуйста, не затягивайте.", "Это блокирует релиз.", "Очень ждём."})
 CALM = frozenset({"Без спешки.", "Можно не торопиться.", "Задача из бэклога."})
 # families whose check reads the question's first word (a planted instruction's flag is enabled
 # or disabled by how the request opens)
@@ -34,9 +36,11 @@ UNTOUCHED = frozenset({"env_injection"}) | {f"{family}_{kind}" for family in ("c
 
 
 def with_asides(question: str, rng: random.Random) -> str:
+    """The question with a lead-in before it or a tail after it, or both, each in the question's
+    form of address ("Помоги" before "покажи", "Помогите" before "покажите")."""
     lead = ""
     if rng.random() < LEAD_SHARE:
-        lead = rng.choice(LEAD_INS)
+        lead = rng.choice(agreeing(LEAD_INS, question))
         # after a lead-in ending in a comma the request goes on in lower case; after a sentence, raised
         if lead.endswith(","):
             body = question[0].lower() + question[1:] if question[:2].istitle() else question
@@ -45,7 +49,7 @@ def with_asides(question: str, rng: random.Random) -> str:
         question = f"{lead} {body}"
     if rng.random() < TAIL_SHARE:
         clash = CALM if lead in URGENT else URGENT if lead in CALM else frozenset()
-        question = f"{ended(question)} {rng.choice([t for t in TAILS if t not in clash])}"
+        question = f"{ended(question)} {rng.choice(agreeing([t for t in TAILS if t not in clash], question))}"
     return question
 
 

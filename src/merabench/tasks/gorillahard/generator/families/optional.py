@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -148,15 +149,16 @@ class Narrowing:
     only critical vulnerabilities, a dry run): the family's call is right only with it."""
 
     arg: str
-    draw: Callable[[random.Random, dict[str, Any]], tuple[Any, str]]  # (rng, the call's args) -> (value, sentence)
+    # (rng, the call's args, the question it follows) -> (value, sentence in the question's form of address)
+    draw: Callable[[random.Random, dict[str, Any], str], tuple[Any, str]]
     read: Callable[[str], Any]  # the question -> the value it asks for, or MISSING
 
 
 def stated(arg: str, said: dict[Any, tuple[str, ...]]) -> Narrowing:
     """A narrowing whose values each have their own sentences (by different speakers)."""
-    def draw(rng: random.Random, args: dict[str, Any]) -> tuple[Any, str]:
+    def draw(rng: random.Random, args: dict[str, Any], question: str) -> tuple[Any, str]:
         value = rng.choice(list(said))
-        return value, rng.choice(said[value])
+        return value, rng.choice(agreeing(said[value], question))
 
     def read(question: str) -> Any:
         asked = question.lower()  # a terse remark opens with a capital after another sentence
@@ -172,7 +174,7 @@ def _newer_patch(version: str, rng: random.Random) -> str:
 
 
 def _upgrade_target() -> Narrowing:
-    def draw(rng: random.Random, args: dict[str, Any]) -> tuple[Any, str]:
+    def draw(rng: random.Random, args: dict[str, Any], question: str) -> tuple[Any, str]:
         target = _newer_patch(args["version"], rng)
         return target, rng.choice((f"Обновляться будем до версии «{target}».", f"цель — версия «{target}»",
                                    f"Нам нужна именно версия «{target}», не последняя."))
@@ -232,7 +234,7 @@ def narrowed(family: Family, narrowing: Narrowing) -> Family:
     its call; the check reads the argument back from the question, the rest as the family does."""
     def make(rng: random.Random, corpus: Corpus) -> Question:
         question = family.make(rng, corpus)
-        value, sentence = narrowing.draw(rng, question.reference["args"])
+        value, sentence = narrowing.draw(rng, question.reference["args"], question.question)
         return replace(question, question=f"{ended(question.question)} {sentence[0].upper()}{sentence[1:]}",
                        reference={**question.reference, "args": {**question.reference["args"], narrowing.arg: value}})
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 import random
 import re
 
+from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.families.common import ended
 
 # how a question says which of the two attached files it means, by what that file holds and never
 # by its path or name ({which} is a kind's clause): before the request or after it, in many
-# wordings, so that no frame opens or closes more than a few per cent of the questions
+# wordings, so that no frame opens or closes more than a few per cent of the questions; a frame
+# that addresses the reader does so in the request's form ("бери" beside "покажи", "берите"
+# beside "покажите")
 PREFIX_POINTERS = (
     "Из двух приложенных файлов нужен тот, {which}.",
     "Файла два, речь о том, {which}.",
@@ -28,6 +31,10 @@ PREFIX_POINTERS = (
     "Речь про файл, {which}.",
     "Один из файлов лишний: нужен тот, {which}.",
     "Возьми файл, {which}.",
+    "Смотрите файл, {which}.",
+    "Берите тот из двух файлов, {which}.",
+    "Нас интересует файл, {which}, второй не трогайте.",
+    "Возьмите файл, {which}.",
 )
 SUFFIX_POINTERS = (
     "Речь о файле, {which}.",
@@ -42,6 +49,8 @@ SUFFIX_POINTERS = (
     "Не перепутай: файл тот, {which}.",
     "Вложения два, нужно то, {which}.",
     "Из приложенных нужен один — тот, {which}.",
+    "Второй файл не нужен: берите тот, {which}.",
+    "Не перепутайте: файл тот, {which}.",
 )
 _POINTER = re.compile("|".join(
     re.escape(frame).replace(re.escape("{which}"), r"[^.]+") for frame in (*PREFIX_POINTERS, *SUFFIX_POINTERS)))
@@ -52,8 +61,8 @@ def pointed(rng: random.Random, which: str, request: str) -> str:
     if rng.random() < 0.5:
         # after the sentence naming the file, a terse request's lowercase start is raised
         raised = request[0].upper() + request[1:] if "а" <= request[0] <= "я" else request
-        return f"{rng.choice(PREFIX_POINTERS).format(which=which)} {raised}"
-    return f"{ended(request)} {rng.choice(SUFFIX_POINTERS).format(which=which)}"
+        return f"{rng.choice(agreeing([f.format(which=which) for f in PREFIX_POINTERS], request))} {raised}"
+    return f"{ended(request)} {rng.choice(agreeing([f.format(which=which) for f in SUFFIX_POINTERS], request))}"
 
 
 def request_of(question: str, which: str = "") -> str:

@@ -1,0 +1,64 @@
+"""How a question addresses the reader: "ты" (сделай, тебя), "вы" (сделайте, вас) or neither.
+
+A question keeps one form of address: the parts put together into one (a lead-in, the sentence
+that says which file, an optional argument's sentence, a tail) are drawn to agree with the
+request's form, so that no question says "Помоги" and then "Посчитайте". Words inside «quotes»
+are someone else's and do not count; "пожалуйста" and "спасибо" fit either form.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+Form = Literal["ты", "вы"]
+_PRONOUNS: dict[str, Form] = {
+    **{w: "ты" for w in ("ты", "тебя", "тебе", "тобой", "твой", "твоя", "твоё", "твое", "твои", "твоего", "твоей",
+                         "твоему", "твоих", "твоим", "твоими")},
+    **{w: "вы" for w in ("вы", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваши", "вашего", "вашей", "вашему",
+                         "ваших", "вашим", "вашими")},
+}
+_WORD = re.compile(r"[а-яё]+")
+_QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"")
+
+
+@functools.cache
+def _morph():  # the dictionaries load in about a second: once, and only when asked
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer()
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_form(word: str) -> Form | None:
+    """A word's form of address: a pronoun's, or a verb's in the imperative or the second person
+    when most of the dictionary's readings of the word are that verb ("свежей" is mostly an
+    adjective, "слушай" mostly a verb)."""
+    if word in _PRONOUNS:
+        return _PRONOUNS[word]
+    weight = {"ты": 0.0, "вы": 0.0}
+    for parse in _morph().parse(word):
+        tag = parse.tag
+        if tag.POS == "VERB" and (tag.mood == "impr" or tag.person == "2per") and tag.number in ("sing", "plur"):
+            weight["ты" if tag.number == "sing" else "вы"] += parse.score
+    form: Form = "ты" if weight["ты"] >= weight["вы"] else "вы"
+    return form if weight[form] >= 0.5 else None
+
+
+def forms(text: str) -> frozenset[Form]:
+    """The forms of address the text uses (empty when it uses none, both when it mixes them)."""
+    found = (_word_form(w) for w in _WORD.findall(_QUOTED.sub(" ", text).lower()))
+    return frozenset(f for f in found if f)
+
+
+def agrees(text: str, other: str) -> bool:
+    """Whether the two texts put together would keep one form of address."""
+    return len(forms(text) | forms(other)) < 2
+
+
+def agreeing(options: Sequence[str], text: str) -> list[str]:
+    """The options that keep the text's form of address (all of them when none does)."""
+    kept = [option for option in options if agrees(option, text)]
+    return kept or list(options)
