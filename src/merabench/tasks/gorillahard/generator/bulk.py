@@ -240,26 +240,122 @@ def documented(text: str, prefix: str, docs: dict[str, str]) -> str:
     return "\n".join(out).lstrip("\n")
 
 
-_NOTES = ["поднят лимит после нагрузочного теста", "вынесено в отдельную секцию", "убраны неиспользуемые ключи",
-          "значение согласовано с владельцами сервиса", "добавлено для нового региона", "переименовано по ревью",
-          "временно, до переезда хранилища", "вернули прежнее значение после инцидента", "по итогам ретро",
-          "добавлен комментарий про единицы", "согласовано с безопасностью", "снижено, чтобы не упираться в квоту",
-          "включено для стейджинга, в проде пока нет", "перенесено из старого репозитория", "уточнены таймауты",
-          "порядок ключей как в шаблоне", "удалён дубль", "добавлены метрики", "отключено: мешало отладке",
-          "исправлена опечатка в имени", "подготовка к обновлению зависимостей", "обновлено под новую схему"]
+# what a change to a working file was: a setting or a part of the file (its gender for the verb),
+# what was done to it, and now and then why
+_QUANTITIES = [("таймаут подключения к базе", "m"), ("лимит пула соединений", "m"), ("интервал сбора метрик", "m"),
+               ("размер пачки при выгрузке", "m"), ("таймаут исходящих запросов", "m"), ("лимит запросов в секунду", "m"),
+               ("срок хранения временных файлов", "m"), ("порог алерта по задержке", "m"),
+               ("квота на память", "f"), ("предельная глубина очереди задач", "f"), ("пауза между повторами", "f"),
+               ("доля трассируемых запросов", "f"), ("время жизни кеша", "n"), ("время жизни сессии", "n"),
+               ("число воркеров", "n"), ("число соединений на хост", "n")]
+# a part of the file with the changes that make sense for it (indices into _PART_VERBS)
+_PARTS = [("блок с настройками кеша", "m", (0, 1, 3, 4, 6)), ("уровень логирования для отладки", "m", (0, 1, 5)),
+          ("формат логов", "m", (5, 7)), ("адрес сборщика трасс", "m", (5, 7)), ("ключ интеграции с CRM", "m", (0, 1, 2)),
+          ("раздел про почту", "m", (0, 1, 3, 4)), ("пример конфигурации в комментарии", "m", (0, 1, 7)),
+          ("секция с очередями", "f", (0, 1, 2, 3, 4)), ("проверка готовности", "f", (0, 5, 6)),
+          ("политика повторов", "f", (0, 5, 6, 7)), ("ротация логов", "f", (0, 5, 6)),
+          ("зависимость от старого клиента", "f", (1,)), ("настройка часового пояса", "f", (0, 5, 7)),
+          ("секция с метриками", "f", (0, 3, 6)), ("проверка сертификата", "f", (0, 6)),
+          ("значение по умолчанию для региона", "n", (0, 5, 7)), ("расписание фоновых задач", "n", (3, 5, 7)),
+          ("имя бакета для артефактов", "n", (5, 7)), ("подключение к резервной базе", "n", (0, 1, 6)),
+          ("переменные для стейджинга", "p", (0, 1, 2, 3)), ("комментарии к секциям", "p", (0, 5)),
+          ("настройки трассировки", "p", (0, 3, 4, 6)), ("параметры пула соединений", "p", (3, 5, 7)),
+          ("флаги экспериментов", "p", (0, 1, 6)), ("ключи доступа к хранилищу", "p", (2, 3)),
+          ("настройки прокси", "p", (0, 1, 7))]
+_QUANTITY_VERBS = [("увеличен", "увеличена", "увеличено", "увеличены"), ("уменьшен", "уменьшена", "уменьшено", "уменьшены"),
+                   ("поднят", "поднята", "поднято", "подняты"), ("снижен", "снижена", "снижено", "снижены"),
+                   ("возвращён прежний", "возвращена прежняя", "возвращено прежнее", "возвращены прежние")]
+_PART_VERBS = [("добавлен", "добавлена", "добавлено", "добавлены"), ("убран", "убрана", "убрано", "убраны"),
+               ("переименован", "переименована", "переименовано", "переименованы"),
+               ("вынесен в отдельный файл", "вынесена в отдельный файл", "вынесено в отдельный файл",
+                "вынесены в отдельный файл"),
+               ("перенесён из старого репозитория", "перенесена из старого репозитория",
+                "перенесено из старого репозитория", "перенесены из старого репозитория"),
+               ("поправлен", "поправлена", "поправлено", "поправлены"),
+               ("временно отключён", "временно отключена", "временно отключено", "временно отключены"),
+               ("изменён", "изменена", "изменено", "изменены")]
+_WHY = ["после нагрузочного теста", "по итогам ретро", "по ревью", "для нового региона", "по просьбе команды данных",
+        "временно, до переезда хранилища", "согласовано с безопасностью", "чтобы не упираться в квоту",
+        "после разбора инцидента", "по замечанию дежурных", "под новую версию библиотеки", "как в соседнем сервисе",
+        "по результатам профилирования", "иначе падали ночные задачи"]
+_STANDALONE = ["первая версия файла", "порядок ключей как в шаблоне", "удалён дубль", "исправлена опечатка в имени ключа",
+               "мелкие правки форматирования", "откат предыдущей правки", "синхронизировано с шаблоном",
+               "обновлены комментарии", "подготовка к обновлению зависимостей", "обновлено под новую схему",
+               "убраны неиспользуемые ключи", "добавлен комментарий про единицы", "слияние правок из двух веток"]
+_GENDER = {"m": 0, "f": 1, "n": 2, "p": 3}
+_LOGINS = ["a.ivanova", "d.petrov", "e.smirnova", "i.kuznetsov", "o.popova", "s.sokolov", "m.lebedeva", "k.volkov",
+           "n.morozova", "p.novikov"]
+CHANGE_LAYOUTS = ("dated", "newest_first", "releases", "tickets")
+
+
+def _change(rng: random.Random, verb_first: float) -> str:
+    """One change, as people write it: what was done to which setting (the verb first, or after
+    the setting and a colon), and sometimes why."""
+    if rng.random() < 0.15:
+        return rng.choice(_STANDALONE)
+    if rng.random() < 0.45:
+        thing, gender = rng.choice(_QUANTITIES)
+        verb = rng.choice(_QUANTITY_VERBS)[_GENDER[gender]]
+    else:
+        thing, gender, done = rng.choice(_PARTS)
+        verb = _PART_VERBS[rng.choice(done)][_GENDER[gender]]
+    if rng.random() >= verb_first:
+        return f"{thing}: {verb}"
+    return f"{verb} {thing}, {rng.choice(_WHY)}" if rng.random() < 0.4 else f"{verb} {thing}"
 
 
 def change_notes(rng: random.Random, prefix: str, suffix: str = "") -> str:
-    """A header of dated change notes, as files edited by many hands keep them: none to several
-    dozen, oldest first (comments every reader skips)."""
+    """A header of change notes, as files edited by many hands keep them: none to a couple of
+    hundred lines, in one of four layouts (dated lines oldest first; dated lines newest first; a
+    release per heading with its changes under it; a ticket key per change), entries not repeated
+    (comments every reader skips)."""
     count = int(rng.triangular(0, 200, 100))
     if not count:
         return ""
-    logins = ["a.ivanova", "d.petrov", "e.smirnova", "i.kuznetsov", "o.popova", "s.sokolov", "m.lebedeva"]
+    layout = rng.choice(CHANGE_LAYOUTS)
+    # as many characters as a log of that many short dated lines: longer entries, fewer of them
+    budget = count * (53 + len(prefix) + len(suffix))
+    overhead = {"dated": 26, "newest_first": 28, "releases": 14, "tickets": 36}[layout] + len(prefix) + len(suffix)
+    changes: list[str] = []
+    verb_first, capital = rng.choice((1.0, 0.8, 0.5)), rng.random() < 0.4  # each file's hands write alike
+    used = 0
+    for _ in range(count * 4):  # distinct entries, as a real log's are
+        change = _change(rng, verb_first)
+        change = change[0].upper() + change[1:] if capital else change
+        if change not in changes:
+            changes.append(change)
+            used += len(change) + overhead
+        if used >= budget:
+            break
     day = rng.randint(0, 100)
-    lines = [f"{prefix} Изменения (новые внизу):{suffix}"]
-    for _ in range(count):
+    dates = []
+    for _ in changes:
         day += rng.randint(1, 9)
-        lines.append(f"{prefix} 20{24 + day // 336}-{day // 28 % 12 + 1:02d}-{day % 28 + 1:02d} {rng.choice(logins)}: "
-                     f"{rng.choice(_NOTES)}{suffix}")
-    return "\n".join(lines) + "\n\n"
+        dates.append((2024 + day // 336, day // 28 % 12 + 1, day % 28 + 1))
+    who = [rng.choice(_LOGINS) for _ in changes]
+    if layout == "dated":
+        lines = [rng.choice(["Изменения (новые внизу):", "История изменений:", "Changelog (по возрастанию даты)"])]
+        lines += [f"{y}-{m:02d}-{d:02d} {login}: {change}" for (y, m, d), login, change in zip(dates, who, changes, strict=True)]
+    elif layout == "newest_first":
+        lines = [rng.choice(["История правок (свежие сверху)", "Что менялось, последние правки первыми:"]), ""]
+        lines += [f"{d:02d}.{m:02d}.{y} — {change} ({login})"
+                  for (y, m, d), login, change in reversed(list(zip(dates, who, changes, strict=True)))]
+    elif layout == "releases":
+        lines = ["CHANGELOG"]
+        minor, patch, at = rng.randint(0, 9), 0, 0
+        releases = []
+        while at < len(changes):
+            size = rng.randint(1, 6)
+            releases.append((f"1.{minor}.{patch}", dates[min(at + size, len(changes)) - 1], changes[at:at + size]))
+            at += size
+            minor, patch = (minor + 1, 0) if rng.random() < 0.3 else (minor, patch + 1)
+        for version, (y, m, d), items in reversed(releases):
+            lines += ["", f"{version} ({y}-{m:02d}-{d:02d})"] + [f"  - {item}" for item in items]
+    else:
+        project = rng.choice(["INFRA", "PLAT", "SRE"])
+        number = rng.randint(100, 4000)
+        lines = [rng.choice(["Журнал изменений (задача — что сделано):", "Правки по задачам, по порядку:"])]
+        for (y, m, d), login, change in zip(dates, who, changes, strict=True):
+            number += rng.randint(1, 40)
+            lines.append(f"{project}-{number} [{y}-{m:02d}-{d:02d}, {login}] {change}")
+    return "\n".join(f"{prefix} {line}{suffix}".rstrip() if line else prefix + suffix for line in lines) + "\n\n"
