@@ -19,15 +19,38 @@ _SETTINGS = ["enabled", "limit", "ttl", "mode", "batch", "url", "level", "timeou
              "format", "retention", "window", "threshold", "prefix", "channel", "bucket", "schedule_cron", "page_size"]
 
 
-def _ident(rng: random.Random) -> str:
-    return f"{rng.choice(_WORDS)}_{rng.choice(_SETTINGS)}"
+# a config map value that fits its key's setting (ORDERS_TTL a duration, BILLING_URL an address)
+_SETTING_VALUES: dict[str, Callable[[random.Random, str], str]] = {
+    "enabled": lambda rng, word: rng.choice(["true", "false"]),
+    "limit": lambda rng, word: str(rng.choice([50, 100, 200, 500, 1000, 5000])),
+    "ttl": lambda rng, word: rng.choice(["30s", "5m", "15m", "1h", "24h"]),
+    "mode": lambda rng, word: rng.choice(["strict", "lenient", "async", "sync", "readonly"]),
+    "batch": lambda rng, word: str(rng.choice([10, 25, 50, 100, 250, 500])),
+    "url": lambda rng, word: rng.choice([f"http://{word}-api:8080", f"https://{word}.internal/api/v1",
+                                         f"https://hooks.example.org/{word}"]),
+    "level": lambda rng, word: rng.choice(["debug", "info", "warning", "error"]),
+    "timeout": lambda rng, word: rng.choice(["500ms", "2s", "5s", "10s", "30s"]),
+    "workers": lambda rng, word: str(rng.choice([1, 2, 4, 8, 16])),
+    "queue": lambda rng, word: rng.choice([f"{word}.events", f"{word}-tasks", f"{word}.dead-letter"]),
+    "region": lambda rng, word: rng.choice(["ru-central1", "ru-1", "ru-2", "eu-west-1"]),
+    "format": lambda rng, word: rng.choice(["json", "csv", "text", "parquet"]),
+    "retention": lambda rng, word: rng.choice(["7d", "14d", "30d", "90d", "365d"]),
+    "window": lambda rng, word: rng.choice(["1m", "5m", "15m", "1h"]),
+    "threshold": lambda rng, word: rng.choice(["0.5", "0.8", "0.9", "0.95", "0.99"]),
+    "prefix": lambda rng, word: rng.choice([f"{word}/", f"{word}-", f"tmp/{word}/"]),
+    "channel": lambda rng, word: rng.choice([f"#{word}-alerts", f"#team-{word}", "email", "telegram"]),
+    "bucket": lambda rng, word: rng.choice([f"{word}-artifacts", f"{word}-data", f"backup-{word}"]),
+    "schedule_cron": lambda rng, word: f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *",
+    "page_size": lambda rng, word: str(rng.choice([20, 50, 100, 200])),
+}
 
 
 def _yaml_config_map(rng: random.Random) -> str:
-    # a config map as long as services keep them: a few keys to a couple of hundred
-    keys = sorted({_ident(rng).upper() for _ in range(int(rng.triangular(4, 260, 60)))})
-    values = ['"true"', '"false"', f'"{rng.randint(1, 500)}"', '"strict"', '"lenient"', '"https://hooks.example.org"']
-    return "configMap:\n  data:\n" + "".join(f"    {k}: {rng.choice(values)}\n" for k in keys)
+    # a config map as long as services keep them: a few keys to a couple of hundred, each value a
+    # string (as config maps hold them) of the kind its setting takes
+    pairs = sorted({(rng.choice(_WORDS), rng.choice(_SETTINGS)) for _ in range(int(rng.triangular(4, 260, 60)))})
+    return "configMap:\n  data:\n" + "".join(
+        f'    {word.upper()}_{setting.upper()}: "{_SETTING_VALUES[setting](rng, word)}"\n' for word, setting in pairs)
 
 
 def _yaml_security(rng: random.Random) -> str:
@@ -314,7 +337,7 @@ def change_notes(rng: random.Random, prefix: str, suffix: str = "") -> str:
         return ""
     layout = rng.choice(CHANGE_LAYOUTS)
     # as many characters as a log of that many short dated lines: longer entries, fewer of them
-    budget = count * (53 + len(prefix) + len(suffix))
+    budget = count * (48 + len(prefix) + len(suffix))
     overhead = {"dated": 26, "newest_first": 28, "releases": 14, "tickets": 36}[layout] + len(prefix) + len(suffix)
     changes: list[str] = []
     verb_first, capital = rng.choice((1.0, 0.8, 0.5)), rng.random() < 0.4  # each file's hands write alike
