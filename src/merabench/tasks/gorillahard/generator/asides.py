@@ -7,6 +7,7 @@ reads: no statistic, level, ordinal, environment or file).
 from __future__ import annotations
 
 import random
+import re
 
 from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.families.common import ended
@@ -44,8 +45,9 @@ def with_asides(question: str, rng: random.Random) -> str:
         # after a lead-in ending in a comma the request goes on in lower case; after a sentence, raised
         if lead.endswith(","):
             body = question[0].lower() + question[1:] if question[:2].istitle() else question
-        else:
-            body = question[0].upper() + question[1:]
+        else:  # a host, a command or a key keeps its case ("cart-api.internal", "ttl"); "a-запись" is raised
+            raised = "а" <= question[0].lower() <= "я" or question[0] == "ё" or re.match(r"[a-z]-[а-я]", question)
+            body = question[0].upper() + question[1:] if raised else question
         question = f"{lead} {body}"
     if rng.random() < TAIL_SHARE:
         clash = CALM if lead in URGENT else URGENT if lead in CALM else frozenset()

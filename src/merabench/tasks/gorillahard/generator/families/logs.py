@@ -129,7 +129,7 @@ def make_grep_optional(rng: random.Random, corpus: Corpus) -> Question:
             "log_grep_any_case",
             "optional",
             "T3_expert",
-            "Найди в журнале все строки со словом info, в любом регистре написания.",
+            "Найди в журнале все строки со словом info — в любом регистре.",
             (log,),
             call("logs.grep", path=log.file.path, pattern="info", ignore_case=True),
             "logs.count",

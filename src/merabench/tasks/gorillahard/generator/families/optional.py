@@ -130,7 +130,7 @@ OPTIONAL_CALLS = [
         "table_group_count", "table.group_count", "table.filter_eq",
         ("Сколько записей в таблице по {word}? Хватит первых {top} по числу записей.",
          "число строк по {word}, топ-{top}",
-         "Посчитайте, пожалуйста, записи по {word}; из значений оставьте первые {top} по частоте."),
+         "Посчитайте, пожалуйста, записи по {word}; нужны только первые {top} — самые частые."),
         _grouped_table,
         lambda rng, table: (lambda column, top: ({"word": _GROUPED[table.facts["schema"]][1], "top": top},
                                                  {"column": column, "top": top}))(
