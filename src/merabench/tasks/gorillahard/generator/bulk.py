@@ -318,13 +318,15 @@ def _change(rng: random.Random, verb_first: float) -> str:
         return rng.choice(_STANDALONE)
     if rng.random() < 0.45:
         thing, gender = rng.choice(_QUANTITIES)
-        verb = rng.choice(_QUANTITY_VERBS)[_GENDER[gender]]
+        verb, reasoned = rng.choice(_QUANTITY_VERBS)[_GENDER[gender]], True
     else:
         thing, gender, done = rng.choice(_PARTS)
-        verb = _PART_VERBS[rng.choice(done)][_GENDER[gender]]
+        how = rng.choice(done)
+        # a reason comes with adding, removing or disabling a part, not with a fix or a rename
+        verb, reasoned = _PART_VERBS[how][_GENDER[gender]], how in (0, 1, 6)
     if rng.random() >= verb_first:
         return f"{thing}: {verb}"
-    return f"{verb} {thing}, {rng.choice(_WHY)}" if rng.random() < 0.4 else f"{verb} {thing}"
+    return f"{verb} {thing}, {rng.choice(_WHY)}" if reasoned and rng.random() < 0.5 else f"{verb} {thing}"
 
 
 def change_notes(rng: random.Random, prefix: str, suffix: str = "") -> str:
