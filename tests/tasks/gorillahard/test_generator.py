@@ -205,7 +205,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 31 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 32 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -1159,3 +1159,47 @@ def test_a_derivation_failure_names_the_tool_as_served(tmp_path: Path, default_s
     problem = failed(copy_set(default_set, tmp_path / "s", wrong_argument))["derived_quantities"]
     mine = next(p for p in problem.split("; ") if p.startswith("row 0 (") and "expected" in p)
     assert victim["tool"] in mine and canonical(victim["tool"]) not in mine.replace(victim["tool"], "")
+
+
+def test_a_cost_pick_on_the_wrong_side_is_caught(tmp_path: Path, default_set: Path) -> None:
+    """tiers_by_rule reads the pair from the row's catalog and the side from the question's words:
+    a cheap request answered with the dear tool fails it, whatever the derivation records."""
+    from merabench.tasks.gorillahard.generator.checks_tiers import cost_pairs
+
+    victim = {}
+
+    def swapped(test, shots):
+        row = next(r for r in test if r["meta"]["categories"]["cost_pick"] == "yes")
+        reference = json.loads(row["outputs"])
+        low, high = cost_pairs(json.loads(row["inputs"]["tools"]))[reference["tool"]]
+        reference["tool"] = high if reference["tool"] == low else low
+        row["outputs"] = json.dumps(reference, ensure_ascii=False)
+        row["meta"]["derivation"] = {"maker": "unknown"}
+        victim["id"], victim["tool"] = row["meta"]["id"], reference["tool"]
+
+    problems = failed(copy_set(default_set, tmp_path / "s", swapped))
+    assert f"the reference calls {victim['tool']}" in problems["tiers_by_rule"]
+    assert f"row {victim['id']}:" in problems["tiers_by_rule"]
+
+
+def test_tiers_by_rule_on_hand_made_rows() -> None:
+    from merabench.tasks.gorillahard.generator.checks_tiers import check_tiers
+
+    def tool(name: str, caveat: str) -> dict:
+        return {"name": name, "description": "Распознаёт речь в аудиофайле.", "parameters": {"path": {"type": "string"}},
+                "constraints": {"ограничения": caveat}}
+
+    tools = json.dumps([tool("stt.fast", "Дёшево (0,2 ₽ за минуту); точность 85 %."),
+                        tool("stt.exact", "Дорого (3 ₽ за минуту); точность 98 %.")])
+
+    def row(question: str, called: str, cost_pick: str = "yes") -> Row:
+        return Row("", {"question": question, "context": "", "tools": tools, "format": ""},
+                   json.dumps({"tool": called, "args": {"path": "a.wav"}}),
+                   {"id": 0, "categories": {"cost_pick": cost_pick}})
+
+    assert check_tiers([row("Нужна самая дешёвая расшифровка.", "stt.fast"),
+                        row("Нужна дословная расшифровка.", "stt.exact")]).ok
+    assert "the card's rule picks stt.fast, the reference calls stt.exact" in check_tiers(
+        [row("Нужна самая дешёвая расшифровка.", "stt.exact")]).detail
+    assert "for neither" in check_tiers([row("Расшифруй запись.", "stt.fast")]).detail
+    assert "labelled cost_pick=no" in check_tiers([row("Нужна дословная расшифровка.", "stt.exact", "no")]).detail

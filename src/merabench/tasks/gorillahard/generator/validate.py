@@ -7,7 +7,8 @@ sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
 
 This module runs the checks in their report order; they live in modules named by what they
 check (`checks_structure`, `checks_dialogues`, `checks_catalogs`, `checks_files`,
-`checks_picks`, `checks_composition`, `checks_wording`, `checks_answers`, `checks_shortcuts`),
+`checks_picks`, `checks_composition`, `checks_tiers`, `checks_wording`, `checks_answers`,
+`checks_shortcuts`),
 over the readers of a written row in `checks_rows`.
 """
 
@@ -46,6 +47,7 @@ from merabench.tasks.gorillahard.generator.checks_structure import (
     check_unique_prompts,
     check_well_formed,
 )
+from merabench.tasks.gorillahard.generator.checks_tiers import check_tiers
 from merabench.tasks.gorillahard.generator.checks_wording import (
     check_numerals,
     check_phrasing,
@@ -85,6 +87,7 @@ def _validate(folder: Path) -> list[Check]:
         check_duplicate_rows(test),
         *check_catalogs(test + shots),
         check_limits(test + shots),
+        check_tiers(test + shots),
         check_attachments(test + shots),
         check_paths_unsaid(test + shots),
         check_told_apart(test + shots),
