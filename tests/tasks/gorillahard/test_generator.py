@@ -281,7 +281,7 @@ def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are
         row["inputs"]["context"] += "\n\n[файл: notes/extra.txt]\nпросто заметка"
 
     problems = failed(copy_set(default_set, tmp_path / "c", three_files))
-    assert f"row {picked['three']}: 3 files attached, the card allows 2" in problems["attachments"]
+    assert f"row {picked['three']}: 3 files attached, the card asks for 1 to 2" in problems["attachments"]
 
     def named(test, shots):
         row = next(r for r in test if r["inputs"]["context"].count("[файл: ") == 1)
@@ -1203,3 +1203,19 @@ def test_tiers_by_rule_on_hand_made_rows() -> None:
         [row("Нужна самая дешёвая расшифровка.", "stt.exact")]).detail
     assert "for neither" in check_tiers([row("Расшифруй запись.", "stt.fast")]).detail
     assert "labelled cost_pick=no" in check_tiers([row("Нужна дословная расшифровка.", "stt.exact", "no")]).detail
+
+
+def test_attachments_hold_one_or_two_files_as_labelled() -> None:
+    from merabench.tasks.gorillahard.generator.checks_files import check_attachments
+
+    def row(context: str, n_files: int, has_context: str = "yes") -> Row:
+        return Row("", {"question": "q", "context": context, "tools": "[]", "format": ""}, "{}",
+                   {"id": 0, "categories": {"n_files": n_files, "has_context": has_context}})
+
+    one = "[файл: a.txt]\nx\n"
+    assert check_attachments([row(one, 1), row(one + "[файл: b.txt]\ny\n", 2)]).ok
+    assert "0 files attached, the card asks for 1 to 2" in check_attachments([row("", 0, "no")]).detail
+    assert "3 files attached" in check_attachments([row(one + "[файл: b]\ny\n[файл: c]\nz\n", 3)]).detail
+    assert "labelled n_files=2, 1 attached" in check_attachments([row(one, 2)]).detail
+    assert "labelled has_context=no" in check_attachments([row(one, 1, "no")]).detail
+    assert "a.txt attached twice" in check_attachments([row(one + one, 2)]).detail

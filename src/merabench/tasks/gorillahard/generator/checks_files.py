@@ -25,17 +25,24 @@ MAX_FILES = 2  # the card: "the attached files, one or two"
 
 
 def check_attachments(rows: list[Row]) -> Check:
-    """The card's attachments: one or two files a row (none where its family has none), none
-    attached twice (a full and a cut copy would make either defensible)."""
+    """The card's attachments: one or two files a row (no family makes a row without one), none
+    attached twice (a full and a cut copy would make either defensible), and the row's labels
+    n_files and has_context saying what is attached."""
     wrong = []
     for row in rows:
         paths = [m.group(1) for m in FILE_HEADER.finditer(row.inputs["context"])]
         repeated = sorted(p for p, n in Counter(paths).items() if n > 1)
         if repeated:
             wrong.append(f"row {row.id}: {', '.join(repeated)} attached twice")
-        if len(paths) > MAX_FILES:
-            wrong.append(f"row {row.id}: {len(paths)} files attached, the card allows {MAX_FILES}")
-    return Check("attachments", not wrong, first_failures(wrong) or "one or two files a row, every attached path once")
+        if not 1 <= len(paths) <= MAX_FILES:
+            wrong.append(f"row {row.id}: {len(paths)} files attached, the card asks for 1 to {MAX_FILES}")
+        labels = row.meta.get("categories", {})
+        if "n_files" in labels and labels["n_files"] != len(paths):
+            wrong.append(f"row {row.id}: labelled n_files={labels['n_files']}, {len(paths)} attached")
+        if "has_context" in labels and labels["has_context"] != ("yes" if paths else "no"):
+            wrong.append(f"row {row.id}: labelled has_context={labels['has_context']}, {len(paths)} files attached")
+    return Check("attachments", not wrong, first_failures(wrong) or
+                 "one or two files a row, every attached path once, n_files and has_context as attached")
 
 
 def _names_of(path: str) -> tuple[str, str]:
