@@ -1219,3 +1219,24 @@ def test_attachments_hold_one_or_two_files_as_labelled() -> None:
     assert "labelled n_files=2, 1 attached" in check_attachments([row(one, 2)]).detail
     assert "labelled has_context=no" in check_attachments([row(one, 1, "no")]).detail
     assert "a.txt attached twice" in check_attachments([row(one + one, 2)]).detail
+
+
+def test_a_format_trap_reads_the_value_its_decoy_shadows() -> None:
+    """A deploy_scale row passes on its replicas, the value '# replicas: 11' shadows, not on a
+    namespace any file names."""
+    from merabench.tasks.gorillahard.generator.checks_files import check_format_traps
+
+    context = "[файл: values.yaml]\nnamespace: prod\ndeployment: api\n# replicas: 11\nreplicas: 12\n"
+
+    def row(reference: dict) -> Row:
+        return Row("", {"question": "q", "context": context, "tools": "[]", "format": ""},
+                   json.dumps(reference, ensure_ascii=False),
+                   {"id": 0, "categories": {"format_trap": "yes", "family": "deploy_scale"}})
+
+    def scale(replicas: int) -> dict:
+        return {"tool": "k8s.scale", "args": {"namespace": "prod", "deployment": "api", "replicas": replicas}}
+
+    assert check_format_traps([row(scale(12))]).ok
+    assert "row 0 (deploy_scale): 7 is not in the files' body" in check_format_traps([row(scale(7))]).detail
+    unknown = check_format_traps([row({"tool": "k8s.restart", "args": {"namespace": "prod"}})])
+    assert "no argument a decoy shadows is known for k8s.restart" in unknown.detail

@@ -95,27 +95,48 @@ def check_findings_unsaid(rows: list[Row]) -> Check:
 
 
 _REASON_VALUE = re.compile(r"[A-Z]+-\d+|\d+(?:\.\d+)?")
+_REFUSED_AMOUNT = re.compile(r"на (\d+(?:\.\d+)?) ₽")
+# the argument a format decoy shadows, per tool (library names) a format_trap row calls: an old
+# value commented out or a stale block (replicas, the exposed port, the queue's name), a
+# repeated header or a disabled row in a table (the amount)
+TRAP_ARGUMENTS = {"k8s.scale": "replicas", "net.check_port": "port", "queue.depth": "queue",
+                  "billing.refund": "amount"}
 
 
-def _values_read(reference: dict[str, Any]) -> list[str]:
-    """What an answer takes from the files: its arguments but paths and step references, or the
-    ids and numbers a refusal's reason cites."""
+def _shadowed_values(reference: dict[str, Any]) -> tuple[list[str], str | None]:
+    """The values of the arguments a decoy can shadow that an answer reads from the files (a
+    refusal's: the amount it cites), or what keeps them from being known."""
     if "abstain" in reference:
-        return _REASON_VALUE.findall(str(reference.get("reason", "")))
-    calls = reference.get("plan") or reference.get("calls") or [reference]
-    return [str(value) for c in calls if isinstance(c, dict) for name, value in (c.get("args") or {}).items()
-            if name != "path" and not str(value).startswith("$")]
+        amounts = _REFUSED_AMOUNT.findall(str(reference.get("reason", "")))
+        return amounts, None if amounts else "the refusal cites no amount"
+    values, unknown = [], []
+    for step in steps(reference):
+        name = TRAP_ARGUMENTS.get(step.get("tool", ""))
+        if name is None:
+            unknown.append(step.get("tool", "?"))
+        elif name in (step.get("args") or {}):
+            values.append(str(step["args"][name]))
+    if not values:
+        return [], f"no argument a decoy shadows is known for {', '.join(unknown) or 'its calls'}"
+    return values, None
 
 
 def check_format_traps(rows: list[Row]) -> Check:
-    """A row labelled format_trap=yes has an answer that reads a value from the files' body, where
-    the decoy (a delimiter, an old value commented out, another unit) can lead a reader astray."""
+    """A row labelled format_trap=yes has an answer whose argument a decoy shadows (TRAP_ARGUMENTS:
+    a delimiter, an old value commented out, another unit can lead a reader astray) read from the
+    files' body."""
     labelled = [r for r in rows if r.meta["categories"].get("format_trap") == "yes"]
-    idle = [f"row {r.id} ({r.meta['categories'].get('family')})" for r in labelled
-            if not any(in_body(v, list(attached_files(r.inputs["context"]).values())) for v in _values_read(reference_of(r)))]
-    detail = f"{len(labelled)} rows labelled; the answer of each reads a value the decoy can bear on"
-    return Check("format_traps", not idle, first_failures([f"{x}: the decoy cannot bear on the answer" for x in idle])
-                 or detail)
+    idle = []
+    for r in labelled:
+        values, problem = _shadowed_values(library_reference(r))
+        texts = list(attached_files(r.inputs["context"]).values())
+        if problem is None and not any(in_body(v, texts) for v in values):
+            problem = f"{', '.join(values)} is not in the files' body: the decoy cannot bear on the answer"
+        if problem:
+            idle.append(f"row {r.id} ({r.meta['categories'].get('family')}): {problem}")
+    detail = (f"{len(labelled)} rows labelled; the answer of each reads from the body the value a decoy shadows "
+              f"({', '.join(f'{t}.{a}' for t, a in TRAP_ARGUMENTS.items())}, a refusal's amount)")
+    return Check("format_traps", not idle, first_failures(idle) or detail)
 
 
 def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
