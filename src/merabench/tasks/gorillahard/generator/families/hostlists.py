@@ -351,8 +351,7 @@ def check_hosts(view: View, tool: str) -> list[str]:
     where, also, negated = d["where"], d.get("also"), d.get("negated", False)
     wanted: list[str] = []
     for record in read_inventory(text):
-        hit = (record.get(where[0]) == where[1]) != negated and (also is None or record.get(also[0]) == also[1])
-        if hit and record["host"] not in wanted:
+        if matches(record, where, also, negated) and record["host"] not in wanted:
             wanted.append(record["host"])
     q = view.question.lower()
     said = re.search(_CUES[where[1]], q) is not None and (not also or re.search(_CUES[also[1]], q) is not None)
