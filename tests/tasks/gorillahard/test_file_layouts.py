@@ -147,10 +147,10 @@ def test_a_tickets_thread_is_read_in_every_layout() -> None:
     """The pick criteria that ask what a ticket's thread said (a dashboard link, a raised priority)
     read the thread under any of the tracker's headings: a reader that knew only "## Обсуждение"
     found no thread in two layouts of three and picked a ticket that did not fit (seed 7, row 173)."""
-    from merabench.tasks.gorillahard.generator.families.criteria import (
+    from merabench.tasks.gorillahard.generator.families.contents import (
         TICKET_TOPICS,
-        _ticket_commenters,
-        _ticket_topics,
+        ticket_commenters,
+        ticket_topics,
     )
 
     seen: Counter[str] = Counter()
@@ -159,8 +159,8 @@ def test_a_tickets_thread_is_read_in_every_layout() -> None:
             text = cf.file.text
             thread = re.split(r"^(?:## Обсуждение|## Комментарии|Комментарии:)$", text, maxsplit=1, flags=re.M)[1]
             said = {name for name, comment in TICKET_TOPICS.items() if comment in thread}
-            assert _ticket_topics(text) == said, cf.file.path
-            assert len(_ticket_commenters(text)) >= 2, cf.file.path
+            assert ticket_topics(text) == said, cf.file.path
+            assert len(ticket_commenters(text)) >= 2, cf.file.path
             assert formats.ticket_comments(text) == cf.facts["comments"], cf.file.path
             seen[cf.facts["layout"]] += bool(said)
     assert set(seen) == {"fields", "table", "prose"} and min(seen.values()) > 0, seen
@@ -177,41 +177,42 @@ def test_no_ticket_field_says_what_only_its_thread_may_say() -> None:
 def test_the_timeout_criterion_reads_every_python_layout() -> None:
     """`TIMEOUT_S: int = 30` (the typed layout) is the module's timeout as much as `TIMEOUT_S = 30`:
     a reader that knew only the untyped form never offered a third of the modules to the criterion."""
-    from merabench.tasks.gorillahard.generator.families.criteria import _python_timeout
+    from merabench.tasks.gorillahard.generator.families.contents import python_timeout
 
     layouts: Counter[str] = Counter()
     for corpus in CORPORA.values():
         for cf in corpus.by_kind["python"]:
             live = cf.file.text.split("\n")[cf.facts["timeout_line"] - 1]
-            assert _python_timeout(cf.file.text) == int(live.rsplit("=", 1)[1]), (cf.file.path, live)
+            assert python_timeout(cf.file.text) == int(live.rsplit("=", 1)[1]), (cf.file.path, live)
             layouts[cf.facts["layout"]] += 1
     assert len(layouts) >= 3, layouts
 
 
 def _criterion_reads(kind: str, text: str, facts: dict) -> list[tuple[str, object, object]]:
     """(what, the pick criteria's reading, the corpus's own record) for a file of the kind."""
-    from merabench.tasks.gorillahard.generator.families import criteria as c
+    from merabench.tasks.gorillahard.generator.families import contents as c
+    from merabench.tasks.gorillahard.generator.families.criteria import BY_NAME
 
     if kind == "deploy_yaml":
-        return [("replicas", c._number(c._yaml(text, "replicas")), float(facts["replicas"])),
-                ("retries", c._number(c._yaml(text, "client", "retries")), float(facts["retries"])),
-                ("timeout_ms", c._number(c._yaml(text, "client", "timeout_ms")), float(facts["timeout_ms"])),
-                ("namespace", c._yaml(text, "namespace"), facts["namespace"]),
-                ("deployment", c._yaml(text, "deployment"), facts["deployment"])]
+        return [("replicas", c.as_number(c.yaml_key(text, "replicas")), float(facts["replicas"])),
+                ("retries", c.as_number(c.yaml_key(text, "client", "retries")), float(facts["retries"])),
+                ("timeout_ms", c.as_number(c.yaml_key(text, "client", "timeout_ms")), float(facts["timeout_ms"])),
+                ("namespace", c.yaml_key(text, "namespace"), facts["namespace"]),
+                ("deployment", c.yaml_key(text, "deployment"), facts["deployment"])]
     if kind == "service_json":
-        return [("pool", c._number(c._json(text).get("database", {}).get("pool")), float(facts["pool"]))]
+        return [("pool", c.as_number(c.json_doc(text).get("database", {}).get("pool")), float(facts["pool"]))]
     if kind == "worker_ini":
-        return [("prefetch", c._number(formats.ini_value(text, "queue", "prefetch")), float(facts["prefetch"])),
+        return [("prefetch", c.as_number(formats.ini_value(text, "queue", "prefetch")), float(facts["prefetch"])),
                 ("queue", formats.ini_value(text, "queue", "name"), facts["queue"])]
     if kind == "app_log":
         events = c.log_events(text)
         named = {"db": "db_refused", "timeout": "upstream_timeout", "disk": "disk_full", "oom": "oom"}
         return ([(f"event {e}", named[e] in events, True) for e in facts["events"]]
-                + [("errors", c._events_of_kind(lambda level, message: level == "ERROR")(text, {}), facts["errors"])])
+                + [("errors", BY_NAME["log.errors"].value(text, {}), facts["errors"])])
     if kind == "audio":
-        return [("minutes", c._audio_minutes(text), facts["minutes"])]
+        return [("minutes", c.audio_minutes(text), facts["minutes"])]
     if kind == "dockerfile":
-        return [("base", c._docker_from(text), facts["base"])]
+        return [("base", c.docker_from(text), facts["base"])]
     return []
 
 

@@ -799,7 +799,9 @@ def test_the_pick_readers_agree_with_the_corpus_facts() -> None:
     where the generator knows the same thing as a fact of the file, both agree on every file of
     several corpora."""
     from merabench.tasks.gorillahard.generator.corpus import build_corpus
-    from merabench.tasks.gorillahard.generator.families.criteria import BY_NAME, _docker_from, _pom_deps
+    from merabench.tasks.gorillahard.generator.families import formats
+    from merabench.tasks.gorillahard.generator.families.contents import docker_from
+    from merabench.tasks.gorillahard.generator.families.criteria import BY_NAME
 
     by_fact = {
         "log.errors": ("app_log", lambda f: f.facts["errors"]), "ticket.comments": ("ticket", lambda f: f.facts["comments"]),
@@ -821,9 +823,9 @@ def test_the_pick_readers_agree_with_the_corpus_facts() -> None:
         for f in corpus.by_kind["env"]:
             assert BY_NAME["env.environment"].marks(f.file.text) == {f.facts["environment"]}
         for f in corpus.by_kind["pom"]:
-            assert _pom_deps(f.file.text) == dict(f.facts["deps"])
+            assert formats.pom_dependencies(f.file.text) == dict(f.facts["deps"])
         for f in corpus.by_kind["dockerfile"]:
-            assert _docker_from(f.file.text) == f.facts["base"]
+            assert docker_from(f.file.text) == f.facts["base"]
     assert checked > 300
 
 

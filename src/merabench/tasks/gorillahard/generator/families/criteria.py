@@ -6,426 +6,66 @@ file's (the log where the service could not reach its database, beside one whose
 are healthy pool reports), the file that lacks such a fact, a newer version or a later date read
 inside the files, and a join across the two (the ticket whose author wrote in the other's thread).
 
-A criterion offers, for an ordered pair (the file meant, the other), the clauses true of the first
-and false of the second (`options`); `fits` re-reads the written files and returns those the
-recorded clause fits, which the validator requires to be exactly the one acted on; `wordings` are
-the clauses a recorded criterion and its parameters may be said with, so a row's clause is checked
-against what it records. Readers work from the file's text alone, with the decoys of its format in
-mind (comments, a section's own `enabled`, a route named like a feature).
+Here are the criteria of each kind of file, with their wordings, and how a set and a row draw
+from them; a criterion's `fits` re-reads the written files (with `contents.py`'s readers) and
+returns those the recorded clause fits, which the validator requires to be exactly the one acted
+on, and its `wordings` are the clauses a recorded criterion and its parameters may be said with,
+so a row's clause is checked against what it records (the kinds of criterion: `criterion.py`).
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import random
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.families import formats
-from merabench.tasks.gorillahard.generator.families.common import defined_functions, split_table
+from merabench.tasks.gorillahard.generator.families.common import split_table
+from merabench.tasks.gorillahard.generator.families.contents import (
+    as_number,
+    audio_minutes,
+    column_mean,
+    column_sum,
+    docker_traits,
+    enabled,
+    errors_between,
+    healthcheck_interval,
+    host_lines,
+    host_roles,
+    hosts_updated,
+    image_version,
+    invoice_amounts,
+    json_doc,
+    log_events,
+    log_records,
+    maintenance,
+    mebibytes,
+    python_functions,
+    python_timeout,
+    python_uses,
+    release,
+    table_topics,
+    ticket_author_name,
+    ticket_commenters,
+    ticket_month,
+    ticket_opened,
+    ticket_topics,
+    trace_records,
+    weather_months,
+    yaml_env,
+    yaml_key,
+)
+from merabench.tasks.gorillahard.generator.families.criterion import (
+    Compare,
+    Criterion,
+    Holds,
+    Joined,
+    Params,
+    Threshold,
+)
 from merabench.tasks.gorillahard.generator.numerals import count
-
-Params = dict[str, Any]
-
-
-# --- readers ---------------------------------------------------------------------------------
-
-# a record in each of the corpus's three log layouts: date and level, "logger: message"; a
-# bracketed ISO stamp, [LEVEL] and "logger - message"; logfmt's ts=, level=, logger=, msg="..."
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d) (\d\d):(\d\d):(\d\d) (\w+)\s+(.*)$")
-_BRACKETED = re.compile(r"^\[(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)\.\d+Z\] \[(\w+)\] ([\w-]+) - (.*)$")
-_LOGFMT = re.compile(r'^ts=(\d{4}-\d\d-\d\d)T(\d\d):(\d\d):(\d\d)Z level=(\w+) logger=([\w-]+) msg="((?:[^"\\]|\\.)*)"')
-
-
-@functools.lru_cache(maxsize=512)
-def log_records(text: str) -> tuple[tuple[str, int, str, str], ...]:
-    """(date, second of the day, level as written, "logger: message") of each stamped record, in
-    any of the three layouts; a traceback's lines carry no stamp and belong to the record above."""
-    out = []
-    for line in text.split("\n"):
-        if m := _STAMP.match(line):
-            message = m[6]
-        elif m := _BRACKETED.match(line):
-            message = f"{m[6]}: {m[7]}"
-        elif m := _LOGFMT.match(line):
-            message = f"{m[6]}: " + re.sub(r"\\(.)", r"\1", m[7])
-        else:
-            continue
-        out.append((m[1], int(m[2]) * 3600 + int(m[3]) * 60 + int(m[4]), m[5], message))
-    return tuple(out)
-
-
-def _errors_between(text: str, start: int, end: int) -> int:
-    return sum(1 for _, t, level, _ in log_records(text) if level == "ERROR" and start <= t < end)
-
-
-LOG_EVENTS = {  # what a record says -> the reader's test of its message
-    "db_refused": lambda level, msg: level == "ERROR" and msg.startswith("db: connection refused"),
-    "upstream_timeout": lambda level, msg: level == "ERROR" and "upstream timeout" in msg,
-    "disk_full": lambda level, msg: level == "WARN" and "disk usage above" in msg,
-    "oom": lambda level, msg: level == "ERROR" and "out of memory" in msg,
-    "rate_limited": lambda level, msg: level == "WARN" and " answered 429" in msg,
-    "failed_download": lambda level, msg: level == "ERROR" and "failed to download" in msg,
-}
-
-
-@functools.lru_cache(maxsize=512)
-def log_events(text: str) -> frozenset[str]:
-    found = {name for _, _, level, msg in log_records(text) for name, test in LOG_EVENTS.items() if test(level, msg)}
-    if re.search(r"^Traceback \(most recent call last\):$", text, re.M):
-        found.add("traceback")
-    return frozenset(found)
-
-
-def _live(text: str, comment: str = "#") -> list[str]:
-    return [ln for ln in text.split("\n") if ln.strip() and not ln.lstrip().startswith(comment)]
-
-
-def _yaml(text: str, section: str, key: str = "") -> str | None:
-    """A top-level scalar (`replicas`) or a section's key, read as YAML does in every layout."""
-    return formats.yaml_value(text, f"{section}.{key}" if key else section)
-
-
-def _yaml_env(text: str, name: str) -> str | None:
-    m = re.search(rf"^  - name: {name}\n    value: \"?([^\"\n]+)\"?$", text, re.M)
-    return m[1] if m else None
-
-
-def _version(text: str) -> tuple[int, ...] | None:
-    image = _yaml(text, "image")
-    m = re.search(r":(\d+)\.(\d+)\.(\d+)$", image or "")
-    return tuple(int(g) for g in m.groups()) if m else None
-
-
-def _mebibytes(value: str | None) -> float | None:
-    m = re.fullmatch(r"(\d+)(Mi|Gi)", value or "")
-    return None if m is None else int(m[1]) * (1024 if m[2] == "Gi" else 1)
-
-
-def _number(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _enabled(text: str, section: str) -> frozenset[str]:
-    return frozenset({"on"} if _yaml(text, section, "enabled") == "true" else {"off"})
-
-
-@functools.lru_cache(maxsize=256)
-def _json(text: str) -> dict[str, Any]:
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return {}
-    return doc if isinstance(doc, dict) else {}
-
-
-def _ticket_author(text: str) -> str | None:
-    m = re.search(r"^(?:Автор: |\| Автор \| |Автор задачи — )(\S+) \(@", text, re.M)  # any tracker layout
-    return m[1] if m else None
-
-
-def _ticket_commenters(text: str) -> set[str]:
-    thread = formats.ticket_thread(text)
-    found = re.findall(r"^(?:\*\*([^*\n]+)\*\*, \d{4}-\d\d-\d\d:|— ([^(\n]+) \(\d{4}-\d\d-\d\d\):"
-                       r"|\[\d{4}-\d\d-\d\d \d\d:\d\d\] ([^:\n]+):)", thread, re.M)
-    return {next(g for g in names if g).strip() for names in found}
-
-
-def _ticket_opened(text: str) -> float | None:
-    m = re.search(r"(?:^Создана: |^\| Создана \| |открыта )(\d{4})-(\d\d)-(\d\d)", text, re.M)
-    return None if m is None else int(m[1]) * 10_000 + int(m[2]) * 100 + int(m[3])
-
-
-def _ticket_month(text: str) -> frozenset[str]:
-    m = re.search(r"^(?:# )?\[?[A-Z]+-\d+\]?(?::| ·)? Выгрузка заказов за \d{4}-(\d\d)$", text, re.M)
-    return frozenset({m[1]} if m else set())
-
-
-TICKET_TOPICS = {  # what was said in a ticket's thread -> the comment that says it
-    "priority_high": "Поставил задаче приоритет «высокий»",
-    "reassigned": "Переназначаю на себя, пока ответственный в отпуске",
-    "bom": "Выгрузка в UTF-8 с BOM",
-    "storage_moved": "Выгрузку переложили в новое хранилище",
-    "dashboard": "Добавил в задачу ссылку на дашборд",
-    "timeouts_before": "На прошлой неделе выгрузка падала по таймауту",
-}
-
-
-def _ticket_topics(text: str) -> frozenset[str]:
-    thread = formats.ticket_thread(text)  # every layout's thread, not only "## Обсуждение"
-    return frozenset(name for name, said in TICKET_TOPICS.items() if said in thread)
-
-
-def _column_sum(text: str, column: str) -> float | None:
-    header, rows = split_table(text)
-    if column not in header:
-        return None
-    i = header.index(column)
-    return sum(formats.number(r[i]) for r in rows if i < len(r))
-
-
-def _column_mean(text: str, column: str) -> float | None:
-    header, rows = split_table(text)
-    if column not in header or not rows:
-        return None
-    i = header.index(column)
-    return round(sum(formats.number(r[i]) for r in rows) / len(rows), 3)
-
-
-TABLE_TOPICS = {"humidity_pct": "weather", "salary_rub": "staff", "amount_rub": "sales", "cpu_pct": "servers"}
-
-
-def _table_topics(text: str) -> frozenset[str]:
-    header, _ = split_table(text)
-    return frozenset(topic for column, topic in TABLE_TOPICS.items() if column in header)
-
-
-def _weather_month(text: str) -> frozenset[str]:
-    header, rows = split_table(text)
-    if "humidity_pct" not in header or "date" not in header:
-        return frozenset()
-    i = header.index("date")
-    return frozenset(r[i][5:7] for r in rows if i < len(r))
-
-
-def _maintenance(text: str) -> frozenset[str]:
-    header, rows = split_table(text)
-    if "status" not in header or "cpu_pct" not in header:
-        return frozenset()
-    i = header.index("status")
-    return frozenset({"maintenance"} if any(r[i] == "maintenance" for r in rows if i < len(r)) else {"none"})
-
-
-def _python_functions(text: str) -> frozenset[str]:
-    return frozenset(defined_functions(text))
-
-
-def _python_timeout(text: str) -> float | None:
-    m = re.search(r"^TIMEOUT_S(?::\s*\w+)?\s*=\s*(\d+)\s*$", text, re.M)  # typed or not
-    return None if m is None else int(m[1])
-
-
-def _python_uses(text: str) -> frozenset[str]:
-    return frozenset({"requests"} if re.search(r"^import requests$", text, re.M) else {"stdlib"})
-
-
-def _docker_from(text: str) -> str:
-    return next((ln.split()[1] for ln in text.split("\n") if ln.startswith("FROM ")), "")
-
-
-def _docker_traits(text: str) -> frozenset[str]:
-    base = _docker_from(text)
-    traits = {base.split(":")[0]}
-    if base.endswith("-alpine"):
-        traits.add("alpine")
-    return frozenset(traits)
-
-
-def _healthcheck_interval(text: str) -> float | None:
-    m = re.search(r"^HEALTHCHECK --interval=(\d+)s", text, re.M)
-    return None if m is None else int(m[1])
-
-
-def _pom_deps(text: str) -> dict[str, str]:
-    """A pom's project dependencies (artifactId -> version) as Maven reads them (formats.py)."""
-    return formats.pom_dependencies(text)
-
-
-def _release(version: str) -> float:
-    """A version's release numbers as one comparable figure (4.1.95.Final -> 4, 1, 95)."""
-    parts = [int(n) for n in re.findall(r"\d+", version)[:3]] + [0, 0, 0]
-    return parts[0] * 1e6 + parts[1] * 1e3 + parts[2]
-
-
-def _draw_shared(rng: random.Random, a: str, b: str) -> Params | None:
-    mine, theirs = _pom_deps(a), _pom_deps(b)
-    shared = sorted(x for x in set(mine) & set(theirs) if _release(mine[x]) != _release(theirs[x]))
-    return {"artifact": rng.choice(shared)} if shared else None
-
-
-def _hosts(text: str) -> list[str]:
-    return [ln.strip() for ln in _live(text)]
-
-
-def _hosts_updated(text: str) -> float | None:
-    m = re.search(r"^# список ведёт дежурная смена; обновлён (\d{4})-(\d\d)-(\d\d)$", text, re.M)
-    return None if m is None else int(m[1]) * 10_000 + int(m[2]) * 100 + int(m[3])
-
-
-def _host_roles(text: str) -> frozenset[str]:
-    return frozenset(h.split(".", 1)[0] for h in _hosts(text))
-
-
-def _invoice_amounts(text: str) -> list[int]:
-    header, rows = split_table(text)
-    if "amount_rub" not in header:
-        return []
-    i = header.index("amount_rub")
-    return [int(formats.number(r[i])) for r in rows if i < len(r)]
-
-
-def _trace_records(text: str) -> list[dict[str, Any]]:
-    """The trace records of a JSON-lines export, in any layout; an export's header (a line with
-    no trace id) is no trace."""
-    out = []
-    for line in text.split("\n"):
-        if line.strip():
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict) and (record.get("trace_id") or record.get("traceId") or record.get("trace")):
-                out.append(record)
-    return out
-
-
-def _audio_minutes(text: str) -> float | None:
-    m = re.search(r"(\d+) мин\b", text)  # the stand-in's duration, in any of its layouts
-    return None if m is None else int(m[1])
-
-
-# --- criteria --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Compare:
-    """The file with more (or less) of something both hold; `draw` gives the comparison's own
-    parameters (a time of day) for a pair, or None when it has none that tell them apart."""
-
-    name: str
-    value: Callable[[str, Params], float | None]
-    more: tuple[str, ...]
-    fewer: tuple[str, ...]
-    draw: Callable[[random.Random, str, str], Params | None] = lambda rng, a, b: {}
-    shown: Callable[[Params], Params] = lambda params: params  # how parameters read in a clause
-
-    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
-        params = self.draw(rng, source, other)
-        if params is None:
-            return []
-        a, b = self.value(source, params), self.value(other, params)
-        if a is None or b is None or a == b:
-            return []
-        params = {**params, "direction": "more" if a > b else "fewer"}
-        return [(rng.choice(self.wordings(params)), params)]
-
-    def wordings(self, params: Params) -> tuple[str, ...]:
-        shown = self.shown(params)
-        return tuple(w.format(**shown) for w in (self.more if params.get("direction") == "more" else self.fewer))
-
-    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
-        values = {path: self.value(text, params) for path, text in texts.items()}
-        known = {p: v for p, v in values.items() if v is not None}
-        if len(known) != len(values) or len(set(known.values())) != len(known):
-            return []  # a file without the value, or a tie: the clause picks neither
-        pick = max if params.get("direction") == "more" else min
-        return [pick(known, key=known.__getitem__)]
-
-
-@dataclass(frozen=True)
-class Threshold:
-    """The file whose value lies past a limit the question states in its own units (seconds where
-    the file has milliseconds), the other's on the near side of it: `steps` are the limits a
-    question may state, `scale` turns one into the file's unit, `say` words it."""
-
-    name: str
-    value: Callable[[str], float | None]
-    steps: tuple[int, ...]
-    scale: float
-    say: Callable[[int], str]
-    over: tuple[str, ...]
-    under: tuple[str, ...]
-
-    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
-        a, b = self.value(source), self.value(other)
-        if a is None or b is None:
-            return []
-        low, high = sorted((a, b))
-        limits = [n for n in self.steps if low < n * self.scale < high]
-        if not limits:
-            return []
-        params = {"n": rng.choice(limits), "direction": "over" if a > b else "under"}
-        return [(rng.choice(self.wordings(params)), params)]
-
-    def wordings(self, params: Params) -> tuple[str, ...]:
-        said = self.say(int(params["n"]))
-        return tuple(w.format(n=said) for w in (self.over if params.get("direction") == "over" else self.under))
-
-    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
-        limit = float(params["n"]) * self.scale
-        over = params.get("direction") == "over"
-        out = []
-        for path, text in texts.items():
-            v = self.value(text)
-            if v is not None and v != limit and (v > limit) == over:
-                out.append(path)
-        return out
-
-
-@dataclass(frozen=True)
-class Holds:
-    """The file that shows a fact the other does not (`lacks`: the one that does not show a fact
-    the other shows), said in other words than the file's: `says` maps each mark the reader
-    finds to its wordings."""
-
-    name: str
-    marks: Callable[[str], frozenset[str]]
-    says: Mapping[str, tuple[str, ...]]
-    lacks: bool = False
-    both: bool = False  # only between files that both have some mark (servers on maintenance or not)
-
-    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
-        mine, theirs = self.marks(source), self.marks(other)
-        if self.both and not (mine and theirs):
-            return []
-        telling = sorted((theirs - mine) if self.lacks else (mine - theirs))
-        telling = [m for m in telling if m in self.says]
-        if not telling:
-            return []
-        params = {"mark": rng.choice(telling)}
-        return [(rng.choice(self.wordings(params)), params)]
-
-    def wordings(self, params: Params) -> tuple[str, ...]:
-        return self.says.get(str(params.get("mark")), ())
-
-    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
-        mark = params.get("mark")
-        if self.both and not all(self.marks(text) for text in texts.values()):
-            return []  # "no server on maintenance" is true of a table that has no servers too
-        return [path for path, text in texts.items() if (mark in self.marks(text)) != self.lacks]
-
-
-@dataclass(frozen=True)
-class Joined:
-    """The file related to the other one by `related(mine, other)` (a ticket whose author wrote
-    in the other ticket's thread), when the relation holds one way only."""
-
-    name: str
-    related: Callable[[str, str], bool]
-    clauses: tuple[str, ...]
-
-    def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
-        if self.related(source, other) and not self.related(other, source):
-            return [(rng.choice(self.clauses), {})]
-        return []
-
-    def wordings(self, params: Params) -> tuple[str, ...]:
-        return self.clauses
-
-    def fits(self, texts: Mapping[str, str], params: Params) -> list[str]:
-        if len(texts) != 2:
-            return []
-        (a, ta), (b, tb) = texts.items()
-        return [p for p, mine, theirs in ((a, ta, tb), (b, tb, ta)) if self.related(mine, theirs)]
-
-
-Criterion = Compare | Threshold | Holds | Joined
 
 
 def _clock(seconds: int) -> str:
@@ -446,14 +86,20 @@ def _draw_time(rng: random.Random, a: str, b: str) -> Params | None:
             continue
         side = rng.choice(("after", "before"))
         span = (minute, 86_400) if side == "after" else (0, minute)
-        if _errors_between(a, *span) != _errors_between(b, *span):
+        if errors_between(a, *span) != errors_between(b, *span):
             return {"at": minute, "side": side}
     return None
 
 
+def _draw_shared(rng: random.Random, a: str, b: str) -> Params | None:
+    mine, theirs = formats.pom_dependencies(a), formats.pom_dependencies(b)
+    shared = sorted(x for x in set(mine) & set(theirs) if release(mine[x]) != release(theirs[x]))
+    return {"artifact": rng.choice(shared)} if shared else None
+
+
 def _errors_in(text: str, params: Params) -> float:
     span = (params["at"], 86_400) if params["side"] == "after" else (0, params["at"])
-    return float(_errors_between(text, *span))
+    return float(errors_between(text, *span))
 
 
 def _time_shown(params: Params) -> Params:
@@ -530,8 +176,8 @@ _MONTHS = ("январь", "февраль", "март", "апрель", "май
 
 
 def _join_author_commented(mine: str, other: str) -> bool:
-    author = _ticket_author(mine)
-    return author is not None and author in _ticket_commenters(other)
+    author = ticket_author_name(mine)
+    return author is not None and author in ticket_commenters(other)
 
 
 CRITERIA: dict[str, dict[str, Criterion]] = {
@@ -556,75 +202,75 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
         "log.no_event": Holds("log.no_event", log_events, _EVENT_LACKS, lacks=True),
     },
     "deploy_yaml": {
-        "yaml.replicas": Compare("yaml.replicas", lambda t, p: _number(_yaml(t, "replicas")), *_more_fewer("реплик")),
+        "yaml.replicas": Compare("yaml.replicas", lambda t, p: as_number(yaml_key(t, "replicas")), *_more_fewer("реплик")),
         "yaml.version": Compare("yaml.version",
-                                lambda t, p: (lambda v: None if v is None else v[0] * 1e6 + v[1] * 1e3 + v[2])(_version(t)),
+                                lambda t, p: (lambda v: None if v is None else v[0] * 1e6 + v[1] * 1e3 + v[2])(image_version(t)),
                                 ("где версия образа новее", "в котором образ более свежей версии"),
                                 ("где версия образа старше", "в котором образ более старой версии")),
-        "yaml.memory": Compare("yaml.memory", lambda t, p: _mebibytes(_yaml(t, "resources", "memory")),
+        "yaml.memory": Compare("yaml.memory", lambda t, p: mebibytes(yaml_key(t, "resources", "memory")),
                                ("где сервису выделено больше памяти", "в котором лимит памяти выше"),
                                ("где сервису выделено меньше памяти", "в котором лимит памяти ниже")),
-        "yaml.timeout": Threshold("yaml.timeout", lambda t: _number(_yaml(t, "client", "timeout_ms")),
+        "yaml.timeout": Threshold("yaml.timeout", lambda t: as_number(yaml_key(t, "client", "timeout_ms")),
                                   (1, 2, 3, 5, 10, 20), 1000, _seconds,
                                   ("где клиент ждёт ответа дольше {n}", "в котором таймаут клиента больше {n}"),
                                   ("где клиент ждёт ответа меньше {n}", "в котором таймаут клиента не дотягивает до {n}")),
-        "yaml.retries": Compare("yaml.retries", lambda t, p: _number(_yaml(t, "client", "retries")),
+        "yaml.retries": Compare("yaml.retries", lambda t, p: as_number(yaml_key(t, "client", "retries")),
                                 ("где клиент делает больше повторов", "в котором повторных попыток больше"),
                                 ("где клиент делает меньше повторов", "в котором повторных попыток меньше")),
-        "yaml.ingress": Holds("yaml.ingress", lambda t: _enabled(t, "ingress"), {
+        "yaml.ingress": Holds("yaml.ingress", lambda t: enabled(t, "ingress"), {
             "on": ("где ingress включён", "у которого сервис открыт наружу через ingress"),
             "off": ("где ingress выключен", "у которого сервис не выставлен наружу через ingress")}),
-        "yaml.autoscaling": Holds("yaml.autoscaling", lambda t: _enabled(t, "autoscaling"), {
+        "yaml.autoscaling": Holds("yaml.autoscaling", lambda t: enabled(t, "autoscaling"), {
             "on": ("где включено автоматическое масштабирование", "в котором число реплик растёт под нагрузкой само"),
             "off": ("где автоматическое масштабирование выключено", "в котором число реплик само не меняется")}),
-        "yaml.debug": Holds("yaml.debug", lambda t: frozenset({_yaml_env(t, "LOG_LEVEL") or ""}), {
+        "yaml.debug": Holds("yaml.debug", lambda t: frozenset({yaml_env(t, "LOG_LEVEL") or ""}), {
             "debug": ("где включены подробные отладочные логи", "в котором сервис пишет отладочные логи"),
             "warn": ("где в лог пишутся только предупреждения и ошибки",)}),
-        "yaml.namespace": Holds("yaml.namespace", lambda t: frozenset({_yaml(t, "namespace") or ""}), {
+        "yaml.namespace": Holds("yaml.namespace", lambda t: frozenset({yaml_key(t, "namespace") or ""}), {
             ns: (f"где пространство имён — {ns}", f"в котором сервис развёрнут в {ns}") for ns in
             ("billing-prod", "shop-prod", "core-prod", "platform", "data-prod")}),
     },
     "service_json": {
-        "json.pool": Compare("json.pool", lambda t, p: _number(_json(t).get("database", {}).get("pool")),
+        "json.pool": Compare("json.pool", lambda t, p: as_number(json_doc(t).get("database", {}).get("pool")),
                              *_more_fewer("соединений в пуле базы")),
         "json.engine": Holds("json.engine", lambda t: frozenset(
-            {"mysql" if _json(t).get("database", {}).get("port") == 3306 else "postgres"}), {
+            {"mysql" if json_doc(t).get("database", {}).get("port") == 3306 else "postgres"}), {
             "mysql": ("где база — MySQL", "в котором сервис работает с MySQL"),
             "postgres": ("где база — PostgreSQL", "в котором сервис работает с PostgreSQL")}),
-        "json.feature": Holds("json.feature", lambda t: frozenset(_json(t).get("features", [])), {
+        "json.feature": Holds("json.feature", lambda t: frozenset(json_doc(t).get("features", [])), {
             f: (f"где включена функция «{ru}»", f"в котором среди возможностей есть «{ru}»") for f, ru in _FEATURES.items()}),
-        "json.endpoints": Compare("json.endpoints", lambda t, p: float(len(_json(t).get("endpoints", []))),
+        "json.endpoints": Compare("json.endpoints", lambda t, p: float(len(json_doc(t).get("endpoints", []))),
                                   ("где описано больше маршрутов", "в котором маршрутов API больше"),
                                   ("где описано меньше маршрутов", "в котором маршрутов API меньше")),
-        "json.cache": Holds("json.cache", lambda t: frozenset({"cache" if "cache" in _json(t) else "nocache"}), {
+        "json.cache": Holds("json.cache", lambda t: frozenset({"cache" if "cache" in json_doc(t) else "nocache"}), {
             "cache": ("где настроен кеш", "в котором есть раздел про Redis-кеш"),
             "nocache": ("где кеш не настроен", "в котором нет раздела про кеш")}),
     },
     "dockerfile": {
-        "docker.language": Holds("docker.language", _docker_traits, {
+        "docker.language": Holds("docker.language", docker_traits, {
             "golang": ("где сервис написан на Go", "в котором собирается приложение на Go"),
             "python": ("где сервис на Python", "в котором собирается приложение на Python"),
             "node": ("где сервис на Node.js", "в котором собирается приложение на Node.js"),
             "alpine": ("где образ построен на Alpine", "в котором базовый образ — из семейства Alpine")}),
-        "docker.health": Compare("docker.health", lambda t, p: _healthcheck_interval(t),
+        "docker.health": Compare("docker.health", lambda t, p: healthcheck_interval(t),
                                  ("где проверка здоровья идёт реже", "в котором healthcheck запускается реже"),
                                  ("где проверка здоровья идёт чаще", "в котором healthcheck запускается чаще")),
     },
     "pom": {
-        "pom.dependency": Holds("pom.dependency", lambda t: frozenset(_pom_deps(t)), {
+        "pom.dependency": Holds("pom.dependency", lambda t: frozenset(formats.pom_dependencies(t)), {
             a: (f"где среди зависимостей есть {a}", f"в котором подключён {a}") for a in _ARTIFACTS}),
-        "pom.no_dependency": Holds("pom.no_dependency", lambda t: frozenset(_pom_deps(t)), {
+        "pom.no_dependency": Holds("pom.no_dependency", lambda t: frozenset(formats.pom_dependencies(t)), {
             a: (f"где нет зависимости {a}", f"в котором {a} не подключён") for a in _ARTIFACTS}, lacks=True),
-        "pom.newer": Compare("pom.newer", lambda t, p: (lambda v: None if v is None else _release(v))(
-            _pom_deps(t).get(p["artifact"])),
+        "pom.newer": Compare("pom.newer", lambda t, p: (lambda v: None if v is None else release(v))(
+            formats.pom_dependencies(t).get(p["artifact"])),
                              ("где {artifact} более новой версии", "в котором версия {artifact} выше"),
                              ("где {artifact} более старой версии", "в котором версия {artifact} ниже"),
                              _draw_shared),
     },
     "worker_ini": {
-        "ini.prefetch": Compare("ini.prefetch", lambda t, p: _number(formats.ini_value(t, "queue", "prefetch")),
+        "ini.prefetch": Compare("ini.prefetch", lambda t, p: as_number(formats.ini_value(t, "queue", "prefetch")),
                                 *_more_fewer("prefetch у очереди")),
-        "ini.max_jobs": Compare("ini.max_jobs", lambda t, p: _number(formats.ini_value(t, "limits", "max_jobs")),
+        "ini.max_jobs": Compare("ini.max_jobs", lambda t, p: as_number(formats.ini_value(t, "limits", "max_jobs")),
                                 ("где воркер берёт больше задач одновременно", "в котором лимит параллельных задач выше"),
                                 ("где воркер берёт меньше задач одновременно", "в котором лимит параллельных задач ниже")),
         "ini.purpose": Holds("ini.purpose", lambda t: frozenset({(formats.ini_value(t, "queue", "name") or "").split("-")[0]}), {
@@ -634,12 +280,12 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
             "payments": ("где воркер проводит платежи", "в котором очередь — с платежами")}),
     },
     "hosts_txt": {
-        "hosts.count": Compare("hosts.count", lambda t, p: float(len(_hosts(t))), *_more_fewer("хостов")),
-        "hosts.updated": Compare("hosts.updated", lambda t, p: _hosts_updated(t),
+        "hosts.count": Compare("hosts.count", lambda t, p: float(len(host_lines(t))), *_more_fewer("хостов")),
+        "hosts.updated": Compare("hosts.updated", lambda t, p: hosts_updated(t),
                                  ("где список обновляли позже", "в котором дата обновления свежее"),
                                  ("где список обновляли раньше", "в котором дата обновления старше")),
-        "hosts.role": Holds("hosts.role", _host_roles, _HOST_SAYS),
-        "hosts.zone": Compare("hosts.zone", lambda t, p: float(sum(h.endswith("." + p["zone"]) for h in _hosts(t))),
+        "hosts.role": Holds("hosts.role", host_roles, _HOST_SAYS),
+        "hosts.zone": Compare("hosts.zone", lambda t, p: float(sum(h.endswith("." + p["zone"]) for h in host_lines(t))),
                               ("где больше хостов в зоне {zone}", "в котором в зоне {zone} хостов больше"),
                               ("где меньше хостов в зоне {zone}", "в котором в зоне {zone} хостов меньше"),
                               lambda rng, a, b: {"zone": rng.choice(["example.org", "example.com", "example.net"])}),
@@ -647,16 +293,16 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     "ticket": {
         "ticket.comments": Compare("ticket.comments", lambda t, p: float(formats.ticket_comments(t)),
                                    *_more_fewer("комментариев в обсуждении")),
-        "ticket.opened": Compare("ticket.opened", lambda t, p: _ticket_opened(t),
+        "ticket.opened": Compare("ticket.opened", lambda t, p: ticket_opened(t),
                                  ("где задачу завели позже", "в котором задача создана позже"),
                                  ("где задачу завели раньше", "в котором задача создана раньше")),
-        "ticket.month": Holds("ticket.month", _ticket_month, {
+        "ticket.month": Holds("ticket.month", ticket_month, {
             f"{i:02d}": (f"где задача про выгрузку за {m}", f"в котором речь о заказах за {m}") for i, m in enumerate(_MONTHS, 1)}),
-        "ticket.author": Holds("ticket.author", lambda t: frozenset({_ticket_author(t) or ""}), {
+        "ticket.author": Holds("ticket.author", lambda t: frozenset({ticket_author_name(t) or ""}), {
             p: (f"где задачу {'завела' if p.endswith('а') else 'завёл'} {p}", f"в котором автор задачи — {p}") for p in
             ("Иванова", "Петров", "Смирнова", "Кузнецов", "Попова", "Соколов", "Лебедева", "Новиков", "Морозова",
              "Волков")}),
-        "ticket.topic": Holds("ticket.topic", _ticket_topics, {
+        "ticket.topic": Holds("ticket.topic", ticket_topics, {
             "priority_high": ("где приоритет задачи поднимали до высокого", "в котором задачу пометили как срочную"),
             "reassigned": ("где исполнителя меняли из-за отпуска", "в котором задачу забрали себе на время отпуска"),
             "bom": ("где в обсуждении вспоминали про BOM", "в котором предупреждали про BOM в начале выгрузки"),
@@ -664,7 +310,7 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
             "dashboard": ("где в обсуждении дали ссылку на дашборд", "в котором есть ссылка на дашборд с динамикой"),
             "timeouts_before": ("где вспоминали, что выгрузка падала по таймауту",
                                 "в котором писали о прошлых падениях выгрузки")}),
-        "ticket.no_topic": Holds("ticket.no_topic", _ticket_topics, {
+        "ticket.no_topic": Holds("ticket.no_topic", ticket_topics, {
             "priority_high": ("где приоритет задачи до высокого не поднимали", "в котором задачу срочной не помечали"),
             "bom": ("где про BOM в обсуждении не говорили", "в котором ни слова про BOM"),
             "dashboard": ("где ссылки на дашборд нет", "в котором никто не давал ссылку на дашборд")}, lacks=True),
@@ -674,29 +320,29 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     },
     "table": {
         "table.rows": Compare("table.rows", lambda t, p: float(len(split_table(t)[1])), *_more_fewer("строк данных")),
-        "table.topic": Holds("table.topic", _table_topics, {
+        "table.topic": Holds("table.topic", table_topics, {
             "weather": ("где записаны замеры погоды", "в котором есть столбец с влажностью"),
             "staff": ("где данные по сотрудникам", "в котором указаны зарплаты"),
             "sales": ("где записаны продажи", "в котором есть суммы продаж"),
             "servers": ("где перечислены серверы", "в котором видна загрузка процессоров")}),
-        "table.sales_total": Compare("table.sales_total", lambda t, p: _column_sum(t, "amount_rub"),
+        "table.sales_total": Compare("table.sales_total", lambda t, p: column_sum(t, "amount_rub"),
                                      ("где общая сумма продаж больше", "в котором продаж на большую сумму"),
                                      ("где общая сумма продаж меньше", "в котором продаж на меньшую сумму")),
-        "table.colder": Compare("table.colder", lambda t, p: _column_mean(t, "temp_c"),
+        "table.colder": Compare("table.colder", lambda t, p: column_mean(t, "temp_c"),
                                 ("где в среднем теплее", "в котором средняя температура выше"),
                                 ("где в среднем холоднее", "в котором средняя температура ниже")),
-        "table.month": Holds("table.month", lambda t: (lambda ms: ms if len(ms) == 1 else frozenset())(_weather_month(t)), {
+        "table.month": Holds("table.month", lambda t: (lambda ms: ms if len(ms) == 1 else frozenset())(weather_months(t)), {
             f"{i:02d}": (f"где погода за {m}", f"в котором замеры за {m}") for i, m in enumerate(_MONTHS, 1)}),
-        "table.maintenance": Holds("table.maintenance", _maintenance, {
+        "table.maintenance": Holds("table.maintenance", maintenance, {
             "maintenance": ("где есть серверы на обслуживании", "в котором часть серверов выведена на обслуживание"),
             "none": ("где ни один сервер не на обслуживании", "в котором все серверы в работе")}, both=True),
     },
     "invoices": {
-        "invoices.count": Compare("invoices.count", lambda t, p: float(len(_invoice_amounts(t))), *_more_fewer("счетов")),
-        "invoices.total": Compare("invoices.total", lambda t, p: float(sum(_invoice_amounts(t))),
+        "invoices.count": Compare("invoices.count", lambda t, p: float(len(invoice_amounts(t))), *_more_fewer("счетов")),
+        "invoices.total": Compare("invoices.total", lambda t, p: float(sum(invoice_amounts(t))),
                                   ("где общая сумма счетов больше", "в котором счета выставлены на большую сумму"),
                                   ("где общая сумма счетов меньше", "в котором счета выставлены на меньшую сумму")),
-        "invoices.largest": Threshold("invoices.largest", lambda t: max(_invoice_amounts(t), default=None),
+        "invoices.largest": Threshold("invoices.largest", lambda t: max(invoice_amounts(t), default=None),
                                       (3000, 5000, 8000, 10000, 15000), 1, _rubles,
                                       ("где есть счёт больше {n}", "в котором хотя бы один счёт дороже {n}"),
                                       ("где все счета меньше {n}", "в котором ни один счёт не дотягивает до {n}")),
@@ -710,14 +356,14 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
         "env.bouncer": Holds("env.bouncer", lambda t: frozenset({"bouncer" if formats.assignment(t, "DB_PORT") == "6432" else "direct"}), {
             "bouncer": ("где база подключена через pgbouncer (порт 6432)",),
             "direct": ("где к базе ходят напрямую, на порт 5432",)}),
-        "env.cache_ttl": Compare("env.cache_ttl", lambda t, p: _number(formats.assignment(t, "CACHE_TTL_S")),
+        "env.cache_ttl": Compare("env.cache_ttl", lambda t, p: as_number(formats.assignment(t, "CACHE_TTL_S")),
                                  ("где кеш живёт дольше", "в котором TTL кеша больше"),
                                  ("где кеш живёт меньше", "в котором TTL кеша меньше")),
     },
     "events_jsonl": {
-        "traces.count": Compare("traces.count", lambda t, p: float(len(_trace_records(t))), *_more_fewer("трасс")),
+        "traces.count": Compare("traces.count", lambda t, p: float(len(trace_records(t))), *_more_fewer("трасс")),
         "traces.route": Compare("traces.route", lambda t, p: float(sum(r.get("route") == p["route"] for r in
-                                                                       _trace_records(t))),
+                                                                       trace_records(t))),
                                 ("где больше запросов к {route}", "в котором к {route} обращались чаще"),
                                 ("где меньше запросов к {route}", "в котором к {route} обращались реже"),
                                 lambda rng, a, b: {"route": rng.choice(["/orders", "/cart", "/pay"])}),
@@ -726,21 +372,21 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
         "python.lines": Compare("python.lines", lambda t, p: float(len(t.splitlines())),
                                 ("где модуль длиннее", "в котором строк больше"),
                                 ("где модуль короче", "в котором строк меньше")),
-        "python.function": Holds("python.function", _python_functions, _FUNCTION_SAYS),
-        "python.functions": Compare("python.functions", lambda t, p: float(len(_python_functions(t))),
+        "python.function": Holds("python.function", python_functions, _FUNCTION_SAYS),
+        "python.functions": Compare("python.functions", lambda t, p: float(len(python_functions(t))),
                                     *_more_fewer("функций")),
-        "python.timeout": Threshold("python.timeout", _python_timeout, (7, 10, 12, 20), 1, _seconds,
+        "python.timeout": Threshold("python.timeout", python_timeout, (7, 10, 12, 20), 1, _seconds,
                                     ("где таймаут запросов больше {n}", "в котором запрос ждут дольше {n}"),
                                     ("где таймаут запросов меньше {n}", "в котором запрос ждут меньше {n}")),
-        "python.requests": Holds("python.requests", _python_uses, {
+        "python.requests": Holds("python.requests", python_uses, {
             "requests": ("где модуль ходит в сеть через requests", "в котором HTTP-запросы идут через библиотеку requests"),
             "stdlib": ("где модуль обходится без requests", "в котором нет зависимости от requests")}),
     },
     "audio": {
-        "audio.length": Compare("audio.length", lambda t, p: _audio_minutes(t),
+        "audio.length": Compare("audio.length", lambda t, p: audio_minutes(t),
                                 ("где запись длиннее", "в котором запись дольше"),
                                 ("где запись короче", "в котором запись короче")),
-        "audio.threshold": Threshold("audio.threshold", _audio_minutes, (15, 20, 30, 45, 60), 1, _minutes,
+        "audio.threshold": Threshold("audio.threshold", audio_minutes, (15, 20, 30, 45, 60), 1, _minutes,
                                      ("где запись дольше {n}", "в котором запись идёт больше {n}"),
                                      ("где запись короче {n}", "в котором запись не дотягивает до {n}")),
     },
