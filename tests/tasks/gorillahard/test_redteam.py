@@ -288,16 +288,16 @@ def test_the_clause_rules_read_what_the_dev_clauses_said_from_the_files() -> Non
     shorter interval, a log without refused database connections is the one whose database lines
     are healthy, a limit in seconds is compared with milliseconds; a clause no rule knows is left
     to the general picking."""
-    from merabench.tasks.gorillahard.generator import redteam_clauses
+    from merabench.tasks.gorillahard.generator import redteam_clause_rules
 
     docker = {"a/Dockerfile": "FROM python:3.12-slim\nHEALTHCHECK --interval=30s --timeout=3s CMD true\n",
               "b/Dockerfile": "FROM node:20-alpine\nHEALTHCHECK --interval=15s --timeout=3s CMD true\n"}
-    assert redteam_clauses.pick("где проверка здоровья идёт чаще", docker) == "b/Dockerfile"
-    assert redteam_clauses.pick("где образ построен на Alpine", docker) == "b/Dockerfile"
+    assert redteam_clause_rules.pick("где проверка здоровья идёт чаще", docker) == "b/Dockerfile"
+    assert redteam_clause_rules.pick("где образ построен на Alpine", docker) == "b/Dockerfile"
     logs = {"a.log": "2026-03-01 10:00:00 INFO  db: pool 3/10 connections in use\n",
             "b.log": "2026-03-02 10:00:00 ERROR db: connection refused (host=pg-main:5432)\n"}
-    assert redteam_clauses.pick("где база ни разу не отказала в соединении", logs) == "a.log"
-    assert redteam_clauses.pick("в котором видно, что база отказывала в соединении", logs) == "b.log"
+    assert redteam_clause_rules.pick("где база ни разу не отказала в соединении", logs) == "a.log"
+    assert redteam_clause_rules.pick("в котором видно, что база отказывала в соединении", logs) == "b.log"
     values = {"a.yaml": "client:\n  timeout_ms: 1500\n", "b.yaml": "client:\n  timeout_ms: 2500\n"}
-    assert redteam_clauses.pick("где клиент ждёт ответа дольше 2 секунд", values) == "b.yaml"
-    assert redteam_clauses.pick("где сервис описан стихами", values) is None
+    assert redteam_clause_rules.pick("где клиент ждёт ответа дольше 2 секунд", values) == "b.yaml"
+    assert redteam_clause_rules.pick("где сервис описан стихами", values) is None

@@ -10,7 +10,8 @@ from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator.families import formats
-from merabench.tasks.gorillahard.generator.redteam_clauses import dependencies, pick_clause
+from merabench.tasks.gorillahard.generator.redteam_clause_rules import dependencies
+from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
 
 _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
 
