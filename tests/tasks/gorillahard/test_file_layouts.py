@@ -50,7 +50,7 @@ def _live(kind: str, text: str) -> object:
     if kind == "pom":
         return list(formats.pom_dependencies(text).items())
     if kind == "python":
-        return formats.assignment_line(text, "TIMEOUT_S"), defined_functions(text)
+        return formats.assignment_lines(text, "TIMEOUT_S"), defined_functions(text)
     raise KeyError(kind)
 
 
@@ -70,7 +70,7 @@ def _expected(kind: str, facts: dict) -> object:
         "events_jsonl": lambda f: (f["slowest"], f["traces"]),
         "sql": lambda f: f["table"],
         "pom": lambda f: [tuple(d) for d in f["deps"]],
-        "python": lambda f: (f["timeout_line"], f["functions"]),
+        "python": lambda f: ([f["timeout_line"]], f["functions"]),
     }[kind](facts)
 
 

@@ -13,6 +13,7 @@ import random
 import re
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only, problems
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 
@@ -84,7 +85,7 @@ def check_blame_then_show(view: View) -> list[str]:
     path, text = only(view)
     name = view.derivation["constant"]
     cues = [pattern for cue, pattern in _MEANS if re.search(cue, view.question)]
-    live = [n for n, ln in enumerate(text.split("\n"), 1) if re.match(rf"{re.escape(name)}{_HINT}\s*=", ln)]
+    live = formats.assignment_lines(text, name)
     return problems((len(cues) == 1 and re.search(cues[0], name) is not None, "the question does not name that setting"),
                     (len(live) == 1, "the setting is not defined once")) + \
         expect(view, {"plan": [call("git.blame", path=path, line=live[0] if live else -1), call("git.show", commit="$1")]})

@@ -276,8 +276,8 @@ def pom_dependencies(text: str) -> dict[str, str]:
     return out
 
 
-def assignment_line(text: str, name: str) -> int:
-    """The 1-based line of a module-level assignment of `name` (`NAME = ...` or `NAME: int = ...`),
-    a commented-out one or one inside a string left out."""
+def assignment_lines(text: str, name: str) -> list[int]:
+    """The 1-based lines of a module's top-level assignments of `name` (`NAME = ...` or
+    `NAME: int = ...`); a commented-out one, an indented one or one mid-line (in a string) is none."""
     pattern = re.compile(rf"^{re.escape(name)}(?:\s*:\s*[\w\[\], |]+)?\s*=(?!=)")
-    return next(n for n, line in enumerate(text.split("\n"), start=1) if pattern.match(line))
+    return [n for n, line in enumerate(text.split("\n"), start=1) if pattern.match(line)]
