@@ -683,9 +683,19 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
     assert f"row {victim['id']}: {victim['tool']} not in the catalog" in problems["reference_arguments"]
 
 
+def _without_asides(question: str) -> str:
+    """The question without the lead-in before it or the tail after it that `with_asides` may put
+    there (the request as its family made it, its first letter as the lead-in left it)."""
+    from merabench.tasks.gorillahard.generator.asides import LEAD_INS, TAILS
+
+    lead = next((lead for lead in LEAD_INS if question.startswith(lead + " ")), None)
+    question = question[len(lead) + 1:] if lead else question
+    tail = next((tail for tail in TAILS if question.endswith(" " + tail)), None)
+    return question[: -len(tail) - 1] if tail else question
+
+
 def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_is_caught(
         tmp_path: Path, default_set: Path) -> None:
-    from merabench.tasks.gorillahard.generator.asides import without_asides
     from merabench.tasks.gorillahard.generator.families.grounded import WITHHELD_SPECS, withheld_tools
     from merabench.tasks.gorillahard.generator.families.pick import request_of
     from merabench.tasks.gorillahard.generator.library import TOOLS
@@ -697,7 +707,7 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
     # the same words as call rows of the same request (the sentence saying which file, a greeting
     # or a thanks aside)
     def request(row: dict) -> str:
-        plain = request_of(without_asides(row["inputs"]["question"]), row["meta"]["derivation"].get("which", ""))
+        plain = request_of(_without_asides(row["inputs"]["question"]), row["meta"]["derivation"].get("which", ""))
         return plain[0].lower() + plain[1:]
 
     calls = {request(r) for r in rows if r["meta"]["derivation"]["maker"] in WITHHELD_SPECS}

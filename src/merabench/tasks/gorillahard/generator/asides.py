@@ -54,16 +54,3 @@ def with_asides(question: str, rng: random.Random) -> str:
         question = f"{ended(question)} {rng.choice(agreeing([t for t in TAILS if t not in clash], question))}"
     return question
 
-
-def without_asides(question: str) -> str:
-    """The question without a lead-in before it or a tail after it (the request as a family made it,
-    its first letter as the lead-in left it)."""
-    for lead in LEAD_INS:
-        if question.startswith(lead + " "):
-            question = question[len(lead) + 1:]
-            break
-    for tail in TAILS:
-        if question.endswith(" " + tail):
-            question = question[: -len(tail) - 1]
-            break
-    return question
