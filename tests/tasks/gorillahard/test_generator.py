@@ -1217,6 +1217,27 @@ def test_tiers_by_rule_on_hand_made_rows() -> None:
     assert "labelled cost_pick=no" in check_tiers([row("Нужна дословная расшифровка.", "stt.exact", "no")]).detail
 
 
+def test_a_cost_pick_wording_without_a_cue_fails_loudly() -> None:
+    """tiers_by_rule reads a cost pick's need with the cues kept beside its wordings: a wording the
+    cues miss, one that says both needs, or two tools saying the same one stops the family from
+    being made, before any set is; the wordings in use each say one."""
+    from merabench.tasks.gorillahard.generator.families.choices import (
+        ASR_NEEDS,
+        STORAGE_NEEDS,
+        cost_pick_family,
+        said_need,
+    )
+
+    assert all(said_need(w) for needs in (ASR_NEEDS, STORAGE_NEEDS) for said in needs.values() for w in said)
+    accurate, fast = ASR_NEEDS
+    with pytest.raises(ValueError, match=r"asr.transcribe_fast: \['Расшифруй запись побыстрее.'\] say neither"):
+        cost_pick_family("asr_cost_pick", {**ASR_NEEDS, fast: [*ASR_NEEDS[fast], "Расшифруй запись побыстрее."]}, "audio")
+    with pytest.raises(ValueError, match="say neither or both"):
+        cost_pick_family("asr_cost_pick", {**ASR_NEEDS, fast: ["Нужна дешёвая, но дословная расшифровка."]}, "audio")
+    with pytest.raises(ValueError, match="different needs"):
+        cost_pick_family("asr_cost_pick", {accurate: ASR_NEEDS[accurate], fast: ASR_NEEDS[accurate]}, "audio")
+
+
 def test_attachments_hold_one_or_two_files_as_labelled() -> None:
     from merabench.tasks.gorillahard.generator.checks_files import check_attachments
 

@@ -2,7 +2,8 @@
 two catalog tools with the same capability (the same description and parameters) that differ in
 one caveat, cheap against dear, the dear one only where the question asks for what its caveat
 alone offers (accuracy, access at once), the cheap one where it asks for cheapness. Independent of
-the maker: the pair comes from the row's catalog, the side from the question's words.
+the maker: the pair comes from the row's catalog, the side from the question's words (the cues
+kept beside the cost-pick wordings, in families/choices.py, so a new wording cannot go unread).
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ from merabench.tasks.gorillahard.generator.checks_rows import (
     reference_of,
     steps,
 )
+from merabench.tasks.gorillahard.generator.families.choices import CHEAP_CUES, DEAR_CUES
 
 CAVEAT = "ограничения"
 _PRICE = re.compile(r"^(Дёшево|Дорого) \((\d+(?:,\d+)?) ₽")
-# what the question says it needs: cheapness, or what the dear side's caveat alone offers
-CHEAP_WORDS = re.compile(r"д[её]ш[её]в|дешевл|бюджет минимальн|черновую|ошибки не страшны", re.IGNORECASE)
-DEAR_WORDS = re.compile(r"точност|дословн|каждая фраза|сразу|в любую минуту|по первому запросу", re.IGNORECASE)
 
 
 def _price(tool: dict[str, Any]) -> float | None:
@@ -62,7 +61,8 @@ def check_tiers(rows: list[Row]) -> Check:
                          + (f"{', '.join(called)}, of a same-capability pair" if called else
                             "no tool of a same-capability pair"))
         question = row.inputs["question"]
-        cheap, dear = bool(CHEAP_WORDS.search(question)), bool(DEAR_WORDS.search(question))
+        # what the question says it needs, by the cues kept beside the wordings that say them
+        cheap, dear = bool(CHEAP_CUES.search(question)), bool(DEAR_CUES.search(question))
         for tool in called:
             picks += 1
             low, high = pairs[tool]
