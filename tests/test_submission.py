@@ -68,3 +68,16 @@ def test_an_interrupted_or_partial_run_is_refused_unless_allowed(tmp_path: Path)
     assert "incomplete (--allow-incomplete)" in allowed.stderr
     with zipfile.ZipFile(tmp_path / "c.zip") as zf:
         assert len(json.loads(zf.read("SAGE.json"))["data"]["test"]) == 20
+
+
+def test_an_allowed_incomplete_submission_names_what_it_lacks(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert run_cli("run", "--model", "reference", "--tasks", "sage,russianregions", "--out", str(run),
+                   "--no-progress").returncode == 0
+    zip_path = tmp_path / "sub.zip"
+    allowed = run_cli("submission", "--run", str(run), "--out", str(zip_path), "--allow-incomplete")
+    assert allowed.returncode == 0, allowed.stderr
+    assert "with every task" not in allowed.stderr
+    assert "incomplete: GorillaHard missing" in allowed.stderr
+    checked = run_cli("submission", "--check", "--out", str(zip_path))
+    assert checked.returncode == 1 and "GorillaHard.json: missing" in checked.stderr

@@ -87,6 +87,8 @@ def submission(
     """Write a MERA submission ZIP from a run folder, or check one."""
     from merabench.submission import check_submission, write_submission
 
+    counts: dict[str, int] = {}
+    incomplete: list[str] = []
     if not check:
         if run_dir is None:
             raise ConfigError("--run DIR is needed to write a submission (or pass --check)")
@@ -98,14 +100,29 @@ def submission(
     if data is not None:
         expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
     found = check_submission(out_zip, expected)
-    if not check and allow_incomplete:
-        found = [p for p in found if not p.endswith(": missing") and "missing (first" not in p]
+    allowed: list[str] = []
+    if not check and allow_incomplete:  # what --allow-incomplete let through: named below, not an error
+        allowed = [p for p in found if p.endswith(": missing") or "missing (first" in p]
+        found = [p for p in found if p not in allowed]
     for problem in found:
         say(f"problem: {problem}")
     if found:
         raise typer.Exit(1)
+    if allowed or incomplete:
+        say(f"{out_zip}: the format is right, but it is incomplete: {_gaps(counts, incomplete)}; MERA needs every "
+            "task and row (`submission --check` fails until they are there)")
+        return
     say(f"{out_zip}: the format is right, " + ("and every test row is there" if expected else
         "with every task; rows were not checked against a test split (--data hub|PATH does that)"))
+
+
+def _gaps(counts: dict[str, int], incomplete: list[str]) -> str:
+    """What an --allow-incomplete submission lacks, by task: `GorillaHard missing; SAGE: rows without an answer`."""
+    missing = [t.mera_name for t in TASKS.values() if t.mera_name not in counts]
+    short = [name for name in counts if any(p.startswith(f"{name}:") for p in incomplete)]
+    parts = ([f"{', '.join(missing)} missing"] if missing else []) + (
+        [f"{', '.join(short)}: rows without an answer"] if short else [])
+    return "; ".join(parts) or "; ".join(incomplete)
 
 
 @app.command()
