@@ -145,3 +145,48 @@ def test_batch_mistakes_are_one_line(tmp_path: Path) -> None:
         message = (done.stdout + done.stderr).strip()
         assert done.returncode == 2, (args, message)
         assert fragment in message and "Traceback" not in message and len(message.splitlines()) == 1, message
+
+
+def _printed_import(stderr: str, output: Path) -> list[str]:
+    """The import command an export printed, OUTPUT.jsonl replaced by the batch's output file."""
+    import shlex
+
+    line = " ".join(stderr.split())  # rich may wrap the message
+    words = shlex.split(line.split("with: ", 1)[1])
+    assert words[:3] == ["merabench", "import-responses", "OUTPUT.jsonl"], words
+    return ["import-responses", str(output), *words[3:]]
+
+
+def test_the_printed_import_command_runs_and_answers_the_run(tmp_path: Path) -> None:
+    for form, export in (("command", ["export-requests", "--model", "openai:m", "--tasks", "sage", "--preset", "mera",
+                                      "--out", str(tmp_path / "a.jsonl"), "--run", str(tmp_path / "a")]),
+                         ("flag", ["run", "--model", "openai:m", "--tasks", "sage", "--limit", "4",
+                                   "--export-requests", str(tmp_path / "b.jsonl"), "--out", str(tmp_path / "b")])):
+        done = run_cli(*export)
+        assert done.returncode == 0, done.stderr
+        assert "--import-responses OUTPUT" not in done.stderr
+        requests = read_jsonl(Path(export[export.index("--out" if form == "command" else "--export-requests") + 1]))
+        output = write_lines(tmp_path / f"{form}_out.jsonl", batch_output(requests, shape="plain"))
+        imported = run_cli(*_printed_import(done.stderr, output), "--no-progress")
+        assert imported.returncode == 0, imported.stderr
+        run = tmp_path / ("a" if form == "command" else "b")
+        samples = read_jsonl(run / "samples_sage.jsonl")
+        assert len(samples) == len(requests) and all(s["status"] == "ok" for s in samples)
+
+
+def test_an_export_from_a_run_folder_prints_the_runs_own_options(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = ["export-requests", "--model", "openai:m", "--tasks", "sage", "--limit", "6", "--max-tokens", "300",
+             "--system-prompt", "Отвечай кратко.", "--out", str(tmp_path / "r1.jsonl"), "--run", str(run)]
+    done = run_cli(*first)
+    assert done.returncode == 0, done.stderr
+    requests = read_jsonl(tmp_path / "r1.jsonl")
+    half = write_lines(tmp_path / "half.jsonl", batch_output(requests[:3], shape="plain"))
+    assert run_cli(*_printed_import(done.stderr, half), "--no-progress").returncode == 0
+    again = run_cli("export-requests", "--out", str(tmp_path / "r2.jsonl"), "--run", str(run))  # all from the run
+    assert again.returncode == 0, again.stderr
+    rest = write_lines(tmp_path / "rest.jsonl", batch_output(read_jsonl(tmp_path / "r2.jsonl"), shape="plain"))
+    finished = run_cli(*_printed_import(again.stderr, rest), "--no-progress")
+    assert finished.returncode == 0, finished.stderr
+    samples = {s["id"]: s for s in read_jsonl(run / "samples_sage.jsonl")}
+    assert len(samples) == 6 and all(s["status"] == "ok" for s in samples.values())

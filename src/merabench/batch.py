@@ -201,3 +201,48 @@ class ImportedSource:
 
     async def aclose(self) -> None:
         pass
+
+
+#: the flags of an export that name its own files, not the run: left out of the import's command
+EXPORT_ONLY = {"export-requests": ("--out", "--run"), "run": ("--export-requests", "--out")}
+
+
+def generation_flags(options: GenerationOptions) -> list[str]:
+    """`run`'s flags that give exactly these generation options (a preset's values spelt out)."""
+    flags = ["--max-tokens", str(options.max_tokens)]
+    if options.temperature is not None:
+        flags += ["--temperature", repr(options.temperature)]
+    if options.seed is not None:
+        flags += ["--seed", str(options.seed)]
+    for stop in options.stop:
+        flags += ["--stop", stop]
+    if options.extra_body:
+        flags += ["--extra-body", orjson.dumps(dict(options.extra_body)).decode()]
+    if options.reasoning_effort is not None:
+        flags += ["--reasoning-effort", options.reasoning_effort]
+    if options.api_profile != "chat":
+        flags += ["--api-profile", options.api_profile]
+    for name in options.drop_params:
+        flags += ["--drop-param", name]
+    return flags
+
+
+def import_command(argv: Sequence[str], out: Path, extra: Sequence[str] = ()) -> str:
+    """The command that answers the run from the batch's output: the export's own arguments
+    (`argv`, its subcommand first) as `merabench import-responses OUTPUT ... --out RUN_DIR`, less
+    the flags naming the export's files, plus `extra` (what the export took from its run folder)."""
+    import shlex
+
+    dropped = EXPORT_ONLY.get(argv[0] if argv else "", ())
+    kept: list[str] = []
+    skip = False
+    for arg in argv[1:]:
+        if skip:
+            skip = False
+            continue
+        flag = arg.split("=", 1)[0]
+        if flag in dropped:
+            skip = "=" not in arg
+            continue
+        kept.append(arg)
+    return shlex.join(["merabench", "import-responses", "OUTPUT.jsonl", *kept, *extra, "--out", str(out)])

@@ -83,6 +83,23 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
     return model, recorded, system_prompt, taken
 
 
+def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, system_prompt: str | None,
+               taken: dict[str, Any]) -> list[str]:
+    """The flags of what `export-requests --run DIR` took from the run rather than the command line:
+    the import's command gives them, so that it answers the same run."""
+    from merabench.batch import generation_flags
+
+    flags = [] if _given(ctx, "model") else ["--model", model]
+    if not any(_given(ctx, name) for name in GENERATION_FLAGS):
+        flags += generation_flags(generation)
+    if system_prompt is not None and not _given(ctx, "system_prompt"):
+        flags += ["--system-prompt", system_prompt]
+    for key, value in taken.items():
+        for one in (value if isinstance(value, list) else [value]):
+            flags += [f"--{key}", str(one)]
+    return flags
+
+
 @app.command(cls=PanelledCommand)
 def run(
     ctx: typer.Context,
@@ -187,10 +204,12 @@ def run(
                                    drop_params=tuple(drop_param or ()))
     if api_profile not in ("chat", "openai-reasoning", "auto"):
         raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    recorded_flags: list[str] = []
     if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
         model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation, system_prompt)
         tasks, data, split, limit = (recorded.get(k, v) for k, v in
                                      (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
+        recorded_flags = _spelt_out(ctx, model, generation, system_prompt, recorded)
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     served = None
     if serve is not None or serve_cmd is not None:
@@ -222,9 +241,12 @@ def run(
         judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
                      timeout, retry_delay))
     if export_requests is not None:
+        from merabench.batch import import_command
+
         count = export_pending(config, export_requests)
-        say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input; answer them, then rerun this "
-            "command with --import-responses OUTPUT instead of --export-requests)")
+        command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
+        say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input); answer them, then import the "
+            f"batch's output file in place of OUTPUT.jsonl with: {command}")
         return
     sink = None
     if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and _stderr().is_terminal:
