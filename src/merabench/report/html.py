@@ -264,7 +264,7 @@ def _settings_line(doc: dict[str, Any]) -> str:
 
 #: what a row opens to: in a second JSON element after the code, so the table is drawn while
 #: the browser still reads the long texts (read on the first row opened)
-DETAIL = ("o", "r", "x", "p", "d", "m", "e", "short")
+DETAIL = ("o", "r", "src", "x", "p", "d", "m", "e", "short")
 PREVIEW = 160  # characters of the answer and reference in the table's cells
 CHUNK = 1 << 16  # characters of the rows' JSON written at a time
 

@@ -219,6 +219,7 @@
       (t.score && r.v !== null ? " · " + t.score + " " + fmt(r.v) : "");
     parts.push(el("div", {}, [el("b", {text: head})]));
     if (d.e) parts.push(el("div", {cls: "err", text: "error: " + d.e}));
+    if (d.src !== undefined) parts.push(block("source (the text to correct)", d.src));
     parts.push(el("div", {cls: "pair"}, [block("reference", d.r === null ? "(not in the data read)" : d.r),
                                           block("answer (raw)", d.o)]));
     if (d.x !== null && d.x !== undefined) parts.push(block("scored text (what the scorer read)", d.x));

@@ -211,13 +211,16 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     scored = view.scored_text(task, raw, strip_think) if task and raw is not None else None
     entry["o"], cut_o = spend.text(raw, FULL_CHARS)
     entry["r"], cut_r = spend.text(row.outputs if row is not None else None, FULL_CHARS)
+    source, cut_src = spend.text(view.source(row), FULL_CHARS)
+    if source is not None:  # SAGE's text to correct (other tasks: only in the prompt)
+        entry["src"] = source
     entry["x"], cut_x = spend.text(scored if scored is not None and scored != raw else None, FULL_CHARS,
                                    preview=False)
     entry["p"], cut_p = spend.text(_prompt(record), PROMPT_CHARS, preview=False)
     if spend.left <= 0 and len(entry["d"]) > VERDICTS_PAST_BUDGET:
         extra = len(entry["d"]) - VERDICTS_PAST_BUDGET
         entry["d"] = entry["d"][:VERDICTS_PAST_BUDGET] + [[f"… {extra} more", None, "in the samples file"]]
-    short = [k for k, cut in (("o", cut_o), ("r", cut_r), ("x", cut_x), ("p", cut_p)) if cut]
+    short = [k for k, cut in (("o", cut_o), ("r", cut_r), ("src", cut_src), ("x", cut_x), ("p", cut_p)) if cut]
     if short:
         entry["short"] = short
         spend.shortened += 1

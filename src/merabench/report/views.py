@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.rows import Row
+from merabench.tasks.sage.edit_notes import describe, why
 
 #: a verdict line: (what was checked, passed or not (None: not a pass/fail), why); an empty or
 #: short "why" is looked up in HELP by itself, by the label, or by the label's part before ':'
@@ -15,6 +16,7 @@ from merabench.rows import Row
 Verdict = tuple[str, bool | None, str]
 
 REQUEST_FAILED = "request failed"
+EDIT_CHARS = 300  # of an edit's source or corrected span in a verdict line (a think block can be long)
 NOT_ASKED_CLASS = "not asked (the run stopped at a limit)"
 
 GORILLA_REASONS = {
@@ -75,10 +77,17 @@ class View:
         """The text the scorer read."""
         return task.scored_answer(raw, strip_think=strip_think)
 
+    def source(self, row: Row | None) -> str | None:
+        """The text the task asks the model to work on, shown beside the answer (None: the prompt is it)."""
+        return None
+
 
 class SageView(View):
     def attrs(self, row: Row | None) -> dict[str, str]:
         return {"type": str(row.meta["category"])} if row is not None and "category" in row.meta else {}
+
+    def source(self, row: Row | None) -> str | None:
+        return row.inputs.get("source") if row is not None else None
 
     def verdicts(self, record: dict[str, Any], row: Row | None) -> list[Verdict]:
         details = record.get("details") or {}
@@ -86,9 +95,9 @@ class SageView(View):
             e for e in details.get("reference_edits") or [] if e.get("verdict") == "FN"]
         lines = []
         for edit in sorted(edits, key=lambda e: (e.get("verdict") == "TP", (e.get("span") or [0])[0])):
-            verdict = str(edit.get("verdict"))
-            label = f"{edit.get('type')} {edit.get('original', '')!r} → {edit.get('correction', '')!r}"
-            lines.append((label, verdict == "TP", verdict))
+            verdict, notes = str(edit.get("verdict")), why(edit)
+            reason = f"{SAGE_VERDICTS.get(verdict, verdict)}; " + "; ".join(notes) if notes else verdict
+            lines.append((describe(edit, limit=EDIT_CHARS), verdict == "TP", reason))
         return lines
 
     def failures(self, record: dict[str, Any], row: Row | None) -> list[str]:
@@ -182,4 +191,5 @@ VIEWS: dict[str, View] = {"sage": SageView(("type",)), "russianregions": Regions
 
 def view_of(task: str) -> View:
     return VIEWS.get(task, View(()))
+
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from merabench.tasks.sage.align import align_bounded
@@ -13,12 +13,16 @@ from merabench.tasks.sage.tokenize import Token, span_text, tokenize
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """One typed edit: source tokens [start, end) become `correction` (ERRANT's M2 key)."""
+    """One typed edit: source tokens [start, end) become `correction` (ERRANT's M2 key).
+    `target` is the whole corrected span the edit came from, for showing it: the key's
+    correction can be less (an insertion is keyed by its first token, a CASE edit by the
+    source with only its case changed)."""
 
     start: int
     end: int
     type: str
     correction: str
+    target: str = field(default="", compare=False)
 
     @property
     def key(self) -> tuple[int, int, str, str]:
@@ -38,8 +42,9 @@ def edits_between(source: tuple[Token, ...], target: tuple[Token, ...]) -> Extra
     spans, notes = merge_with_notes(path, source, target)
     found = []
     for o_start, o_end, c_start, c_end in spans:
-        for kind, correction in classify(source[o_start:o_end], target[c_start:c_end]):
-            found.append(Edit(o_start, o_end, kind, correction))
+        corrected = target[c_start:c_end]
+        for kind, correction in classify(source[o_start:o_end], corrected):
+            found.append(Edit(o_start, o_end, kind, correction, span_text(corrected)))
     return Extraction(tuple(found), tuple(([note] if note else []) + notes))
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from merabench.tasks.sage.edit_notes import describe, why
 from merabench.tasks.sage.metrics import score_example
+from merabench.think import has_think
 
 
 def explain(source: str, reference: str, hypothesis: str) -> str:
@@ -10,14 +12,17 @@ def explain(source: str, reference: str, hypothesis: str) -> str:
     lines = [f"source:     {source!r}", f"reference:  {reference!r}", f"hypothesis: {hypothesis.lstrip()!r}", ""]
     if "note" in result.details:
         lines.append(result.details["note"])
+    lines.extend(result.details.get("bounded", []))
+    if has_think(hypothesis):
+        lines.append("the hypothesis holds a <think> block: it is scored as text, as the leaderboard's harness does "
+                     "(--strip-think removes it first, an extra)")
     for title, key in (("reference edits (what should change)", "reference_edits"),
                        ("hypothesis edits (what the model changed)", "hypothesis_edits")):
         edits = result.details.get(key, [])
         lines.append(f"{title}: {len(edits)}")
-        for e in edits:
-            start, end = e["span"]
-            lines.append(f"  {e['verdict']:<2}  {e['type']:<5} tokens {start}-{end}: "
-                         f"{e['original']!r} -> {e['correction']!r}")
+        for e in sorted(edits, key=lambda e: tuple(e["span"])):
+            lines.append(f"  {e['verdict']:<2}  {describe(e)}")
+            lines.extend(f"        {note}" for note in why(e))
     lines.append("")
     counts = result.details.get("counts", {})
     for kind, (tp, fp, fn) in counts.items():

@@ -23,7 +23,7 @@ from typing import Any
 
 from merabench.tasks.sage.classify import CASE, PUNCT, SPELL, TYPES, YO, classify
 from merabench.tasks.sage.edits import Edit, extract, extraction, source_text
-from merabench.tasks.sage.tokenize import tokenize
+from merabench.tasks.sage.tokenize import span_text, tokenize
 
 METRIC_OF_TYPE = {SPELL: "spell_f1", PUNCT: "punct_f1", CASE: "case_f1", YO: "yo_f1"}
 HEADLINE = ("spell_f1", "punct_f1")  # rounded as the reference reports them; CASE and YO stay exact
@@ -77,7 +77,7 @@ def compare(hypothesis: Sequence[Edit], reference: Sequence[Edit]) -> tuple[dict
 
 def _edit_view(edit: Edit, source_tokens: tuple, verdict: str) -> dict[str, Any]:
     return {"span": [edit.start, edit.end], "type": edit.type, "original": source_text(source_tokens, edit),
-            "correction": edit.correction, "verdict": verdict}
+            "correction": edit.correction, "target": edit.target, "verdict": verdict}
 
 
 def score_example(source: str, reference: str, hypothesis: str) -> ExampleScore:
@@ -137,4 +137,5 @@ def _tail_edit(source_tokens: tuple, tail: str) -> tuple[Edit, ...]:
         return ()
     inserted = tokenize(tail[:2000].lstrip())
     end = len(source_tokens)
-    return tuple(Edit(end, end, kind, correction) for kind, correction in classify((), inserted))
+    return tuple(Edit(end, end, kind, correction, span_text(inserted))
+                 for kind, correction in classify((), inserted))
