@@ -167,7 +167,7 @@ class GorillaView(View):
                                 sorted((details.get("checks") or {}).items(), key=lambda kv: bool(kv[1]))]
         if "kind" in details or "expected_kind" in details:
             kind, expected = details.get("kind"), details.get("expected_kind")
-            lines.insert(0, (f"envelope kind: {kind}", kind == expected if expected else None,
+            lines.insert(0, (f"envelope kind: {kind or 'none'}", kind == expected if expected else None,
                              f"the reference's kind: {expected}"))
         for reason in details.get("reasons") or []:
             lines.insert(0, (str(reason), False, ""))
@@ -193,3 +193,42 @@ def view_of(task: str) -> View:
     return VIEWS.get(task, View(()))
 
 
+
+def why_of(verdict: Verdict) -> str:
+    """A verdict's explanation as the page finds it: its own text, or HELP's for it or its label."""
+    label, _, why = verdict
+    return HELP.get(why) or why or HELP.get(label) or HELP.get(label.split(":")[0]) or ""
+
+
+def explain(task: Any, row: Row, answer: str) -> str:
+    """`merabench score --explain ID` for a task without its own: the answer (and the text the
+    scorer read, when that differs), the reference, each check with its verdict, and each metric
+    of the row marked by whether it is at its best."""
+    score = task.score(row, answer)
+    view = view_of(task.name)
+    scored = view.scored_text(task, answer, False)
+    lines = [f"answer:      {answer!r}"]
+    if scored != answer:
+        lines.append(f"scored text: {scored!r}  (what the scorer read)")
+    lines.append(f"reference:   {row.outputs!r}" if row.outputs.strip() else "reference:   none (the row has no answer)")
+    record = {"status": "ok", "output": answer, "metrics": score.metrics, "details": score.details}
+    checks = (score.details.get("checks") or {}) if isinstance(score.details, dict) else {}
+    verdicts = [v for v in view.verdicts(record, row)
+                if not (checks and v[0].startswith("format:"))]  # each failed check is listed below by itself
+    if verdicts:
+        lines += ["", "verdicts:"]
+        for verdict in verdicts:
+            mark = {True: "✓", False: "✗"}.get(verdict[1], "·")
+            explanation = why_of(verdict)
+            lines.append(f"  {mark} {verdict[0]}" + (f": {explanation}" if explanation else ""))
+    lines += ["", "metrics of this row:"]
+    specs = {m.name: m for m in task.metrics}
+    width = max((len(name) for name in score.metrics), default=0)
+    for name, value in score.metrics.items():
+        better = specs[name].higher_is_better if name in specs else True
+        best, worst = (1.0, 0.0) if better else (0.0, 1.0)
+        mark = "✓" if value == best else "✗" if value == worst else "·"
+        lines.append(f"  {mark} {name:<{width}}  {value:.4f}")
+    if task.uses_judge:
+        lines.append("  (the judge is not asked here: a judged row's judge_score is in the samples file)")
+    return "\n".join(lines)

@@ -135,11 +135,11 @@ class Task(ABC):
         """
 
     def explain(self, row: Row, answer: str) -> str:
-        """A readable account of one answer's score (`merabench score --explain ID`)."""
-        import json
+        """A readable account of one answer's score (`merabench score --explain ID`): the answer,
+        the reference, the checks and each metric's verdict, as the report words them."""
+        from merabench.report.views import explain
 
-        score = self.score(row, answer)
-        return json.dumps({"metrics": score.metrics, "details": score.details}, ensure_ascii=False, indent=1)
+        return explain(self, row, answer)
 
     def judge_prompts(self, row: Row, answer: str, template: HarnessTemplate | None = None) -> list[list[Message]]:
         """The judge requests for one answer (the task's own prompt, or `template` in the public
