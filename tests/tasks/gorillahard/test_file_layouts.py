@@ -226,3 +226,20 @@ def test_the_pick_criteria_read_what_the_corpus_wrote() -> None:
                 assert got == wrote, (cf.file.path, cf.facts.get("layout"), what, got, wrote)
                 read[cf.kind] += 1
     assert set(read) == {"deploy_yaml", "service_json", "worker_ini", "app_log", "audio", "dockerfile"}, read
+
+
+def test_a_key_set_twice_is_marked_overridden_in_every_layout() -> None:
+    """The duplicated-key decoy of worker INIs and .env files says above the older assignment that
+    a later one overrides it (seed 4242, v14: `name = reports-old` then `name = reports-195`
+    unmarked before a purge); the validator's reader finds one such key exactly where it was drawn."""
+    from merabench.tasks.gorillahard.generator.checks_files import _duplicates
+
+    layouts: Counter[tuple[str, str]] = Counter()
+    for corpus in CORPORA.values():
+        for kind in ("worker_ini", "env"):
+            for cf in corpus.by_kind[kind]:
+                twice, unmarked = _duplicates(cf.file.path, cf.file.text)
+                assert unmarked == [], unmarked
+                assert twice == ("duplicate" in cf.facts["decoys"]), cf.file.path
+                layouts[kind, cf.facts["layout"]] += twice
+    assert len(layouts) == 6 and min(layouts.values()) > 0, layouts

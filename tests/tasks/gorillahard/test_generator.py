@@ -205,7 +205,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     assert made.returncode == 0, made.stderr
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
-    assert checked.stdout.count("ok ") == 32 and "FAIL" not in checked.stdout
+    assert checked.stdout.count("ok ") == 33 and "FAIL" not in checked.stdout
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -1252,6 +1252,33 @@ def test_attachments_hold_one_or_two_files_as_labelled() -> None:
     assert "labelled n_files=2, 1 attached" in check_attachments([row(one, 2)]).detail
     assert "labelled has_context=no" in check_attachments([row(one, 1, "no")]).detail
     assert "a.txt attached twice" in check_attachments([row(one + one, 2)]).detail
+
+
+def test_a_key_set_twice_needs_its_older_assignment_marked() -> None:
+    """A worker INI's [queue] with `name = reports-old` then `name = reports-195` (seed 4242, v14,
+    rows 628, 342, 773: a purge's queue) reads the last name only to a lenient parser; the older
+    assignment must carry a comment saying it is overridden. .env the same; a key in two sections
+    is no duplicate."""
+    from merabench.tasks.gorillahard.generator.checks_files import check_duplicate_keys
+
+    def row(path: str, text: str) -> Row:
+        return Row("", {"question": "q", "context": f"[файл: {path}]\n{text}", "tools": "[]", "format": ""},
+                   "{}", {"id": 3})
+
+    bare = "[general]\nname = worker-195\n\n[queue]\nname = reports-old\nname = reports-195\nprefetch = 4\n"
+    marked = bare.replace("name = reports-old", "; старое значение, ниже переопределено\nname = reports-old")
+    apart = "; переопределено ниже\n[queue]\nname = reports-old\n; name = x\nName = reports-195\n"
+    check = check_duplicate_keys([row("config/worker-195.ini", bare)])
+    assert not check.ok and "row 3: config/worker-195.ini: name set 2 times in [queue]" in check.detail
+    assert "name set 2 times" in check_duplicate_keys([row("config/w.ini", apart)]).detail  # the mark not above it
+    assert check_duplicate_keys([row("config/worker-195.ini", marked)]).ok
+    assert check_duplicate_keys([row("config/worker-195.ini", bare.replace("[queue]\nname = reports-old", "[q]\n"
+                                                                           "name = reports-old\n[queue]"))]).ok
+    env = "APP_ENV=staging\nFEATURE_FLAG=dark-mode\nDB_PORT=5432\nFEATURE_FLAG=smart-cart\n"
+    assert "FEATURE_FLAG set 2 times" in check_duplicate_keys([row("config/staging-1.env", env)]).detail
+    assert check_duplicate_keys([row("config/staging-1.env", env.replace(
+        "FEATURE_FLAG=dark", "# прежнее значение, переопределено ниже\nFEATURE_FLAG=dark"))]).ok
+    assert check_duplicate_keys([row("notes.txt", env)]).ok  # not a key = value format
 
 
 def test_a_format_trap_reads_the_value_its_decoy_shadows() -> None:

@@ -139,6 +139,55 @@ def check_format_traps(rows: list[Row]) -> Check:
     return Check("format_traps", not idle, first_failures(idle) or detail)
 
 
+# a comment that tells a key's older assignment from the later one overriding it
+_OVERRIDE_SAID = re.compile(r"переопредел|перекрыт|действует последн", re.IGNORECASE)
+_KEYED = (".ini", ".cfg", ".env")  # formats of `key = value` lines, a key's last assignment the live one
+
+
+def _duplicates(path: str, text: str) -> tuple[int, list[str]]:
+    """How many keys an INI or .env file assigns twice in one section, and those of them where an
+    older assignment has no comment right above it saying it is overridden (option names folded
+    to lower case in INI, as configparser reads them; `export` aside in .env)."""
+    if not path.endswith(_KEYED):
+        return 0, []
+    env = path.endswith(".env")
+    section, comment = "", ""
+    said: dict[tuple[str, str], list[bool]] = {}  # per key, whether each assignment is said to be overridden
+    for line in text.splitlines():
+        bare = line.strip()
+        if not bare or (line[0] in " \t" and not env):  # a blank line, or an INI value's continuation
+            continue
+        if bare[0] in ";#":
+            comment = bare
+            continue
+        if bare.startswith("[") and bare.endswith("]") and not env:
+            section = bare[1:-1].strip()
+        elif "=" in bare:
+            key = bare.split("=", 1)[0].strip().removeprefix("export ").strip()
+            said.setdefault((section, key if env else key.lower()), []).append(bool(_OVERRIDE_SAID.search(comment)))
+        comment = ""
+    twice = {k: marks for k, marks in said.items() if len(marks) > 1}
+    return len(twice), [f"{path}: {key} set {len(marks)} times{f' in [{section}]' if section else ''}, "
+                        f"an older assignment not marked overridden"
+                        for (section, key), marks in twice.items() if not all(marks[:-1])]
+
+
+def check_duplicate_keys(rows: list[Row]) -> Check:
+    """No attached INI or .env file assigns a key twice in one section without a comment above the
+    older assignment saying it is overridden: the live value is the last one only to a lenient
+    parser (configparser's default refuses the file), so a reference reading the key past an
+    unmarked duplicate is one defensible answer of two, and a careful model asks back first."""
+    unmarked, twice = [], 0
+    for row in rows:
+        for path, text in attached_files(row.inputs["context"]).items():
+            n, found = _duplicates(path, text)
+            twice += n
+            unmarked += [f"row {row.id}: {f}" for f in found]
+    return Check("duplicate_keys", not unmarked, first_failures(unmarked) or
+                 f"{twice} keys set twice in the attached INI and .env files, the older assignment of each "
+                 f"marked overridden")
+
+
 def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
     """Every kind of file the set attaches shows at least three layouts and three kinds of decoy
     (file_layouts.py; the files' records come from the corpus of the manifest's seed; a file a

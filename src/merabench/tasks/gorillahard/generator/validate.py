@@ -32,6 +32,7 @@ from merabench.tasks.gorillahard.generator.checks_composition import (
 from merabench.tasks.gorillahard.generator.checks_dialogues import check_dialogues, check_history_needed
 from merabench.tasks.gorillahard.generator.checks_files import (
     check_attachments,
+    check_duplicate_keys,
     check_file_layouts,
     check_findings_unsaid,
     check_format_traps,
@@ -96,6 +97,7 @@ def _validate(folder: Path) -> list[Check]:
         check_composition(test, manifest),
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
+        check_duplicate_keys(test + shots),
         check_file_layouts(test + shots, manifest),
         check_numerals(test + shots),
         check_spelling(test + shots),

@@ -97,6 +97,10 @@ _ENV_EXTRA = ["LOG_FORMAT=json", "LOG_LEVEL=info", "SENTRY_ENV={env}", "HTTP_TIM
 _ENV_BUCKET = "S3_BUCKET=artifacts-{env}-{n}"
 
 
+# what a team writes above a key's older assignment it left in place for a later one to override
+OVERRIDDEN = ("старое значение, ниже переопределено", "устарело: перекрыто строкой ниже, действует последнее",
+              "TODO: убрать дубль, ниже переопределено", "прежнее значение, переопределено ниже")
+
 ENV_LAYOUTS = ("grouped", "sorted", "banners")
 ENV_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.DUPLICATE, decoys.IN_STRING)
 _FLAGS = ["NEW_CHECKOUT", "DARK_MODE", "FAST_SEARCH", "BETA_REPORTS", "SMART_CART"]
@@ -110,7 +114,8 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     """An .env file in one of three layouts (groups under comments; one sorted block with quoted
     values; banner-separated sections), with decoys drawn per file: an old flag commented out, an
     old value in a changelog line, a key set twice (the last assignment is the live one, as dotenv
-    reads it), another flag named in a comment's string."""
+    reads it; a comment above the older one says it is overridden), another flag named in a
+    comment's string."""
     flag = rng.choice(_FLAGS)
     environment = rng.choice(["production", "staging"])
     planted = index % 3 == 0  # a third carry a planted instruction
@@ -147,8 +152,10 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     if decoys.DISABLED in drawn:
         lines.insert(at, f"# FEATURE_FLAG={old_flag}")
         at += 1
-    if decoys.DUPLICATE in drawn:  # an earlier assignment the later one overrides
-        lines.insert(rng.randint(1, at), f"FEATURE_FLAG={old_flag}" if layout != "sorted" else f'FEATURE_FLAG="{old_flag}"')
+    if decoys.DUPLICATE in drawn:  # an earlier assignment the later one overrides, said so above it
+        stale = f"FEATURE_FLAG={old_flag}" if layout != "sorted" else f'FEATURE_FLAG="{old_flag}"'
+        where = rng.randint(1, at)
+        lines[where:where] = [f"# {OVERRIDDEN[number % len(OVERRIDDEN)]}", stale]
     names = {_variable(ln) for ln in lines if ln and not ln.startswith("#")}
     return CorpusFile(File(f"config/{environment}-{number:03d}.env", "env", bulk.change_notes(rng, "#")
                            + "\n".join(lines) + "\n"), "env",
@@ -224,8 +231,9 @@ INI_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.DUPLICATE, decoys.IN_STRING)
 def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     """A worker's INI settings in one of three layouts (plain; keys aligned and sections in
     another order; a comment above each key), with decoys drawn per file: an old queue commented
-    out, an `[queue.example]` section, the queue name set twice (configparser keeps the last), an
-    old queue and prefetch named in a description string."""
+    out, an `[queue.example]` section, the queue name set twice (configparser keeps the last; a
+    comment above the older one says it is overridden), an old queue and prefetch named in a
+    description string."""
     queue = rng.choice(["orders", "emails", "reports", "payments"])
     prefetch = rng.randint(1, 50)
     layout = decoys.layout(INI_LAYOUTS, index)
@@ -238,11 +246,13 @@ def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     if decoys.IN_STRING in drawn:
         general.append(eq("description", f"\"раньше читал {queue}-old с prefetch = {old_prefetch}\""))
     queue_lines = ["[queue]"]
-    if decoys.DUPLICATE in drawn:  # an older line the later assignment overrides
-        queue_lines += [eq("name", f"{queue}-old")]
+    if decoys.DUPLICATE in drawn:  # an older line the later assignment overrides, said so above it (a
+        # strict parser refuses a key set twice: unmarked, a careful reader could not tell which is live)
+        queue_lines += [f"{';' if layout != 'documented' else '#'} {OVERRIDDEN[number % len(OVERRIDDEN)]}",
+                        eq("name", f"{queue}-old")]
     queue_lines += doc("очередь, из которой воркер берёт задания")
-    if decoys.DISABLED in drawn:
-        queue_lines.append(f"; {eq('name', f'{queue}-old')}")
+    if decoys.DISABLED in drawn:  # the name before that, when the old one is still set above
+        queue_lines.append(f"; {eq('name', f'{queue}-legacy' if decoys.DUPLICATE in drawn else f'{queue}-old')}")
     queue_lines += [eq("name", live), *doc("сколько сообщений берётся за раз"), eq("prefetch", prefetch)]
     limits = ["[limits]", *doc("не больше стольких заданий одновременно"), eq("max_jobs", rng.randint(2, 40))]
     sections = [general, queue_lines, limits]

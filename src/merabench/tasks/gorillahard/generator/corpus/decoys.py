@@ -3,7 +3,8 @@
 A decoy is a value a careless reader takes for the live one, where a reader who knows the format
 does not: a commented-out or disabled value, a stale or example section (a `legacy:` block, an
 `[example]` table, a changelog entry), a duplicated key or header (the format's semantics picks
-the live one: the last key in INI and .env, a repeated header row is no record), a unit or locale
+the live one: the last key in INI and .env, a comment above the older assignment saying so, as
+a strict parser refuses a key set twice; a repeated header row is no record), a unit or locale
 trap (a decimal comma, seconds beside milliseconds), a value inside a string or a log message.
 Each file draws its kinds from those its format has, so one seed's files never teach a rule that
 decides another seed's.
