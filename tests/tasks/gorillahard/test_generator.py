@@ -14,7 +14,7 @@ from helpers import read_jsonl, run_cli, write_jsonl
 
 from merabench.rows import Row
 from merabench.tasks import TASKS
-from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
+from merabench.tasks.gorillahard.generator.build import SetPlan, _row, generate, write_set
 from merabench.tasks.gorillahard.generator.checks_rows import attached_files, view_of
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
@@ -189,6 +189,24 @@ def test_every_question_keeps_one_form_of_address(default_set: Path) -> None:
     mixed = [row["inputs"]["question"] for split in ("test", "shots") for row in read_jsonl(default_set / f"{split}.jsonl")
              if len(forms(row["inputs"]["question"])) > 1]
     assert mixed == []
+
+
+def test_no_question_says_a_politeness_word_twice() -> None:
+    """The parts put around a request (a lead-in, a tail, an optional argument's sentence, the
+    sentence saying which file) never repeat a politeness word it already says: seed 4242 (v14)
+    had "Помогите, пожалуйста. Посчитайте, пожалуйста, ..." (row 705) and "обновите, пожалуйста,
+    ... Дождитесь, пожалуйста, ..." (row 489). Over seeds 0 and 23, test and shots."""
+    from merabench.tasks.gorillahard.generator.address import agreeing, polite_words
+
+    assert polite_words("Помогите, пожалуйста. Спасибо!") == {"пожалуйст", "спасиб"}
+    assert agreeing(["Помогите, пожалуйста.", "Добрый день."], "Посчитайте, пожалуйста, строки.") == ["Добрый день."]
+    # with no option free of the word, the form of address still decides
+    assert agreeing(["Спасибо!", "Спасибо, выручишь."], "Удвойте таймаут, спасибо.") == ["Спасибо!"]
+    twice = re.compile(r"(?<!\w)(пожалуйста|спасибо|прошу|благодарю)(?!\w).*(?<!\w)\1(?!\w)", re.I | re.S)
+    for seed in (0, 23):
+        said = [row["inputs"]["question"] for split in generate(SetPlan(seed=seed)) for row in split
+                if twice.search(row["inputs"]["question"])]
+        assert said == [], (seed, said[:3])
 
 
 def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Path) -> None:
@@ -1014,6 +1032,11 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
     ("Выставь для сервиса из файла столько реплик, сколько там указано сейчас.", 1, "a request that changes nothing"),
     ("Файла два, речь о том, где больше ERROR. Посчитай контрольную сумму приложенного журнала.", 2,
      "«приложенного» in the singular over two attached files"),
+    # seed 4242 (v14): rows 705, 486, 525
+    ("Помогите, пожалуйста. Посчитайте, пожалуйста, минимум в столбце «влажность».", 1, "a politeness word twice"),
+    ("Нужен тот, в котором дата обновления старше. Какой TTL у записи первого хоста?", 2, "a date said to be older"),
+    ("Число реплик сервиса сделай равным числу серверов в любом статусе команды data.", 2,
+     "a status before the filter it scopes"),
 ])
 def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
     from merabench.tasks.gorillahard.generator.checks_wording import check_phrasing

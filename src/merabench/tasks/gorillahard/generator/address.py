@@ -2,8 +2,8 @@
 
 A question keeps one form of address: the parts put together into one (a lead-in, the sentence
 that says which file, an optional argument's sentence, a tail) are drawn to agree with the
-request's form, so that no question says "Помоги" and then "Посчитайте". Words inside «quotes»
-are someone else's and do not count; "пожалуйста" and "спасибо" fit either form.
+request's form, so that no question says "Помоги" and then "Посчитайте", nor "пожалуйста" twice.
+Words inside «quotes» are someone else's and do not count; "пожалуйста" and "спасибо" fit either form.
 """
 
 from __future__ import annotations
@@ -58,7 +58,18 @@ def agrees(text: str, other: str) -> bool:
     return len(forms(text) | forms(other)) < 2
 
 
+# politeness words, by stem: a part put beside a text never says one the text already says ("Помогите,
+# пожалуйста." before "Посчитайте, пожалуйста, ..."; "Дождитесь, пожалуйста, ..." after "обновите, пожалуйста")
+_POLITE = re.compile(r"(?<![а-яё])(пожалуйст|спасиб|благодар|прошу|признател)", re.IGNORECASE)
+
+
+def polite_words(text: str) -> frozenset[str]:
+    return frozenset(m.lower() for m in _POLITE.findall(_QUOTED.sub(" ", text)))
+
+
 def agreeing(options: Sequence[str], text: str) -> list[str]:
-    """The options that keep the text's form of address (all of them when none does)."""
-    kept = [option for option in options if agrees(option, text)]
-    return kept or list(options)
+    """The options that keep the text's form of address (all of them when none does), and of those
+    the ones that repeat none of its politeness words (where any does not)."""
+    kept = [option for option in options if agrees(option, text)] or list(options)
+    said = polite_words(text)
+    return [option for option in kept if not polite_words(option) & said] or kept

@@ -38,7 +38,8 @@ UNTOUCHED = frozenset({"env_injection"}) | {f"{family}_{kind}" for family in ("c
 
 def with_asides(question: str, rng: random.Random) -> str:
     """The question with a lead-in before it or a tail after it, or both, each in the question's
-    form of address ("Помоги" before "покажи", "Помогите" before "покажите")."""
+    form of address ("Помоги" before "покажи", "Помогите" before "покажите") and none repeating a
+    politeness word already said."""
     lead = ""
     if rng.random() < LEAD_SHARE:
         lead = rng.choice(agreeing(LEAD_INS, question))

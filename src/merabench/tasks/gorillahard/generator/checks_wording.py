@@ -48,6 +48,14 @@ AWKWARD = (
     (re.compile(r"[.!?]\)[.!?]|(?<![.])[.!?]\.(?![.])"), "doubled punctuation"),
     # a request to set a value to what it already is
     (re.compile(r"сколько\s+(?:там\s+)?(?:указано|записано|стоит)\s+сейчас", re.IGNORECASE), "a request that changes nothing"),
+    # a lead-in and a request each saying "пожалуйста" (seed 4242, row 705)
+    (re.compile(r"(?<!\w)(пожалуйста|спасибо|прошу|благодарю)(?!\w).*(?<!\w)\1(?!\w)", re.IGNORECASE | re.DOTALL),
+     "a politeness word twice"),
+    # a date is earlier, not older: "дата обновления старше" wants "раньше" (seed 4242, row 486)
+    (re.compile(r"(?<!\w)дат[аыуе]\s+(?:\w+\s+){0,2}(?:старше|моложе)(?!\w)", re.IGNORECASE), "a date said to be older"),
+    # the scope of a count between the servers and their filter: "серверов в любом статусе команды
+    # data" wants "серверов команды data в любом статусе" (seed 4242, row 525)
+    (re.compile(r"в любом статусе,?\s+(?:команды|в дата-центре|на)\s", re.IGNORECASE), "a status before the filter it scopes"),
 )
 # "the attached log" in the singular where two files are attached
 _SINGLE_ATTACHED = re.compile(r"(?<!\w)приложенн(?:ый|ого|ой|ую|ом|ая|ое|ому)(?!\w)", re.IGNORECASE)
@@ -55,8 +63,9 @@ _SINGLE_ATTACHED = re.compile(r"(?<!\w)приложенн(?:ый|ого|ой|у�
 
 def check_phrasing(rows: list[Row]) -> Check:
     """Questions a careful reader does not trip over: no case left in the nominative after a
-    preposition, no doubled stop, no request that changes nothing, and no "the attached file" in
-    the singular over two attached files."""
+    preposition, no doubled stop, no request that changes nothing, no politeness word said twice,
+    no date older than another, no count's scope cut off from its servers, and no "the attached
+    file" in the singular over two attached files."""
     awkward = []
     for row in rows:
         question = row.inputs["question"]
@@ -65,4 +74,5 @@ def check_phrasing(rows: list[Row]) -> Check:
         if len(attached_files(row.inputs["context"])) > 1 and (found := _SINGLE_ATTACHED.search(question)):
             awkward.append(f"row {row.id}: «{found.group()}» in the singular over two attached files")
     return Check("phrasing", not awkward, first_failures(awkward) or
-                 "no label after a bare preposition, doubled stop, no-op request or singular over two files")
+                 "no label after a bare preposition, doubled stop, no-op request, politeness word twice, older date, "
+                 "status cut off from its servers or singular over two files")

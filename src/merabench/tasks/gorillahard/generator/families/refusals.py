@@ -160,13 +160,14 @@ def check_disputed_sum(view: View) -> list[str]:
 SERVER_FILTERS = (  # column, how the question says it
     ("dc", "в дата-центре {value}"), ("owner", "команды {value}"), ("os", "на {value}"))
 REPLICA_ASKS = (
-    "Выставь сервису из конфигурации столько реплик, сколько в таблице {servers} {where}.",
-    "Число реплик сервиса из values-файла сделай равным числу {servers} {where}.",
-    "подгони реплики сервиса из конфига под количество {servers} {where} по инвентарю",
-    "Сервису из конфигурации нужно столько реплик, сколько в инвентаре {servers} {where}, — выставь, пожалуйста.",
+    "Выставь сервису из конфигурации столько реплик, сколько в таблице {servers}.",
+    "Число реплик сервиса из values-файла сделай равным числу {servers}.",
+    "подгони реплики сервиса из конфига под количество {servers} по инвентарю",
+    "Сервису из конфигурации нужно столько реплик, сколько в инвентаре {servers}, — выставь, пожалуйста.",
 )
-# which servers count: the active ones, or every one listed whatever its status
-SCOPES = (("активных серверов", ("active",)), ("серверов в любом статусе", ("active", "maintenance")))
+# which servers count: the active ones, or every one listed whatever its status ("серверов команды
+# data в любом статусе": the status after the filter, not "серверов в любом статусе команды data")
+SCOPES = (("активных серверов {where}", ("active",)), ("серверов {where} в любом статусе", ("active", "maintenance")))
 
 
 def make_replicas_count(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
@@ -179,16 +180,17 @@ def make_replicas_count(rng: random.Random, corpus: Corpus, refuse: bool) -> Que
                 for servers, counted in SCOPES:
                     n = sum(1 for r in rows if r[at] == value and r[status] in counted)
                     if (n > REPLICAS_LIMIT) if refuse else (2 <= n <= REPLICAS_LIMIT):
-                        options.append((table, servers, said.format(value=value), n))
+                        where = said.format(value=value)
+                        options.append((table, servers.format(where=where), where, n))
     # near misses close to the limit where the corpus has them: a count, not a guess, decides
     near = [o for o in options if o[3] >= REPLICAS_LIMIT - 8]
     table, servers, where, n = rng.choice(near if not refuse and near else options)
     values = corpus.pick("deploy_yaml", rng)
-    question = rng.choice(REPLICA_ASKS).format(servers=servers, where=where)
+    question = rng.choice(REPLICA_ASKS).format(servers=servers)
     files = [values.file, table.file]
     rng.shuffle(files)
     if refuse:
-        reference = abstain(f"{servers} {where} — {n}, а реплик можно выставить не больше {REPLICAS_LIMIT}")
+        reference = abstain(f"{servers} — {n}, а реплик можно выставить не больше {REPLICAS_LIMIT}")
     else:
         reference = call("k8s.scale", namespace=values.facts["namespace"], deployment=values.facts["deployment"],
                          replicas=n)
