@@ -209,6 +209,26 @@ def test_no_question_says_a_politeness_word_twice() -> None:
         assert said == [], (seed, said[:3])
 
 
+def test_a_label_naming_a_tool_names_the_one_the_catalog_serves(default_set: Path) -> None:
+    """A tool named in a row's meta (the derivation's request or alias, an injected tool) is named as
+    the row's catalog serves it, as its reference is: seed 4242 (v14) row 245 recorded
+    config.set_retries where its catalog served settings.set_retries. The families' checks read
+    the labels back under the library's names."""
+    from merabench.tasks.gorillahard.generator.library import TOOLS
+    from merabench.tasks.gorillahard.generator.providers import CANONICAL, DOTTED_NAME, canonical
+
+    named = 0
+    for split in ("test", "shots"):
+        for row in read_jsonl(default_set / f"{split}.jsonl"):
+            served = {canonical(t["name"]): t["name"] for t in json.loads(row["inputs"]["tools"])}
+            labels = json.dumps([row["meta"].get("derivation", {}), row["meta"]["categories"]], ensure_ascii=False)
+            for name in DOTTED_NAME.findall(labels):
+                if name in TOOLS or name in CANONICAL:
+                    named += 1
+                    assert served.get(canonical(name), name) == name, (row["meta"]["id"], name)
+    assert named > 20
+
+
 def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Path) -> None:
     def leak(test, shots):
         shots[0]["inputs"]["question"] = test[5]["inputs"]["question"]

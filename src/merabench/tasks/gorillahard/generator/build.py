@@ -92,7 +92,8 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
     instruction, context = WORDINGS[wording] + LAYOUT, _context(question)
     catalog = _fitted_catalog(question, rng, len(render(instruction, {
         "question": question.question, "context": context, "tools": "", "format": FORMAT})))
-    catalog, reference = serve(catalog, question.reference, served, question.question + context)
+    catalog, reference, facts = serve(catalog, question.reference, served, question.question + context,
+                                      question.facts)
     formats = sorted({f.fmt for f in question.files})
     return {
         "instruction": instruction,
@@ -108,7 +109,7 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
                                 "corpus_format": ",".join(formats), "format_trap": "yes" if question.format_trap else "no",
                                 "cost_pick": "yes" if question.cost_pick else "no",
                                 "injected_tool": question.injected_tool},
-                 "derivation": {"maker": family.name, **question.facts}},
+                 "derivation": {"maker": family.name, **facts}},
     }
 
 

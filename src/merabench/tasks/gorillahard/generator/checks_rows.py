@@ -64,10 +64,12 @@ def library_reference(row: Row) -> dict[str, Any]:
 
 
 def view_of(row: Row) -> View:
-    """A written row as the families' checks read it: the files, the reference and the catalog's
-    tools under the library's names."""
+    """A written row as the families' checks read it: the files, the reference, the recorded
+    derivation (whose tool labels name the catalog's tools) and the catalog's tools under the
+    library's names."""
+    derivation = json.loads(canonical_text(json.dumps(row.meta.get("derivation", {}), ensure_ascii=False)))
     return View(row.inputs["question"], attached_files(row.inputs["context"]), library_reference(row),
-                row.meta.get("derivation", {}), tuple(canonical(t["name"]) for t in catalog_of(row)))
+                derivation, tuple(canonical(t["name"]) for t in catalog_of(row)))
 
 
 def steps(reference: dict[str, Any]) -> list[dict[str, Any]]:

@@ -69,24 +69,28 @@ def served_tool(name: str, provider: int) -> dict[str, Any]:
     return json.loads(text)
 
 
-def serve(catalog: list[dict[str, Any]], reference: dict[str, Any], served: dict[str, int],
-          pinned_text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The catalog and reference with each family's tools under its provider's names. A family
-    whose tool the question or a file names (an instruction planted in a file, say) keeps the
-    library's names, so the text and the catalog agree."""
+def serve(catalog: list[dict[str, Any]], reference: dict[str, Any], served: dict[str, int], pinned_text: str,
+          facts: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """The catalog, reference and the row's recorded facts (its meta derivation) with each family's
+    tools under its provider's names, so that a label naming a tool names the one the catalog
+    serves. A family whose tool the question or a file names (an instruction planted in a file,
+    say) keeps the library's names, so the text and the catalog agree."""
+    facts = facts or {}
     candidates = [t for t in catalog if served[t["family"]]]
     pinned = {t["family"] for t in candidates if t["name"] in pinned_text}
     renamed = {t["family"]: served[t["family"]] for t in candidates if t["family"] not in pinned}
     if not renamed:
-        return catalog, reference
+        return catalog, reference, facts
     catalog = [served_tool(t["name"], renamed[t["family"]]) if t["family"] in renamed else t for t in catalog]
 
     def rename(match: re.Match[str]) -> str:
         name = match.group()
         return NAMES[name, renamed[family_of(name)]] if name in TOOLS and family_of(name) in renamed else name
 
-    text = DOTTED_NAME.sub(rename, json.dumps(reference, ensure_ascii=False))
-    return catalog, json.loads(text)
+    def renamed_in(value: dict[str, Any]) -> dict[str, Any]:
+        return json.loads(DOTTED_NAME.sub(rename, json.dumps(value, ensure_ascii=False)))
+
+    return catalog, renamed_in(reference), renamed_in(facts)
 
 
 def canonical(name: str) -> str:
