@@ -298,10 +298,10 @@ HOSTILE = [
             "needs 'filtered_resps' or 'resps'", absent=("s",)),
     Mistake("another task's submission file", lambda t, u: [*SCORE, str(json_file(
         t, {"data": {"test": [{"outputs": "x", "meta": {"id": 0}}]}}, "GorillaHard.json")), *OUT, str(t / "s")],
-            "is GorillaHard's submission file, not SAGE's", absent=("s",)),
+            "is a submission file of GorillaHard, not of SAGE", absent=("s",)),
     Mistake("another task's samples file", lambda t, u: [*SCORE, str(preds(
         t, [{"id": 0, "status": "ok", "output": "{}"}], "samples_gorillahard.jsonl")), *OUT, str(t / "s")],
-            "is GorillaHard's samples file, not SAGE's", absent=("s",)),
+            "is a samples file of GorillaHard, not of SAGE", absent=("s",)),
     Mistake("200k nested brackets in a prediction", lambda t, u: [*SCORE, str(text_file(
         t, "p.jsonl", '{"id": 0, "output": ' + "[" * 200_000 + "\n")), *OUT, str(t / "s")],
             "nested deeper than 1024 levels", absent=("s",)),

@@ -13,7 +13,7 @@ import typer
 from merabench.budget import Prices
 from merabench.cli_app import _stdout, say
 from merabench.cli_help import JUDGE
-from merabench.errors import ConfigError
+from merabench.errors import ConfigError, json_problem
 from merabench.judge_protocol import load_template
 from merabench.judging import judge_settings
 from merabench.models.base import SEED_MAX, SEED_MIN
@@ -29,7 +29,7 @@ def _extra_body(value: str | None) -> dict[str, Any]:
     try:
         body = json.loads(value)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"--extra-body is not valid JSON: {exc.msg}") from None
+        raise ConfigError(f"--extra-body is not valid JSON: {json_problem(exc)} at column {exc.colno}") from None
     if not isinstance(body, dict):
         raise ConfigError("--extra-body must be a JSON object")
     reserved = sorted({"model", "messages"} & set(body))

@@ -20,9 +20,12 @@ from merabench.tasks import TASKS, get_task
 MAX_GENERATED_ROWS = 10_000
 
 
-def _generator_task(task: str) -> None:
+def _generator_task(task: str, command: str) -> None:
     if get_task(task).name != "gorillahard":
-        raise ConfigError(f"only gorillahard has a question generator, not {task}")
+        does = {"generate": "makes new GorillaHard question sets",
+                "validate": "checks a GorillaHard set made by `merabench generate`"}[command]
+        raise ConfigError(f"{command} {does}; only gorillahard has a question generator, not {task} "
+                          "(other tasks' data is checked as it is read, by run or score --data PATH)")
 
 
 @app.command()
@@ -35,7 +38,7 @@ def generate(
     dialogues: Annotated[int, typer.Option(min=0, help="dialogues (2-5 turns each) among the rows")] = 30,
 ) -> None:
     """Generate a fresh GorillaHard-style question set."""
-    _generator_task(task)
+    _generator_task(task, "generate")
     from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
 
     if dialogues >= rows:
@@ -57,7 +60,7 @@ def validate(
                                              "(against a set of the next seed)")] = False,
 ) -> None:
     """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
-    _generator_task(task)
+    _generator_task(task, "validate")
     from merabench.tasks.gorillahard.generator.validate import validate as run_checks
 
     checks = run_checks(folder)

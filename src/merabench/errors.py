@@ -76,6 +76,15 @@ def _os_reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """The json module's complaint as a phrase: some of its messages end in a dangling "at"
+    ("Invalid control character at"), which a caller's own "at column N" would double."""
+    problem = exc.msg.removesuffix(" at")
+    if problem == "Invalid control character":
+        problem += " (a raw TAB or newline inside a string: JSON writes them \\t, \\n)"
+    return problem
+
+
 @contextlib.contextmanager
 def reading(path: Path | str, what: str = "") -> Iterator[None]:
     """Turn the errors of reading `path` into a DataError naming it (`what` says what it is)."""
@@ -88,7 +97,8 @@ def reading(path: Path | str, what: str = "") -> Iterator[None]:
         raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})",
                         file=label) from None
     except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", file=label) from None
+        raise DataError(f"not valid JSON ({json_problem(exc)} at line {exc.lineno}, column {exc.colno})",
+                        file=label) from None
     except tomllib.TOMLDecodeError as exc:
         raise DataError(f"not valid TOML ({exc})", file=label) from None
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:

@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from merabench.errors import DataError
+from merabench.errors import DataError, json_problem
 
 MAX_DEPTH = 1024
 
@@ -90,7 +90,8 @@ def lines_of(raw_lines: Iterable[bytes], *, file: str, text_only: bool = False) 
         try:
             yield lineno, loads(raw, text_only=text_only)
         except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=file, line=lineno) from None
+            raise DataError(f"not valid JSON ({json_problem(exc)} at column {exc.colno})", file=file,
+                            line=lineno) from None
         except UnicodeDecodeError as exc:
             raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
                             file=file, line=lineno) from None

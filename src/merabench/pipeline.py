@@ -174,11 +174,14 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
     """A line per endpoint on what `--concurrency auto` chose (the summary and results.json)."""
     notes = []
     for url, entry in chosen.items():
-        if entry.get("mode") != "auto":
+        if entry.get("mode") != "auto" or entry.get("sent") == 0:  # nothing sent: every answer was at hand
             continue
         slots = f"; it says it serves {entry['server_slots']} at once" if entry.get("server_slots") else ""
-        notes.append(f"--concurrency auto: {url} was sent {entry['min']}-{entry['max']} requests at once, "
-                     f"{entry['final']} at the end{slots} (results.json `concurrency` has the trace)")
+        sent = (f"was sent {entry['sent']:,} request(s), at most {entry['peak']} at once; "
+                if isinstance(entry.get("sent"), int) else "")
+        limit = (f"its limit moved between {entry['min']} and {entry['max']}, {entry['final']} at the end"
+                 if entry["min"] != entry["max"] else f"its limit stayed at {entry['max']}")
+        notes.append(f"--concurrency auto: {url} {sent}{limit}{slots} (results.json `concurrency` has the trace)")
     return notes
 
 

@@ -105,7 +105,7 @@ def _check_task_file(path: Path, task_mera_name: str | None) -> None:
                   if path.name in (f"{t.mera_name}.json", f"samples_{t.name}.jsonl")), None)
     if task_mera_name and named and named != task_mera_name:
         kind = "submission" if path.suffix == ".json" else "samples"
-        raise DataError(f"is {named}'s {kind} file, not {task_mera_name}'s", file=str(path))
+        raise DataError(f"is a {kind} file of {named}, not of {task_mera_name}", file=str(path))
 
 
 def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:

@@ -63,10 +63,33 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
         except (ValueError, UnicodeDecodeError):
             previous = None
         if previous is not None and previous != identity:
-            changed = sorted(k for k in set(previous) | set(identity) if previous.get(k) != identity.get(k))
-            raise ConfigError(f"{out_dir} holds a run with other settings (changed: {', '.join(changed)}); "
+            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(changes(previous, identity))}); "
                               "use another --out, or delete the folder to start over")
     write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+
+
+FLAGS = {"drop_params": "--drop-param", "options": "generation options"}
+
+
+def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Each setting that differs, named by its flag, with the folder's value and this run's
+    (`--max-tokens 256 in the folder, 512 now`); the generation options are looked into."""
+    found = []
+    for key in sorted(set(previous) | set(now)):
+        old, new = previous.get(key), now.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            found += changes(old, new)
+            continue
+        flag = FLAGS.get(key, "--" + key.replace("_", "-"))
+        found.append(f"{flag} {_shown(old)} in the folder, {_shown(new)} now")
+    return found
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def check_score_folder(out_dir: Path, source: str, task: str) -> None:

@@ -57,6 +57,8 @@ class Endpoint:
     refusing_since: float | None = None
     gave_up: str | None = None
     slots: int | None = None                 # what the server said it serves at once
+    sent: int = 0                            # requests sent to it (each attempt counts)
+    peak: int = 0                            # the most it had in flight at once
     running: dict[asyncio.Timeout, None] = field(default_factory=dict)  # clocks running, oldest first
     waiting: deque[asyncio.Timeout] = field(default_factory=deque)     # clocks not started, oldest first
 
@@ -129,6 +131,8 @@ class EndpointPool:
 
     def _take(self, endpoint: Endpoint, now: float) -> Endpoint:
         endpoint.in_flight += 1
+        endpoint.sent += 1
+        endpoint.peak = max(endpoint.peak, endpoint.in_flight)
         if endpoint.adaptive is not None:
             endpoint.adaptive.start(now)
         return endpoint
@@ -285,6 +289,7 @@ class EndpointPool:
         for e in self.endpoints:
             entry = e.adaptive.describe() if e.adaptive is not None else {"mode": "fixed", "limit": e.max_limit,
                                                                            "server_slots": e.slots}
+            entry |= {"sent": e.sent, "peak": e.peak}
             if e.gave_up:
                 entry["gave_up"] = e.gave_up
             out[redact_url(e.url)] = entry

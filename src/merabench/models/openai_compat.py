@@ -259,7 +259,7 @@ class OpenAICompatBackend(Backend):
             raise BackendError(f"timed out after {self.timeout_s:g} s at {shown} (counted from when the server "
                                "could start it)", retryable=True) from None
         except aiohttp.ClientError as exc:  # refused, reset, dropped, truncated payload
-            raise BackendError(f"{type(exc).__name__} at {shown}", retryable=True) from None
+            raise BackendError(transport_problem(exc, shown), retryable=True) from None
         if resp.status != 200:
             try:
                 parsed = loads(raw)
@@ -300,6 +300,27 @@ def error_message(body: Any) -> str | None:
     return None
 
 
+def transport_problem(exc: aiohttp.ClientError, url: str) -> str:
+    """What went wrong on the wire, in words (aiohttp's class names say little to a user)."""
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return f"the reply from {url} was cut off: the connection closed before the whole body arrived"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return f"{url} closed the connection without replying"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"could not connect to {url} ({exc.os_error.strerror or type(exc.os_error).__name__})"
+    if isinstance(exc, aiohttp.ClientOSError):
+        return f"the connection to {url} failed ({exc.strerror or 'a network error'})"
+    return f"the request to {url} failed on the connection ({type(exc).__name__})"
+
+
+def body_excerpt(raw: bytes, limit: int = 200) -> str:
+    """A reply body as text for a message: decoded, on one line, cut at `limit` characters."""
+    text = " ".join(raw.decode("utf-8", "replace").split())
+    if not text:
+        return "(an empty body)"
+    return f"'{text[:limit]}…' ({len(raw):,} bytes)" if len(text) > limit else f"'{text}'"
+
+
 def _text(content: Any) -> str | None:
     """A message's content: a string, or the text parts of a list of parts; None if neither."""
     if content is None:
@@ -323,8 +344,12 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
         if not isinstance(message, dict) or not isinstance(usage, dict):  # e.g. "message": "hi"
             raise TypeError("not an object")
         details = usage.get("completion_tokens_details") or {}
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise BackendError(f"malformed response body from {url}: {raw[:200]!r}", retryable=True) from None
+    except ValueError:
+        raise BackendError(f"malformed response body from {url} (not JSON): {body_excerpt(raw)}",
+                           retryable=True) from None
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise BackendError(f"malformed response body from {url} (JSON, but not a chat-completions reply): "
+                           f"{body_excerpt(raw)}", retryable=True) from None
     text = _text(message.get("content"))
     if text is None:
         raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
