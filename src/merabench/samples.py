@@ -152,15 +152,17 @@ class SamplesFile:
 
 
 def missing_answers(label: str, failed: Sequence[int], answered_or_failed: int, planned: int | None,
-                    unasked: int = 0) -> list[str]:
+                    unasked: int = 0, *, scoring: bool = False) -> list[str]:
     """What keeps a task's samples from being a complete set of answers, one line each: rows
     without an answer (`unasked` of them never sent: the run stopped early), and rows missing
-    from the samples (fewer records than the run planned)."""
+    from the samples (fewer records than the run planned). `scoring`: the samples of a
+    `merabench score` folder, whose missing answers were missing from the predictions."""
     problems = []
     if failed:
         never = f", {unasked} of them never asked" if unasked else ""
-        problems.append(f"{label}: {len(failed)} row(s) have no answer{never} (first ids: {list(failed)[:5]}); "
-                        "rerun the same command to retry them")
+        fix = ("the predictions scored into this folder had none for them" if scoring
+               else "rerun the same command to retry them")
+        problems.append(f"{label}: {len(failed)} row(s) have no answer{never} (first ids: {list(failed)[:5]}); {fix}")
     if isinstance(planned, int) and answered_or_failed < planned:
         problems.append(f"{label}: {answered_or_failed} of {planned} rows answered")
     return problems

@@ -22,6 +22,7 @@ from merabench.errors import DataError, reading, writing
 from merabench.jsonio import loads
 from merabench.redaction import redact
 from merabench.results import RESULTS_FILE
+from merabench.rundir import RUN_FILE
 from merabench.samples import missing_answers, read_answers, read_records, samples_path
 from merabench.tasks import TASKS
 
@@ -52,16 +53,19 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
             raise
         finished, problems = {}, [str(exc)]
     entries: dict[str, list[dict[str, Any]]] = {}
+    scoring = not (run_dir / RUN_FILE).exists()  # a `merabench score` folder: one task's scored predictions
     for task in TASKS.values():
         path = samples_path(run_dir, task.name)
         if not path.exists():
-            problems.append(f"{task.mera_name}: not in this run (run it with --tasks {task.name})")
+            problems.append(f"{task.mera_name}: not in this score folder (it holds one task; a submission comes "
+                            "from a `merabench run` folder)"
+                            if scoring else f"{task.mera_name}: not in this run (run it with --tasks {task.name})")
             continue
         answers = read_answers(path)
         lines = read_records(path)
         failed = sorted(i for i, a in answers.items() if not a.ok)
         problems += missing_answers(task.mera_name, failed, len(answers), (finished.get(task.name) or {}).get("n"),
-                                    sum(a.unasked for a in answers.values()))
+                                    sum(a.unasked for a in answers.values()), scoring=scoring)
         # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
                                    for i, a in sorted(answers.items()) if a.ok]
@@ -167,6 +171,8 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
     `expected_ids` (by MERA name) every test row must be too. A file that is not a readable ZIP
     is a DataError (nothing can be checked), not a problem."""
     with reading(path, "submission"):
+        if not path.is_file():
+            raise DataError("no such file" if not path.exists() else "is a folder, not a ZIP file", file=str(path))
         if not zipfile.is_zipfile(path):
             raise DataError("is not a ZIP file", file=str(path))
         with zipfile.ZipFile(path) as zf:

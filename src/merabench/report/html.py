@@ -26,6 +26,7 @@ from typing import Any
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
 from merabench.rows import Row
+from merabench.rundir import RUN_FILE
 from merabench.samples import write_atomic
 from merabench.tasks import TASKS
 from merabench.tasks.base import Aggregation, MetricSpec
@@ -105,8 +106,24 @@ def _cards(task: dict[str, Any], specs: Sequence[MetricSpec]) -> str:
     return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
 
 
-def _metric_table(task: dict[str, Any], specs: Sequence[MetricSpec]) -> str:
+def _no_metrics(task: dict[str, Any], scoring: bool) -> str:
+    """Why a task has no metric at all, in place of an empty table."""
+    n, scored, unasked = task.get("n", 0), task.get("n_scored", 0), task.get("n_unasked", 0)
+    if scored:
+        why = f"the {scored:,} scored row(s) carry none (rows without a reference answer have no score)"
+    elif n and unasked == n:
+        why = "the run stopped before any row was asked"
+    elif scoring:
+        why = f"none of its {n:,} row(s) had an answer to score (the reasons are below)"
+    else:
+        why = f"every one of its {n:,} request(s) failed, so no row was scored (the reasons are below)"
+    return f'<div class="note">No metric: {_e(why)}.</div>'
+
+
+def _metric_table(task: dict[str, Any], specs: Sequence[MetricSpec], scoring: bool = False) -> str:
     metrics, denominators, ci = task.get("metrics", {}), task.get("denominators", {}), task.get("ci95", {})
+    if not metrics:
+        return _no_metrics(task, scoring)
     by_name = {s.name: s for s in specs}
     rows = []
     for name in [s.name for s in specs if s.name in metrics] + [m for m in metrics if m not in by_name]:
@@ -210,14 +227,15 @@ def _failed_requests(rows: TaskRows) -> str:
     if not errors:
         return ""
     listed = " · ".join(f"{_e(reason)} ({n:,})" for reason, n in errors.most_common(5))
-    return f'<div class="line err"><b>{sum(errors.values()):,} request(s) failed</b>: {listed}</div>'
+    what = "row(s) had no answer to score" if rows.scoring else "request(s) failed"
+    return f'<div class="line err"><b>{sum(errors.values()):,} {what}</b>: {listed}</div>'
 
 
-def _counts(task: dict[str, Any]) -> str:
+def _counts(task: dict[str, Any], scoring: bool = False) -> str:
     tokens = task.get("tokens", {})
     unasked = task.get("n_unasked", 0)  # never sent (the run stopped at a limit): not failures
     counts = (f'{task.get("n", 0):,} rows · {task.get("n_scored", 0):,} scored · '
-              f'{task.get("n_errors", 0) - unasked:,} failed · '
+              f'{task.get("n_errors", 0) - unasked:,} {"without an answer" if scoring else "failed"} · '
               + (f'<span class="err">{unasked:,} not asked</span> · ' if unasked else "") +
               f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
     if tokens.get("reasoning"):
@@ -237,8 +255,9 @@ def _section(name: str, task: dict[str, Any], rows: TaskRows) -> str:
                                         'reference or attributes</div>')
     title = spec.mera_name if spec else name
     return (f'<section id="task-{_e(name)}"><h2>{_e(title)}</h2><div class="muted">{_e(task.get("source", ""))} · '
-            f'{_counts(task)} · <a href="#rows" data-task="{_e(name)}" class="rowlink">browse its rows</a></div>'
-            f'{notes}{missing}{_cards(task, specs)}{_metric_table(task, specs)}{_failed_requests(rows)}'
+            f'{_counts(task, rows.scoring)} · <a href="#rows" data-task="{_e(name)}" class="rowlink">browse its rows'
+            f'</a></div>{notes}{missing}{_cards(task, specs)}{_metric_table(task, specs, rows.scoring)}'
+            f'{_failed_requests(rows)}'
             f'{_failure_chart(rows)}{_breakdowns(task.get("breakdowns", {}))}</section>')
 
 
@@ -300,7 +319,9 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     tasks = doc.get("tasks", {})
     data = rows if rows is not None else reload_rows(doc)
     strip = bool((doc.get("settings") or {}).get("strip_think"))
-    collected = {name: collect_rows(run_dir, name, data.get(name), strip_think=strip) for name in tasks}
+    scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made
+    collected = {name: collect_rows(run_dir, name, data.get(name), strip_think=strip, scoring=scoring)
+                 for name in tasks}
     del data
     payload = [c for c in collected.values()]
 
@@ -310,7 +331,8 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     explorer = {"tasks": [{"name": c.task, "title": TASKS[c.task].mera_name if c.task in TASKS else c.task,
                            "score": c.score_metric, "attrs": list(c.attributes), "metrics": c.metric_names}
                           for c in payload],
-                "help": HELP, "note": " ".join(c.budget_note for c in payload if c.budget_note)}
+                "help": HELP, "note": " ".join(c.budget_note for c in payload if c.budget_note),
+                "scoring": scoring}
     wall = doc.get("wall_time_s")
     meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
     toc = " · ".join(f'<a href="#task-{_e(n)}">{_e(TASKS[n].mera_name if n in TASKS else n)}</a>' for n in tasks)

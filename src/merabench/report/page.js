@@ -241,7 +241,9 @@
     if (d.p) parts.push(el("details", {}, [el("summary", {text: "prompt"}), el("pre", {text: d.p})]));
     else if (d.short && d.short.indexOf("p") >= 0) {
       parts.push(el("div", {cls: "muted", text: "prompt left out to keep the page small: the samples file holds it"}));
-    } else parts.push(el("div", {cls: "muted", text: "prompt not logged (run with --log-prompts to keep it)"}));
+    } else parts.push(el("div", {cls: "muted", text: DATA.scoring ? "no prompt: a score folder holds saved answers, "
+                                                   + "not the requests that made them" :
+                                                   "prompt not logged (run with --log-prompts to keep it)"}));
     if (d.short) parts.push(el("div", {cls: "muted", text: "shortened to keep the page small (" + d.short.join(", ") +
                                                       "): the samples file holds them whole"}));
     return parts;

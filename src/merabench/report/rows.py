@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, overload
 from merabench.errors import MerabenchError
 from merabench.jsonio import loads
 from merabench.records import NOT_ASKED
-from merabench.report.views import NOT_ASKED_CLASS, REQUEST_FAILED, view_of
+from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows import Row, rows_sha256
 from merabench.samples import samples_path
 from merabench.tasks import TASKS
@@ -83,6 +83,7 @@ class TaskRows:
     failure_help: str = field(default="")
     failure_counts: Counter[str] = field(default_factory=Counter)  # rows per failure class
     error_reasons: Counter[str] = field(default_factory=Counter)   # failed requests per reason
+    scoring: bool = False  # a `merabench score` folder: rows failed for want of an answer, no request was made
 
 
 def _prompt(record: dict[str, Any]) -> str | None:
@@ -153,7 +154,7 @@ def _record_at(fh: BinaryIO, offset: int) -> dict[str, Any]:
 
 
 def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, strip_think: bool,
-                 budget: int = TEXT_BUDGET // 3) -> TaskRows:
+                 budget: int = TEXT_BUDGET // 3, scoring: bool = False) -> TaskRows:
     """The task's entries, worst first. The samples file is read twice rather than held: once
     for where each id's last line is and how bad it is, then line by line in that order (the
     order the text budget is spent in), so one record at a time is in memory."""
@@ -167,7 +168,7 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
     spend = _Budget(budget)
     if not path.exists():
         return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, 0, 0, rows is not None,
-                        "", FAILURE_HELP.get(task_name, ""))
+                        "", FAILURE_HELP.get(task_name, ""), scoring=scoring)
     with path.open("rb") as fh:
         last: dict[int, tuple[tuple, int]] = {}  # id -> (sort key, offset): the last line of an id is its answer
         for offset, record in _lines(fh):
@@ -177,7 +178,7 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
         del last
         for _, offset in order:
             entry, failures = _entry(_record_at(fh, offset), by_id, task, view, score_metric, metric_names,
-                                     strip_think, spend)
+                                     strip_think, spend, NO_ANSWER if scoring else REQUEST_FAILED)
             failure_counts.update(failures)
             if entry["s"] == "error":
                 error_reasons[str(entry["e"]).split(": ", 1)[0][:120]] += 1
@@ -186,11 +187,12 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
             f"{path.name} holds them whole." if spend.shortened else "")
     n_failed = sum(error_reasons.values())
     return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, len(entries) - n_failed, n_failed,
-                    rows is not None, note, FAILURE_HELP.get(task_name, ""), failure_counts, error_reasons)
+                    rows is not None, note, FAILURE_HELP.get(task_name, ""), failure_counts, error_reasons, scoring)
 
 
 def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: Any, score_metric: str | None,
-           metric_names: list[str], strip_think: bool, spend: _Budget) -> tuple[dict[str, Any], list[str]]:
+           metric_names: list[str], strip_think: bool, spend: _Budget,
+           failed: str = REQUEST_FAILED) -> tuple[dict[str, Any], list[str]]:
     """One row's entry, its texts as the budget left lets the page carry them, and its failure classes."""
     row_id = record["id"]
     row = by_id.get(row_id)
@@ -198,7 +200,7 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
     score = metrics.get(score_metric) if state == "ok" else None
     raw = record.get("output") if isinstance(record.get("output"), str) else None
-    failures = ([NOT_ASKED_CLASS if state == "unasked" else REQUEST_FAILED] if state != "ok" else
+    failures = ([NOT_ASKED_CLASS if state == "unasked" else failed] if state != "ok" else
                 view.failures(record, row) if score is not None and score < 1.0 else [])
     metric_names.extend(k for k, v in metrics.items() if k not in metric_names and isinstance(v, int | float))
     measured = [_number(metrics.get(name)) for name in metric_names]

@@ -16,6 +16,7 @@ from merabench.tasks.sage.edit_notes import describe, why
 Verdict = tuple[str, bool | None, str]
 
 REQUEST_FAILED = "request failed"
+NO_ANSWER = "no answer to score"  # a score folder's row without one: no request was made there
 EDIT_CHARS = 300  # of an edit's source or corrected span in a verdict line (a think block can be long)
 NOT_ASKED_CLASS = "not asked (the run stopped at a limit)"
 
