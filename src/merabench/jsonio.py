@@ -25,7 +25,9 @@ MAX_DEPTH = 1024
 
 def loads(text: str | bytes, *, text_only: bool = False) -> Any:
     """Bytes must be UTF-8 (a UnicodeDecodeError says where they are not). `text_only`: a string
-    holding a lone surrogate escape is refused (rows are text to send; an answer may hold one)."""
+    holding a lone surrogate escape is refused (rows are text to send; an answer may hold one).
+    A leading UTF-8 byte order mark (Windows editors write one) is skipped."""
+    text = _without_bom(text)
     try:
         return orjson.loads(_utf8(text))
     except orjson.JSONDecodeError as exc:
@@ -39,6 +41,12 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
         raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "
                                    "character", text if isinstance(text, str) else text.decode("utf-8"), 0)
     return value
+
+
+def _without_bom(text: str | bytes) -> str | bytes:
+    if isinstance(text, bytes):
+        return text[3:] if text.startswith(b"\xef\xbb\xbf") else text
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _has_lone_surrogate(value: Any) -> bool:

@@ -1,10 +1,11 @@
 """Saved answers for `merabench score`: {id: answer text, or None where the saved request failed}.
 
-Accepted: JSONL `{"id": <meta.id>, "output": "..."}`, merabench's own samples files (a log: a row
-answered again appears twice, and its last record counts, as a resumed run reads it), a MERA submission
-JSON `{"data": {"test": [{"outputs", "meta": {"id"}}]}}` or a ZIP of those, and
-lm-evaluation-harness `samples_*.jsonl` (`doc.meta.id` with `filtered_resps` or `resps`). An id
-given twice anywhere else is a mistake and an error, not a silent last-one-wins.
+Accepted: JSONL `{"id": <meta.id>, "output": "..."}` or a JSON list of those, merabench's own
+samples files (a log: a row answered again appears twice, and its last record counts, as a resumed
+run reads it), a MERA submission JSON `{"data": {"test": [{"outputs", "meta": {"id"}}]}}` or a ZIP
+of those, and lm-evaluation-harness `samples_*.jsonl` (`doc.meta.id` with `filtered_resps` or
+`resps`). An id given twice anywhere else is a mistake and an error, not a silent last-one-wins.
+A leading UTF-8 byte order mark is skipped (jsonio.loads).
 """
 
 from __future__ import annotations
@@ -74,9 +75,13 @@ def _collect(items: list[tuple[int, str | None]], *, file: str, log: bool) -> di
 
 
 def _from_submission(doc: Any, *, file: str) -> dict[int, str | None]:
+    """A MERA submission's answers, or those of a plain JSON list of {id, output} (as --data takes a list)."""
+    if isinstance(doc, list):
+        return _collect([_from_line(item, file=file, line=i) for i, item in enumerate(doc)], file=file, log=False)
     items = doc.get("data", {}).get("test") if isinstance(doc, dict) and isinstance(doc.get("data"), dict) else None
     if not isinstance(items, list):
-        raise DataError('expected {"data": {"test": [...]}} with a list of answers', file=file, field="data.test")
+        raise DataError('expected {"data": {"test": [...]}} with a list of answers (a MERA submission), or a '
+                        'JSON list of {"id", "output"}', file=file, field="data.test")
     return _collect([_from_line(item, file=file, line=i) for i, item in enumerate(items)], file=file, log=False)
 
 
@@ -115,7 +120,7 @@ def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[i
         doc = loads(data)
     except json.JSONDecodeError:
         doc = None  # more than one value: JSONL (whose malformed line is named below)
-    if isinstance(doc, dict) and "data" in doc:
+    if (isinstance(doc, dict) and "data" in doc) or isinstance(doc, list):
         return _from_submission(doc, file=file)
     return _from_lines(lines_of(data.splitlines(), file=file), file=file)
 
