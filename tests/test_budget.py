@@ -10,6 +10,7 @@ from helpers import correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
 from merabench.budget import Budget, Prices, parse_duration, prices_from_file, resolve_prices
 from merabench.errors import ConfigError
+from merabench.models.concurrency import AUTO_START
 
 
 def test_prices_cost_and_the_limit() -> None:
@@ -205,3 +206,32 @@ def test_negative_usage_cannot_keep_max_cost_from_stopping(tmp_path: Path, make_
     assert results["cost"] >= 0.01 and results["stopped"]["unasked"] > 0
     assert "cost: -" not in done.stdout and all(
         (s["prompt_tokens"] or 0) >= 0 for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl"))
+
+
+def test_max_cost_stops_sending_under_concurrency_auto(tmp_path: Path, make_server) -> None:
+    """The default `--concurrency auto` keeps more workers than an endpoint is sent at once; the
+    ones waiting for room must not be sent once the limit is reached (they were, every one)."""
+    server = make_server(reply=perfect, latency_s=0.3)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(80))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--price-in", "1", "--price-out", "2",
+                   "--max-cost", "0.01")  # 0.002 per answer; auto sends AUTO_START at first
+    message = done.stdout + done.stderr
+    assert done.returncode == 3, message
+    assert "stopped early: --max-cost 0.01 reached" in message
+    assert len(server.requests) <= AUTO_START + 8, len(server.requests)  # the first burst, a few sent as it ends
+    stopped = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["stopped"]
+    assert stopped["unasked"] == 80 - len(server.requests)
+
+
+def test_deadline_stops_sending_under_concurrency_auto(tmp_path: Path, make_server) -> None:
+    server = make_server(reply=perfect, latency_s=1.0)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(80))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--deadline", "0.5")
+    message = done.stdout + done.stderr
+    assert done.returncode == 3, message
+    assert "--deadline 0.5 s reached" in message
+    assert len(server.requests) == AUTO_START  # the first burst left before the deadline; nothing after it
+    stopped = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["stopped"]
+    assert stopped["by"] == "--deadline" and stopped["unasked"] == 80 - AUTO_START

@@ -19,7 +19,7 @@ those.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,7 +180,7 @@ class ImportedSource:
     async def preflight(self) -> list[str]:
         return []
 
-    async def complete(self, item: WorkItem) -> Completion:
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
         found = self.answers.get((item.task.name, item.row.id))
         if found is None:
             raise BackendError("not in the imported responses; ask it with `merabench run` and an endpoint, "

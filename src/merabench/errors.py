@@ -4,7 +4,8 @@
     ├── DataError             a row, file or prediction that is malformed (names file, line, field)
     ├── ConfigError           a flag or setting that cannot work (unknown task, bad model spec, ...)
     ├── BackendError          a model request that failed; `retryable` says whether to try again
-    └── ServerRefused         every endpoint refused to serve for longer than the run waits: stop sending
+    ├── ServerRefused         every endpoint refused to serve for longer than the run waits: stop sending
+    └── NotSent               the run stopped sending (--max-cost, --deadline, ...) before a request left
 
 `cli.py` catches MerabenchError once; nothing else in the package prints errors. Where files are
 read, `reading(path)` maps what the standard library raises (OS, decoding, JSON, ZIP, sqlite
@@ -70,6 +71,11 @@ class BackendError(MerabenchError):
 class ServerRefused(MerabenchError):
     """Every endpoint asked to wait past the back-off ceiling, or kept refusing: the run stops
     sending, keeps what it has, and the same command resumes."""
+
+
+class NotSent(MerabenchError):
+    """A request that was about to leave when the run stopped sending (its `Request.may_send`
+    said no): not the row's failure, the row stays unasked for the rerun. Never shown."""
 
 
 def _os_reason(exc: OSError) -> str:

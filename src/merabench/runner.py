@@ -2,8 +2,12 @@
 
 A fixed set of `concurrency` workers pulls requests from one work queue shared by all tasks
 (never a coroutine per row); how many of them an endpoint serves at once is the backend's
-business (models/endpoints.py). When every endpoint refuses to serve (ServerRefused), no new
-request is sent and the rows not answered stay unasked for the rerun. An answer is written to its task's samples file at the end of the
+business (models/endpoints.py). Whether a request may still be sent (a cost or time budget, every
+endpoint refusing to serve, a full disk) is decided in one place, the runner's `may_send`, asked as the
+request leaves: by the worker as it takes the request, and by the backend again after any wait
+for room (`Request.may_send`: with `--concurrency auto` there are more workers than an endpoint
+is sent at once, and a fixed limit halves on 429). Once it says no, the rows not answered stay
+unasked for the rerun. An answer is written to its task's samples file at the end of the
 event-loop turn that received it, so a killed run loses only the requests in flight; the response
 cache gets answers in batches, at most CACHE_BATCH_S later (a commit per answer would cap a fast
 endpoint). On a rerun into the same folder, rows already answered there (same messages) are
@@ -23,7 +27,7 @@ from typing import Any, Protocol
 
 from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
-from merabench.errors import BackendError, DataError, ServerRefused
+from merabench.errors import BackendError, DataError, NotSent, ServerRefused
 from merabench.models.base import Backend, Completion, Request
 from merabench.models.baselines import BaselineKind, baseline_answer
 from merabench.prompts import HistoryIndex, Message, messages_digest
@@ -83,7 +87,10 @@ class AnswerSource(Protocol):
 
     def cache_key(self, item: WorkItem) -> str | None: ...
     async def preflight(self) -> list[str]: ...
-    async def complete(self, item: WorkItem) -> Completion: ...
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
+        """The answer; NotSent when `may_send()` says no as the request is about to leave after
+        a wait (a source that never waits need not ask: the worker asked just before)."""
+        ...
     def notes(self) -> list[str]: ...
     def run_facts(self) -> dict[str, Any]: ...
     async def aclose(self) -> None: ...
@@ -108,8 +115,8 @@ class BackendSource:
     async def preflight(self) -> list[str]:
         return await self.backend.preflight()
 
-    async def complete(self, item: WorkItem) -> Completion:
-        return await self.backend.generate(Request(item.messages))
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
+        return await self.backend.generate(Request(item.messages, may_send))
 
     def notes(self) -> list[str]:
         return self.backend.notes()
@@ -136,7 +143,7 @@ class BaselineSource:
     async def preflight(self) -> list[str]:
         return []
 
-    async def complete(self, item: WorkItem) -> Completion:
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
         return Completion(text=baseline_answer(self.kind, item.task, item.row, self.seed), finish_reason="stop",
                           attempts=1)
 
@@ -192,7 +199,7 @@ class Runner:
     system_prompt: str | None = None
     progress: ProgressSink = field(default_factory=NoProgress)
     log_prompts: bool = False
-    #: asked before each new request; once true, no new request is sent (a cost or time budget)
+    #: asked as each new request leaves (may_send); once true, no new request is sent (a cost or time budget)
     should_stop: Callable[[], bool] = lambda: False
     #: called with each fresh completion (cost accounting)
     on_completion: Callable[[Completion], None] = lambda completion: None
@@ -337,9 +344,11 @@ class Runner:
             if in_flight == self.concurrency:
                 loop.call_soon(self._idle)  # after this worker's request has left
             try:
-                completion = await self.source.complete(item)
+                completion = await self.source.complete(item, may_send)
             except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
                 self.stopped_by = str(exc)
+                return
+            except NotSent:  # the run stopped sending while it waited for room: unasked too
                 return
             except BackendError as exc:
                 emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
@@ -352,10 +361,12 @@ class Runner:
             emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
                  item.cache_key, completion)
 
+        def may_send() -> bool:
+            return self.stopped_by is None and not write_failed and not self.should_stop()
+
         saver = asyncio.create_task(cache_saver())
         try:
-            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency,
-                           stop=lambda: self.stopped_by is not None or bool(write_failed) or self.should_stop())
+            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency, stop=lambda: not may_send())
         finally:
             saver.cancel()
             try:

@@ -7,7 +7,7 @@ or a row. It returns a Completion or raises BackendError (after its own retries)
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,9 +43,17 @@ class GenerationOptions:
         return out
 
 
+def always() -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Request:
     messages: Sequence[Message]
+    #: asked as the request is about to leave, after any wait for room (an endpoint's in-flight
+    #: limit, a local model's turn), and only then: False and it is not sent, the backend raises
+    #: NotSent. A run's --max-cost and --deadline reach every concurrency mode through it.
+    may_send: Callable[[], bool] = field(default=always, compare=False)
 
 
 @dataclass(frozen=True)
@@ -64,7 +72,7 @@ class Completion:
 
 class Backend(ABC):
     """A model behind an API or in this process. `generate` raises BackendError when a request
-    fails for good."""
+    fails for good, NotSent when `request.may_send()` said no as its first attempt was to leave."""
 
     #: the model spec as the user gave it (e.g. "openai:qwen3-8b"); part of the cache key
     name: str

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from merabench.errors import BackendError, ConfigError
+from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.hf_source import describe_load_failure, resolve_source
 
@@ -32,6 +32,7 @@ class HFLocalBackend(Backend):
         self._model: Any = None
         self._tokenizer: Any = None
         self._lock = threading.Lock()
+        self._turn: asyncio.Lock | None = None
         self._load_s: float | None = None
 
     def _load(self) -> None:
@@ -106,13 +107,18 @@ class HFLocalBackend(Backend):
                           latency_s=latency, endpoint=self.name)
 
     async def generate(self, request: Request) -> Completion:
-        try:
-            return await asyncio.to_thread(self._generate, list(request.messages))
-        except (ConfigError, BackendError):
-            raise
-        except Exception as exc:  # out of memory, a chat template that refuses the messages (jinja2), ...
-            detail = " ".join(str(exc).split())[:300]
-            raise BackendError(f"{self.name}: {type(exc).__name__}: {detail}", retryable=False) from None
+        if self._turn is None:
+            self._turn = asyncio.Lock()  # in the run's own loop
+        async with self._turn:  # one generation at a time: the others wait here, not in a thread
+            if not request.may_send():
+                raise NotSent("the run stopped sending")
+            try:
+                return await asyncio.to_thread(self._generate, list(request.messages))
+            except (ConfigError, BackendError):
+                raise
+            except Exception as exc:  # out of memory, a chat template that refuses the messages (jinja2), ...
+                detail = " ".join(str(exc).split())[:300]
+                raise BackendError(f"{self.name}: {type(exc).__name__}: {detail}", retryable=False) from None
 
     async def preflight(self) -> list[str]:
         """The model loaded before any file of the run is made, so a missing library, a wrong path

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
-from merabench.errors import BackendError, ConfigError
+from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.jsonio import dumps_kept, loads
 from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
@@ -191,9 +191,14 @@ class OpenAICompatBackend(Backend):
             self._watchers = self._watch()
         started = time.monotonic()
         attempt = failures = 0
+        first = True
         while True:
             body = self.payload(request)
             endpoint = await self.pool.acquire()  # ServerRefused when every endpoint is given up
+            if first and not request.may_send():  # the first send, after its wait for room: the run's caps
+                self.pool.release(endpoint, ok=False)
+                raise NotSent("the run stopped sending")
+            first = False
             attempt += 1
             epoch = endpoint.pause_epoch
             sent = time.monotonic()
