@@ -132,7 +132,8 @@ def test_the_judge_key_from_its_environment_variable_is_masked(tmp_path: Path, m
     done = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
                    "--judge-model", "openai:judge", "--judge-base-url", bad_judge.url, "--no-cache",
                    env={"LM_EVAL_JUDGE_API_KEY": judge_key})
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr  # the judge answered no call: its metrics are missing
+    assert "judge metrics missing: russianregions" in done.stderr and "invalid credentials: Bearer ***" in done.stderr
     assert bad_judge.headers[0]["Authorization"] == f"Bearer {judge_key}"
     written = everything_written(tmp_path / "s")
     assert "invalid credentials: Bearer ***" in written  # the judge's errors are in the samples

@@ -25,6 +25,7 @@ from merabench.cli_options import (
     _failing,
     _finite,
     _judge,
+    _judge_failed,
     _print,
     _register,
     _request_fields,
@@ -35,7 +36,7 @@ from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, reading
 from merabench.models import GenerationOptions
 from merabench.models.presets import PRESETS, resolve
-from merabench.pipeline import RunConfig, ScoreConfig, evaluate, score_predictions
+from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.predictions import load_predictions
 from merabench.tasks import TASKS, get_task
@@ -260,6 +261,7 @@ def run(
         result = evaluate(config, say=say)
     _print(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
+    judge_failed = _said_judge_failed(result)
     if result.stopped_by:
         stopped = result.document.get("stopped", {})
         say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
@@ -270,6 +272,18 @@ def run(
         reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
         say(f"{reason}: " + "; ".join(failing))
         raise typer.Exit(1)
+    if judge_failed:
+        raise typer.Exit(1)
+
+
+def _said_judge_failed(result: Evaluation) -> bool:
+    """Say which tasks lack their judge metrics because the judge answered nothing; the answers
+    are kept, so the same command asks the judge again."""
+    failed = _judge_failed(list(result.tasks.values()))
+    if failed:
+        say("judge metrics missing: " + "; ".join(failed) + " (the answers are kept: once the judge answers, "
+            "the same command judges them again)")
+    return bool(failed)
 
 
 @app.command(cls=PanelledCommand)
@@ -304,6 +318,8 @@ def score(
     _print(result)
     if explain is not None:
         _explain(the_task.name, data, split, answers, explain, strip_think)
+    if _said_judge_failed(result):
+        raise typer.Exit(1)
 
 
 def _explainable(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int) -> None:

@@ -100,6 +100,11 @@ def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
     return failing
 
 
+def _judge_failed(results: list[TaskResult]) -> list[str]:
+    """Tasks whose judge answered none of its calls: their judge metrics are missing (exit 1)."""
+    return [f"{r.task}: {r.judge_failed}" for r in results if r.judge_failed]
+
+
 def _print(result: Evaluation, prices: Prices | None = None) -> None:
     _stdout().print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
     for note in result.notes:

@@ -20,7 +20,7 @@ from merabench.errors import BackendError, ConfigError, ServerRefused
 from merabench.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
 from merabench.prompts import messages_digest
-from merabench.records import Answer, Judgement
+from merabench.records import Answer, Judgement, commonest_error
 from merabench.rows import Row
 from merabench.tasks.base import Task
 
@@ -118,3 +118,13 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
                                     tuple(errors[row_id]))
                   for row_id in requests}
     return judgements, sent
+
+
+def judge_failure(judgements: Mapping[int, Judgement]) -> str | None:
+    """Why a task has no judge scores at all: calls were made and none was answered (the judge
+    stopped answering during the run), with the commonest error; None when any reply came."""
+    calls = sum(len(j.replies) for j in judgements.values())
+    if not calls or any(r is not None for j in judgements.values() for r in j.replies):
+        return None
+    error, count = commonest_error(e for j in judgements.values() for e in j.errors) or ("no reply", calls)
+    return f"the judge answered none of its {calls} call(s); the commonest error ({count} of them): {error}"

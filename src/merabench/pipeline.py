@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
 from merabench.datasource import load_for_tasks, load_task_data
-from merabench.errors import DataError, disk_space
-from merabench.judging import JudgeSettings, judge_task, make_judge
+from merabench.errors import ConfigError, DataError, disk_space
+from merabench.judging import JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.memory import release_freed_memory
-from merabench.models import BASELINES, BackendSettings, GenerationOptions, make_backend
+from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
@@ -196,16 +196,42 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
             "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None}
 
 
+def _judged(run: TaskRun) -> bool:
+    return run.task.uses_judge and run.data.has_references
+
+
+def _new_judge(judge: JudgeRun) -> Backend:
+    return make_judge(judge.settings, concurrency=judge.concurrency, max_retries=judge.max_retries,
+                      timeout_s=judge.timeout_s, retry_base_delay_s=judge.retry_delay_s)
+
+
+def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[JudgeRun | None, list[str]]:
+    """The judge's endpoints checked before anything is asked or written, by the preflight the
+    model's endpoints get, when a task of the run will ask the judge: none reachable fails at
+    once naming them (not after the model's answers, each judge call failing after its
+    retries); ones that refuse connections while others accept are left out, and a note says so."""
+    if judge is None or not any(_judged(run) for run in runs):
+        return judge, []
+    backend = _new_judge(judge)
+    try:
+        notes = asyncio.run(backend.preflight())
+    except ConfigError as exc:
+        raise ConfigError(f"the judge {judge.settings.model} (--judge-base-url): {exc}") from None
+    reachable = getattr(backend, "urls", judge.settings.base_urls)
+    if list(reachable) != list(judge.settings.base_urls):
+        judge = dataclasses.replace(judge, settings=dataclasses.replace(judge.settings, base_urls=list(reachable)))
+    return judge, [f"judge {judge.settings.model}: {note}" for note in notes]
+
+
 def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
                cache: ResponseCache | None, strip: bool, say: Callable[[str], None]) -> dict[str, dict[int, Judgement]]:
     judged: dict[str, dict[int, Judgement]] = {}
     if judge is None:
         return judged
     for run in runs:
-        if not (run.task.uses_judge and run.data.has_references):
+        if not _judged(run):
             continue
-        backend = make_judge(judge.settings, concurrency=judge.concurrency, max_retries=judge.max_retries,
-                             timeout_s=judge.timeout_s, retry_base_delay_s=judge.retry_delay_s)
+        backend = _new_judge(judge)
         judged[run.task.name], sent = asyncio.run(judge_task(
             run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
             concurrency=judge.concurrency))
@@ -220,10 +246,15 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]]
     judged = _judge_all(runs, answers, judge, cache, strip, say)
     results = []
     for run in runs:
-        result = score_task(run.task, run.data.rows, answers[run.task.name], judged.get(run.task.name),
+        judgements = judged.get(run.task.name)
+        result = score_task(run.task, run.data.rows, answers[run.task.name], judgements,
                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                             early=early.scores.get(run.task.name) if early else None,
                             data_sha256=early.data_sha256(run.task.name) if early else None)
+        failed = judge_failure(judgements or {})
+        if failed is not None:  # the headline judge metrics are missing: said, and the CLI exits 1
+            result = dataclasses.replace(result, judge_failed=failed,
+                                         notes=(*result.notes, f"judge metrics missing: {failed}"))
         results.append(result)
     return results
 
@@ -301,6 +332,8 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     source = answer_source(config)
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
+    judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
+    preflight_notes += judge_notes
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
     cache = ResponseCache(config.cache_path) if needs_cache else None
     out = config.out_dir()
@@ -331,7 +364,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
             runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
                                 f"(never sent, not failed); to continue: {stopped['continue']}")
         runner.notes += concurrency_notes(runner.facts.get("concurrency", {}))
-        results = _finish(runs, answers, out, strip=config.strip_think, judge=config.judge, cache=cache, say=say,
+        results = _finish(runs, answers, out, strip=config.strip_think, judge=judge, cache=cache, say=say,
                           early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
@@ -398,15 +431,17 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     missing = len(known) - len(answers)
     if missing:
         say(f"warning: {missing} row(s) have no prediction; counted as errors")
-    make_folder(config.out)
     run = TaskRun(task, data)
+    judge, judge_notes = checked_judge(config.judge, [run])  # before the folder is made
+    make_folder(config.out)
     with disk_space(config.out), locked(config.out):
-        cache = ResponseCache(config.cache_path) if config.cache and config.judge else None
-        results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=config.judge,
+        cache = ResponseCache(config.cache_path) if config.cache and judge else None
+        results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
         settings = {"tasks": [task.name], "data": [config.data], "split": config.split,
-                    "strip_think": config.strip_think, "judge": _judge_document(config.judge, [run])}
-        document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings)
+                    "strip_think": config.strip_think, "judge": _judge_document(judge, [run])}
+        document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings,
+                                    notes=judge_notes)
         write_results(config.out, document)
         write_report(config.out, {task.name: data.rows})
     return Evaluation(config.out, {r.task: r for r in results}, document, None)

@@ -12,7 +12,8 @@ that made it and a rescore cannot inherit the metrics of an earlier one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -134,6 +135,12 @@ class Judgement:
     def to_json(self) -> dict[str, Any]:
         return {"model": self.judge, "template": self.template, "replies": list(self.replies),
                 "scores": list(self.scores), "errors": list(self.errors)}
+
+
+def commonest_error(errors: Iterable[str | None]) -> tuple[str, int] | None:
+    """The error said most often (the first said, among equals) and how often; None: none."""
+    counts = Counter(e for e in errors if e)
+    return counts.most_common(1)[0] if counts else None
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ class TaskResult:
     n_think: int | None = None
     strip_think: bool = False
     n_unasked: int = 0          # of n_errors: rows never sent (the run stopped at --max-cost or --deadline)
+    judge_failed: str | None = None  # why the judge gave no reply at all (its metrics are missing)
 
     @property
     def all_failed(self) -> bool:
@@ -100,6 +101,7 @@ class TaskResult:
             "data_sha256": self.data_sha256,
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             **({"n_unasked": self.n_unasked} if self.n_unasked else {}),
+            **({"judge_failed": self.judge_failed} if self.judge_failed else {}),
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
             "tokens": self.usage.to_json(),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -154,6 +156,64 @@ def test_run_asks_the_model_then_the_judge(tmp_path: Path, make_server) -> None:
     assert doc["metrics"]["group_judge_score"] == 1.0 and doc["denominators"]["judge_score"] == len(ROWS)
     judged = [b for b in server.requests if b["model"] == "judge"]
     assert len(judged) == 2 * len(ROWS)  # both readings of "Ответ: X"
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # nobody listens on it once the socket is closed
+
+
+def test_an_unreachable_judge_stops_the_run_before_anything_is_asked(tmp_path: Path, make_server) -> None:
+    """As an unreachable model endpoint does: one line naming it, exit 2, nothing sent or written
+    (the judge used to be found dead only after the model's answers, each call after its retries)."""
+    server = make_server()
+    dead = f"http://127.0.0.1:{closed_port()}/v1"
+    started = time.monotonic()
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--out", str(tmp_path / "r"), "--no-progress", "--judge-model", "openai:judge",
+                     "--judge-base-url", dead)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "the judge openai:judge (--judge-base-url): cannot connect to " + dead in result.stderr
+    assert "(is the server running?)" in result.stderr and "Traceback" not in result.stderr
+    assert server.requests == [] and not (tmp_path / "r").exists() and time.monotonic() - started < 30
+
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": r.id, "output": r.outputs} for r in ROWS])
+    result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                     "--judge-model", "openai:judge", "--judge-base-url", dead)
+    assert result.returncode == 2 and "cannot connect to " + dead in result.stderr, result.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_judge_that_answers_no_call_is_a_failure_with_its_cause(tmp_path: Path, make_server) -> None:
+    """Reachable, then failing every call: the answers are kept, the judge metrics are marked
+    missing with the commonest error, and the run exits 1, not 0 with the metrics silently absent."""
+    def reply(body: dict) -> str:
+        return f"Ответ: {by_prompt[body['messages'][-1]['content']]}"
+
+    by_prompt = {render_row(r): r.outputs for r in ROWS}
+    server = make_server(reply=reply)
+    judge = make_server(plan=lambda n, body: "400", error_message="the judge model is not loaded")
+    out = tmp_path / "r"
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--out", str(out), "--no-progress", "--judge-model", "openai:judge", "--judge-base-url", judge.url)
+    assert result.returncode == 1, result.stdout + result.stderr
+    calls = len(judge.requests)
+    cause = f"HTTP 400 from {judge.url}/chat/completions: the judge model is not loaded"
+    assert calls == 2 * len(ROWS)
+    assert (f"judge metrics missing: russianregions: the judge answered none of its {calls} call(s); "
+            f"the commonest error ({calls} of them): {cause}") in result.stderr
+    assert f"{calls} judge call(s) failed after their retries; the commonest error ({len(ROWS)} row(s)): {cause}" \
+        in result.stderr
+    task = json.loads((out / "results.json").read_text())["tasks"]["russianregions"]
+    assert task["judge_failed"].startswith(f"the judge answered none of its {calls} call(s)")
+    assert "judge_score" not in task["metrics"] and task["metrics"]["exact_match"] == 1.0
+    assert all(s["status"] == "ok" for s in read_jsonl(out / "samples_russianregions.jsonl"))  # nothing lost
+
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": r.id, "output": r.outputs} for r in ROWS])
+    result = run_cli("score", "russianregions", "--predictions", str(preds), "--out", str(tmp_path / "s"),
+                     "--judge-model", "openai:judge", "--judge-base-url", judge.url)
+    assert result.returncode == 1 and "judge metrics missing: russianregions" in result.stderr, result.stderr
 
 
 HARNESS = json.loads((Path(__file__).parent / "harness_judge_requests.json").read_text(encoding="utf-8"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from merabench.records import Judgement
+from merabench.records import Judgement, commonest_error
 from merabench.rows import Row
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Table
@@ -58,6 +58,9 @@ def score_answer(row: Row, answer: str, judgement: Judgement | None) -> SampleSc
         details["judge_no_number"] = sum(r is not None and v is None for r, v in
                                          zip(judgement.replies, judgement.scores, strict=True))
         details["judge_failed_calls"] = sum(r is None for r in judgement.replies)
+        failures = commonest_error(judgement.errors)
+        if failures is not None:
+            details["judge_call_error"] = failures[0]
         if problem is None:
             metrics["judge_score"] = metrics["group_judge_score"] = value
         else:
@@ -90,7 +93,9 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
         notes.append(f"{no_number} judge reply(ies) held no number: that reading scores 0, as the harness "
                      "scores it (the row keeps its best reading)")
     if failed_calls:
-        notes.append(f"{failed_calls} judge call(s) failed after their retries")
+        error, rows = commonest_error(s.details.get("judge_call_error") for s in judged) or ("not recorded", 0)
+        notes.append(f"{failed_calls} judge call(s) failed after their retries; the commonest error "
+                     f"({rows} row(s)): {error}")
     if judge_errors:
         notes.append(f"{judge_errors} row(s) have no judge score (no reply from the judge); "
                      "left out of judge_score and group_judge_score, not scored 0")

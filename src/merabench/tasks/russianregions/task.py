@@ -17,7 +17,7 @@ from merabench.tasks.russianregions.judge import JUDGE_TEMPLATE, judge_messages,
 
 class RussianRegionsTask(Task):
     name = "russianregions"
-    aggregated_details = ("judge_status", "judge_no_number", "judge_failed_calls")
+    aggregated_details = ("judge_status", "judge_no_number", "judge_failed_calls", "judge_call_error")
     mera_name = "RussianRegions"
     required_inputs = frozenset({"option_a", "option_b", "option_c", "option_d"})
 
