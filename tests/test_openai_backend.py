@@ -63,6 +63,18 @@ def test_client_errors_are_not_retried(make_server) -> None:
     assert not info.value.retryable and len(server.requests) == 1
 
 
+def test_a_404_from_a_base_url_without_v1_asks_whether_it_needs_it(make_server) -> None:
+    server = make_server()  # serves /v1/chat/completions only
+    root = server.url.removesuffix("/v1")
+    with pytest.raises(BackendError) as info:
+        generate(backend([root]), request())
+    assert str(info.value).startswith(f"HTTP 404 from {root}/chat/completions: ")
+    assert str(info.value).endswith(" (does the base URL need /v1?)") and not info.value.retryable
+    with pytest.raises(BackendError) as info:  # a /v1 that 404s is another problem: no such hint
+        generate(backend([server.url + "/v1"]), request())
+    assert "HTTP 404" in str(info.value) and "/v1?" not in str(info.value)
+
+
 def test_retries_are_bounded(make_server) -> None:
     server = make_server(plan=lambda n, body: "500")
     with pytest.raises(BackendError, match="after 3 attempts") as info:

@@ -271,7 +271,8 @@ class OpenAICompatBackend(Backend):
             except ValueError:
                 parsed = None
             said = error_message(parsed) or raw[:300].decode("utf-8", "replace")
-            raise BackendError(f"HTTP {resp.status} from {shown}: {said[:300]}",
+            hint = " (does the base URL need /v1?)" if resp.status == 404 and not _has_v1(endpoint.url) else ""
+            raise BackendError(f"HTTP {resp.status} from {shown}: {said[:300]}{hint}",
                                retryable=resp.status in RETRYABLE_STATUS or resp.status >= 500,
                                retry_after=parse_retry_after(resp.headers.get("Retry-After")),
                                status=resp.status, body=parsed)
@@ -290,6 +291,11 @@ def endpoint_url(base_url: str, path: str) -> str:
     """`path` under the base URL, its query string kept after it (`…/v1?api-version=…`)."""
     parts = urlsplit(base_url)
     return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}/{path}"))
+
+
+def _has_v1(base_url: str) -> bool:
+    """Whether the base URL's path has the /v1 that OpenAI-compatible servers serve under."""
+    return "/v1" in urlsplit(base_url).path
 
 
 def error_message(body: Any) -> str | None:
