@@ -18,8 +18,14 @@ from merabench.tasks.gorillahard.generator.families.common import (
     setting,
 )
 from merabench.tasks.gorillahard.generator.families.durations import (
+    COMBINED,
+    GENITIVE,
+    IN_WORDS,
     MODIFIERS,
     SOURCES,
+    asked_change,
+    asked_combination,
+    changed,
     client_timeout,
     read_timeout,
 )
@@ -56,38 +62,67 @@ def check_deploy_scale(view: View) -> list[str]:
     )
 
 
-_CHANGES = {(2, "*"): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
-                         "Удвойте, пожалуйста, таймаут клиента сервиса."),
-            (1.5, "*"): ("Увеличь таймаут клиента сервиса в полтора раза.",
-                         "Таймаут клиента из конфига нужно поднять в полтора раза — выстави."),
+_CHANGES = {(2, 0): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
+                      "Удвойте, пожалуйста, таймаут клиента сервиса."),
+            (1.5, 0): ("Увеличь таймаут клиента сервиса в полтора раза.",
+                       "Таймаут клиента из конфига нужно поднять в полтора раза — выстави."),
             (1, "+"): ("Добавь клиенту сервиса {n} секунд к таймауту из файла.", "таймаут клиента +{n} с, выстави",
-                       "Поднимите, пожалуйста, таймаут клиента на {n} секунд."),
-            (1, "-"): ("Уменьши таймаут клиента сервиса на {n} секунд.", "Срежь таймаут клиента из файла на {n} с.")}
+                       "Поднимите, пожалуйста, таймаут клиента на {n} секунд.",
+                       "Поднимите, пожалуйста, таймаут клиента на {w} секунд."),
+            (1, "-"): ("Уменьши таймаут клиента сервиса на {n} секунд.", "Срежь таймаут клиента из файла на {n} с.",
+                       "Срежь таймаут клиента из файла на {w} секунд."),
+            (3, 0): ("Увеличь таймаут клиента сервиса втрое.", "таймаут клиента из файла — в три раза больше, выстави"),
+            (0.5, 0): ("Уменьши таймаут клиента сервиса вдвое.", "Таймаут клиента из конфига нужно сократить вдвое — выстави."),
+            (1.25, 0): ("Подними таймаут клиента сервиса на четверть.",),
+            (0.75, 0): ("Уменьши таймаут клиента сервиса на четверть.",),
+            (1, 30): ("Добавь клиенту сервиса полминуты к таймауту из файла.",),
+            (1, 60): ("Поднимите, пожалуйста, таймаут клиента на минуту.",)}
 _LIKE = ("Задай клиенту сервиса таймаут как {src}{mod}.", "Выставь клиенту сервиса такой же таймаут, как {src}{mod}.",
          "таймаут клиента сделай как {src}{mod}", "Нужно, чтобы таймаут клиента был как {src}{mod}; настрой, пожалуйста.")
 
 
 def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
-    """The client's time-out set from a time-out of the values file (its own, changed by a factor
-    or a few seconds, or another part's: the database's, the server's, the cache's), each written
-    in a notation drawn for the row (ms, s, 2m30s, PT1M30S, a bare number with «# сек»), in the
-    seconds the tool takes."""
-    drawn = None
-    while drawn is None:
+    """The client's time-out set from time-outs of the values file: its own, or another part's (the
+    database's, the server's, the cache's), or two other parts' combined (the longer, the shorter,
+    their sum), changed or not (by a factor, by so many seconds, in figures or in words), each
+    time-out written in a notation drawn for the row (ms, s, 2m30s, PT1M30S, a bare number with
+    «# сек»), in the seconds the tool takes."""
+    while True:
         values = corpus.pick("deploy_yaml", rng)
         drawn = client_timeout(rng, values.file.text)
-    text, parts = drawn
-    source = rng.choice(sorted(parts))
-    base = parts[source] / 1000
-    n = rng.choice((5, 10, 15, 20))
-    # less by n seconds only where that leaves a second or more
-    if source == "client":
-        factor, how = rng.choice([c for c in sorted(_CHANGES) if c[1] != "-" or base - n >= 1])
-        question = rng.choice(_CHANGES[(factor, how)]).format(n=n)
-    else:
-        wording, factor, how = rng.choice([m for m in MODIFIERS if m[2] != "-" or base - n >= 1] + [("", 1, "*")] * 3)
-        question = rng.choice(_LIKE).format(src=rng.choice(SOURCES[source]), mod=wording.format(n=n))
-    seconds = round(base * factor + {"+": n, "-": -n}.get(how, 0), 3)
+        if drawn is None:
+            continue
+        text, parts = drawn
+        n = rng.choice((5, 10, 15, 20))
+        others = sorted(p for p in parts if p != "client")
+        if len(others) >= 2 and rng.random() < 0.4:  # two parts' time-outs combined
+            how = rng.choice(sorted(COMBINED))
+            pair = rng.sample(others, 2)
+            ms = {"max": max, "min": min, "sum": sum}[how](parts[p] for p in pair)
+            options = [m for m in MODIFIERS if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 6
+            wording, factor, change = rng.choice(options)
+            question = rng.choice(COMBINED[how]).format(
+                a=rng.choice(GENITIVE[pair[0]]), b=rng.choice(GENITIVE[pair[1]]),
+                mod=wording.format(n=n, w=IN_WORDS[n]))
+            source = f"{how}:{'+'.join(pair)}"
+        else:
+            source = rng.choice(sorted(parts))
+            ms = parts[source]
+            if source == "client":
+                options = [c for c in sorted(_CHANGES, key=str) if changed(ms, c[0], c[1], n)]
+                if not options:
+                    continue
+                factor, change = rng.choice(options)
+                question = rng.choice(_CHANGES[(factor, change)]).format(n=n, w=IN_WORDS[n])
+            else:
+                options = [m for m in MODIFIERS if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 4
+                wording, factor, change = rng.choice(options)
+                question = rng.choice(_LIKE).format(src=rng.choice(SOURCES[source]),
+                                                    mod=wording.format(n=n, w=IN_WORDS[n]))
+        seconds = changed(ms, factor, change, n)
+        if seconds is None:
+            continue
+        break
     file = File(f"{values.file.path.rsplit('-', 1)[0]}-{rng.randint(100, 999)}.yaml", "yaml", text)
     return build_question(
         "unit_conversion", "approx", "T4_wild", question, (CorpusFile(file, "deploy_yaml"),),
@@ -101,20 +136,30 @@ _PART_CUES = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "
 
 
 def check_unit_conversion(view: View) -> list[str]:
-    """The part the question names (the client's own time-out unless another part is named), its
-    live time-out read in its notation, changed as the question says."""
+    """The parts the question names (the client's own time-out unless another part is named; two
+    parts combined as it says: the longer, the shorter, the sum), their live time-outs read in
+    their notations, changed as the question says."""
     _, text = only(view)
     q = view.question.lower()
-    section, key = next(((s, k) for cue, s, k in _PART_CUES if re.search(cue, q)), ("client", "timeout"))
-    base = read_timeout(text, section, key)
-    if base is None:
-        return [f"no live time-out under {section}"]
-    factor = 2 if re.search(r"вдвое|в два раза|удво", q) else 1.5 if "полтора" in q else 1
-    added = re.search(r"(\d+)\s*(?:секунд|с\b)", q)
-    sign = -1 if re.search(r"меньше|уменьш|срежь", q) else 1
-    seconds = round(base * factor + (sign * int(added.group(1)) if added else 0), 3)
-    return problems((view.derivation["source"].split("_")[0] == section,
-                     "the question names another part")) + expect(
+    named = [(s, k) for cue, s, k in _PART_CUES if re.search(cue, q)] or [("client", "timeout")]
+    how = asked_combination(q)
+    if how is not None and len(named) != 2:
+        return [f"the question combines {how} over {len(named)} parts, not two"]
+    if how is None:
+        named = named[:1]
+    read = [read_timeout(text, section, key) for section, key in named]
+    if any(v is None for v in read):
+        return [f"no live time-out under {named}"]
+    base = {"sum": sum, "max": max, "min": min}.get(how or "", lambda vs: vs[0])(read)
+    factor, added = asked_change(q)
+    seconds = round(base * factor + added, 3)
+    recorded = view.derivation["source"]
+    parts = recorded.split(":", 1)[-1].split("+")
+    said = [f"{s}_{k.split('_')[0]}" if s == "server" else s for s, k in named]
+    return problems((recorded.split(":")[0] == (how or recorded.split(":")[0]), "the question combines otherwise"),
+                    (sorted(parts) == sorted(said) or (not how and parts[0].split("_")[0] == named[0][0]),
+                     "the question names other parts"),
+                    (seconds >= 1, "the time-out would be under a second")) + expect(
         view, call("config.set_timeout", service=setting(text, "deployment"), seconds=seconds))
 
 

@@ -86,9 +86,75 @@ SOURCES = {"client": ("у самого клиента", "у клиента в ф
            "server_read": ("у чтения запросов на сервере", "у чтения запроса сервером"),
            "server_idle": ("у простоя соединений на сервере", "у простоя соединения с сервером"),
            "cache": ("у обращений к кешу", "у кеша")}
-# a change to the figure: (wording, multiplier, seconds added)
+# a change to the figure: (wording, multiplier, seconds added: "+"/"-" the row's n, or a number of its own)
 MODIFIERS = ((", только вдвое больше", 2, 0), (", но в два раза больше", 2, 0), (", но в полтора раза больше", 1.5, 0),
-             (", плюс {n} с запаса", 1, "+"), (", но на {n} секунд больше", 1, "+"), (", но на {n} секунд меньше", 1, "-"))
+             (", плюс {n} с запаса", 1, "+"), (", но на {n} секунд больше", 1, "+"), (", но на {n} секунд меньше", 1, "-"),
+             (", но втрое больше", 3, 0), (", только вдвое меньше", 0.5, 0), (", но на четверть больше", 1.25, 0),
+             (", но на четверть меньше", 0.75, 0), (", плюс ещё полминуты", 1, 30), (", но на минуту больше", 1, 60),
+             (", но на {w} секунд больше", 1, "+"), (", только на {w} секунд меньше", 1, "-"))
+# the row's n in words (a modifier's {w})
+IN_WORDS = {5: "пять", 10: "десять", 15: "пятнадцать", 20: "двадцать"}
+# how a question names a part's time-out in the genitive (after "сумме таймаутов …")
+GENITIVE = {"database": ("подключения к базе", "соединения с базой данных"),
+            "server_read": ("чтения запросов на сервере",), "server_idle": ("простоя соединений на сервере",),
+            "cache": ("обращений к кешу", "кеша")}
+# the client's time-out out of two other parts': (how, wordings with {a} {b} in the genitive and {mod})
+COMBINED = {"max": ("Выставь клиенту сервиса таймаут, равный большему из таймаутов {a} и {b}{mod}.",
+                    "таймаут клиента сделай как у {a} или у {b} — смотря где он длиннее{mod}"),
+            "min": ("Выставь клиенту сервиса таймаут, равный меньшему из таймаутов {a} и {b}{mod}.",
+                    "Нужен таймаут клиента как у {a} или у {b} — смотря где он короче{mod}; настрой, пожалуйста."),
+            "sum": ("Задай клиенту сервиса таймаут, равный сумме таймаутов {a} и {b}{mod}.",
+                    "Пусть таймаут клиента будет суммой таймаутов {a} и {b}{mod}; выставь.")}
+
+
+def changed(ms: int, factor: float, how: int | str, n: int) -> float | None:
+    """`ms` changed by a modifier, in seconds (None when the change leaves a fraction of a millisecond or
+    under a second)."""
+    scaled = ms * factor
+    if scaled != int(scaled):
+        return None
+    added = {"+": n, "-": -n}.get(how, how) if isinstance(how, str) else how
+    seconds = (int(scaled) + 1000 * added) / 1000
+    return seconds if seconds >= 1 else None
+
+
+# --- the validator's reading of a question: which parts, combined how, changed how ----------
+
+_WORD_NUMBERS = {w: n for n, w in IN_WORDS.items()}
+
+
+def asked_change(q: str) -> tuple[float, int]:
+    """(multiplier, seconds added) a lowered question asks for; (1, 0) when it asks for none."""
+    less = re.search(r"меньше\b|уменьш|срежь|сократ", q) is not None
+    factor: float = 1
+    if re.search(r"втрое|в три раза", q):
+        factor = 3
+    elif re.search(r"вдвое|в два раза|удво", q):
+        factor = 0.5 if less else 2
+    elif "полтора" in q:
+        factor = 1.5
+    elif "на четверть" in q:
+        factor = 0.75 if less else 1.25
+    added = re.search(r"(\d+|" + "|".join(_WORD_NUMBERS) + r")\s*(?:секунд|с\b)", q)
+    seconds = 0
+    if added:
+        seconds = int(_WORD_NUMBERS.get(added.group(1), added.group(1)))
+    elif "полминуты" in q:
+        seconds = 30
+    elif re.search(r"на минуту", q):
+        seconds = 60
+    return factor, -seconds if less and seconds else seconds
+
+
+def asked_combination(q: str) -> str | None:
+    """How a lowered question combines two parts' time-outs: "sum", "max", "min", or None."""
+    if re.search(r"сумм\w* таймаутов", q):
+        return "sum"
+    if re.search(r"большему из таймаутов|где он длиннее", q):
+        return "max"
+    if re.search(r"меньшему из таймаутов|где он короче", q):  # not a lead-in's "Короче,"
+        return "min"
+    return None
 
 
 # --- the validator's reading -----------------------------------------------------------------

@@ -132,7 +132,20 @@ def _draw(rng: random.Random, want: str) -> tuple[File, dict[str, Any]] | None:
     rng.shuffle(order)
     flags = {name: flags[name] for name in order}
     states = flags[asked]
-    if want == "on":
+    others = [f for f in names if f != asked]
+    if rng.random() < 0.45:  # the environments another flag's state picks (a rollout that follows it)
+        other = rng.choice(others)
+        theirs = flags[other]
+        if want == "on":
+            chosen, plain = [e for e in envs if not states[e] and theirs[e]], [e for e in envs if not states[e]]
+        elif want == "off":
+            chosen, plain = [e for e in envs if states[e] and not theirs[e]], [e for e in envs if states[e]]
+        else:
+            chosen, plain = [e for e in envs if theirs[e]], list(envs)
+        if len(chosen) < 2 or len(chosen) == len(plain):
+            return None  # two calls or more, and the other flag's state leaves out an environment
+        condition = f"with:{other}"
+    elif want == "on":
         chosen = [e for e in envs if not states[e]]
         condition = "off"
     elif want == "off":
@@ -177,6 +190,18 @@ _STATE = {"all": ("Проверь состояние {flag_gen} в каждом 
                  "Сверь с жизнью: проверь состояние {flag_gen} там, где в файле он включён.")}
 
 
+# the environments another flag («{other}», always named outright) picks: where it is on (off)
+_WITH = {"on": ("Включи {flag} в тех окружениях, где флаг «{other}» уже включён, а он сам ещё не включён.",
+                "Там, где включён «{other}», а {flag} пока выключен, включи и его.",
+                "{Flag} включаем вслед за «{other}»: включи его везде, где «{other}» уже включён, а он ещё выключен."),
+         "off": ("Выключи {flag} в тех окружениях, где флаг «{other}» уже выключен, а он сам ещё включён.",
+                 "Там, где «{other}» выключен, а {flag} ещё включён, выключи и его.",
+                 "{Flag} гасим вслед за «{other}»: выключи его везде, где «{other}» уже выключен, а он ещё включён."),
+         "state": ("Проверь состояние {flag_gen} в тех окружениях, где по файлу включён флаг «{other}».",
+                   "Посмотри, в каком состоянии {flag} там, где в файле включён «{other}».",
+                   "состояние {flag_gen} в окружениях, где по файлу включён «{other}»")}
+
+
 def flag_phrase(rng: random.Random, flag: str, lookalike: bool) -> tuple[str, str]:
     """The flag named outright or by what it does (not beside a look-alike that does the same):
     (nominative, genitive); the templates never end on it."""
@@ -186,10 +211,14 @@ def flag_phrase(rng: random.Random, flag: str, lookalike: bool) -> tuple[str, st
 
 
 def flags_question(rng: random.Random, want: str, facts: dict[str, Any]) -> str:
-    templates = {"on": _ENABLE, "off": _DISABLE}.get(want) or _STATE[facts["condition"]]
+    other = facts["condition"].removeprefix("with:") if facts["condition"].startswith("with:") else None
+    if other:
+        templates = _WITH[want]
+    else:
+        templates = {"on": _ENABLE, "off": _DISABLE}.get(want) or _STATE[facts["condition"]]
     nominative, genitive = flag_phrase(rng, facts["flag"], "lookalike" in facts["decoys"])
     return rng.choice(templates).format(flag=nominative, Flag=nominative[0].upper() + nominative[1:],
-                                        flag_gen=genitive, env=facts["excluded"])
+                                        flag_gen=genitive, env=facts["excluded"], other=other)
 
 
 # --- the validator's reading -----------------------------------------------------------------
@@ -248,6 +277,18 @@ def check_flags(view: View, tool: str, want: str | None) -> list[str]:
             for c in lines[n:n + 2]]
     named = f"«{flag}»" in q or bool(by_deed and any(
         re.search(rf"(?:— |description: |\| ){re.escape(by_deed.group(1))}(?: \||\s*$)", c) for c in near))
+    others = [name for name in re.findall(r"«([^»]+)»", q) if name != flag]  # another flag whose state picks
+    theirs = read_flag(text, others[0]) if others else {}
+    if others:
+        keep = {"on": lambda e: not states[e] and theirs.get(e), "off": lambda e: states[e] and theirs.get(e) is False}
+        envs = [e for e in states if keep.get(want or "", lambda e: theirs.get(e))(e)]
+        said = r"включ" if want != "off" else r"выключ"
+        return problems((named, "the question names the flag neither outright nor by what the file says it does"),
+                        (bool(states) and set(theirs) == set(states), "the files hold no states of both flags"),
+                        (d["condition"] == f"with:{others[0]}", "the question names another flag than the condition's"),
+                        (re.search(said, q) is not None, "the question does not say the other flag's state"),
+                        (len(envs) >= 2, "fewer than two environments meet the condition")) + \
+            expect(view, {"calls": [call(tool, flag=flag, environment=e) for e in envs]})
     if want == "on":
         envs = [e for e, on in states.items() if not on]
     elif want == "off" or d["condition"] == "on":

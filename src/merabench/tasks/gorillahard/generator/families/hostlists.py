@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import bulk
@@ -71,10 +72,19 @@ _PAIRS = (("env", "status"), ("env", "check"), ("role", "status"), ("role", "che
 
 def _condition(rng: random.Random, records: list[dict[str, str]]) -> dict[str, Any] | None:
     """A condition two or more of the hosts meet and one or more do not: one attribute's value,
-    anything but one environment, or two attributes at once (drawn per row)."""
-    kind = rng.choice(("one", "one", "not", "two", "two"))
+    anything but one environment, or two attributes at once; or a value the question never says,
+    only how to find it in the list: the environment or role of a host it names (that host
+    itself left out), or the environment or role most hosts of the list share (drawn per row)."""
+    kind = rng.choice(("one", "one", "not", "two", "two", "same", "same", "most", "most"))
     options: list[dict[str, Any]] = []
-    if kind == "not":
+    if kind == "same":
+        options = [{"where": [a, r[a]], "anchor": r["host"]} for r in records for a in ("env", "role")]
+    elif kind == "most":
+        for a in ("env", "role"):
+            tally = Counter(r[a] for r in records).most_common()
+            if len(tally) > 1 and tally[0][1] > tally[1][1]:  # one value leads: no tie to break
+                options.append({"where": [a, tally[0][0]], "most": True})
+    elif kind == "not":
         options = [{"where": ["env", v], "negated": True} for v in VALUES["env"]]
     elif kind == "two":
         for first, second in _PAIRS:
@@ -93,6 +103,8 @@ def _condition(rng: random.Random, records: list[dict[str, str]]) -> dict[str, A
 
 
 def _meets(record: dict[str, str], condition: dict[str, Any]) -> bool:
+    if record["host"] == condition.get("anchor"):
+        return False  # the host the question names to say which environment or role: not one of "the others"
     return matches(record, condition["where"], condition.get("also"), condition.get("negated", False))
 
 
@@ -281,11 +293,28 @@ def second_phrase(rng: random.Random, also: list[str]) -> str:
     return rng.choice(_SECOND[(attribute, value)])
 
 
+# a value found by reading the list: a named host's (the others that share it), or the most common one
+_SAME = {"env": ("которые стоят в том же окружении, что и {host} (сам {host} не нужен)",
+                 "что живут в одном окружении с {host}, не считая его самого",
+                 "кроме самого {host}, которые стоят там же, где он, — в его окружении"),
+         "role": ("у которых та же роль, что у {host} (сам {host} не нужен)",
+                  "что выполняют ту же роль, что и {host}, не считая его самого",
+                  "кроме самого {host}, у которых роль такая же, как у него")}
+_MOST = {"env": ("которые стоят в том окружении, где хостов больше всего",
+                 "из того окружения, на которое приходится больше всего хостов списка"),
+         "role": ("у которых самая частая в списке роль",
+                  "с той ролью, которая встречается в списке чаще остальных")}
+
+
 def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict[str, Any], markdown: bool) -> str:
     """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition."""
     source = rng.choice(_SOURCES if markdown else _SOURCES[1:])
     where = condition["where"]
-    if condition.get("negated"):
+    if condition.get("anchor"):
+        relative = rng.choice(_SAME[where[0]]).format(host=condition["anchor"])
+    elif condition.get("most"):
+        relative = rng.choice(_MOST[where[0]])
+    elif condition.get("negated"):
         relative = f"кроме тех, что {rng.choice(_ENV_IN[where[1]])}"
     elif condition.get("also"):
         first = rng.choice(("которые {}", "которые стоят {}")).format(rng.choice(_ENV_IN[where[1]])) \
@@ -349,16 +378,41 @@ def check_hosts(view: View, tool: str) -> list[str]:
     _, text = only(view)
     d = view.derivation
     where, also, negated = d["where"], d.get("also"), d.get("negated", False)
-    wanted: list[str] = []
-    for record in read_inventory(text):
-        if matches(record, where, also, negated) and record["host"] not in wanted:
-            wanted.append(record["host"])
+    records = read_inventory(text)
     q = view.question.lower()
-    said = re.search(_CUES[where[1]], q) is not None and (not also or re.search(_CUES[also[1]], q) is not None)
+    found = _found_value(q, records)
+    if found is not None:  # the value is not said: the question says where in the list to find it
+        attribute, value, anchor, said = found
+        said = said and where == [attribute, value]
+        where = [attribute, value]
+    else:
+        anchor = None
+        said = re.search(_CUES[where[1]], q) is not None and (not also or re.search(_CUES[also[1]], q) is not None)
+    wanted: list[str] = []
+    for record in records:
+        if matches(record, where, also, negated) and record["host"] not in wanted and record["host"] != anchor:
+            wanted.append(record["host"])
     return problems((said, f"the question does not say the condition {where} {also or ''}"),
                     (not negated or "кроме тех" in q, "the question does not say the exception"),
                     (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
         expect(view, {"calls": [call(tool, host=h) for h in wanted]})
+
+
+def _found_value(q: str, records: list[dict[str, str]]) -> tuple[str, str, str | None, bool] | None:
+    """For a question that does not say the environment or role but how to find it: (the
+    attribute, its value, the host named to show it or None, whether the list settles it: the
+    named host is listed, one value leads without a tie); None for a question that says its value."""
+    attribute = "env" if "окружени" in q else "role"
+    if re.search(r"больше всего|чаще|самая частая", q):
+        tally = Counter(r.get(attribute, "") for r in {r["host"]: r for r in records}.values()).most_common()
+        unique = len(tally) > 1 and tally[0][1] > tally[1][1]
+        return attribute, tally[0][0] if tally else "", None, unique
+    named = re.search(r"(?:самого|что и|что у|с) ([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)", q)
+    if named is None or not re.search(r"том же|одном|та же|ту же|такая же|там же", q):
+        return None
+    host = named.group(1)
+    record = next((r for r in records if r["host"] == host), None)
+    return attribute, (record or {}).get(attribute, ""), host, record is not None
 
 
 def hosts_calls(name: str, count: int, kind: str, tool: str, twin: str, actions: tuple[str, ...]) -> Family:

@@ -331,20 +331,63 @@ def check_refund(view: View) -> list[str]:
     return expect(view, call("billing.refund", invoice_id=top[key], amount=int(formats.number(top[amount]))))
 
 
+# which servers the replicas follow, drawn per row: the active servers of a rack; of a rack, with
+# spare processor (a load under a stated share) or with memory from a stated size; of two racks
+# together; of the rack a named server stands in
+_SCALE_BY = {
+    "rack": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в стойке {rack}.",
+             "Сделай у сервиса из values-файла число реплик равным числу активных серверов стойки {rack} по таблице.",
+             "Подгони число реплик сервиса из конфига под количество активных машин в стойке {rack}."),
+    "cpu": ("Выставь для сервиса из конфигурации столько реплик, сколько в стойке {rack} активных серверов "
+            "с загрузкой процессора ниже {n}%.",
+            "Реплики сервиса из values-файла ставим только на активные машины стойки {rack}, загруженные по "
+            "процессору меньше чем на {n}%: сделай их столько, сколько таких машин."),
+    "ram": ("Выставь для сервиса из конфигурации столько реплик, сколько в стойке {rack} активных серверов "
+            "с памятью от {n} ГБ.",
+            "Сервису из конфига нужна память: сделай у него столько реплик, сколько в стойке {rack} активных "
+            "машин, у которых не меньше {n} ГБ памяти."),
+    "racks": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в стойках {rack} "
+              "и {other} вместе.",
+              "Сделай у сервиса из values-файла число реплик равным числу активных серверов стоек {rack} и {other}, "
+              "вместе взятых."),
+    "host": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в той стойке, "
+             "где стоит {host}.",
+             "Подгони число реплик сервиса из конфига под количество активных машин в стойке, в которой "
+             "стоит {host}."),
+}
+
+
 def make_cross_file_scale(rng: random.Random, corpus: Corpus) -> Question:
     values = corpus.pick("deploy_yaml", rng)
     servers = servers_table(corpus, rng)
     header, rows = servers.facts["header"], servers.facts["rows"]
     rack_column, status = header.index("rack"), header.index("status")
-    racks = sorted({r[rack_column] for r in rows if r[status] == "active"})
-    rack = rng.choice(racks)
-    # one rack's active servers: a count that k8s.scale's limit (20 replicas) allows
-    active = sum(1 for r in rows if r[rack_column] == rack and r[status] == "active")
-    question = rng.choice([
-        f"Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в стойке {rack}.",
-        f"Сделай у сервиса из values-файла число реплик равным числу активных серверов стойки {rack} по таблице.",
-        f"Подгони число реплик сервиса из конфига под количество активных машин в стойке {rack}.",
-    ])
+    active = [r for r in rows if r[status] == "active"]
+    racks = sorted({r[rack_column] for r in active})
+    while True:
+        by = rng.choice(("rack", "rack", "cpu", "ram", "racks", "host"))
+        rack = rng.choice(racks)
+        other = rng.choice([r for r in racks if r != rack]) if len(racks) > 1 else rack
+        in_rack = [r for r in active if r[rack_column] == rack]
+        n = 0
+        if by == "cpu":  # a share that some of the rack's active servers are under and some not
+            n = rng.choice((30, 40, 50, 60, 70))
+            kept = [r for r in in_rack if int(r[header.index("cpu_pct")]) < n]
+        elif by == "ram":
+            n = rng.choice((32, 64, 128))
+            kept = [r for r in in_rack if int(r[header.index("ram_gb")]) >= n]
+        elif by == "racks":
+            kept = [r for r in active if r[rack_column] in (rack, other)]
+        else:
+            kept = in_rack
+        if by in ("cpu", "ram") and not 0 < len(kept) < len(in_rack):
+            continue
+        if by == "racks" and other == rack:
+            continue
+        if len(kept) <= 20:  # a count that k8s.scale's limit (20 replicas) allows
+            break
+    host = rng.choice(in_rack)[header.index("host")]
+    question = rng.choice(_SCALE_BY[by]).format(rack=rack, other=other, n=n, host=host)
     return build_question(
         "cross_file_scale",
         "scan",
@@ -355,29 +398,39 @@ def make_cross_file_scale(rng: random.Random, corpus: Corpus) -> Question:
             "k8s.scale",
             namespace=values.facts["namespace"],
             deployment=values.facts["deployment"],
-            replicas=active,
+            replicas=len(kept),
         ),
         "k8s.restart",
-        facts={"rack": rack},
+        facts={"rack": rack, "by": by},
     )
 
 
 def check_cross_file_scale(view: View) -> list[str]:
+    """The active servers the question counts, read from it and the table: the racks it names or the
+    rack of the server it names, with the load under or the memory from the figure it says."""
     yaml_text = next(t for p, t in view.files.items() if p.endswith(".yaml"))
     table_text = next(t for p, t in view.files.items() if not p.endswith(".yaml"))
     header, rows = split_table(table_text)
-    named = re.search(r"стойк[еи] (R\d+)", view.question)  # read from the question, not from the maker
-    if named is None:
-        return problems((False, "the question names no rack"))
-    rack = named.group(1)
-    active = sum(1 for r in rows if r[header.index("rack")] == rack and r[header.index("status")] == "active")
-    return expect(
+    q = view.question
+    racks = re.findall(r"\b(R\d+)\b", q)  # read from the question, not from the maker
+    named = re.search(r"\b(srv-\d+)\b", q)
+    if named:
+        racks += [r[header.index("rack")] for r in rows if r[header.index("host")] == named.group(1)]
+    if not racks:
+        return problems((False, "the question names no rack and no server"))
+    kept = [r for r in rows if r[header.index("rack")] in racks and r[header.index("status")] == "active"]
+    if cpu := re.search(r"(?:ниже|меньше чем на) (\d+)%", q):
+        kept = [r for r in kept if int(r[header.index("cpu_pct")]) < int(cpu.group(1))]
+    if ram := re.search(r"(?:от|не меньше) (\d+) ГБ", q):
+        kept = [r for r in kept if int(r[header.index("ram_gb")]) >= int(ram.group(1))]
+    return problems((len(set(racks)) == len(racks) and len(racks) <= 2, "the question names a rack twice or three"),
+                    ("вместе" in q or len(racks) == 1, "two racks without saying they count together")) + expect(
         view,
         call(
             "k8s.scale",
             namespace=setting(yaml_text, "namespace"),
             deployment=setting(yaml_text, "deployment"),
-            replicas=active,
+            replicas=len(kept),
         ),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
@@ -94,13 +95,28 @@ def check_assign_author(view: View) -> list[str]:
     return expect(view, call("tracker.assign", issue=issue_key(text), user=ticket_author(text)))
 
 
+_PER_HOST = {
+    (1, 0): ("Выставь для сервиса из конфигурации столько реплик, сколько хостов перечислено в ранбуке.",
+             "Число реплик сервиса из values-файла сделай равным числу хостов в ранбуке.",
+             "Сколько хостов в ранбуке, столько и реплик должно быть у сервиса из конфига — выставь."),
+    (2, 0): ("Выставь для сервиса из конфигурации по две реплики на каждый хост из ранбука.",
+             "На каждый хост из ранбука сервису из values-файла нужно по две реплики — выставь."),
+    (3, 0): ("Выставь для сервиса из конфигурации по три реплики на каждый хост из ранбука.",
+             "Реплик у сервиса из конфига должно быть втрое больше, чем хостов в ранбуке, — выставь."),
+    (1, 1): ("Выставь для сервиса из конфигурации столько реплик, сколько хостов в ранбуке, и ещё одну про запас.",
+             "Реплик у сервиса из values-файла должно быть на одну больше, чем хостов в ранбуке, — выставь."),
+    (1, 2): ("Выставь для сервиса из конфигурации столько реплик, сколько хостов в ранбуке, и ещё две про запас.",
+             "Реплик у сервиса из конфига должно быть на две больше, чем хостов в ранбуке, — выставь."),
+}
+
+
 def make_hosts_scale(rng: random.Random, corpus: Corpus) -> Question:
     values = corpus.pick("deploy_yaml", rng)
     runbook = corpus.pick("hosts_md", rng)
-    question = rng.choice([
-        "Выставь для сервиса из конфигурации столько реплик, сколько хостов перечислено в ранбуке.",
-        "Число реплик сервиса из values-файла сделай равным числу хостов в ранбуке.",
-        "Сколько хостов в ранбуке, столько и реплик должно быть у сервиса из конфига — выставь."])
+    # a replica per host, or a few per host, or one or two spare on top, drawn per row
+    per, spare = rng.choice(((1, 0), (1, 0), (2, 0), (3, 0), (1, 1), (1, 2)))
+    question = rng.choice(_PER_HOST[(per, spare)])
+    replicas = per * len(runbook.facts["hosts"]) + spare
     return build_question(
         "cross_file_hosts_scale",
         "scan",
@@ -111,9 +127,10 @@ def make_hosts_scale(rng: random.Random, corpus: Corpus) -> Question:
             "k8s.scale",
             namespace=values.facts["namespace"],
             deployment=values.facts["deployment"],
-            replicas=len(runbook.facts["hosts"]),
+            replicas=replicas,
         ),
         "k8s.restart",
+        facts={"per_host": per, "spare": spare},
     )
 
 
@@ -121,12 +138,15 @@ def check_hosts_scale(view: View) -> list[str]:
     yaml_text = next(t for p, t in view.files.items() if p.endswith(".yaml"))
     runbook = next(t for p, t in view.files.items() if p.endswith(".md"))
     hosts = formats.listed_hosts(runbook)
+    q = view.question.lower()
+    per = 3 if re.search(r"по три|втрое", q) else 2 if re.search(r"по две|вдвое", q) else 1
+    spare = 2 if re.search(r"ещё две|на две больше", q) else 1 if re.search(r"ещё одну|на одну больше", q) else 0
     return expect(
         view,
         call(
             "k8s.scale",
             namespace=setting(yaml_text, "namespace"),
             deployment=setting(yaml_text, "deployment"),
-            replicas=len(hosts),
+            replicas=per * len(hosts) + spare,
         ),
     )
