@@ -36,10 +36,44 @@ def view(q) -> View:
 
 @pytest.mark.parametrize("name", ["dns_runbook", "ping_listed_hosts", "flag_both_envs", "flag_off_both_envs",
                                   "flag_state_both_envs", "two_means", "two_maxima", "unit_conversion",
-                                  "download_then_count", "download_then_sum", "blame_then_show"])
+                                  "download_then_count", "download_then_sum", "blame_then_show", "log_window",
+                                  "cross_file_scale", "cross_file_hosts_scale", "ttl_runbook_hosts"])
 def test_each_reference_is_proven_by_the_check(name, corpus) -> None:
     for q in rows_of(name, corpus):
         assert FAMILIES[name].check(view(q)) == [], q.question
+
+
+def test_argument_sources_are_drawn_per_row(corpus) -> None:
+    """The value a row's calls follow is found by reading, in ways drawn per row: a named host's
+    environment or role, the commonest one; another flag's states; two parts' time-outs combined;
+    a rack's servers under a threshold, two racks, a named server's rack; an event's last record or
+    its first after another event."""
+    hosts = [q.facts for q in rows_of("dns_runbook", corpus, 60)]
+    assert any(f.get("anchor") for f in hosts) and any(f.get("most") for f in hosts)
+    flags = {q.facts["condition"].split(":")[0] for q in rows_of("flag_both_envs", corpus, 60)}
+    assert "with" in flags and "off" in flags
+    sources = {q.facts["source"].split(":")[0] for q in rows_of("unit_conversion", corpus, 80)}
+    assert {"max", "min", "sum", "client"} <= sources
+    assert {q.facts["by"] for q in rows_of("cross_file_scale", corpus, 60)} == {"rack", "cpu", "ram", "racks", "host"}
+    assert len({(q.facts["per_host"], q.facts["spare"]) for q in rows_of("cross_file_hosts_scale", corpus, 60)}) >= 4
+    windows = [q.facts for q in rows_of("log_window", corpus, 60)]
+    assert any(f.get("after") for f in windows) and any(f["occurrence"] == -1 for f in windows)
+
+
+def test_a_question_naming_another_host_fails_the_check(corpus) -> None:
+    """The check reads the named host's environment or role from the file, not from the maker: the
+    question over another host of another value no longer proves the reference."""
+    caught = 0
+    for q in rows_of("ping_listed_hosts", corpus, 80):
+        anchor = q.facts.get("anchor")
+        if not anchor:
+            continue
+        records = read_inventory(q.files[0].text)
+        attribute = q.facts["where"][0]
+        other = next((r["host"] for r in records if r.get(attribute) != q.facts["where"][1]), None)
+        if other:
+            caught += bool(FAMILIES["ping_listed_hosts"].check(replace(view(q), question=q.question.replace(anchor, other))))
+    assert caught >= 3
 
 
 def test_hosts_are_picked_by_the_condition_not_listed_wholesale(corpus) -> None:

@@ -68,19 +68,63 @@ def window_question(phrasing: str, radius: int, event: str) -> str:
                            name=name, pronoun="ней" if gender == "femn" else "ним")
 
 
+# the record a window is around, drawn per row: an event's first, its last, or its first after
+# another event's first (the record the other event's trouble led to)
+LAST_PHRASINGS = (
+    "Покажи {lines} до и после {last} {name} в журнале.",
+    "Нужен контекст {last} {name}: покажи из журнала {lines} перед {pronoun} и после.",
+)
+AFTER_PHRASINGS = (
+    "Покажи {lines} до и после первого {name}, {which} случил{ending} уже после {other_first} {other}.",
+    "Нужен контекст {first} {name}, {which} случил{ending} уже после {other_first} {other}: покажи из журнала "
+    "{lines} перед {pronoun} и после.",
+)
+_WHICH = {"masc": ("который", "ся"), "femn": ("которая", "ась"), "neut": ("которое", "ось")}
+
+
 def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
-    log, event = event_log(rng, corpus)
     radius = rng.choice([2, 3, 5, 10])
-    question = window_question(rng.choice(LOG_WINDOW_PHRASINGS), radius, event)
+    kind = rng.choice(("first", "first", "last", "after", "after"))
+    while True:
+        log, event = event_log(rng, corpus)
+        hits = lines_with(log.file.text, log.facts["needles"][event])
+        if kind == "first":
+            line, facts = log.facts["first"][event], {}
+            question = window_question(rng.choice(LOG_WINDOW_PHRASINGS), radius, event)
+            break
+        _, name, gender = LOG_EVENTS[event]
+        lines = count(radius, "строка", "accs")
+        if kind == "last" and len(hits) >= 2:
+            line, facts = hits[-1], {"occurrence": -1}
+            question = rng.choice(LAST_PHRASINGS).format(lines=lines, last=ordinal("последний", gender, "gent"),
+                                                         name=name, pronoun="ней" if gender == "femn" else "ним")
+            break
+        if kind == "after":
+            others = [e for e in log.facts["events"] if e != event]
+            if not others:
+                continue
+            other = rng.choice(others)
+            since = lines_with(log.file.text, log.facts["needles"][other])[0]
+            later = [h for h in hits if h > since]
+            if not later or later[0] == hits[0]:
+                continue  # the event's first record after the other's must not be its very first
+            line, facts = later[0], {"after": log.facts["needles"][other]}
+            _, other_name, other_gender = LOG_EVENTS[other]
+            which, ending = _WHICH[gender]
+            question = rng.choice(AFTER_PHRASINGS).format(
+                lines=lines, name=name, which=which, ending=ending, other=other_name,
+                other_first=ordinal("первый", other_gender, "gent"), first=ordinal("первый", gender, "gent"),
+                pronoun="ней" if gender == "femn" else "ним")
+            break
     return build_question(
         "log_window",
         "grounding",
         "T2_hard",
         question,
         (log,),
-        call("logs.window", path=log.file.path, line=log.facts["first"][event], radius=radius),
+        call("logs.window", path=log.file.path, line=line, radius=radius),
         "logs.tail",
-        facts={"needle": log.facts["needles"][event], "occurrence": 1, "radius": radius},
+        facts={"needle": log.facts["needles"][event], "occurrence": 1, "radius": radius, **facts},
     )
 
 
@@ -107,12 +151,24 @@ def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
 
 
 def check_log_window(view: View) -> list[str]:
+    """The event's record the question means: its first (or its n-th, counted), its last, or its
+    first after another event's first; what the question says is checked against the record kept."""
     path, text = only(view)
     d = view.derivation
+    q = view.question.lower()
     hits = lines_with(text, d["needle"])
-    if len(hits) < d["occurrence"]:
+    if d.get("after"):
+        since = lines_with(text, d["after"])
+        hits = [h for h in hits if since and h > since[0]]
+        occurrence = 1
+    else:
+        occurrence = d["occurrence"]
+    if not hits or len(hits) < occurrence:
         return ["the event does not occur that often"]
-    return expect(view, call("logs.window", path=path, line=hits[d["occurrence"] - 1], radius=d["radius"]))
+    said = problems((("последн" in q) == (occurrence == -1), "the question says the last record otherwise"),
+                    (("уже после" in q) == bool(d.get("after")), "the question says an earlier event otherwise"))
+    line = hits[-1] if occurrence == -1 else hits[occurrence - 1]
+    return said + expect(view, call("logs.window", path=path, line=line, radius=d["radius"]))
 
 
 # phrases of ordinary records (corpus._noise) a user may look for; a question takes one its log has
