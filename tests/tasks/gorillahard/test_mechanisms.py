@@ -144,3 +144,27 @@ def test_a_collapsed_mechanism_fails_the_guard(corpus) -> None:
             for r in made]
     short, _ = drawn_mechanisms(same)
     assert any(s.startswith("host conditions") for s in short)
+
+
+def test_a_dialogue_going_back_to_its_first_request_is_replayed_from_the_history(corpus) -> None:
+    """A closing turn may take up the column (the level) of the first request, not the last: the
+    replay keeps the opening turn's state, and the last column in its place fails it."""
+    from merabench.tasks.gorillahard.generator.checks_dialogues import dialog_check
+    from merabench.tasks.gorillahard.generator.dialogues import dialogue
+
+    back = 0
+    for k in range(80):
+        turns, _ = dialogue(("grep_chain", "trap_switch")[k % 2], random.Random(f"b{k}"), corpus)
+        if not re.search(r"первым|начали|первого вопроса", turns[-1].question):
+            continue
+        back += 1
+        maker = "dialog:" + ("grep_chain" if "logs" in turns[-1].reference["tool"] else "trap_switch")
+        rows = [Row("", {"question": t.question, "context": "".join(f"[файл: {f.path}]\n{f.text}" for f in t.files)},
+                    json.dumps(t.reference, ensure_ascii=False), {"id": n, "turn_id": n, "derivation": {"maker": maker}})
+                for n, t in enumerate(turns)]
+        assert dialog_check(rows) == [], turns[-1].question
+        name = "pattern" if maker == "dialog:grep_chain" else "column"
+        wrong = {**turns[-1].reference, "args": {**turns[-1].reference["args"], name: turns[-2].reference["args"][name]}}
+        rows[-1] = replace(rows[-1], outputs=json.dumps(wrong, ensure_ascii=False))
+        assert dialog_check(rows) != []
+    assert back >= 10

@@ -56,22 +56,35 @@ def _column_named(description: str) -> str | None:
                 None)
 
 
-def next_turn(maker: str, question: str, state: dict[str, Any] | None, files: dict[str, str]) -> dict[str, Any] | None:
+_BACK = re.compile(r"с которого мы начали|из моего первого вопроса|о котором я спросил первым")
+
+
+def next_turn(maker: str, question: str, state: dict[str, Any] | None, files: dict[str, str],
+              opening: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The reference a dialogue turn asks for, read from its question and the state the turn
-    before left (None for an opening), or None when the question and the state do not say it."""
+    before left (None for an opening; `opening`: the first turn's, for a turn that goes back to
+    it), or None when the question and the states do not say it."""
     lowered = question.lower()
+    back = _BACK.search(lowered) is not None
+    if back and (state is None or opening is None):
+        return None  # a turn going back to the first request needs it
     if maker == "dialog:grep_chain":
         level = _LEVEL.search(question)
         path = state["args"]["path"] if state else (next(iter(files)) if len(files) == 1 else None)
         tool = "logs.count" if "сколько" in lowered else "logs.grep"
-        if level is None:  # the pattern of the turn before
-            return {"tool": tool, "args": dict(state["args"])} if state and tool == "logs.count" else None
+        if level is None:  # the pattern of the turn before, or of the first
+            if not state or tool != "logs.count":
+                return None
+            return {"tool": tool, "args": dict((opening if back else state)["args"])}
         return {"tool": tool, "args": {"path": path, "pattern": level.group(1)}} if path else None
     trap = next((tool for word, tool in _TRAP_WORDS if word in lowered), None)
     quoted = _QUOTED_COLUMN.search(question)
     stat = next((tool for word, tool in _STAT_WORDS if word in lowered), None)
     if trap:
-        return {"tool": trap, "args": dict(state["args"])} if state else None
+        if not state:
+            return None
+        column = opening["args"]["column"] if back and opening else state["args"]["column"]
+        return {"tool": trap, "args": {**state["args"], "column": column}}
     if state is None:
         column = _column_named(quoted.group(1)) if quoted else None
         if not (stat and column and len(files) == 1):
@@ -89,14 +102,14 @@ def dialog_check(turns: list[Row]) -> list[str]:
     maker = turns[-1].meta.get("derivation", {}).get("maker", "")
     if maker not in ("dialog:stat_chain", "dialog:grep_chain", "dialog:trap_switch"):
         return [f"row {turns[-1].id}: unknown dialogue maker {maker!r}"]
-    state = None
+    state = opening = None
     for turn in turns:
-        expected = next_turn(maker, turn.inputs["question"], state, attached_files(turn.inputs["context"]))
+        expected = next_turn(maker, turn.inputs["question"], state, attached_files(turn.inputs["context"]), opening)
         actual = library_reference(turn)
         if expected != actual:
             return [f"row {turns[-1].id}: turn {turn.meta.get('turn_id')} does not follow from the turns before it "
                     f"(expected {expected})"]
-        state = actual
+        state, opening = actual, opening or actual
     return []
 
 

@@ -43,10 +43,21 @@ TRAP_CLOSINGS = (
     ("table.sort", "table.unique", ("Вместо этого отсортируй таблицу по этому же столбцу.",
                                     "Не надо считать — отсортируй лучше таблицу по нему.")),
 )
+# the operation cancelled, and the column of the dialogue's first request taken up again (the turns
+# between moved to another column): the column only in the first turn
+BACK_CLOSINGS = {
+    "table.unique": ("Ладно, это не важно — какие вообще значения бывают в столбце из моего первого вопроса?",
+                     "Забудь про расчёты: просто покажи без повторов значения того столбца, с которого мы начали."),
+    "table.sort": ("Вместо этого отсортируй таблицу по тому столбцу, с которого мы начали.",
+                   "Не надо считать — отсортируй лучше таблицу по столбцу из моего первого вопроса."),
+}
 LEVELS = ("ERROR", "WARN", "DEBUG")
 GREP_OPENINGS = ("Найди в журнале строки с {level}.", "Покажи строки журнала с {level}.", "вытащи из лога все {level}")
 GREP_MOVES = ("А с {level}?", "Теперь строки с {level}.", "а {level} там есть? покажи")
 COUNT_CLOSINGS = ("Сколько их там?", "а сколько таких строк?", "Посчитай, сколько их всего, пожалуйста.")
+# the count of the level the dialogue opened with (later turns asked for others)
+FIRST_COUNT_CLOSINGS = ("А сколько строк с тем уровнем, о котором я спросил первым?",
+                        "Посчитай, сколько было строк того уровня, с которого мы начали.")
 
 
 def _turn(base: Question, question: str, reference: dict, twin: str, first: bool) -> Question:
@@ -73,7 +84,11 @@ def _stat_turns(rng: random.Random, corpus: Corpus, turns: int, trap: bool) -> t
         out.append(_turn(base, question, call(f"table.{stat}", path=path, column=column.name), STAT_TWINS[stat], False))
     if trap:
         tool, twin, phrasings = rng.choice(TRAP_CLOSINGS)
-        out.append(_turn(base, rng.choice(phrasings), call(tool, path=path, column=column.name), twin, False))
+        first = out[0].reference["args"]["column"]
+        if first != column.name and rng.random() < 0.5:  # back to the column the dialogue opened with
+            out.append(_turn(base, rng.choice(BACK_CLOSINGS[tool]), call(tool, path=path, column=first), twin, False))
+        else:
+            out.append(_turn(base, rng.choice(phrasings), call(tool, path=path, column=column.name), twin, False))
         needs.append("trap,args")
     return out, needs
 
@@ -91,8 +106,12 @@ def _grep_turns(rng: random.Random, corpus: Corpus, turns: int) -> tuple[list[Qu
         used.add(level)
         out.append(_turn(base, rng.choice(GREP_MOVES).format(level=level),
                          call("logs.grep", path=log.path, pattern=level), "logs.count", False))
-    out.append(_turn(base, rng.choice(COUNT_CLOSINGS), call("logs.count", path=log.path, pattern=level), "logs.grep",
-                     False))
+    opened = out[0].reference["args"]["pattern"]
+    if opened != level and rng.random() < 0.5:  # the count of the level asked first, not the last
+        closing, level = rng.choice(FIRST_COUNT_CLOSINGS), opened
+    else:
+        closing = rng.choice(COUNT_CLOSINGS)
+    out.append(_turn(base, closing, call("logs.count", path=log.path, pattern=level), "logs.grep", False))
     return out, ["", *("tool" for _ in out[1:-1]), "args"]
 
 
