@@ -5,7 +5,8 @@ state in each, in one of five layouts (flags with their environments in YAML, en
 their flags in YAML, an .env of FEATURE_<FLAG>__<ENV> keys, a Markdown table, INI sections), the
 states in one of several spellings, each flag described in words. The question names the flag
 outright or by what it does, and asks to switch it on (off) where it is not yet, or to check its
-state in every environment, in all but one, or where the file has it on; so which environments get
+state in every environment, in all but one, or where the file has it on; or to do so where another
+flag the question names is on (off), as a rollout that follows it; so which environments get
 a call, and how many, is decided by reading the file. Decoys drawn per row: an old state commented
 out above the live one, a look-alike flag (`-v2`, `legacy-`) in other states, a commented example.
 """

@@ -4,8 +4,10 @@ A row's inventory is drawn for it: four to seven hosts, each with an environment
 and the result of its last check, in one of six layouts (a Markdown table, labelled bullets,
 sections per environment; whitespace columns, inventory groups, key=value lines), the values in
 one of several spellings. The question asks for the hosts of one environment or one role, those
-still in service, or those whose last check failed, in words of its own; so which hosts get a
-call, and how many, is decided by reading the file. Decoys drawn per row: a matching host
+still in service, or those whose last check failed, in words of its own, or names no value but
+how to find it: the environment or role of a host it names (the others that share it), the one
+most hosts of the list share; so which hosts get a call, and how many, is decided by reading the
+file. Decoys drawn per row: a matching host
 commented out, a matching host in an archived list, a matching host listed twice (one call), a
 host named in a note that is not in the list.
 """
