@@ -25,7 +25,7 @@ import numpy as np
 
 from merabench.datasource import load_task_data, split_specs
 from merabench.errors import ConfigError, DataError, reading
-from merabench.results import RESULTS_FILE
+from merabench.results import RESULTS_FILE, task_settings
 from merabench.rows import Row, rows_sha256
 from merabench.samples import read_records, samples_path
 from merabench.stats import interval, metric_interval, paired_balance_difference, paired_difference, resampled
@@ -95,7 +95,6 @@ def load_run(folder: Path) -> Run:
         doc = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
         raise DataError("has no tasks", file=str(path))
-    settings = doc.get("settings") if isinstance(doc.get("settings"), dict) else {}
     tasks = {}
     for name, result in doc["tasks"].items():
         if name not in TASKS or not samples_path(folder, name).exists():
@@ -104,6 +103,7 @@ def load_run(folder: Path) -> Run:
         scores = {i: SampleScore(r["metrics"], r.get("details") or {}) if r.get("metrics") else None
                   for i, r in records.items()}
         sha = result.get("data_sha256") if isinstance(result, dict) else None
+        settings = task_settings(doc, name)  # a task kept from an earlier run in the folder: that run's
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores)
     return Run(folder, str(doc.get("model", "")), tasks)
 

@@ -22,7 +22,7 @@ from typing import Any
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.prompts import HistoryIndex
 from merabench.records import NOT_ASKED
-from merabench.results import RESULTS_FILE
+from merabench.results import RESULTS_FILE, task_settings
 from merabench.rows import Row, TaskData
 from merabench.samples import dumps, missing_answers, read_records, samples_path, write_atomic
 from merabench.tasks import TASKS, get_task
@@ -96,7 +96,8 @@ def results_file(document: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "results": {name: _task_results(name, result) for name, result in tasks.items()},
         "group_subtasks": {name: [] for name in tasks},
-        "configs": {name: _task_config(name, result, settings) for name, result in tasks.items()},
+        "configs": {name: _task_config(name, result, task_settings(dict(document), name))
+                    for name, result in tasks.items()},
         "versions": {name: 1.0 for name in tasks},
         "n-shot": {name: 0 for name in tasks},
         "higher_is_better": {name: {m: meta.get("higher_is_better") for m, meta in
@@ -187,7 +188,6 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), dict):
         raise DataError("has no tasks", file=str(path))
     stamp = stamp_of(document.get("created"))
-    settings = document.get("settings") or {}
     records_of = {name: read_records(samples_path(run_dir, name)) for name in document["tasks"] if name in TASKS}
     problems = [p for name, records in records_of.items() for p in missing_answers(
         name, sorted(i for i, r in records.items() if r.get("status") != "ok"), len(records),
@@ -203,6 +203,7 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
         write_atomic(results_path, json.dumps(results_file(document), ensure_ascii=False, indent=2) + "\n")
         written.append(results_path)
         for task_name, records in records_of.items():
+            settings = task_settings(document, task_name)  # a task kept from an earlier run: that run's
             data = _load_rows(task_name, settings)
             target = out_dir / f"samples_{task_name}_{stamp}.jsonl"
             write_atomic(target, (dumps(line) + "\n" for line in sample_lines(task_name, records, data, settings)))

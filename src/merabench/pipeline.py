@@ -41,7 +41,7 @@ from merabench.redaction import (
     register_url,
 )
 from merabench.report.html import write_report
-from merabench.results import results_document, warm_up_summary, write_results
+from merabench.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
 from merabench.rows import TaskData
 from merabench.rundir import check_identity, check_score_folder, locked, make_folder
 from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
@@ -379,7 +379,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
             document["stopped"] = stopped
         if "concurrency" in runner.facts:
             document["concurrency"] = runner.facts["concurrency"]
-        write_results(out, document)
+        write_results(out, keep_earlier_tasks(out, document))
         write_report(out, {r.task.name: r.data.rows for r in runs})
     return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
 

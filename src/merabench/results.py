@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.budget import Prices
-from merabench.samples import write_atomic
+from merabench.samples import samples_path, write_atomic
 from merabench.scoring import TaskResult
-from merabench.tasks import get_task
+from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -66,6 +66,71 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
     if len(results) == 1:  # a single task's metrics also at the top, as `score` users expect
         only = doc["tasks"][results[0].task]
         doc.update({k: only[k] for k in ("metrics", "denominators", "n")})
+    return doc
+
+
+#: results.json's record of the tasks kept from an earlier run in the folder: {task: {"created",
+#: "settings", "wall_time_s"}}, the settings that task was run and scored with
+KEPT = "kept"
+
+
+def task_settings(doc: dict[str, Any], task: str) -> dict[str, Any]:
+    """The settings a task of results.json was run and scored with: the document's own, or, for a
+    task kept from an earlier run in the folder, that run's."""
+    kept = doc.get(KEPT)
+    entry = kept.get(task) if isinstance(kept, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("settings"), dict):
+        return entry["settings"]
+    settings = doc.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def read_results(out_dir: Path) -> dict[str, Any] | None:
+    """The folder's results.json, or None when it has none that reads as one."""
+    try:
+        doc = json.loads((out_dir / RESULTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("tasks"), dict) else None
+
+
+def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
+    """A run of some tasks into a folder that holds others (`--tasks sage` after a run of all
+    three): the results of the tasks it did not run stay, as the folder's previous results.json
+    had them (their samples files are still there, untouched), each with the settings it was run
+    with under "kept"; nothing in the folder drops out of results.json, the report, the exports
+    or `compare`. A task whose samples file is in the folder but in no results.json is named in a
+    note (it is scored again by running it)."""
+    previous = read_results(out_dir)
+    ran = list(doc["tasks"])
+    kept: dict[str, Any] = {}
+    if previous is not None and previous.get("model") == doc.get("model"):
+        earlier = previous.get(KEPT) if isinstance(previous.get(KEPT), dict) else {}
+        for name, result in previous["tasks"].items():
+            if name in doc["tasks"] or name not in TASKS or not isinstance(result, dict) \
+                    or not samples_path(out_dir, name).exists():
+                continue
+            doc["tasks"][name] = result
+            kept[name] = earlier.get(name) or {"created": previous.get("created"),
+                                               "settings": previous.get("settings") or {},
+                                               "wall_time_s": previous.get("wall_time_s")}
+    notes = list(doc.get("notes") or [])
+    if kept:
+        doc["tasks"] = {name: doc["tasks"][name] for name in TASKS if name in doc["tasks"]}
+        doc[KEPT] = kept
+        for key in ("metrics", "denominators", "n"):  # a single task's figures at the top: no longer one task
+            doc.pop(key, None)
+        if "cost" in doc:
+            doc["cost"] = round(sum(t.get("tokens", {}).get("cost") or 0 for t in doc["tasks"].values()), 6)
+        when = sorted({str(k.get("created")) for k in kept.values()})
+        notes.append(f"{', '.join(kept)}: kept from the earlier run in this folder ({', '.join(when)}), with the "
+                     f"settings it was run with; this run redid {', '.join(ran)} (run a task again to redo it)")
+    unscored = [name for name in TASKS if name not in doc["tasks"] and samples_path(out_dir, name).exists()]
+    if unscored:
+        notes.append(f"{', '.join(f'samples_{n}.jsonl' for n in unscored)}: in this folder but in no results.json; "
+                     f"run --tasks {','.join(unscored)} into it to score them (only rows with no answer are asked)")
+    if notes:
+        doc["notes"] = notes
     return doc
 
 

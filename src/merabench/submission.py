@@ -46,12 +46,13 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
     """Write the ZIP; returns the answers per task and what is incomplete (only allowed with
     `allow_incomplete`): a task not run, a row without an answer, a run that did not finish."""
     problems: list[str] = []
+    finished: dict[str, Any] | None
     try:
         finished = _finished_counts(run_dir)
     except DataError as exc:
         if not allow_incomplete:
             raise
-        finished, problems = {}, [str(exc)]
+        finished, problems = None, [str(exc)]
     entries: dict[str, list[dict[str, Any]]] = {}
     scoring = not (run_dir / RUN_FILE).exists()  # a `merabench score` folder: one task's scored predictions
     for task in TASKS.values():
@@ -61,10 +62,15 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
                             "from a `merabench run` folder)"
                             if scoring else f"{task.mera_name}: not in this run (run it with --tasks {task.name})")
             continue
+        if finished is not None and task.name not in finished:  # results.json, the report and the logs lack it
+            problems.append(f"{task.mera_name}: {path.name} is in the folder but not in its results.json "
+                            f"(run --tasks {task.name} into it to score it; only rows with no answer are asked)")
+            continue
         answers = read_answers(path)
         lines = read_records(path)
         failed = sorted(i for i, a in answers.items() if not a.ok)
-        problems += missing_answers(task.mera_name, failed, len(answers), (finished.get(task.name) or {}).get("n"),
+        expected = ((finished or {}).get(task.name) or {}).get("n")
+        problems += missing_answers(task.mera_name, failed, len(answers), expected,
                                     sum(a.unasked for a in answers.values()), scoring=scoring)
         # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}

@@ -25,6 +25,7 @@ from typing import Any
 
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
+from merabench.results import KEPT, task_settings
 from merabench.rows import Row
 from merabench.rundir import RUN_FILE
 from merabench.samples import write_atomic
@@ -247,10 +248,20 @@ def _counts(task: dict[str, Any], scoring: bool = False) -> str:
     return counts
 
 
-def _section(name: str, task: dict[str, Any], rows: TaskRows) -> str:
+def _kept_note(doc: dict[str, Any], name: str) -> str:
+    """For a task kept from an earlier run in the folder: when that run was, and its settings."""
+    kept = (doc.get(KEPT) or {}).get(name)
+    if not isinstance(kept, dict):
+        return ""
+    return (f"kept from the earlier run in this folder ({kept.get('created')}; "
+            f"{_settings_text({'settings': kept.get('settings') or {}}) or 'its settings in results.json'}): "
+            f"this run ({doc.get('created')}) did not redo it")
+
+
+def _section(name: str, task: dict[str, Any], rows: TaskRows, kept: str = "") -> str:
     spec = TASKS.get(name)
     specs = spec.metrics if spec else ()
-    notes = "".join(f'<div class="note">{_e(n)}</div>' for n in task.get("notes", []))
+    notes = "".join(f'<div class="note">{_e(n)}</div>' for n in ([kept] if kept else []) + task.get("notes", []))
     missing = "" if rows.has_data else ('<div class="note">the data could not be read again: rows show no '
                                         'reference or attributes</div>')
     title = spec.mera_name if spec else name
@@ -271,14 +282,20 @@ def _stopped(doc: dict[str, Any]) -> str:
             f'<code>{_e(stopped.get("continue", ""))}</code></div>')
 
 
-def _settings_line(doc: dict[str, Any]) -> str:
+def _settings_text(doc: dict[str, Any]) -> str:
     settings = doc.get("settings") or {}
     generation = settings.get("generation") or {}
     parts = [f"data {', '.join(settings.get('data') or [])}" if settings.get("data") else "",
              f"split {settings['split']}" if settings.get("split") else "",
              f"preset {settings['preset']}" if settings.get("preset") else "",
-             f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else ""]
-    return " · ".join(_e(p) for p in parts if p)
+             f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else "",
+             f"limit {settings['limit']}" if settings.get("limit") else "",
+             "strip_think" if settings.get("strip_think") else ""]
+    return " · ".join(p for p in parts if p)
+
+
+def _settings_line(doc: dict[str, Any]) -> str:
+    return _e(_settings_text(doc))
 
 
 #: what a row opens to: in a second JSON element after the code, so the table is drawn while
@@ -317,11 +334,11 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     time: the whole page as one string (and its escaped copies) would cost several times its size."""
     doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     tasks = doc.get("tasks", {})
-    data = rows if rows is not None else reload_rows(doc)
-    strip = bool((doc.get("settings") or {}).get("strip_think"))
+    data = dict(rows) if rows is not None else {}
+    data.update(reload_rows(doc, [name for name in tasks if name not in data]))  # kept tasks of an earlier run
     scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made
-    collected = {name: collect_rows(run_dir, name, data.get(name), strip_think=strip, scoring=scoring)
-                 for name in tasks}
+    collected = {name: collect_rows(run_dir, name, data.get(name), scoring=scoring,
+                                    strip_think=bool(task_settings(doc, name).get("strip_think"))) for name in tasks}
     del data
     payload = [c for c in collected.values()]
 
@@ -336,7 +353,8 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     wall = doc.get("wall_time_s")
     meta = f'model {_e(doc.get("model"))} · {_e(doc.get("created"))}' + (f" · {wall:.1f} s" if wall else "")
     toc = " · ".join(f'<a href="#task-{_e(n)}">{_e(TASKS[n].mera_name if n in TASKS else n)}</a>' for n in tasks)
-    sections = _stopped(doc) + "".join(_section(name, task, collected[name]) for name, task in tasks.items())
+    sections = _stopped(doc) + "".join(_section(name, task, collected[name], _kept_note(doc, name))
+                                       for name, task in tasks.items())
     yield (f'<!doctype html><html lang="ru"><head><meta charset="utf-8">'
            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
            f'<title>merabench · {_e(doc.get("model"))}</title><style>{_asset("page.css")}</style></head><body>'

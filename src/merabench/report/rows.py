@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
@@ -229,16 +229,20 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     return entry, failures
 
 
-def reload_rows(doc: Mapping[str, Any]) -> dict[str, list[Row]]:
-    """The evaluated rows of each task, read again from the data the run recorded (for
-    `merabench report DIR`), when they are still there and still the same (their hash matches);
-    the hub is not asked (a rebuild works offline)."""
+def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> dict[str, list[Row]]:
+    """The evaluated rows of each task (or of those `names`), read again from the data the run
+    recorded (for `merabench report DIR`), when they are still there and still the same (their
+    hash matches); the hub is not asked (a rebuild works offline)."""
     from merabench.datasource import load_task_data, split_specs
+    from merabench.results import task_settings
 
-    settings = doc.get("settings") or {}
-    default, per_task = split_specs([str(s) for s in settings.get("data") or ["bundled"]])
+    wanted = None if names is None else set(names)
     found = {}
     for name, result in (doc.get("tasks") or {}).items():
+        if wanted is not None and name not in wanted:
+            continue
+        settings = task_settings(dict(doc), name)
+        default, per_task = split_specs([str(s) for s in settings.get("data") or ["bundled"]])
         spec = per_task.get(name, default)
         if name not in TASKS or spec == "hub":
             continue
