@@ -38,7 +38,7 @@ from merabench.models import GenerationOptions
 from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
-from merabench.predictions import load_predictions
+from merabench.predictions import read_predictions
 from merabench.tasks import TASKS, get_task
 
 
@@ -308,12 +308,13 @@ def score(
     _register(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
     judge = _judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
-    answers = load_predictions(predictions, the_task.mera_name)
+    found = read_predictions(predictions, the_task.mera_name)
+    answers = found.answers
     if explain is not None:
         _explainable(the_task.name, data, split, answers, explain)
     config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
                          data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
-                         cache_path=cache_path, judge=judge)
+                         cache_path=cache_path, judge=judge, made=found)
     result = score_predictions(config, say=say)
     _print(result)
     if explain is not None:

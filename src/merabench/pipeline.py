@@ -30,6 +30,7 @@ from merabench.judging import JudgeSettings, judge_failure, judge_task, make_jud
 from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
+from merabench.predictions import PredictionFile, check_made_for, check_shape
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
 from merabench.redaction import (
@@ -114,6 +115,7 @@ class ScoreConfig:
     cache: bool = True
     cache_path: Path | None = None
     judge: JudgeRun | None = None
+    made: PredictionFile | None = None  # the file's messages hashes and recorded data: were they made for these rows?
 
 
 @dataclass(frozen=True)
@@ -415,13 +417,17 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     check_score_folder(config.out, config.predictions_source, task.name)
     data = load_task_data(task, config.data, config.split)
     known = {r.id for r in data.rows}
+    file = config.predictions_source.removeprefix("predictions:")
     if not config.predictions:
-        raise DataError("holds no answers", file=config.predictions_source.removeprefix("predictions:"))
+        raise DataError("holds no answers", file=file)
+    check_shape(task, config.predictions, file=file)
+    if config.made is not None:
+        check_made_for(task, data, config.made, config.data, file=file)
     if not known & set(config.predictions):
         first = sorted(config.predictions)[:3]
         raise DataError(f"no answer matches a row of {data.source} (answer ids {first}..., row ids "
                         f"{sorted(known)[:3]}...): are these answers to another task or data set?",
-                        file=config.predictions_source.removeprefix("predictions:"))
+                        file=file)
     stray = sorted(set(config.predictions) - known)
     if stray:
         say(f"warning: {len(stray)} prediction id(s) not in the data, ignored (first: {stray[:5]})")

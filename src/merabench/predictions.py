@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import zipfile
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from merabench.errors import DataError, reading
 from merabench.inputfile import check_readable, is_stream, read_stream
 from merabench.jsonio import json_lines, lines_of, loads
+
+if TYPE_CHECKING:
+    from merabench.rows import TaskData
+    from merabench.tasks.base import Task
 
 
 def _lm_eval_line(obj: dict[str, Any], *, file: str, line: int) -> tuple[Any, Any]:
@@ -85,20 +92,59 @@ def _from_submission(doc: Any, *, file: str) -> dict[int, str | None]:
     return _collect([_from_line(item, file=file, line=i) for i, item in enumerate(items)], file=file, log=False)
 
 
+@dataclass(frozen=True)
+class PredictionFile:
+    """What a predictions file holds: the answers by row id, and for merabench's own samples
+    lines the hash of the messages each answer was made for; when the file lies in the run
+    folder that wrote it, the data and system prompt that run recorded for its task."""
+
+    answers: dict[int, str | None]
+    hashes: dict[int, str] = field(default_factory=dict)
+    made_on: str | None = None
+    system_prompt: str | None = None
+
+
 def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int, str | None]:
     """Answers by row id; None where the saved record says the request failed. `path` may be a
     pipe or `-` (standard input), read once and recognised by its content."""
+    return read_predictions(path, task_mera_name).answers
+
+
+def read_predictions(path: Path, task_mera_name: str | None = None) -> PredictionFile:
+    """load_predictions's answers with the messages hashes and the recorded data (PredictionFile)."""
+    hashes: dict[int, str] = {}
     with reading(path, "predictions"):
         check_readable(path)
         if is_stream(path):
-            return _from_bytes(read_stream(path), file=str(path), task_mera_name=task_mera_name)
+            answers = _from_bytes(read_stream(path), file=str(path), task_mera_name=task_mera_name, hashes=hashes)
+            return PredictionFile(answers, hashes)
         if zipfile.is_zipfile(path):
-            return _from_zip(path, file=str(path), task_mera_name=task_mera_name)
+            return PredictionFile(_from_zip(path, file=str(path), task_mera_name=task_mera_name))
         if path.suffix == ".json":
             _check_task_file(path, task_mera_name)
-            return _from_submission(loads(path.read_bytes()), file=str(path))
+            return PredictionFile(_from_submission(loads(path.read_bytes()), file=str(path)))
         _check_task_file(path, task_mera_name)
-        return _from_lines(json_lines(path), file=str(path))
+        answers = _from_lines(json_lines(path), file=str(path), hashes=hashes)
+    return PredictionFile(answers, hashes, *_recorded_beside(path))
+
+
+def _recorded_beside(path: Path) -> tuple[str | None, str | None]:
+    """(the --data, the system prompt) of the run whose folder holds this samples file, from its
+    results.json and run.json; (None, None) for a file elsewhere."""
+    from merabench.datasource import split_specs
+    from merabench.results import read_results, task_settings
+
+    task = path.name.removeprefix("samples_").removesuffix(".jsonl")
+    doc = read_results(path.parent) if path.name.startswith("samples_") else None
+    if doc is None or task not in doc["tasks"]:
+        return None, None
+    default, per_task = split_specs([str(s) for s in task_settings(doc, task).get("data") or ["bundled"]])
+    try:
+        identity = loads((path.parent / "run.json").read_bytes())
+    except (OSError, ValueError):
+        identity = None
+    prompt = identity.get("system_prompt") if isinstance(identity, dict) else None
+    return per_task.get(task, default), prompt if isinstance(prompt, str) else None
 
 
 def _check_task_file(path: Path, task_mera_name: str | None) -> None:
@@ -113,7 +159,8 @@ def _check_task_file(path: Path, task_mera_name: str | None) -> None:
         raise DataError(f"is a {kind} file of {named}, not of {task_mera_name}", file=str(path))
 
 
-def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
+def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None,
+                hashes: dict[int, str]) -> dict[int, str | None]:
     if data.startswith(b"PK\x03\x04"):
         return _from_zip(io.BytesIO(data), file=file, task_mera_name=task_mera_name)
     try:
@@ -122,7 +169,7 @@ def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None) -> dict[i
         doc = None  # more than one value: JSONL (whose malformed line is named below)
     if (isinstance(doc, dict) and "data" in doc) or isinstance(doc, list):
         return _from_submission(doc, file=file)
-    return _from_lines(lines_of(data.splitlines(), file=file), file=file)
+    return _from_lines(lines_of(data.splitlines(), file=file), file=file, hashes=hashes)
 
 
 def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
@@ -141,9 +188,83 @@ def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | Non
             return _from_submission(loads(zf.read(wanted)), file=label)
 
 
-def _from_lines(lines: Iterable[tuple[int, Any]], *, file: str) -> dict[int, str | None]:
+def _from_lines(lines: Iterable[tuple[int, Any]], *, file: str, hashes: dict[int, str]) -> dict[int, str | None]:
+    """The answers of JSONL lines; `hashes` gets the messages hash of each merabench samples line."""
     items, log = [], False
     for lineno, obj in lines:
         log = log or (isinstance(obj, dict) and "status" in obj)
         items.append(_from_line(obj, file=file, line=lineno))
+        if isinstance(obj, dict) and isinstance(obj.get("messages_hash"), str):
+            hashes[items[-1][0]] = obj["messages_hash"]  # a log's last record counts, its hash too
     return _collect(items, file=file, log=log)
+
+
+def check_made_for(task: Task, data: TaskData, found: PredictionFile, given_data: str, *, file: str) -> None:
+    """merabench's own samples carry the hash of each answer's messages: an answer made for
+    another prompt than the row's (the predictions were made on other data, or the data changed
+    since) is refused, naming the data to pass when the run beside the file recorded it."""
+    from merabench.prompts import HistoryIndex
+    from merabench.runner import WorkItem, prepare
+
+    if not found.hashes:
+        return
+    history = HistoryIndex(data.shots)
+    compared, differ = 0, []
+    for row in data.rows:
+        made_for = found.hashes.get(row.id)
+        if made_for is None or found.answers.get(row.id) is None:
+            continue
+        prepared = prepare(task, history, row, found.system_prompt)
+        if not isinstance(prepared, WorkItem):
+            continue
+        compared += 1
+        if prepared.messages_hash != made_for:
+            differ.append(row.id)
+    if not differ:
+        return
+    if found.made_on is not None and found.made_on != given_data:
+        hint = f"the run beside them recorded --data {found.made_on}: pass --data {found.made_on}"
+    elif found.made_on is not None:
+        hint = f"{given_data} changed since they were made: score them against the data as it was"
+    else:
+        hint = "pass the --data they were made on (or, made with --system-prompt, give them as {id, output} lines)"
+    raise DataError(f"{len(differ)} of {compared} answers were made for other prompts than {data.source}'s rows "
+                    f"(their messages_hash differs; first ids {differ[:5]}): the predictions were made on other "
+                    f"data; {hint}", file=file)
+
+
+#: answers that are another task's beyond doubt: at least this many, and this share of them
+SHAPE_MIN, SHAPE_SHARE = 5, 0.9
+_REGION_ANSWER = re.compile(r"^\s*(?:Ответ:\s*)?[АБВГ](?:\s*;[^\n]{0,60})?\s*$")
+
+
+def shape_of(answer: str) -> str | None:
+    """The task an answer's shape gives away: a GorillaHard call object (the answer a JSON object
+    with a call, plan, clarify or abstain key, alone or in a code fence), a RussianRegions letter line (`Ответ: Б`,
+    `В; поребрик`), or None (prose: any task's answer may be prose)."""
+    from merabench.tasks.gorillahard.parse import parse_answer
+
+    if _REGION_ANSWER.match(answer):
+        return "russianregions"
+    parsed = parse_answer(answer)
+    outside = re.sub(r"```(?:json)?", "", parsed.text_around).strip()
+    if parsed.kind is not None and not outside:  # the object alone, or in a code fence
+        return "gorillahard"
+    return None
+
+
+def check_shape(task: Task, answers: Mapping[int, str | None], *, file: str) -> None:
+    """Another task's answers given for this one (a renamed GorillaHard.json, a pipe) are refused
+    when their shape says so beyond doubt: nearly all of them in that task's shape."""
+    given = [a for a in answers.values() if a and a.strip()]
+    if len(given) < SHAPE_MIN:
+        return
+    shapes = Counter(shape_of(a) for a in given)
+    other, count = max(((k, v) for k, v in shapes.items() if k not in (None, task.name)),
+                       key=lambda kv: kv[1], default=(None, 0))
+    if other is not None and count >= SHAPE_SHARE * len(given):
+        from merabench.tasks import TASKS
+
+        raise DataError(f"{count} of {len(given)} answers have the shape of {TASKS[other].mera_name} answers, "
+                        f"not of {task.mera_name} ones: are these another task's predictions? (score them with "
+                        f"`merabench score {other}`)", file=file)
