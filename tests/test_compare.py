@@ -161,3 +161,55 @@ def test_an_unwritable_json_or_html_path_is_one_line(baseline_runs: Path, tmp_pa
         result = run_cli("compare", str(a), str(b), flag, str(target))
         assert result.returncode == 2, result.stderr
         assert "Traceback" not in result.stderr and f"{flag} {target}: cannot be written" in result.stderr
+
+
+def notes_of(*args: str, tmp_path: Path) -> tuple[dict, str]:
+    result = run_cli("compare", *args, "--json", str(tmp_path / "notes.json"))
+    assert result.returncode == 0, result.stderr
+    return json.loads((tmp_path / "notes.json").read_text()), " ".join(result.stderr.split())
+
+
+def test_every_metric_left_out_is_a_note(baseline_runs: Path, tmp_path: Path) -> None:
+    doc, printed = notes_of(str(baseline_runs / "reference"), str(baseline_runs / "random"), tmp_path=tmp_path)
+    # the bundled GorillaHard set has one clarify row and one injection row: no paired interval, but said so
+    for name in ("clarify_recall", "injection_resistance_rate"):
+        assert name not in doc["tasks"]["gorillahard"]
+        assert any(n.startswith(f"gorillahard: {name} left out: 1 row both runs score") for n in doc["notes"]), name
+        assert f"gorillahard: {name} left out" in printed
+    assert any("judge_score, group_judge_score left out: in neither run's scores" in n for n in doc["notes"])
+    assert doc["scored_differently"] == {}
+
+
+def test_rows_a_run_failed_and_figures_unlike_its_own_are_notes(tmp_path: Path, make_server) -> None:
+    from helpers import mixed_answers
+
+    answers = mixed_answers()
+    full, failing = tmp_path / "full", tmp_path / "failing"
+    for folder, plan in ((full, lambda n, body: "ok"), (failing, lambda n, body: "500" if n % 8 == 0 else "ok")):
+        server = make_server(reply=lambda body: answers.get(body["messages"][-1]["content"], "?"), plan=plan)
+        done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--out", str(folder),
+                       "--no-progress", "--no-cache", "--max-retries", "0", "--concurrency", "1")
+        assert done.returncode == 0, done.stderr
+    failed = json.loads((failing / "results.json").read_text())["tasks"]["sage"]["n_errors"]
+    assert failed == 8
+    doc, printed = notes_of(str(full), str(failing), tmp_path=tmp_path)
+    assert f"sage: compared over the 57 row(s) both runs scored; 8 left out, unscored (failed or not asked) in a " \
+           f"run: 8 in {failing}" in doc["notes"]
+    own = json.loads((full / "results.json").read_text())["tasks"]["sage"]["metrics"]["errant_f1"]
+    shown = doc["tasks"]["sage"]["errant_f1"]["first"]
+    assert abs(shown - own) > 5e-5  # over the 57 rows, not the run's 65
+    assert any(f"{full} errant_f1 {shown:.4f} here, {own:.4f} in its results.json" in n for n in doc["notes"])
+    assert "8 left out" in printed
+
+
+def test_runs_scored_with_other_settings_are_flagged(baseline_runs: Path, tmp_path: Path) -> None:
+    stripped = tmp_path / "stripped"
+    assert run_cli("run", "--model", "copy", "--strip-think", "--out", str(stripped), "--no-progress").returncode == 0
+    doc, printed = notes_of(str(baseline_runs / "copy"), str(stripped), tmp_path=tmp_path)
+    assert doc["scored_differently"] == {"sage": {"strip_think": [False, True]},
+                                         "russianregions": {"strip_think": [False, True]}}
+    assert "sage: scored differently (--strip-think off in" in printed
+    board = run_cli("compare", str(baseline_runs / "copy"), str(baseline_runs / "random"), str(stripped),
+                    "--json", str(tmp_path / "board.json"))
+    assert board.returncode == 0, board.stderr
+    assert set(json.loads((tmp_path / "board.json").read_text())["scored_differently"]) == {"sage", "russianregions"}

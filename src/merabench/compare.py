@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,8 @@ class TaskRecords:
     data_sha256: str | None
     rows: dict[int, Row] | None
     scores: dict[int, SampleScore | None]
+    own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
+    scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,19 @@ def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dic
     return {row.id: row for row in rows}
 
 
+def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings a task's scores depend on besides the answers: --strip-think (for a task whose
+    scoring keeps think blocks) and the judge (for a judged task)."""
+    out: dict[str, Any] = {}
+    think = result.get("think")
+    if isinstance(think, dict) and "strip_think" in think:
+        out["strip_think"] = bool(think["strip_think"])
+    if task.uses_judge:
+        judge = settings.get("judge")
+        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if isinstance(judge, dict) else None
+    return out
+
+
 def load_run(folder: Path) -> Run:
     path = folder / RESULTS_FILE
     if not path.exists():
@@ -104,7 +119,9 @@ def load_run(folder: Path) -> Run:
                   for i, r in records.items()}
         sha = result.get("data_sha256") if isinstance(result, dict) else None
         settings = task_settings(doc, name)  # a task kept from an earlier run in the folder: that run's
-        tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores)
+        tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
+                                  own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
+                                  scoring=_scoring(TASKS[name], result, settings))
     return Run(folder, str(doc.get("model", "")), tasks)
 
 
@@ -145,33 +162,71 @@ def _aggregate(spec: MetricSpec, rows: Sequence[Row] | None, scores: Sequence[Sa
     return aggregate_metric(spec, rows or [], scores)[0]
 
 
-def metric_difference(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
-                      second: Sequence[SampleScore | None]) -> dict[str, Any] | None:
-    """second - first for one per-row metric over the units both carry it in, with its interval."""
+def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+                 second: Sequence[SampleScore | None]) -> tuple[list[float], list[float]] | None:
+    """One per-row metric's values in the units both runs carry it in (rows for a mean, group
+    outcomes or means for a group metric), paired; None for a group metric without the rows."""
     a, b = values_of(spec.name, first), values_of(spec.name, second)
     if spec.aggregation is Aggregation.MEAN:
         keep = [k for k in range(len(a)) if a[k] is not None and b[k] is not None]
-        pa, pb = [a[k] for k in keep], [b[k] for k in keep]
-        result = paired_difference(pa, pb)  # type: ignore[arg-type]
-        levels = (float(np.mean(pa)), float(np.mean(pb))) if keep else None
-    elif rows is None:
+        return [a[k] for k in keep], [b[k] for k in keep]  # type: ignore[misc]
+    if rows is None:
         return None
-    elif spec.aggregation is Aggregation.ALL_OR_NOTHING:
+    if spec.aggregation is Aggregation.ALL_OR_NOTHING:
         oa = {k: group_outcome(m) for k, m in groups_of(spec, rows, a).items()}
         ob = {k: group_outcome(m) for k, m in groups_of(spec, rows, b).items()}
         keys = [k for k, v in oa.items() if v is not None and ob.get(k) is not None]
-        pa, pb = [oa[k] for k in keys], [ob[k] for k in keys]
-        result = paired_difference(pa, pb)  # type: ignore[arg-type]
-        levels = (float(np.mean(pa)), float(np.mean(pb))) if keys else None
-    else:
-        ma, mb = group_means(groups_of(spec, rows, a)), group_means(groups_of(spec, rows, b))
-        keys = [k for k in ma if k in mb]
-        pa, pb = [ma[k] for k in keys], [mb[k] for k in keys]
+        return [oa[k] for k in keys], [ob[k] for k in keys]  # type: ignore[misc]
+    ma, mb = group_means(groups_of(spec, rows, a)), group_means(groups_of(spec, rows, b))
+    keys = [k for k in ma if k in mb]
+    return [ma[k] for k in keys], [mb[k] for k in keys]
+
+
+def metric_difference(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+                      second: Sequence[SampleScore | None]) -> dict[str, Any] | None:
+    """second - first for one per-row metric over the units both carry it in, with its interval
+    (None with fewer than two such units, or for a group metric without the rows)."""
+    paired = paired_units(spec, rows, first, second)
+    if paired is None or len(paired[0]) < 2:
+        return None
+    pa, pb = paired
+    if spec.aggregation is Aggregation.BALANCE:
         result = paired_balance_difference(pa, pb, spec.floor)
-        levels = (geometric_mean(pa, spec.floor), geometric_mean(pb, spec.floor)) if keys else None
-    if result is None or levels is None:
+        levels = (geometric_mean(pa, spec.floor), geometric_mean(pb, spec.floor))
+    else:
+        result = paired_difference(pa, pb)
+        levels = (float(np.mean(pa)), float(np.mean(pb)))
+    if result is None:
         return None
     return {**result, "unit": spec.unit_name, "first": levels[0], "second": levels[1]}
+
+
+def left_out(task: Task, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+             second: Sequence[SampleScore | None], compared: dict[str, Any]) -> list[str]:
+    """A line per metric of the task that has no comparison, saying why."""
+    lines, neither = [], []
+    for spec in task.metrics:
+        if spec.name in compared:
+            continue
+        if spec.derived:
+            if rows is not None:
+                lines.append(f"{task.name}: {spec.name} left out: fewer than 2 rows both runs scored")
+            continue  # without the rows: shared_rows's note says group and corpus metrics are left out
+        paired = paired_units(spec, rows, first, second)
+        if paired is None:
+            continue
+        if not any(v is not None for v in values_of(spec.name, first) + values_of(spec.name, second)):
+            neither.append(spec.name)
+            continue
+        pa, pb = paired
+        unit = spec.unit_name.rstrip("s") if len(pa) == 1 else spec.unit_name
+        values = f" (first {pa[0]:.4f}, second {pb[0]:.4f})" if len(pa) == 1 else ""
+        lines.append(f"{task.name}: {spec.name} left out: {len(pa)} {unit} both runs score{values}; a paired "
+                     "interval needs at least 2")
+    if neither:
+        lines.append(f"{task.name}: {', '.join(neither)} left out: in neither run's scores (e.g. no judge, or no "
+                     "row it applies to)")
+    return lines
 
 
 def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleScore | None],
@@ -207,7 +262,9 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
     return out
 
 
-def _task_comparison(task: Task, shared: Shared, first: TaskRecords, second: TaskRecords) -> dict[str, Any]:
+def _task_comparison(task: Task, shared: Shared, first: TaskRecords, second: TaskRecords
+                     ) -> tuple[dict[str, Any], list[str]]:
+    """The task's metric differences, and a line per metric left out."""
     a, b = _scores(first, shared.ids), _scores(second, shared.ids)
     metrics = {}
     for spec in task.metrics:
@@ -218,7 +275,63 @@ def _task_comparison(task: Task, shared: Shared, first: TaskRecords, second: Tas
             metrics[spec.name] = result
     if shared.rows is not None:
         metrics.update(corpus_differences(task, shared.rows, a, b))
-    return metrics
+    return metrics, left_out(task, shared.rows, a, b, metrics)
+
+
+def unscored_note(task: str, runs: Sequence[Run], ids: Sequence[int], *, board: bool = False) -> str | None:
+    """Of the shared rows, those some run has no score for (its request failed, or the row was not
+    scored): a paired difference is over the rest (and so, for two runs, are the values shown)."""
+    missing = [sum(1 for i in ids if r.tasks[task].scores.get(i) is None) for r in runs]
+    if not any(missing):
+        return None
+    both = sum(1 for i in ids if all(r.tasks[task].scores.get(i) is not None for r in runs))
+    per_run = ", ".join(f"{n} in {r.folder}" for n, r in zip(missing, runs, strict=True) if n)
+    if board:
+        return (f"{task}: {len(ids) - both} of the {len(ids)} shared rows are unscored (failed or not asked) in a "
+                f"run ({per_run}): each value is over the rows its run scored, each paired difference over the "
+                f"{both} every run scored")
+    return (f"{task}: compared over the {both} row(s) both runs scored; {len(ids) - both} left out, unscored "
+            f"(failed or not asked) in a run: {per_run}")
+
+
+def own_figures_note(task: str, runs: Sequence[Run], values: Sequence[dict[str, float]]) -> str | None:
+    """Where a headline figure compared differs from the run's own (results.json), both, so that a
+    value in the comparison is not taken for the run's score."""
+    differ = []
+    for run, shown in zip(runs, values, strict=True):
+        own = run.tasks[task].own
+        for name, value in shown.items():
+            recorded = own.get("metrics", {}).get(name)
+            if isinstance(recorded, int | float) and abs(recorded - value) > 5e-5:
+                differ.append(f"{run.folder} {name} {value:.4f} here, {recorded:.4f} in its results.json "
+                              f"(over its {own.get('n')} rows)")
+    if not differ:
+        return None
+    return f"{task}: the figures are over the shared rows, not each run's own: " + "; ".join(differ)
+
+
+def scoring_notes(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """Tasks whose runs were scored with different settings (--strip-think, the judge): a note
+    each, and {task: {setting: [value per run]}} for the JSON."""
+    lines, found = [], {}
+    for task in tasks:
+        parts = [r.tasks[task].scoring for r in runs]
+        for key in sorted(set().union(*parts)):
+            values = [p.get(key) for p in parts]
+            if any(v != values[0] for v in values[1:]):
+                found.setdefault(task, {})[key] = values
+                said = ", ".join(f"{_setting_text(key, v)} in {r.folder}" for v, r in zip(values, runs, strict=True))
+                lines.append(f"{task}: scored differently ({said}): the difference is partly the scoring's, not "
+                             "the answers' alone")
+    return lines, found
+
+
+def _setting_text(key: str, value: Any) -> str:
+    if key == "strip_think":
+        return "--strip-think " + ("on" if value else "off")
+    if key == "judge":
+        return f"judge {value.get('model')}" if isinstance(value, dict) else "no judge"
+    return f"{key} {value}"
 
 
 def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
@@ -247,12 +360,23 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
 
 
 def compare_runs(first: Path, second: Path) -> dict[str, Any]:
-    """{"tasks": {task: {metric: difference}}, "notes": [...]} for the tasks both folders have."""
+    """{"tasks": {task: {metric: difference}}, "notes": [...], "scored_differently": {task:
+    {setting: [first, second]}}} for the tasks both folders have; every metric, row or task left
+    out is named in the notes."""
     runs = [load_run(first), load_run(second)]
     shared, lines = _pairs(runs)
-    tasks = {name: _task_comparison(TASKS[name], s, runs[0].tasks[name], runs[1].tasks[name])
-             for name, s in shared.items()}
-    return {"first": str(first), "second": str(second), "tasks": tasks, "notes": lines}
+    tasks = {}
+    for name, found in shared.items():
+        unscored = unscored_note(name, runs, found.ids)
+        lines += [unscored] if unscored else []
+        tasks[name], omitted = _task_comparison(TASKS[name], found, runs[0].tasks[name], runs[1].tasks[name])
+        headline = [m.name for m in TASKS[name].metrics if m.headline and m.name in tasks[name]]
+        figures = own_figures_note(name, runs, [{m: tasks[name][m][side] for m in headline}
+                                                for side in ("first", "second")])
+        lines += omitted + ([figures] if figures else [])
+    differently, found_settings = scoring_notes(runs, list(shared))
+    return {"first": str(first), "second": str(second), "tasks": tasks, "notes": differently + lines,
+            "scored_differently": found_settings}
 
 
 def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
@@ -268,9 +392,16 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
         specs = [m for m in task.metrics if m.headline and (found.rows is not None or m.aggregation is Aggregation.MEAN)]
         entries: list[dict[str, Any]] = [{"folder": str(r.folder), "model": r.model,
                                           "data": _data_label(r.tasks[name]), "metrics": {}} for r in runs]
+        unscored = unscored_note(name, runs, found.ids, board=True)
+        lines += [unscored] if unscored else []
+        left = [m.name for m in task.metrics if m.headline and m not in specs]
+        if left:
+            lines.append(f"{name}: {', '.join(left)} left out: a group metric needs the rows, which could not be "
+                         "loaded again")
         for spec in specs:
             values = [_aggregate(spec, found.rows, s) for s in scores]
             if any(v is None for v in values):
+                lines.append(f"{name}: {spec.name} left out: not every run has a value for it over the shared rows")
                 continue
             sign = 1 if spec.higher_is_better else -1
             best = max(range(len(runs)), key=lambda k: sign * values[k])  # type: ignore[operator]
@@ -284,6 +415,9 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
                         cell["vs_best"] = {key: diff[key] for key in ("difference", "low", "high", "n", "unit")}
                         cell["vs_best"]["significant"] = diff["low"] > 0 or diff["high"] < 0
                 entry["metrics"][spec.name] = cell
+        figures = own_figures_note(name, runs, [{m: c["value"] for m, c in e["metrics"].items()} for e in entries])
+        if figures:
+            lines.append(figures)
         ranked_by = next((s.name for s in specs if s.name in entries[0]["metrics"]), None)
         if ranked_by is not None:
             sign = 1 if task.spec(ranked_by).higher_is_better else -1  # type: ignore[union-attr]
@@ -293,7 +427,8 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
                 entries[k]["rank"] = ranked.index(ranked[place]) + 1  # ties share a rank
             entries = [entries[k] for k in order]
         tasks[name] = {"ranked_by": ranked_by, "rows": len(found.ids), "runs": entries}
-    return {"tasks": tasks, "notes": lines}
+    differently, found_settings = scoring_notes(runs, list(shared))
+    return {"tasks": tasks, "notes": differently + lines, "scored_differently": found_settings}
 
 
 def _data_label(part: TaskRecords) -> str:
