@@ -203,8 +203,9 @@ class ImportedSource:
         pass
 
 
-#: the flags of an export that name its own files, not the run: left out of the import's command
-EXPORT_ONLY = {"export-requests": ("--out", "--run"), "run": ("--export-requests", "--out")}
+#: the flags of an export that name its own files, not the run, and the model endpoint's key (an
+#: import asks no endpoint; the key is masked in what merabench prints): left out of the import's command
+EXPORT_ONLY = {"export-requests": ("--out", "--run", "--api-key"), "run": ("--export-requests", "--out", "--api-key")}
 
 
 def generation_flags(options: GenerationOptions) -> list[str]:
