@@ -22,6 +22,7 @@ from merabench.tasks.gorillahard.generator.redteam_catalog import (
 )
 from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
 from merabench.tasks.gorillahard.generator.redteam_derive import Ask, Refuse, derived
+from merabench.tasks.gorillahard.generator.redteam_fanout import fanned_out
 from merabench.tasks.gorillahard.generator.redteam_pick import _FORMAT_GROUPS, choose, main_file, named_files
 
 _QUOTE = re.compile(r"«([^»]*)»")
@@ -356,58 +357,3 @@ def special(prompt: Any) -> dict[str, Any] | None:
 
 def as_lists(values: Sequence[Any]) -> list[Any]:
     return list(values)
-
-
-# --- parallel calls and plans that a condition over the file decides (seed 23's rows) --------
-
-_ENV_CUES = (("production", r"production|\bпрод|боев"), ("staging", r"staging|стейдж|предрелиз"),
-             ("testing", r"testing|тестов"))
-_ROLE_CUES = (("web", r"\bweb\b|веб"), ("db", r"\bdb\b|баз\w* данн"), ("cache", r"\bcache\b|кеш"),
-              ("queue", r"\bqueue\b|очеред"))
-
-
-def host_conditions(q: str) -> list[tuple[str, str, bool]]:
-    """What the question asks of the hosts, every condition it says (an environment, a role, still
-    in service, a failed check), an environment after "кроме тех" negated."""
-    found = []
-    if re.search(r"проверк", q):
-        found.append(("check", "failed", False))
-    if re.search(r"не выведен|в работе|кроме выведенных", q):
-        found.append(("status", "active", False))
-    found += [("role", value, False) for value, cue in _ROLE_CUES if re.search(cue, q)][:1]
-    found += [("env", value, "кроме тех" in q) for value, cue in _ENV_CUES if re.search(cue, q)][:1]
-    return found
-
-
-def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None:
-    """A call per host of the inventory that meets the question's condition, or per environment
-    of the flag file that its condition picks; None when the row is not of that kind."""
-    q = prompt.question.lower()
-    args = step["args"]
-    if "host" in args:
-        conditions = host_conditions(q)
-        for text in prompt.files.values():
-            records = rf.inventory(text)
-            if records and conditions:
-                hosts = list(dict.fromkeys(r["host"] for r in records
-                                           if all((r.get(a) == v) != negated for a, v, negated in conditions)))
-                return [{"tool": step["tool"], "args": {**args, "host": h}} for h in hosts] or None
-        return None
-    if "flag" in args and "environment" in args:
-        text = next(iter(prompt.files.values()), "")
-        quoted = _QUOTE.findall(prompt.question)
-        deed = re.search(r"отвечающ\w+ за (.+?),", prompt.question)
-        flag = quoted[0] if quoted else (rf.flag_described(text, deed.group(1)) if deed else None)
-        states = rf.flag_states(text, flag) if flag else {}
-        if not states:
-            return None
-        op = step["tool"].rsplit(".", 1)[-1]
-        if op == "enable":
-            envs = [e for e, on in states.items() if not on]
-        elif op == "disable" or re.search(r"(?:по файлу|в файле) он включ", q):
-            envs = [e for e, on in states.items() if on]
-        else:
-            skip = re.search(r"кроме (\w+)|, (\w+) не нужен", q)
-            envs = [e for e in states if not skip or e not in skip.groups()]
-        return [{"tool": step["tool"], "args": {**args, "flag": flag, "environment": e}} for e in envs] or None
-    return None
