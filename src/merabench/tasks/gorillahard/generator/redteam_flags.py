@@ -65,18 +65,19 @@ def states(text: str) -> dict[str, dict[str, bool]]:
     return found
 
 
-def flag_of(prompt: Any, table: dict[str, dict[str, bool]]) -> str | None:
-    """The flag a question means: the one it quotes, else the one whose description it says."""
+def flag_of(prompt: Any, table: dict[str, dict[str, bool]], other: str | None = None) -> str | None:
+    """The flag a question means: the one it quotes (not the other flag its condition names), else
+    the one whose description it says."""
     quoted = [q.lower() for q in re.findall(r"«([^»]*)»", prompt.question)]
     for name in quoted:
-        if name in table:
+        if name in table and name != other:
             return name
     asked = {w[:5] for w in re.findall(r"[а-яё]{4,}", prompt.question.lower())}
     best, score = None, 0
     for text in prompt.files.values():
         for m in re.finditer(r"([\w-]+)\s*(?:—|-|:)\s*(?:description:\s*)?([а-яё][^\n(]*)", text):
             flag, said = _norm(m.group(1)), {w[:5] for w in re.findall(r"[а-яё]{4,}", m.group(2).lower())}
-            if flag in table and len(said & asked) > score and "старая версия" not in m.group(0):
+            if flag in table and flag != other and len(said & asked) > score and "старая версия" not in m.group(0):
                 best, score = flag, len(said & asked)
     return best
 
@@ -87,11 +88,16 @@ def environments(prompt: Any) -> tuple[str, list[str]] | None:
     for text in prompt.files.values():
         for flag, envs in states(text).items():
             table.setdefault(flag, {}).update(envs)
-    flag = flag_of(prompt, table) if table else None
+    q = prompt.question.lower()
+    other = _other_flag(q, table)
+    flag = flag_of(prompt, table, other[0] if other else None) if table else None
     if flag is None:
         return None
-    q = prompt.question.lower()
     envs = list(table[flag])
+    if other:  # "где флаг «X» уже включён", "вслед за «X»: … где «X» уже выключен, а он ещё включён"
+        name, on, own = other
+        envs = [e for e in envs if table[name].get(e) == on and (own is None or table[flag][e] == own)]
+        return (flag, envs) if envs else None
     named_out = [e for e in envs if re.search(rf"кроме {e}\b|{e} не нуж|без {e}\b", q)]
     if re.search(r"(?:где|в которых)[^.,;]*?(?:не включ|выключен|отключен)", q):
         envs = [e for e in envs if not table[flag][e]]
@@ -101,3 +107,15 @@ def environments(prompt: Any) -> tuple[str, list[str]] | None:
         return None
     envs = [e for e in envs if e not in named_out]
     return (flag, envs) if envs else None
+
+
+def _other_flag(q: str, table: dict[str, dict[str, bool]]) -> tuple[str, bool, bool | None] | None:
+    """A second flag the request's environments depend on: its name, the state it must be in, and
+    the state the asked flag must be in there (None when the request does not say)."""
+    clause = re.search(r"где[^.;«]*«([^»]+)»([^.,;]*)(?:,\s*а он([^.;]*))?", q)
+    if not clause or clause.group(1) not in table:
+        return None
+    said = q[clause.start():clause.end(2)]
+    on = not re.search(r"выключ|не включ|отключ|погаш", said)
+    own = clause.group(3)
+    return clause.group(1), on, (None if own is None else not re.search(r"не включ|выключ|отключ", own))
