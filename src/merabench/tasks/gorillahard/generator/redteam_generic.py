@@ -162,7 +162,7 @@ def _key_in_files(prompt: Any, name: str, first: str | None) -> str | None:
 
 
 def _history_value(prompt: Any, name: str) -> Any:
-    for _, answer in prompt.history[::-1]:
+    for _, answer in rules.earlier_first(prompt):
         for step in rules.steps_of(answer):
             if name in step.get("args", {}):
                 return step["args"][name]

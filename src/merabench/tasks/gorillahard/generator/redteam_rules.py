@@ -181,6 +181,16 @@ def _choice(values: Mapping[str, Mapping[str, int]], question_words: set[str]) -
     return max(values, key=fit) if values else None
 
 
+# "с которого мы начали", "о котором я спросил первым", "из моего первого вопроса"
+_FIRST = re.compile(r"с которо\w+ (?:мы )?начал|с чего (?:мы )?начал|спросил\w* первым|перв\w+ вопрос|в самом начале")
+
+
+def earlier_first(prompt: Any) -> list[tuple[str, Any]]:
+    """The earlier turns in the order a carried-over value is looked for: the latest first, the
+    first one first when the turn goes back to the dialogue's opening request."""
+    return list(prompt.history) if _FIRST.search(prompt.question.lower()) else list(prompt.history[::-1])
+
+
 def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
              columns: Mapping[str, str], choice: Mapping[str, Mapping[str, int]] | None = None) -> Any:
     t = spec["t"]
@@ -236,7 +246,7 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
             return int(token)
         return token
     if t == "hist":
-        for _, answer in prompt.history[::-1]:
+        for _, answer in earlier_first(prompt):
             for step in steps_of(answer):
                 if name in step.get("args", {}):
                     return step["args"][name]
