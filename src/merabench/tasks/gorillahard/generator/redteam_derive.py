@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_replicas as replicas
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.redteam_clause_rules import dependencies
 from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
@@ -172,14 +173,13 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
                 raise Refuse(f"сервер {server['host']} в статусе {server.get('status') or 'без статуса'}, "
                              "а выводить из эксплуатации можно только серверы в статусе maintenance")
     if "replicas" in args:
-        rack = _RACK.search(q)
-        if rack and "актив" in q:
-            args["replicas"] = sum(1 for r in _servers(prompt, None)
-                                   if r.get("rack", "").lower() == rack.group(1) and r.get("status") == "active")
-        elif "ранбук" in q or "хостов" in q:
+        counted = replicas.by_servers(q, prompt)
+        if counted is not None:
+            args["replicas"] = counted
+        elif "ранбук" in q or "хост" in q:
             books = [p for p in prompt.files if rf.extension(p) in ("md", "txt") and rf.listed_hosts(prompt.files[p])]
             if books:
-                args["replicas"] = len(rf.listed_hosts(prompt.files[books[0]]))
+                args["replicas"] = replicas.by_hosts(q, len(rf.listed_hosts(prompt.files[books[0]])))
     if "invoice_id" in args:
         records = _invoices(prompt, path)
         scored = [(r, rf.number(r.get("amount_rub", ""))) for r in records]
