@@ -36,15 +36,39 @@ _EVENTS = (("таймаут", r"ERROR .*timeout"), ("памят", r"ERROR .*out 
            ("загруз", r"ERROR .*failed to download"))
 
 
-def event_line(question: str, text: str) -> int | None:
-    q = question.lower()
+def _event_lines(part: str, text: str) -> list[int] | None:
+    """The lines of the log event a part of the question names (a record of the level whose line says it)."""
     for cue, pattern in _EVENTS:
-        if cue in q:  # a record of the level whose line says it, in any log layout
+        if cue in part:
             level, message = pattern.split(" ", 1)
-            lines = [i for i, found, line in rf.log_level_records(text) if found == level and re.search(message, line)]
-            k = nth(q)
-            return lines[k - 1] if len(lines) >= k else None
+            return [i for i, found, line in rf.log_level_records(text) if found == level and re.search(message, line)]
     return None
+
+
+def _occurrence(lines: list[int], part: str) -> int | None:
+    """The event's line by the count the part says: the k-th, or the last."""
+    if re.search(r"последн", part):
+        return lines[-1] if lines else None
+    k = nth(part)
+    return lines[k - 1] if len(lines) >= k else None
+
+
+def event_line(question: str, text: str) -> int | None:
+    """The line of the event asked about: the k-th or the last, or the first one after another
+    event's k-th ("…, которая случилась уже после первой нехватки памяти")."""
+    q = question.lower()
+    split = re.search(r"(?:котор\w+\s+)?(?:случил\w*|произош\w*|был\w*)?\s*уже после", q)
+    main, after = (q[:split.start()], q[split.end():]) if split else (q, "")
+    lines = _event_lines(main, text)
+    if lines is None:
+        return None
+    if after:
+        since = _event_lines(after, text)
+        start = _occurrence(since, after) if since else None
+        if start is None:
+            return None
+        lines = [n for n in lines if n > start]
+    return _occurrence(lines, main)
 
 
 def derived(op: str, args: dict[str, Any], prompt: Any, path: str | None) -> dict[str, Any]:
