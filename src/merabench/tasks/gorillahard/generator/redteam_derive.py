@@ -13,6 +13,7 @@ from merabench.tasks.gorillahard.generator import redteam_replicas as replicas
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.redteam_clause_rules import dependencies
 from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
+from merabench.tasks.gorillahard.generator.redteam_timeouts import asked_timeout
 
 _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "пят": 5, "шест": 6}
 
@@ -351,20 +352,3 @@ def blamed_line(q: str, text: str) -> int | None:
         if m and re.search(pattern, m.group(1)) and not (pattern != r"HOOK" and "HOOK" in m.group(1)):
             return n
     return None
-
-
-_PARTS = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
-          (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
-
-
-def asked_timeout(q: str, text: str) -> float | None:
-    """The time-out the question means (the client's own, or the part it names), in seconds,
-    changed as it says: twice, one and a half times, so many seconds more or less."""
-    section, key = next(((s, k) for cue, s, k in _PARTS if re.search(cue, q)), ("client", "timeout"))
-    base = rf.section_timeout(text, section, key)
-    if base is None:
-        return None
-    factor = 2 if re.search(r"вдвое|в два раза|удво", q) else 1.5 if "полтора" in q else 1
-    added = re.search(r"(\d+)\s*(?:секунд|с\b)", q)
-    sign = -1 if re.search(r"меньше|уменьш|срежь|сократ", q) else 1
-    return round(base * factor + (sign * int(added.group(1)) if added else 0), 3)
