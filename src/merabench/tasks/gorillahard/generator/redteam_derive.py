@@ -4,13 +4,12 @@ carried out raises Refuse."""
 
 from __future__ import annotations
 
-import contextlib
 import re
 from typing import Any
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_readers as readers
 from merabench.tasks.gorillahard.generator import redteam_replicas as replicas
-from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.redteam_clause_rules import dependencies
 from merabench.tasks.gorillahard.generator.redteam_clauses import pick_clause
 from merabench.tasks.gorillahard.generator.redteam_timeouts import asked_timeout
@@ -284,10 +283,9 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         if host:
             args["host"] = host.group(1)
     if "port" in args and path and rf.extension(path) == "dockerfile":  # EXPOSE ${APP_PORT}: the ARG's value
-        with contextlib.suppress(ValueError):
-            args["port"] = formats.dockerfile_port(text)
+        args["port"] = readers.exposed_port(text) or args["port"]
     if "table" in args and path and rf.extension(path) == "sql":  # IF NOT EXISTS, a quoted name, a string's CREATE
-        args["table"] = formats.created_table(text) or args["table"]
+        args["table"] = readers.created_table(text) or args["table"]
     if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
         base = re.search(r"^FROM\s+(\S+)", text, re.M)
         if base:
