@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import typer
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
 import merabench
@@ -164,3 +165,30 @@ def test_names_a_user_chose_are_printed_as_typed(tmp_path: Path) -> None:
     board = run_cli("compare", *folders, cwd=tmp_path)
     assert board.returncode == 0, board.stderr
     assert "│ :smile:a " in board.stdout and "│ [bold]b " in board.stdout and "│ :thumbs_up:c " in board.stdout
+
+
+def test_option_given_tells_a_set_option_from_its_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `export-requests --run` relies on to keep a run's recorded options: an option set on the
+    command line, through its environment variable or in a --config file (click's default_map)
+    counts as given; one left at its default does not."""
+    from typer.main import get_command
+
+    from merabench.cli_options import option_given
+
+    seen: dict[str, bool] = {}
+    app = typer.Typer()
+
+    @app.command()
+    def probe(ctx: typer.Context, seed: int = 0, stop: str = typer.Option("", envvar="PROBE_STOP")) -> None:
+        seen.update(seed=option_given(ctx, "seed"), stop=option_given(ctx, "stop"))
+
+    command = get_command(app)
+    command.main(args=[], standalone_mode=False)
+    assert seen == {"seed": False, "stop": False}
+    command.main(args=["--seed", "0"], standalone_mode=False)  # the default's value, typed: given
+    assert seen == {"seed": True, "stop": False}
+    command.main(args=[], standalone_mode=False, default_map={"seed": 7})
+    assert seen == {"seed": True, "stop": False}
+    monkeypatch.setenv("PROBE_STOP", "\n")
+    command.main(args=[], standalone_mode=False)
+    assert seen == {"seed": False, "stop": True}

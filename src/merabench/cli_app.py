@@ -46,10 +46,6 @@ def say(message: str) -> None:
     """A line for the user; text from models, servers and files is never read as markup."""
     _stderr().print(escape(message), highlight=False)
 
-def _given(ctx: typer.Context, name: str) -> bool:
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name != "DEFAULT"
-
 
 def _print_version(value: bool) -> None:
     if value:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from merabench.budget import STOPPED_EXIT, parse_duration, resolve_prices
-from merabench.cli_app import _given, _stderr, _stdout, app, say
+from merabench.cli_app import _stderr, _stdout, app, say
 from merabench.cli_help import CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
 from merabench.cli_options import (
     GENERATION_FLAGS,
@@ -30,6 +30,7 @@ from merabench.cli_options import (
     _register,
     _request_fields,
     check_endpoint,
+    option_given,
     seed_option,
 )
 from merabench.datasource import load_task_data
@@ -59,14 +60,14 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
         stop=tuple(options.get("stop", ())), extra_body=options.get("extra_body", {}),
         reasoning_effort=options.get("reasoning_effort"), api_profile=options.get("api_profile", "chat"),
         drop_params=tuple(options.get("drop_params", ())))
-    if any(_given(ctx, name) for name in GENERATION_FLAGS) and generation.fingerprint() != recorded.fingerprint():
+    if any(option_given(ctx, name) for name in GENERATION_FLAGS) and generation.fingerprint() != recorded.fingerprint():
         changed = sorted(k for k in set(options) | set(generation.fingerprint())
                          if options.get(k) != generation.fingerprint().get(k))
         raise ConfigError(f"the run in {out_dir} was made with other generation options (differing: "
                           f"{', '.join(changed)}); leave those flags out to export with the run's own")
-    if not _given(ctx, "model"):
+    if not option_given(ctx, "model"):
         model = identity.get("model", model)
-    if not _given(ctx, "system_prompt"):
+    if not option_given(ctx, "system_prompt"):
         system_prompt = identity.get("system_prompt")
     settings: dict[str, Any] = {}
     results = out_dir / "results.json"
@@ -76,8 +77,8 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
         settings = document.get("settings", {}) if isinstance(document, dict) else {}
     keep = {"tasks": lambda v: ",".join(v), "data": list, "split": str, "limit": lambda v: v}
     taken = {k: convert(settings[k]) for k, convert in keep.items()
-             if k in settings and settings[k] is not None and not _given(ctx, k)}
-    if "tasks" not in taken and not _given(ctx, "tasks"):  # a run killed before results.json: its samples
+             if k in settings and settings[k] is not None and not option_given(ctx, k)}
+    if "tasks" not in taken and not option_given(ctx, "tasks"):  # a run killed before results.json: its samples
         found = [name for name in TASKS if (out_dir / f"samples_{name}.jsonl").exists()]
         if found:
             taken["tasks"] = ",".join(found)
@@ -90,10 +91,10 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
     the import's command gives them, so that it answers the same run."""
     from merabench.batch import generation_flags
 
-    flags = [] if _given(ctx, "model") else ["--model", model]
-    if not any(_given(ctx, name) for name in GENERATION_FLAGS):
+    flags = [] if option_given(ctx, "model") else ["--model", model]
+    if not any(option_given(ctx, name) for name in GENERATION_FLAGS):
         flags += generation_flags(generation)
-    if system_prompt is not None and not _given(ctx, "system_prompt"):
+    if system_prompt is not None and not option_given(ctx, "system_prompt"):
         flags += ["--system-prompt", system_prompt]
     for key, value in taken.items():
         for one in (value if isinstance(value, list) else [value]):

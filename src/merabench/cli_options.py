@@ -80,6 +80,13 @@ GENERATION_FLAGS = ("preset", "max_tokens", "temperature", "seed", "stop", "extr
                     "api_profile", "drop_param")
 
 
+def option_given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user set the option `name` (a parameter's name: "max_tokens"), on the command
+    line, through its environment variable or in a --config file, rather than leaving its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name != "DEFAULT"
+
+
 def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
             high: float | None = None) -> None:
     if value is None:
