@@ -31,3 +31,40 @@ def test_generate_takes_the_largest_and_smallest_seed(tmp_path: Path) -> None:
         made = run_cli("generate", "gorillahard", "--seed", str(seed), *SMALL, "--out", str(tmp_path / str(seed)))
         assert made.returncode == 0, made.stderr
         assert json.loads((tmp_path / str(seed) / "manifest.json").read_text())["seed"] == seed
+
+
+@pytest.mark.parametrize(("rows", "dialogues", "says", "works"), [
+    ("10", "30", "--dialogues 30 must be fewer than --rows 10", [("198", "30")]),
+    ("200", "70", "--rows 200 with --dialogues 70 leaves 130 single-turn rows; a set needs at least 168",
+     [("238", "70"), ("200", "32")]),
+    ("100", "0", "--rows 100 with --dialogues 0 leaves 100 single-turn rows", [("168", "0")]),
+])
+def test_generate_sizes_it_cannot_make_are_refused_with_the_sizes_that_work(
+        tmp_path: Path, rows: str, dialogues: str, says: str, works: list[tuple[str, str]]) -> None:
+    refused = run_cli("generate", "gorillahard", "--rows", rows, "--dialogues", dialogues, "--out", str(tmp_path / "x"))
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert says in refused.stderr, refused.stderr
+    for good_rows, good_dialogues in works:  # what the line proposes is what generate then makes
+        hint = f"--rows {good_rows} or more" if good_rows != rows else f"--dialogues {good_dialogues} or fewer"
+        assert hint in refused.stderr, refused.stderr
+        folder = tmp_path / f"{good_rows}-{good_dialogues}"
+        made = run_cli("generate", "gorillahard", "--rows", good_rows, "--dialogues", good_dialogues, "--out", str(folder))
+        assert made.returncode == 0, made.stderr
+        manifest = json.loads((folder / "manifest.json").read_text())
+        assert (manifest["rows"], manifest["dialogues"]) == (int(good_rows), int(good_dialogues))
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_bug_in_the_generator_is_not_reported_as_a_configuration_error(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the sizes a user gives are configuration errors (checked before generating); a
+    ValueError from inside the generator is a bug and surfaces as one, not as 'error: ...' exit 2."""
+    from merabench.cli import main
+    from merabench.tasks.gorillahard.generator import build
+
+    def broken(plan: build.SetPlan) -> tuple[list[dict], list[dict]]:
+        raise ValueError("cannot inflect сервер to masc gent")  # what numerals.py raises on a bad lemma
+
+    monkeypatch.setattr(build, "generate", broken)
+    with pytest.raises(ValueError, match="cannot inflect"):
+        main(["generate", "gorillahard", *SMALL, "--out", str(tmp_path / "g")])

@@ -41,15 +41,34 @@ def generate(
     _generator_task(task, "generate")
     from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
 
-    if dialogues >= rows:
-        raise ConfigError("--dialogues must be fewer than --rows")
+    _check_sizes(rows, dialogues)
     started = time.monotonic()
-    try:
-        test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
     say(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
         f"check it with: merabench validate {task} {out_dir}")
+
+
+def _check_sizes(rows: int, dialogues: int) -> None:
+    """--rows and --dialogues make a set: its rows hold each dialogue's evaluated turn and at least
+    one single-turn row per question maker; else one line with the numbers given and those that work."""
+    from merabench.tasks.gorillahard.generator.build import MIN_SINGLES
+
+    singles = rows - dialogues
+    if singles >= MIN_SINGLES:
+        return
+    works = []
+    if dialogues + MIN_SINGLES <= MAX_GENERATED_ROWS:
+        works.append(f"--rows {dialogues + MIN_SINGLES} or more")
+    if rows >= MIN_SINGLES:
+        works.append(f"--dialogues {rows - MIN_SINGLES} or fewer")
+    if not works:
+        works.append(f"--rows {MAX_GENERATED_ROWS} with --dialogues {MAX_GENERATED_ROWS - MIN_SINGLES} or fewer")
+    fix = f"give {', or '.join(works)}"
+    if dialogues >= rows:
+        raise ConfigError(f"--dialogues {dialogues} must be fewer than --rows {rows} (the rows count each dialogue's "
+                          f"evaluated turn, beside at least {MIN_SINGLES} single-turn rows): {fix}")
+    raise ConfigError(f"--rows {rows} with --dialogues {dialogues} leaves {singles} single-turn rows; a set needs at "
+                      f"least {MIN_SINGLES} (one per question maker): {fix}")
 
 
 @app.command()

@@ -54,7 +54,7 @@ class SetPlan:
         included, so the counts sum to `rows`), and per maker (the single-turn generators)."""
         families = Counter(r["meta"]["categories"]["family"] for r in test)
         return {"seed": self.seed, "rows": self.rows, "dialogues": self.dialogues,
-                "single_shots": self.single_shots, "generator": f"merabench.gorillahard/{GENERATOR_VERSION}",
+                "single_shots": self.single_shots, "generator": GENERATOR,
                 "families": dict(sorted(families.items())), "makers": quotas(self.rows - self.dialogues)}
 
 
@@ -114,14 +114,16 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
 
 
 DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
+MIN_SINGLES = len(FAMILIES)  # a set's fewest single-turn rows: one per question maker
+GENERATOR = f"merabench.gorillahard/{GENERATOR_VERSION}"  # what a set's manifest and a run's run.json name
 
 
 def quotas(singles: int) -> dict[str, int]:
     """Rows per family: the default counts (which add up to the card's tiers and answer kinds),
     scaled to the asked size by largest remainders, at least one row per family."""
     families = list(FAMILIES.values())
-    if singles < len(families):
-        raise ValueError(f"a set needs at least {len(families)} single-turn rows (one per family); asked for {singles}")
+    if singles < MIN_SINGLES:  # the CLI refuses such sizes first (cli_tools): here it is a caller's bug
+        raise ValueError(f"a set needs at least {MIN_SINGLES} single-turn rows (one per family); asked for {singles}")
     exact = {f.name: f.count * singles / DEFAULT_SINGLES for f in families}
     quota = {name: max(1, int(value)) for name, value in exact.items()}
     spare = singles - sum(quota.values())
