@@ -33,6 +33,47 @@ def test_generate_takes_the_largest_and_smallest_seed(tmp_path: Path) -> None:
         assert json.loads((tmp_path / str(seed) / "manifest.json").read_text())["seed"] == seed
 
 
+def set_files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_generate_refuses_a_folder_holding_a_set_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "g"
+    assert run_cli("generate", "gorillahard", "--seed", "5", *SMALL, "--out", str(out)).returncode == 0
+    first = set_files(out)
+    again = run_cli("generate", "gorillahard", "--seed", "6", *SMALL, "--out", str(out))
+    assert again.returncode == 2 and "Traceback" not in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1, again.stderr
+    assert f"--out {out} already holds a generated set (seed 5, 200 rows, 30 dialogues, " in again.stderr
+    assert "merabench.gorillahard/" in again.stderr and "--force" in again.stderr
+    assert set_files(out) == first, "the refused command wrote into the folder"
+
+    forced = run_cli("generate", "gorillahard", "--seed", "6", *SMALL, "--out", str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads((out / "manifest.json").read_text())["seed"] == 6
+    assert "--force" in run_cli("generate", "--help").stdout
+
+
+def test_generate_refuses_an_unfinished_set_and_writes_beside_other_files(tmp_path: Path) -> None:
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "test.jsonl").write_text("{}\n", encoding="utf-8")  # a set cut off before its manifest
+    refused = run_cli("generate", "gorillahard", *SMALL, "--out", str(unfinished))
+    assert refused.returncode == 2 and f"--out {unfinished} already holds test.jsonl" in refused.stderr
+    assert "no manifest.json" in refused.stderr and (unfinished / "test.jsonl").read_text() == "{}\n"
+
+    for name, made in (("empty", True), ("notes", True), ("new", False)):
+        folder = tmp_path / name
+        if made:
+            folder.mkdir()
+        if name == "notes":
+            (folder / "README.txt").write_text("мои заметки\n", encoding="utf-8")
+        written = run_cli("generate", "gorillahard", *SMALL, "--out", str(folder))
+        assert written.returncode == 0, written.stderr
+        assert {"test.jsonl", "shots.jsonl", "manifest.json"} <= set(set_files(folder))
+    assert (tmp_path / "notes" / "README.txt").read_text(encoding="utf-8") == "мои заметки\n"
+
+
 @pytest.mark.parametrize(("rows", "dialogues", "says", "works"), [
     ("10", "30", "--dialogues 30 must be fewer than --rows 10", [("198", "30")]),
     ("200", "70", "--rows 200 with --dialogues 70 leaves 130 single-turn rows; a set needs at least 168",

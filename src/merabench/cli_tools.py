@@ -36,12 +36,17 @@ def generate(
     rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
                                       help="evaluated rows, dialogue turns included")] = 1169,
     dialogues: Annotated[int, typer.Option(min=0, help="dialogues (2-5 turns each) among the rows")] = 30,
+    force: Annotated[bool, typer.Option("--force", help="write over a set --out already holds (refused without "
+                                                        "it)")] = False,
 ) -> None:
     """Generate a fresh GorillaHard-style question set."""
     _generator_task(task, "generate")
-    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+    from merabench.tasks.gorillahard.generator.build import SetPlan, existing_set, write_set
 
     _check_sizes(rows, dialogues)
+    held = existing_set(out_dir) if out_dir.is_dir() else None
+    if held is not None and not force:
+        raise ConfigError(f"--out {out_dir} already holds {held}; pass --force to write over it, or give another --out")
     started = time.monotonic()
     test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
     say(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "

@@ -243,14 +243,38 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     return test, shots
 
 
+SET_FILES = ("test.jsonl", "shots.jsonl", "manifest.json")  # what write_set writes, the manifest last
+
+
+def existing_set(out: Path) -> str | None:
+    """What of a set `out` already holds, in a few words ("seed 5, 200 rows, ..."), or None when
+    it holds none of a set's files (a new or empty folder, or one with other files only)."""
+    present = [name for name in SET_FILES if (out / name).exists()]
+    if not present:
+        return None
+    try:
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        if SET_FILES[2] not in present:
+            return f"{' and '.join(present)} but no {SET_FILES[2]} (an unfinished set)"
+        return " and ".join([*present[:-1], f"a {SET_FILES[2]} that is no set's manifest"])
+    said = [f"{key} {manifest[key]}" if key == "seed" else f"{manifest[key]} {key}"
+            for key in ("seed", "rows", "dialogues") if isinstance(manifest.get(key), int)]
+    if isinstance(manifest.get("generator"), str):
+        said.append(" ".join(manifest["generator"].split()))
+    return "a generated set (" + ", ".join(said or ["manifest.json"]) + ")"
+
+
 def write_set(plan: SetPlan, out: Path) -> tuple[Path, Path]:
     test, shots = generate(plan)
-    paths = out / "test.jsonl", out / "shots.jsonl"
+    paths = out / SET_FILES[0], out / SET_FILES[1]
     with writing(out, "--out"):
         out.mkdir(parents=True, exist_ok=True)
         for path, rows in zip(paths, (test, shots), strict=True):
             path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows),
                             encoding="utf-8")
         # the manifest last: a folder with one is complete
-        (out / "manifest.json").write_text(json.dumps(plan.manifest(test), indent=1) + "\n", encoding="utf-8")
+        (out / SET_FILES[2]).write_text(json.dumps(plan.manifest(test), indent=1) + "\n", encoding="utf-8")
     return paths
