@@ -82,6 +82,22 @@ def test_retries_are_bounded(make_server) -> None:
     assert len(server.requests) == 3 and info.value.attempts == 3
 
 
+@pytest.mark.parametrize(("plan", "retries", "says"), [
+    (["429", "500"], 0, "(after 1 attempt, not counting 1 send throttled by HTTP 429/503)"),
+    (["429", "500", "503", "429", "500"], 1, "(after 2 attempts, not counting 3 sends throttled by HTTP 429/503)"),
+])
+def test_the_attempts_a_failure_names_leave_out_throttled_sends(make_server, plan: list[str], retries: int,
+                                                                 says: str) -> None:
+    """A 429/503 pauses the endpoint and the request is sent again without spending a retry; the
+    error of a request that then fails says how many attempts failed and, apart, how many sends
+    were throttled (it said 'after 2 attempts' for one 429 and one 500 with --max-retries 0)."""
+    server = make_server(plan=lambda n, body: plan[n - 1], retry_after="0.05")
+    with pytest.raises(BackendError, match="HTTP 500") as info:
+        generate(backend([server.url], max_retries=retries), request())
+    assert str(info.value).endswith(says), str(info.value)
+    assert len(server.requests) == len(plan) and info.value.attempts == len(plan)  # requests sent, as recorded
+
+
 def test_429_honours_retry_after(make_server) -> None:
     server = make_server(plan=lambda n, body: "429" if n == 1 else "ok", retry_after="0.6")
     started = time.monotonic()

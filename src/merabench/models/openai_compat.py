@@ -54,6 +54,15 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _tries(failures: int, throttled: int) -> str:
+    """What a request's last error adds: the attempts that failed, and apart from them the sends a
+    429/503 turned back (the endpoint's pause, not the request's failure: they use no retry)."""
+    if throttled:
+        return (f" (after {failures} attempt{'s' if failures != 1 else ''}, not counting {throttled} "
+                f"send{'s' if throttled != 1 else ''} throttled by HTTP 429/503)")
+    return f" (after {failures} attempts)" if failures > 1 else ""
+
+
 class OpenAICompatBackend(Backend):
     def __init__(self, model: str, base_urls: list[str], *, api_key: str | None = None,
                  options: GenerationOptions | None = None, concurrency: int | str = AUTO,
@@ -190,7 +199,7 @@ class OpenAICompatBackend(Backend):
         if self._watchers is None:
             self._watchers = self._watch()
         started = time.monotonic()
-        attempt = failures = 0
+        attempt = failures = throttled = 0  # sends; failed attempts; sends a 429/503 turned back (not failures)
         first = True
         while True:
             body = self.payload(request)
@@ -209,6 +218,7 @@ class OpenAICompatBackend(Backend):
                     # paused before the slot is freed: a worker waiting for it must not be sent now
                     self.pool.throttled(endpoint, exc.status, exc.retry_after, epoch)
                     self.pool.release(endpoint, ok=False)
+                    throttled += 1
                     continue
                 self.pool.release(endpoint, ok=exc.status == 400)
                 if exc.status == 400 and self.shaper.adapt(exc.body, body):
@@ -216,8 +226,7 @@ class OpenAICompatBackend(Backend):
                     continue
                 failures += 1
                 if not exc.retryable or failures > self.max_retries:
-                    suffix = f" (after {attempt} attempts)" if attempt > 1 else ""
-                    raise BackendError(f"{exc}{suffix}", retryable=False, status=exc.status,
+                    raise BackendError(f"{exc}{_tries(failures, throttled)}", retryable=False, status=exc.status,
                                        attempts=attempt) from None
                 await asyncio.sleep(self._backoff(failures))
                 continue
