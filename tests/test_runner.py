@@ -149,6 +149,53 @@ def test_rerun_with_another_model_into_the_same_folder_is_refused(tmp_path: Path
     assert other.returncode == 2 and "holds a run with other settings" in other.stderr
 
 
+def test_rerun_with_other_data_into_the_same_folder_is_refused(tmp_path: Path) -> None:
+    first, second = write_jsonl(tmp_path / "a.jsonl", sage_rows(4)), write_jsonl(tmp_path / "b.jsonl", sage_rows(5))
+    out = tmp_path / "run"
+    assert run_cli("run", "--tasks", "sage", "--data", str(first), "--out", str(out), "--no-progress").returncode == 0
+    assert json.loads((out / "run.json").read_text())["data"] == {"sage": {"spec": str(first)}}
+    other = run_cli("run", "--tasks", "sage", "--data", str(second), "--out", str(out), "--no-progress")
+    assert other.returncode == 2 and len(other.stderr.strip().splitlines()) == 1, other.stderr
+    assert f'{out} holds a run with other settings (--data of sage "{first}" in the folder, "{second}" now)' in other.stderr
+    # the same file, spelt relatively or for one task, is the same data; a task added keeps the first's
+    same = run_cli("run", "--tasks", "sage,russianregions", "--data", "sage=a.jsonl", "--out", str(out),
+                   "--no-progress", cwd=tmp_path)
+    assert same.returncode == 0, same.stderr
+    assert json.loads((out / "run.json").read_text())["data"] == {"sage": {"spec": str(first)},
+                                                                 "russianregions": {"spec": "bundled"}}
+    alone = run_cli("run", "--tasks", "russianregions", "--out", str(out), "--no-progress")
+    assert alone.returncode == 0, alone.stderr
+    assert set(json.loads((out / "run.json").read_text())["data"]) == {"sage", "russianregions"}
+
+
+def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(tmp_path: Path) -> None:
+    from merabench.tasks.gorillahard.generator.build import GENERATOR
+
+    out = tmp_path / "run"
+    args = ("run", "--tasks", "gorillahard", "--limit", "3", "--out", str(out), "--no-progress")
+    assert run_cli(*args, "--data", "generated").returncode == 0
+    run_file = out / "run.json"
+    recorded = json.loads(run_file.read_text())
+    assert recorded["data"] == {"gorillahard": {"spec": "generated:0", "generator": GENERATOR}}
+    assert run_cli(*args, "--data", "generated:0").returncode == 0  # one set, two spellings
+    other_seed = run_cli(*args, "--data", "generated:1")
+    assert other_seed.returncode == 2, other_seed.stderr
+    assert f'(--data of gorillahard "generated:0" ({GENERATOR}) in the folder, "generated:1" ({GENERATOR}) now)' \
+        in other_seed.stderr
+
+    older_generator = dict(recorded, data={"gorillahard": {"spec": "generated:0", "generator": "merabench.gorillahard/v1"}})
+    run_file.write_text(json.dumps(older_generator), encoding="utf-8")
+    refused = run_cli(*args, "--data", "generated")
+    assert refused.returncode == 2, refused.stderr
+    assert f'"generated:0" (merabench.gorillahard/v1) in the folder, "generated:0" ({GENERATOR}) now' in refused.stderr
+
+    before_data = {k: v for k, v in recorded.items() if k != "data"}  # what run.json held before it named data
+    run_file.write_text(json.dumps(before_data), encoding="utf-8")
+    resumed = run_cli(*args, "--data", "generated")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(run_file.read_text()) == recorded
+
+
 def test_think_blocks_are_scored_as_text_by_default_and_stripped_on_request(tmp_path: Path, make_server) -> None:
     """SAGE scores the harness's text (think blocks kept); --strip-think removes them, the raw answer stays."""
     rows = sage_rows(2)

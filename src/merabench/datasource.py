@@ -8,10 +8,12 @@ in the cache folder), or a local path; `task=SPEC` applies to one task only, e.g
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from merabench.errors import ConfigError, DataError
+from merabench.inputfile import STDIN
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.rows import (
     TaskData,
@@ -39,10 +41,8 @@ def split_specs(specs: Sequence[str]) -> tuple[str, dict[str, str]]:
     return default, per_task
 
 
-def generated_set(task: Task, spec: str) -> Path:
-    """A generated set for `generated[:SEED]`, made once and kept in the cache folder."""
-    if task.name != "gorillahard":
-        raise ConfigError(f"--data {spec}: only gorillahard has a question generator")
+def generated_seed(spec: str) -> int:
+    """The seed of `generated[:SEED]` (0 when none is given)."""
     _, _, seed_text = spec.partition(":")
     try:
         seed = int(seed_text) if seed_text else 0
@@ -50,6 +50,18 @@ def generated_set(task: Task, spec: str) -> Path:
         seed = None
     if seed is None or not SEED_MIN <= seed <= SEED_MAX:
         raise ConfigError(f"--data {spec}: the seed must be an integer from {SEED_MIN} to {SEED_MAX}") from None
+    return seed
+
+
+def is_generated(spec: str) -> bool:
+    return spec == "generated" or spec.startswith("generated:")
+
+
+def generated_set(task: Task, spec: str) -> Path:
+    """A generated set for `generated[:SEED]`, made once and kept in the cache folder."""
+    if task.name != "gorillahard":
+        raise ConfigError(f"--data {spec}: only gorillahard has a question generator")
+    seed = generated_seed(spec)
     from merabench.cache import default_cache_path
     from merabench.tasks.gorillahard.generator.build import GENERATOR_VERSION, SetPlan, write_set
 
@@ -57,6 +69,25 @@ def generated_set(task: Task, spec: str) -> Path:
     if not (folder / "manifest.json").exists():
         write_set(SetPlan(seed=seed), folder)
     return folder
+
+
+def data_identity(tasks: Sequence[Task], specs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """What a run folder records of each task's data (rundir.check_identity): the --data spec in
+    one spelling (`generated` as `generated:0`, a local path absolute, `-` as given) and, for a
+    generated set, the generator that made it (another version makes other rows from one seed)."""
+    default, per_task = split_specs(specs)
+    recorded = {}
+    for task in tasks:
+        spec = per_task.get(task.name, default)
+        if spec in ("bundled", "hub", STDIN):
+            recorded[task.name] = {"spec": spec}
+        elif is_generated(spec):
+            from merabench.tasks.gorillahard.generator.build import GENERATOR
+
+            recorded[task.name] = {"spec": f"generated:{generated_seed(spec)}", "generator": GENERATOR}
+        else:  # not resolved: /dev/fd/63 of `<(...)` is the same spelling each time, its link target is not
+            recorded[task.name] = {"spec": os.path.abspath(spec)}
+    return recorded
 
 
 def load_task_data(task: Task, spec: str, split: str = "test") -> TaskData:
@@ -89,7 +120,7 @@ def _load(task: Task, spec: str, split: str) -> TaskData:
         revision = hub_revision(task.hub_id)
         source = f"hub:{task.hub_id}" + (f"@{revision}" if revision else "")
         return to_task_data(read_hub(task.hub_id), source=source, split=split)
-    if spec == "generated" or spec.startswith("generated:"):
+    if is_generated(spec):
         return to_task_data(read_local(generated_set(task, spec)), source=spec, split=split)
     return to_task_data(read_local(Path(spec)), source=spec, split=split)
 

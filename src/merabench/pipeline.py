@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
-from merabench.datasource import load_for_tasks, load_task_data
+from merabench.datasource import data_identity, load_for_tasks, load_task_data
 from merabench.errors import ConfigError, DataError, disk_space
 from merabench.judging import JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.memory import release_freed_memory
@@ -341,7 +341,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     out = config.out_dir()
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
-                             "system_prompt": config.system_prompt})
+                             "system_prompt": config.system_prompt, "data": data_identity(task_list, config.data)})
         started = time.monotonic()
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())

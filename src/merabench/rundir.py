@@ -2,8 +2,9 @@
 
 The lock is an advisory `flock` on `.merabench.lock`, held while a run or a scoring writes the
 folder; the kernel drops it when the process dies, so a killed run never leaves a stale lock.
-`run.json` names the model and the settings that shape its answers: resuming a folder with
-other ones would mix two runs, and is refused.
+`run.json` names the model, the settings that shape its answers and each task's data (the
+`--data` spec in one spelling, and a generated set's generator): resuming a folder with other
+ones would mix two runs, and is refused.
 """
 
 from __future__ import annotations
@@ -55,16 +56,24 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
-    """Refuse to resume a folder that holds a run with another model or other settings."""
+    """Refuse to resume a folder that holds a run with another model, other settings or other data.
+
+    `identity["data"]` is by task ({task: {"spec": ..., "generator": ...}}): a task the folder has
+    data of must come with the same data, a task new to the folder adds its own. A field the
+    folder's run.json lacks (one written before merabench recorded it) is not compared; it is
+    recorded from now on."""
     path = out_dir / RUN_FILE
     if path.exists():
         try:
             previous = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError):
             previous = None
-        if previous is not None and previous != identity:
-            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(changes(previous, identity))}); "
-                              "use another --out, or delete the folder to start over")
+        if isinstance(previous, dict):
+            found = changes(previous, identity)
+            if found:
+                raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
+                                  "use another --out, or delete the folder to start over")
+            identity = {**previous, **identity, "data": {**_data(previous), **_data(identity)}}
     write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
 
 
@@ -72,24 +81,44 @@ FLAGS = {"drop_params": "--drop-param", "options": "generation options"}
 
 
 def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
-    """Each setting that differs, named by its flag, with the folder's value and this run's
-    (`--max-tokens 256 in the folder, 512 now`); the generation options are looked into."""
+    """Each setting of `now` that differs from the folder's, named by its flag, with the folder's
+    value and this run's (`--max-tokens 256 in the folder, 512 now`); the generation options are
+    looked into, the data task by task (a task new to the folder is no change). A field the
+    folder's run.json lacks (written before merabench recorded it) is not compared."""
     found = []
-    for key in sorted(set(previous) | set(now)):
-        old, new = previous.get(key), now.get(key)
-        if old == new:
-            continue
-        if isinstance(old, dict) and isinstance(new, dict):
-            found += changes(old, new)
-            continue
-        flag = FLAGS.get(key, "--" + key.replace("_", "-"))
-        found.append(f"{flag} {_shown(old)} in the folder, {_shown(new)} now")
+    for key in sorted(k for k in now if k in previous):
+        if key == "data":
+            was = _data(previous)
+            found += [f"--data of {task} {_spec(was[task])} in the folder, {_spec(spec)} now"
+                      for task, spec in _data(now).items() if task in was and was[task] != spec]
+        else:
+            found += _differences(key, previous[key], now[key])
     return found
+
+
+def _differences(key: str, old: Any, new: Any) -> list[str]:
+    if old == new:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [line for k in sorted(set(old) | set(new)) for line in _differences(k, old.get(k), new.get(k))]
+    return [f"{FLAGS.get(key, '--' + key.replace('_', '-'))} {_shown(old)} in the folder, {_shown(new)} now"]
 
 
 def _shown(value: Any, limit: int = 80) -> str:
     text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _data(identity: dict[str, Any]) -> dict[str, Any]:
+    data = identity.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _spec(entry: Any) -> str:
+    """A task's recorded data as the message shows it: `generated:0 (merabench.gorillahard/v16)`."""
+    if not isinstance(entry, dict):
+        return _shown(entry)
+    return _shown(entry.get("spec")) + (f" ({entry['generator']})" if entry.get("generator") else "")
 
 
 def check_score_folder(out_dir: Path, source: str, task: str) -> None:
