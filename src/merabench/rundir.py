@@ -1,7 +1,8 @@
 """A run folder: one writer at a time, and one model with one set of settings per folder.
 
 The lock is an advisory `flock` on `.merabench.lock`, held while a run or a scoring writes the
-folder; the kernel drops it when the process dies, so a killed run never leaves a stale lock.
+folder; the kernel drops it when the process dies (Ctrl-C, kill -9), and a forked child (the
+scoring's workers) closes its copy at once, so no dead run leaves a held lock behind.
 `run.json` names the model, the settings that shape its answers and each task's data (the
 `--data` spec in one spelling, and a generated set's generator): resuming a folder with other
 ones would mix two runs, and is refused.
@@ -15,7 +16,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from merabench.errors import ConfigError
 from merabench.samples import write_atomic
@@ -33,11 +34,27 @@ def make_folder(path: Path, what: str = "--out") -> None:
         raise ConfigError(f"{what} {path}: the folder is not writable")
 
 
+#: the lock files this process holds open: a forked child (the scoring's workers) closes its copies
+_HELD: set[IO[str]] = set()
+
+
+def _close_held_locks() -> None:
+    """In a forked child: drop its share of the parent's locks (closing a copy releases nothing);
+    a child still at work when its parent is killed then holds no dead run's folder."""
+    for handle in list(_HELD):
+        handle.close()
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_held_locks)
+
+
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold the folder's lock, or fail at once when another merabench process holds it."""
     make_folder(path)
     handle = (path / LOCK_FILE).open("a+")
+    _HELD.add(handle)
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -52,6 +69,7 @@ def locked(path: Path) -> Iterator[None]:
         handle.flush()
         yield
     finally:
+        _HELD.discard(handle)
         handle.close()
 
 
