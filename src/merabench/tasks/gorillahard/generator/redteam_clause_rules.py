@@ -12,10 +12,9 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from xml.etree import ElementTree
 
 from merabench.tasks.gorillahard.generator import redteam_files as rf
-from merabench.tasks.gorillahard.generator.families import formats
+from merabench.tasks.gorillahard.generator import redteam_readers as readers
 
 Files = Mapping[str, str]
 
@@ -62,10 +61,7 @@ def live_text(text: str) -> str:
 def dependencies(text: str) -> list[tuple[str, str]]:
     """A pom's (artifactId, version) pairs of its project <dependencies>, in order (not its own,
     not plugins, not a profile's; comments are none; a `${property}` version resolved)."""
-    try:
-        return list(formats.pom_dependencies(text).items())
-    except ElementTree.ParseError:
-        return []
+    return readers.pom_dependencies(text)
 
 
 def _yaml_child(text: str, section: str, key: str) -> str | None:

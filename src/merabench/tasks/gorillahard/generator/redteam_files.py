@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# generic readers of the formats (a YAML path, configparser, tomllib, the log layouts, the tracker
-# layouts, JSON-lines traces): what an outsider who read seed 23's files writes for them
-from merabench.tasks.gorillahard.generator.families import formats
+# the solver's own readers of host lists, trackers, logs, traces and configs, written from how
+# seed 23's files look (not the generator's)
+from merabench.tasks.gorillahard.generator import redteam_readers as readers
 
 _HEADER = re.compile(r"^\[файл: (.+)\]\n", re.M)
 _HOSTNAME = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|internal|ru|io)\b")
@@ -189,7 +189,7 @@ def listed_hosts(text: str) -> list[str]:
     """Hosts of a host list or of a runbook's hosts section, as seed 23's files lay them out: a
     runbook's code spans in the list items or table rows under its hosts heading (struck-out ones
     not), a plain list's names one a line (an /etc/hosts address before it, a note after it)."""
-    return list(formats.listed_hosts(text)) or hosts(text)
+    return readers.listed_hosts(text) or hosts(text)
 
 
 def key_value(text: str, key: str) -> str | None:
@@ -224,14 +224,13 @@ def json_doc(text: str) -> Any:
         return None
 
 
-# the tracker layouts seed 23 shows (fields, a table of fields, free text; three thread styles):
-# read as the validator reads them, which is what an outsider writes after reading them
-ticket_comments = formats.ticket_comments
-ticket_key = formats.ticket_key
+# the tracker layouts seed 23 shows (fields, a table of fields, free text; three thread styles)
+ticket_comments = readers.ticket_comments
+ticket_author = readers.ticket_author
 
 
-def ticket_author(text: str) -> str | None:
-    return formats.ticket_author(text) or None
+def ticket_key(text: str) -> str:
+    return readers.ticket_key(text) or ""
 
 
 def urls(text: str) -> list[str]:
@@ -241,15 +240,12 @@ def urls(text: str) -> list[str]:
 def log_level_records(text: str) -> list[tuple[int, str, str]]:
     """(1-based line, level, line) of each record of a log, in any of seed 23's log layouts."""
     lines = text.split("\n")
-    return [(n, level, lines[n - 1]) for n, level in formats.log_levels(text)]
+    return [(n, level, lines[n - 1]) for n, level in readers.log_levels(text)]
 
 
 def trace_records(text: str) -> list[tuple[str, float]]:
     """(trace id, latency ms) of a JSON-lines export in any of seed 23's layouts."""
-    try:
-        return formats.traces(text)
-    except (ValueError, KeyError, TypeError):
-        return []
+    return readers.traces(text)
 
 
 def log_records(text: str) -> list[tuple[int, str]]:
@@ -263,7 +259,7 @@ def measure(text: str, path: str, what: str) -> float | None:
     if "хост" in w:
         return float(len(listed_hosts(text)))
     if "реплик" in w:
-        v = formats.yaml_value(text, "replicas") or key_value(text, "replicas")
+        v = readers.yaml_value(text, "replicas") or key_value(text, "replicas")
         return number(v) if v else None
     if "пул" in w or "соединени" in w:
         doc = json_doc(text)
@@ -273,7 +269,7 @@ def measure(text: str, path: str, what: str) -> float | None:
     if "коммент" in w:
         return float(ticket_comments(text))
     if "error" in w:
-        return float(formats.level_count(text, "ERROR"))
+        return float(readers.level_count(text, "ERROR"))
     if "счет" in w or "счёт" in w:
         t = table(text, path)
         return float(len(t.rows)) if t else None
@@ -281,11 +277,11 @@ def measure(text: str, path: str, what: str) -> float | None:
         t = table(text, path)
         return float(len(t.rows)) if t else None
     if "переменн" in w:
-        return float(formats.env_variables(text))
+        return float(readers.env_variables(text))
     if "трасс" in w:
-        return float(len(formats.traces(text)))
+        return float(len(readers.traces(text)))
     if "prefetch" in w:
-        v = formats.ini_value(text, "queue", "prefetch") or key_value(text, "prefetch")
+        v = readers.ini_value(text, "queue", "prefetch") or key_value(text, "prefetch")
         return number(v) if v else None
     if "запись" in w or "длиннее" in w and path.endswith(".wav") or "коротк" in w and path.endswith(".wav"):
         m = re.search(r"(\d+)\s*мин", text)
