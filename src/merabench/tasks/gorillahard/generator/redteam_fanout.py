@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_layouts as layouts
 
 _QUOTE = re.compile(r"«([^»]*)»")
 
@@ -69,7 +69,7 @@ def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None
     args = step["args"]
     if "host" in args:
         for text in prompt.files.values():
-            records = rf.inventory(text)
+            records = layouts.inventory(text)
             conditions, skip = record_conditions(q, records) if records else ([], None)
             if records and conditions:
                 hosts = list(dict.fromkeys(r["host"] for r in records if r["host"] != skip and
@@ -80,8 +80,8 @@ def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None
         text = next(iter(prompt.files.values()), "")
         quoted = _QUOTE.findall(prompt.question)
         deed = re.search(r"отвечающ\w+ за (.+?),", prompt.question)
-        flag = quoted[0] if quoted else (rf.flag_described(text, deed.group(1)) if deed else None)
-        states = rf.flag_states(text, flag) if flag else {}
+        flag = quoted[0] if quoted else (layouts.flag_described(text, deed.group(1)) if deed else None)
+        states = layouts.flag_states(text, flag) if flag else {}
         if not states:
             return None
         op = step["tool"].rsplit(".", 1)[-1]

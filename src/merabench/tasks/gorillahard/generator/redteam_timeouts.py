@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from merabench.tasks.gorillahard.generator import redteam_files as rf
+from merabench.tasks.gorillahard.generator import redteam_layouts as layouts
 
 _PARTS = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
           (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
@@ -41,7 +41,7 @@ def asked_timeout(q: str, text: str) -> float | None:
     """The time-out the question means, in seconds, changed as it says."""
     said = sorted((m.start(), section, key) for cue, section, key in _PARTS for m in [re.search(cue, q)] if m)
     parts = list(dict.fromkeys((section, key) for _, section, key in said)) or [("client", "timeout")]
-    values = [rf.section_timeout(text, section, key) for section, key in parts]
+    values = [layouts.section_timeout(text, section, key) for section, key in parts]
     if any(v is None for v in values):
         return None
     how = next((name for cue, name in _COMBINE if re.search(cue, q)), None)
