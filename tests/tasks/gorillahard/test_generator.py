@@ -1343,3 +1343,39 @@ def test_a_format_trap_reads_the_value_its_decoy_shadows() -> None:
     assert "row 0 (deploy_scale): 7 is not in the files' body" in check_format_traps([row(scale(7))]).detail
     unknown = check_format_traps([row({"tool": "k8s.restart", "args": {"namespace": "prod"}})])
     assert "no argument a decoy shadows is known for k8s.restart" in unknown.detail
+
+
+def test_a_level_pattern_matches_only_its_records() -> None:
+    """Seed 5151 (v17) rows 1152, 1158 (a dialogue's closing count of WARN) and 693, 810 (a single
+    count): the log also held `[DEBUG] config - log level for "WARN" records set to file only`, so
+    the reference's pattern "WARN" matched 20 lines where 18 are WARN records, and a reader writing
+    "[WARN]" failed. A level-word pattern must match exactly the level's records; the generator's
+    makers draw such logs only."""
+    from merabench.tasks.gorillahard.generator.checks_files import check_level_patterns
+
+    records = "".join(f"[2026-03-14T10:00:{n:02d}.000Z] [WARN] api - slow request\n" for n in range(3))
+    quoting = '[2026-03-14T10:01:00.000Z] [DEBUG] config - log level for "WARN" records set to file only\n'
+
+    def row(text: str, reference: dict) -> Row:
+        return Row("", {"question": "q", "context": f"[файл: logs/api.log]\n{text}", "tools": "[]", "format": ""},
+                   json.dumps(reference), {"id": 4, "categories": {"family": "log_level_count"}})
+
+    def count(pattern: str, **more: object) -> dict:
+        return {"tool": "logs.count", "args": {"path": "logs/api.log", "pattern": pattern, **more}}
+
+    assert check_level_patterns([row(records, count("WARN"))]).ok
+    check = check_level_patterns([row(records + quoting, count("WARN"))])
+    assert not check.ok and "row 4 (log_level_count): 4 lines of logs/api.log hold 'WARN', 3 are WARN" in check.detail
+    grep = {"plan": [{"tool": "logs.grep", "args": {"path": "logs/api.log", "pattern": "WARN"}}]}
+    assert not check_level_patterns([row(records + quoting, grep)]).ok  # a plan's step too
+    assert check_level_patterns([row(records + quoting, count("slow request"))]).ok  # not a level word
+    assert check_level_patterns([row(records + quoting, count("WARN", ignore_case=True))]).ok  # another question
+    logfmt = 'ts=2026-03-14T10:00:00Z level=WARN logger=api msg="slow"\n'
+    assert check_level_patterns([row(logfmt * 2, count("WARN"))]).ok
+    corpus = build_corpus(5151)
+    from merabench.tasks.gorillahard.generator.families import formats
+    from merabench.tasks.gorillahard.generator.families.logs import log_counted
+
+    assert any(not formats.level_word_exact(f.file.text, "WARN") for f in corpus.by_kind["app_log"])  # decoys exist
+    rng = random.Random(1)
+    assert all(formats.level_word_exact(log_counted(corpus, rng, ("WARN",)).file.text, "WARN") for _ in range(30))

@@ -213,3 +213,38 @@ def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
               + (f" (below the card's size, not enforced: {'; '.join(short)})" if short and not card_size(manifest)
                  else ""))
     return Check("file_layouts", not problems, first_failures(problems) or detail)
+
+
+# the level field of a log record, in the layouts the logs are written in (a date and time then the
+# level; a bracketed stamp then the level in brackets; logfmt's level=; a cron logger's dd.mm.yyyy)
+_RECORD_LEVEL = re.compile(r"^(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (\S+)\s|\[[^]]+\] \[([^]]+)\]|ts=\S+ level=(\S+)\s"
+                           r"|\d\d\.\d\d\.\d{4} \d\d:\d\d:\d\d (\S+)\s)")
+_LEVEL_WORDS = ("ERROR", "WARN", "DEBUG", "INFO")
+
+
+def _records_of(text: str, level: str) -> int:
+    return sum(1 for line in text.split("\n")
+               if (found := _RECORD_LEVEL.match(line)) and next(g for g in found.groups() if g) == level)
+
+
+def check_level_patterns(rows: list[Row]) -> Check:
+    """A logs.count or logs.grep whose pattern is a level word (case kept) matches exactly the
+    records of that level: no other line of the log (a DEBUG record quoting "WARN", a traceback)
+    holds the word, so the level's records and the word's lines are one answer, and a reader
+    matching "[WARN]" or "level=WARN" gets the reference's lines."""
+    wrong, seen = [], 0
+    for r in rows:
+        files = attached_files(r.inputs["context"])
+        for step in steps(library_reference(r)):
+            args = step.get("args") or {}
+            if step.get("tool") not in ("logs.count", "logs.grep") or args.get("pattern") not in _LEVEL_WORDS \
+                    or args.get("ignore_case") or args.get("path") not in files:
+                continue
+            seen += 1
+            text, level = files[args["path"]], args["pattern"]
+            lines = sum(1 for line in text.split("\n") if level in line)
+            if lines != _records_of(text, level):
+                wrong.append(f"row {r.id} ({r.meta['categories'].get('family')}): {lines} lines of {args['path']} "
+                             f"hold {level!r}, {_records_of(text, level)} are {level} records")
+    return Check("level_patterns", not wrong, first_failures(wrong) or
+                 f"{seen} level-word patterns, each matching exactly its level's records")

@@ -15,7 +15,6 @@ from dataclasses import replace
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus
 from merabench.tasks.gorillahard.generator.families import formats
-from merabench.tasks.gorillahard.generator.families.logs import log_with
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 
 KINDS = ("stat_chain", "grep_chain", "trap_switch")
@@ -94,7 +93,11 @@ def _stat_turns(rng: random.Random, corpus: Corpus, turns: int, trap: bool) -> t
 
 
 def _grep_turns(rng: random.Random, corpus: Corpus, turns: int) -> tuple[list[Question], list[str]]:
-    log: File = log_with(corpus, rng, "ERROR").file
+    # a log whose every level's word is on its records' lines only (no DEBUG record quoting "WARN"):
+    # the grep and the count by the bare word are the level's records however a reader matches them
+    log: File = rng.choice([f for f in corpus.by_kind["app_log"] if formats.level_word_exact(f.file.text, "ERROR")
+                            and all(formats.level_word_exact(f.file.text, level) for level in LEVELS
+                                    if formats.level_count(f.file.text, level))]).file
     present = [level for level in LEVELS if formats.level_count(log.text, level)]
     level = rng.choice(present)
     base = Question("dialog_chain", "dialog", "T4_wild", "", (log,), {}, "")

@@ -36,6 +36,7 @@ from merabench.tasks.gorillahard.generator.checks_files import (
     check_file_layouts,
     check_findings_unsaid,
     check_format_traps,
+    check_level_patterns,
     check_paths_unsaid,
 )
 from merabench.tasks.gorillahard.generator.checks_picks import check_pick_criteria, check_told_apart
@@ -97,6 +98,7 @@ def _validate(folder: Path) -> list[Check]:
         check_composition(test, manifest),
         check_prompt_lengths(test_prompts, manifest),
         check_format_traps(test + shots),
+        check_level_patterns(test + shots),
         check_duplicate_keys(test + shots),
         check_file_layouts(test + shots, manifest),
         check_numerals(test + shots),

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import TABLE_SCHEMAS, Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
     STATS,
     Family,
@@ -113,7 +114,9 @@ def _written_date(rng: random.Random, day: str) -> str:
 def _log_request(rng: random.Random, logs: list[CorpusFile], date: str) -> tuple[str, dict[str, Any], str, str]:
     """(tool, args, question, twin) of a request every log in `logs` can serve."""
     choice = rng.randrange(3)
-    levels = [lv for lv in ("ERROR", "WARN") if all(lines_with(f.file.text, f" {lv} ") for f in logs)]
+    # a level every log holds, its word on no other line (a count by the word is the level's records)
+    levels = [lv for lv in ("ERROR", "WARN")
+              if all(lines_with(f.file.text, f" {lv} ") and formats.level_word_exact(f.file.text, lv) for f in logs)]
     phrases = [p for p in LOG_PHRASES if all(p in f.file.text for f in logs)]
     if choice == 0 and levels:
         level = rng.choice(levels)

@@ -228,6 +228,13 @@ def level_count(text: str, level: str) -> int:
     return sum(1 for _, written in log_levels(text) if written == level)
 
 
+def level_word_exact(text: str, level: str) -> bool:
+    """The level's records are there and are the only lines holding its word (no DEBUG record
+    quoting "WARN"): a search for the bare word and one for "[WARN]" or "level=WARN" agree."""
+    records = level_count(text, level)
+    return records > 0 and records == sum(1 for line in text.split("\n") if level in line)
+
+
 # --- traces ----------------------------------------------------------------------------------
 
 def traces(text: str) -> list[tuple[str, float]]:

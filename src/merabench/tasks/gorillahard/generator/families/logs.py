@@ -23,9 +23,17 @@ def log_with(corpus: Corpus, rng: random.Random, level: str) -> CorpusFile:
     return rng.choice([f for f in corpus.by_kind["app_log"] if formats.level_count(f.file.text, level)])
 
 
+def log_counted(corpus: Corpus, rng: random.Random, levels: tuple[str, ...]) -> CorpusFile:
+    """A service log whose records of each of `levels` are the only lines holding the level's
+    word: a count or a search by the bare word then means the level's records, whatever pattern a
+    careful reader writes ("WARN", "[WARN]", "level=WARN")."""
+    return rng.choice([f for f in corpus.by_kind["app_log"]
+                       if all(formats.level_word_exact(f.file.text, level) for level in levels)])
+
+
 def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
     level = rng.choice(["ERROR", "WARN"])
-    log = log_with(corpus, rng, level)
+    log = log_counted(corpus, rng, (level,))
     return build_question(
         "log_level_count",
         "scan",
@@ -43,7 +51,8 @@ def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
 def check_level_count(view: View) -> list[str]:
     path, text = only(view)
     level = view.derivation["level"]
-    return problems((bool(formats.level_count(text, level)), "the level never occurs")) + expect(
+    return problems((bool(formats.level_count(text, level)), "the level never occurs"),
+                    (formats.level_word_exact(text, level), "other lines than the level's records hold its word")) + expect(
         view, call("logs.count", path=path, pattern=level)
     )
 
