@@ -1379,3 +1379,27 @@ def test_a_level_pattern_matches_only_its_records() -> None:
     assert any(not formats.level_word_exact(f.file.text, "WARN") for f in corpus.by_kind["app_log"])  # decoys exist
     rng = random.Random(1)
     assert all(formats.level_word_exact(log_counted(corpus, rng, ("WARN",)).file.text, "WARN") for _ in range(30))
+
+
+def test_a_role_or_environment_the_question_names_is_written_in_the_file() -> None:
+    """Seed 5151 (v17) row 208: "в production и у которых роль queue" of a runbook whose prod
+    section has roles redis and broker; the reference read queue as broker. A value the question
+    states in Latin letters must be one the file writes; the makers say the file's spelling."""
+    from merabench.tasks.gorillahard.generator.families.common import View
+    from merabench.tasks.gorillahard.generator.families.hostlists import check_hosts
+
+    runbook = ("# Ранбук\n\n## Хосты\n\n### prod\n\n- `api-2.example.com` (роль: broker; статус: active; проверка: ok)\n"
+               "- `status.example.com` (роль: broker; статус: active; проверка: ok)\n"
+               "- `ci.example.com` (роль: redis; статус: active; проверка: ok)\n\n### stage\n\n"
+               "- `git-1.example.org` (роль: broker; статус: active; проверка: ok)\n")
+    reference = {"calls": [{"tool": "dns.lookup", "args": {"host": h}} for h in ("api-2.example.com",
+                                                                                   "status.example.com")]}
+
+    def problems(question: str) -> list[str]:
+        return check_hosts(View(question, {"docs/hosts.md": runbook}, reference,
+                                {"where": ["env", "production"], "also": ["role", "queue"]}), "dns.lookup")
+
+    assert problems("Проверь A-записи хостов из списка, которые стоят в prod и у которых роль broker.") == []
+    assert problems("Проверь A-записи хостов из списка, которые стоят в проде и у которых роль broker.") == []
+    assert problems("Проверь A-записи хостов из списка, которые стоят в production и у которых роль queue.") == [
+        "the question names production, queue, which the file does not write"]

@@ -233,7 +233,8 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
     for r in live:
         if not r.get("commented") and _meets(r, condition) and r["host"] not in chosen:
             chosen.append(r["host"])
-    return File(path, fmt, text), {**condition, "hosts": chosen, "layout": layout, "decoys": sorted(decoys)}
+    return File(path, fmt, text), {**condition, "hosts": chosen, "layout": layout, "decoys": sorted(decoys),
+                                   "spell": spell}
 
 
 def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: list[dict[str, str]], layout: str,
@@ -255,13 +256,24 @@ def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: li
 # --- the question ---------------------------------------------------------------------------
 
 _SOURCES = ("ранбука", "списка", "файла", "инвентаря")
-_ENV_IN = {"production": ("в production", "в проде", "в боевом окружении"),
-           "staging": ("в staging", "на стейджинге", "в предрелизном окружении"),
-           "testing": ("в testing", "в тестовом окружении", "на тестовом стенде")}
-_ROLE = {"web": ("у которых роль web", "на которых крутится веб-фронт"),
-         "db": ("у которых роль db", "на которых живут базы данных"),
-         "cache": ("у которых роль cache", "что держат кеш"),
-         "queue": ("у которых роль queue", "на которых стоят очереди сообщений")}
+# an environment or a role in words of the question's own; the value itself as the file writes it
+# (a question asking for role "queue" of a file that says "broker" names a role the file lacks)
+_ENV_IN = {"production": ("в проде", "в боевом окружении"),
+           "staging": ("на стейджинге", "в предрелизном окружении"),
+           "testing": ("в тестовом окружении", "на тестовом стенде")}
+_ROLE = {"web": ("на которых крутится веб-фронт",), "db": ("на которых живут базы данных",),
+         "cache": ("что держат кеш",), "queue": ("на которых стоят очереди сообщений",)}
+_LATIN = re.compile(r"[a-z-]+")
+
+
+def env_in(rng: random.Random, value: str, spell: dict[str, str]) -> str:
+    """"в prod" (the file's spelling, when Latin) or the environment in Russian words."""
+    written = [f"в {spell[value]}"] if _LATIN.fullmatch(spell[value]) else []
+    return rng.choice(written + list(_ENV_IN[value]))
+
+
+def role_said(rng: random.Random, value: str, spell: dict[str, str]) -> str:
+    return rng.choice((f"у которых роль {spell[value]}", *_ROLE[value]))
 _RELATIVE = {("status", "active"): ("которые ещё не выведены из эксплуатации", "что пока в работе",
                                    "кроме выведенных из эксплуатации"),
              ("check", "failed"): ("у которых последняя проверка не прошла", "на которых упала последняя проверка",
@@ -272,13 +284,13 @@ DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-за�
                "a-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.")
 
 
-def condition_phrase(rng: random.Random, where: list[str]) -> str:
+def condition_phrase(rng: random.Random, where: list[str], spell: dict[str, str]) -> str:
     attribute, value = where
     if attribute == "env":
         # not "что работают": a status "в работе" would make it read as a second condition
-        return rng.choice(("которые {}", "что стоят {}", "которые стоят {}")).format(rng.choice(_ENV_IN[value]))
+        return rng.choice(("которые {}", "что стоят {}", "которые стоят {}")).format(env_in(rng, value, spell))
     if attribute == "role":
-        return rng.choice(_ROLE[value])
+        return role_said(rng, value, spell)
     return rng.choice(_RELATIVE[(attribute, value)])
 
 
@@ -286,12 +298,12 @@ _SECOND = {("status", "active"): ("и которые ещё в работе", "�
            ("check", "failed"): ("и у которых последняя проверка не прошла", "и которые не прошли последнюю проверку")}
 
 
-def second_phrase(rng: random.Random, also: list[str]) -> str:
+def second_phrase(rng: random.Random, also: list[str], spell: dict[str, str]) -> str:
     attribute, value = also
     if attribute == "env":
-        return f"и которые стоят {rng.choice(_ENV_IN[value])}"
+        return f"и которые стоят {env_in(rng, value, spell)}"
     if attribute == "role":
-        return f"и у которых роль {value}"
+        return f"и у которых роль {spell[value]}"
     return rng.choice(_SECOND[(attribute, value)])
 
 
@@ -308,8 +320,10 @@ _MOST = {"env": ("которые стоят в том окружении, где
                   "с той ролью, которая встречается в списке чаще остальных")}
 
 
-def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict[str, Any], markdown: bool) -> str:
-    """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition."""
+def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict[str, Any], markdown: bool,
+                   spell: dict[str, str]) -> str:
+    """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition, a
+    value it states in Latin letters spelled as the file (`spell`) writes it."""
     source = rng.choice(_SOURCES if markdown else _SOURCES[1:])
     where = condition["where"]
     if condition.get("anchor"):
@@ -317,13 +331,13 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
     elif condition.get("most"):
         relative = rng.choice(_MOST[where[0]])
     elif condition.get("negated"):
-        relative = f"кроме тех, что {rng.choice(_ENV_IN[where[1]])}"
+        relative = f"кроме тех, что {env_in(rng, where[1], spell)}"
     elif condition.get("also"):
-        first = rng.choice(("которые {}", "которые стоят {}")).format(rng.choice(_ENV_IN[where[1]])) \
-            if where[0] == "env" else f"у которых роль {where[1]}"
-        relative = f"{first} {second_phrase(rng, condition['also'])}"
+        first = rng.choice(("которые {}", "которые стоят {}")).format(env_in(rng, where[1], spell)) \
+            if where[0] == "env" else f"у которых роль {spell[where[1]]}"
+        relative = f"{first} {second_phrase(rng, condition['also'], spell)}"
     else:
-        relative = condition_phrase(rng, where)
+        relative = condition_phrase(rng, where, spell)
     action = rng.choice(actions)
     return action.format(**{case: f"{noun} из {source}, {relative}"
                             for case, noun in (("acc", "хосты"), ("gen", "хостов"), ("dat", "хостам"))})
@@ -333,14 +347,19 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
 
 _CANONICAL = {s.lower(): v for v, spellings in SPELLINGS.items() for s in spellings}
 _HOST = re.compile(r"`?([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)`?")
-_CUES = {"production": r"production|проде|боевом", "staging": r"staging|стейджинг|предрелизн",
-         "testing": r"testing|тестов", "web": r"\bweb\b|веб", "db": r"\bdb\b|баз", "cache": r"cache|кеш",
-         "queue": r"queue|очеред", "active": r"не выведены|в работе|кроме выведенных", "failed": r"проверк"}
+_CUES = {"production": r"production|\bprod\b|проде|боевом", "staging": r"staging|\bstage\b|стейджинг|предрелизн",
+         "testing": r"testing|\btest\b|тестов", "web": r"\bweb\b|frontend|веб", "db": r"\bdb\b|database|баз",
+         "cache": r"cache|redis|кеш", "queue": r"queue|broker|очеред", "active": r"не выведены|в работе|кроме выведенных", "failed": r"проверк"}
 
 
-def read_inventory(text: str) -> list[dict[str, str]]:
+def read_inventory(text: str, written: bool = False) -> list[dict[str, str]]:
     """The live records of an inventory in any of its layouts: no commented line, nothing after an
-    archive heading, no host that a sentence only mentions; values brought to one spelling."""
+    archive heading, no host that a sentence only mentions; values brought to one spelling (or,
+    `written`, as the file writes them, lower-cased)."""
+
+    def value(cell: str) -> str:
+        return cell.strip().lower() if written else _CANONICAL.get(cell.strip().lower(), "")
+
     records: list[dict[str, str]] = []
     group: str | None = None
     for raw in text.split("\n"):
@@ -350,7 +369,7 @@ def read_inventory(text: str) -> list[dict[str, str]]:
         if line.startswith(("<!--", "#")) and not line.startswith("###"):
             continue
         if line.startswith("###") or (line.startswith("[") and line.endswith("]")):
-            group = _CANONICAL.get(line.strip("#[] ").lower())
+            group = value(line.strip("#[] ")) or None
             continue
         if not line.startswith(("|", "- `", "host=")) and not re.match(r"^[a-z][\w-]*\.[a-z][\w.-]*\s", line):
             continue
@@ -360,16 +379,16 @@ def read_inventory(text: str) -> list[dict[str, str]]:
         record = {"host": host.group(1)}
         if line.startswith("|"):
             cells = [c.strip() for c in line.strip("|").split("|")][1:]
-            record.update({a: _CANONICAL.get(c.lower(), "") for a, c in zip(ATTRIBUTES, cells, strict=False)})
+            record.update({a: value(c) for a, c in zip(ATTRIBUTES, cells, strict=False)})
         elif "=" in line:
-            record.update({k: _CANONICAL.get(v.lower(), "") for k, v in re.findall(r"(\w+)=(\S+)", line) if k != "host"})
+            record.update({k: value(v) for k, v in re.findall(r"(\w+)=(\S+)", line) if k != "host"})
         elif ":" in line:
             labels = {label: a for a, label in LABELS.items()}
-            record.update({labels[k]: _CANONICAL.get(v.strip().lower(), "")
+            record.update({labels[k]: value(v)
                            for k, v in re.findall(r"(окружение|роль|статус|проверка): ([^;)]+)", line)})
         else:
             cells = line.split()[1:]
-            record.update({a: _CANONICAL.get(c.lower(), "") for a, c in zip(ATTRIBUTES, cells, strict=False)})
+            record.update({a: value(c) for a, c in zip(ATTRIBUTES, cells, strict=False)})
         if group and "env" not in record:
             record["env"] = group
         records.append(record)
@@ -394,7 +413,11 @@ def check_hosts(view: View, tool: str) -> list[str]:
     for record in records:
         if matches(record, where, also, negated) and record["host"] not in wanted and record["host"] != anchor:
             wanted.append(record["host"])
+    # a value the question states in Latin letters ("роль queue", "в prod") is one the file writes
+    written = {v for r in read_inventory(text, written=True) for a, v in r.items() if a != "host"}
+    unwritten = sorted({w for w in re.findall(r"[a-z][a-z-]*", _HOST.sub(" ", q)) if w in _CANONICAL} - written)
     return problems((said, f"the question does not say the condition {where} {also or ''}"),
+                    (not unwritten, f"the question names {', '.join(unwritten)}, which the file does not write"),
                     (not negated or "кроме тех" in q, "the question does not say the exception"),
                     (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
         expect(view, {"calls": [call(tool, host=h) for h in wanted]})
@@ -428,10 +451,10 @@ def hosts_calls(name: str, count: int, kind: str, tool: str, twin: str, actions:
         while drawn is None:
             drawn = inventory(rng, corpus.pick(kind, rng), layouts)
         file, facts = drawn
-        question = hosts_question(rng, actions, facts, kind == "hosts_md")
+        question = hosts_question(rng, actions, facts, kind == "hosts_md", facts["spell"])
         return build_question(name, "parallel", "T4_wild", question, (CorpusFile(file, kind),),
                               {"calls": [call(tool, host=h) for h in facts["hosts"]]}, twin,
-                              facts={k: v for k, v in facts.items() if k != "hosts"})
+                              facts={k: v for k, v in facts.items() if k not in ("hosts", "spell")})
 
     return Family(name, "parallel", "T4_wild", count, make, lambda view: check_hosts(view, tool))
 
