@@ -27,6 +27,7 @@ from merabench.tasks.gorillahard.generator.families.durations import (
     asked_combination,
     changed,
     client_timeout,
+    combined_question,
     read_timeout,
 )
 from merabench.tasks.gorillahard.generator.model import File, Question, call
@@ -101,9 +102,8 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
             ms = {"max": max, "min": min, "sum": sum}[how](parts[p] for p in pair)
             options = [m for m in MODIFIERS if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 6
             wording, factor, change = rng.choice(options)
-            question = rng.choice(COMBINED[how]).format(
-                a=rng.choice(GENITIVE[pair[0]]), b=rng.choice(GENITIVE[pair[1]]),
-                mod=wording.format(n=n, w=IN_WORDS[n]))
+            question = combined_question(rng, how, rng.choice(GENITIVE[pair[0]]), rng.choice(GENITIVE[pair[1]]),
+                                         wording.format(n=n, w=IN_WORDS[n]))
             source = f"{how}:{'+'.join(pair)}"
         else:
             source = rng.choice(sorted(parts))

@@ -105,6 +105,22 @@ COMBINED = {"max": ("Выставь клиенту сервиса таймаут
                     "Нужен таймаут клиента как у {a} или у {b} — смотря где он короче{mod}; настрой, пожалуйста."),
             "sum": ("Задай клиенту сервиса таймаут, равный сумме таймаутов {a} и {b}{mod}.",
                     "Пусть таймаут клиента будет суммой таймаутов {a} и {b}{mod}; выставь.")}
+# the same with a change said as a comparison (not "равный большему …, но на четверть больше"): {change}
+# a modifier's comparative ("на четверть больше", "вдвое меньше")
+COMPARED = {"max": "Выставь клиенту сервиса таймаут {change}, чем больший из таймаутов {a} и {b}.",
+            "min": "Выставь клиенту сервиса таймаут {change}, чем меньший из таймаутов {a} и {b}.",
+            "sum": "Задай клиенту сервиса таймаут {change}, чем сумма таймаутов {a} и {b}."}
+
+
+def combined_question(rng: random.Random, how: str, a: str, b: str, mod: str) -> str:
+    """The question asking for two parts' time-outs combined (`a`, `b` in the genitive; one "на
+    сервере" for two of the server's), changed by `mod` (a modifier's wording or "")."""
+    if a.endswith(" на сервере") and b.endswith(" на сервере"):
+        a = a.removesuffix(" на сервере")
+    comparative = re.fullmatch(r", (?:но|только) (.+(?:больше|меньше))", mod)
+    if comparative:
+        return COMPARED[how].format(change=comparative.group(1), a=a, b=b)
+    return rng.choice(COMBINED[how]).format(a=a, b=b, mod=mod)
 
 
 def changed(ms: int, factor: float, how: int | str, n: int) -> float | None:
@@ -150,9 +166,9 @@ def asked_combination(q: str) -> str | None:
     """How a lowered question combines two parts' time-outs: "sum", "max", "min", or None."""
     if re.search(r"сумм\w* таймаутов", q):
         return "sum"
-    if re.search(r"большему из таймаутов|где он длиннее", q):
+    if re.search(r"больш(?:ему|ий) из таймаутов|где он длиннее", q):
         return "max"
-    if re.search(r"меньшему из таймаутов|где он короче", q):  # not a lead-in's "Короче,"
+    if re.search(r"меньш(?:ему|ий) из таймаутов|где он короче", q):  # not a lead-in's "Короче,"
         return "min"
     return None
 

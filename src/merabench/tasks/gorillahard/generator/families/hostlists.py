@@ -281,7 +281,7 @@ _RELATIVE = {("status", "active"): ("которые ещё не выведены
 
 
 DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-записи {gen}.", "Какие IP-адреса сейчас у {gen}? Нужны A-записи.",
-               "a-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.")
+               "A-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.")
 
 
 def condition_phrase(rng: random.Random, where: list[str], spell: dict[str, str]) -> str:
@@ -324,7 +324,7 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
                    spell: dict[str, str]) -> str:
     """An action ("Проверь A-записи {gen}", "Пропингуй {acc}") over the hosts of the condition, a
     value it states in Latin letters spelled as the file (`spell`) writes it."""
-    source = rng.choice(_SOURCES if markdown else _SOURCES[1:])
+    source = rng.choice(_SOURCES[:3] if markdown else _SOURCES[1:])  # a runbook is no inventory
     where = condition["where"]
     if condition.get("anchor"):
         relative = rng.choice(_SAME[where[0]]).format(host=condition["anchor"])
@@ -339,7 +339,8 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
     else:
         relative = condition_phrase(rng, where, spell)
     action = rng.choice(actions)
-    return action.format(**{case: f"{noun} из {source}, {relative}"
+    joint = " " if relative.startswith("с той") else ", "  # "хостов из списка с той ролью, которая…"
+    return action.format(**{case: f"{noun} из {source}{joint}{relative}"
                             for case, noun in (("acc", "хосты"), ("gen", "хостов"), ("dat", "хостам"))})
 
 
