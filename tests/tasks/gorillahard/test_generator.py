@@ -1324,6 +1324,32 @@ def test_a_key_set_twice_needs_its_older_assignment_marked() -> None:
     assert check_duplicate_keys([row("notes.txt", env)]).ok  # not a key = value format
 
 
+def test_a_yaml_mapping_never_holds_a_key_twice() -> None:
+    """YAML forbids a key twice in one mapping and loaders disagree on it (PyYAML keeps the last,
+    the spec refuses), so any duplicate in an attached values file fails, marked or not; the same
+    key in two list items, two sections, a block scalar's text or two documents is no duplicate.
+    (On seeds 0 and 23 the scanner and PyYAML with a refusing constructor agree on all 153 values
+    files with one key line copied below itself.)"""
+    from merabench.tasks.gorillahard.generator.checks_files import check_duplicate_keys
+
+    def row(text: str) -> Row:
+        return Row("", {"question": "q", "context": f"[файл: deploy/helm/values-885.yaml]\n{text}", "tools": "[]",
+                        "format": ""}, "{}", {"id": 7})
+
+    values = ("# values for notify-api\nnamespace: shop-prod\nreplicas: 5\nresources:\n  cpu: 250m\n"
+              "  memory: 512Mi\ncache:\n  cpu: 1\nenv:\n  - name: LOG_LEVEL\n    value: \"info\"\n"
+              "  - name: REGION\n    value: \"ru-2\"\nnotes: |\n  replicas: 4 до переезда\n  namespace: old\n"
+              "---\nreplicas: 3\n")
+    assert check_duplicate_keys([row(values)]).ok
+    twice = values.replace("replicas: 5\n", "replicas: 5\n# переопределено ниже\nreplicas: 4\n", 1)
+    check = check_duplicate_keys([row(twice)])
+    assert not check.ok and "row 7: deploy/helm/values-885.yaml: replicas set twice (lines 3 and 5)" in check.detail
+    nested = values.replace("  memory: 512Mi\n", "  memory: 512Mi\n  cpu: 500m\n")
+    assert "cpu set twice (lines 5 and 7)" in check_duplicate_keys([row(nested)]).detail
+    in_item = values.replace('    value: "info"\n', '    value: "info"\n    value: "debug"\n')
+    assert "value set twice" in check_duplicate_keys([row(in_item)]).detail
+
+
 def test_a_format_trap_reads_the_value_its_decoy_shadows() -> None:
     """A deploy_scale row passes on its replicas, the value '# replicas: 11' shadows, not on a
     namespace any file names."""

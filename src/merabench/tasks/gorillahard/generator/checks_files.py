@@ -172,20 +172,65 @@ def _duplicates(path: str, text: str) -> tuple[int, list[str]]:
                         for (section, key), marks in twice.items() if not all(marks[:-1])]
 
 
+_YAML_KEY = re.compile(r"""(?P<indent>[ ]*)(?P<item>(?:-[ ]+)*)(?P<key>[^\s#'"{\[][^:#]*?|"[^"]*"|'[^']*')[ ]*:(?:[ ]|$)""")
+_BLOCK_SCALAR = re.compile(r":[ ]*[|>][-+0-9]*[ ]*(?:#.*)?$")
+
+
+def _yaml_duplicates(path: str, text: str) -> list[str]:
+    """Keys a YAML file's block mapping holds twice. YAML forbids it, and loaders part ways on it
+    (PyYAML keeps the last value, ruamel.yaml and the spec refuse the file), so no comment makes a
+    duplicate's value one answer: any duplicate is reported. A list item starts a mapping of its
+    own; a block scalar's lines and flow collections are not keys; `---` starts a new document."""
+    if not path.endswith((".yaml", ".yml")):
+        return []
+    found: list[str] = []
+    open_maps: list[tuple[int, dict[str, int]]] = []  # (indent of the keys, key -> line) from the outermost
+    scalar_above = -1  # the indent of a block scalar's key while inside its text
+    for number, line in enumerate(text.splitlines(), 1):
+        bare = line.strip()
+        indent = len(line) - len(line.lstrip(" "))
+        if scalar_above >= 0:
+            if not bare or indent > scalar_above:
+                continue
+            scalar_above = -1
+        if not bare or bare.startswith("#"):
+            continue
+        if bare in ("---", "..."):
+            open_maps.clear()
+            continue
+        match = _YAML_KEY.match(line)
+        if not match:
+            continue
+        depth = indent + len(match["item"])
+        while open_maps and (open_maps[-1][0] > depth or (match["item"] and open_maps[-1][0] >= depth)):
+            open_maps.pop()
+        if not open_maps or open_maps[-1][0] < depth:
+            open_maps.append((depth, {}))
+        key = match["key"].strip().strip("'\"")
+        keys = open_maps[-1][1]
+        if key in keys:
+            found.append(f"{path}: {key} set twice (lines {keys[key]} and {number}), which YAML forbids")
+        keys[key] = number
+        if _BLOCK_SCALAR.search(line):
+            scalar_above = depth
+    return found
+
+
 def check_duplicate_keys(rows: list[Row]) -> Check:
     """No attached INI or .env file assigns a key twice in one section without a comment above the
     older assignment saying it is overridden: the live value is the last one only to a lenient
     parser (configparser's default refuses the file), so a reference reading the key past an
-    unmarked duplicate is one defensible answer of two, and a careful model asks back first."""
+    unmarked duplicate is one defensible answer of two, and a careful model asks back first. No
+    attached YAML file holds a key twice in one mapping at all."""
     unmarked, twice = [], 0
     for row in rows:
         for path, text in attached_files(row.inputs["context"]).items():
             n, found = _duplicates(path, text)
             twice += n
-            unmarked += [f"row {row.id}: {f}" for f in found]
+            unmarked += [f"row {row.id}: {f}" for f in found + _yaml_duplicates(path, text)]
     return Check("duplicate_keys", not unmarked, first_failures(unmarked) or
                  f"{twice} keys set twice in the attached INI and .env files, the older assignment of each "
-                 f"marked overridden")
+                 f"marked overridden; no YAML mapping holds a key twice")
 
 
 def check_file_layouts(rows: list[Row], manifest: dict[str, Any]) -> Check:
