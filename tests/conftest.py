@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,6 +41,35 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "cache.sqlite"
     monkeypatch.setenv("MERABENCH_CACHE", str(path))
     return path
+
+
+def _children() -> list[int]:
+    """The processes this test session started and that still run (from /proc: Linux only)."""
+    me, found = str(os.getpid()), []
+    for entry in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = entry.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        if fields[1] == me:  # the parent's pid, the field after the state
+            found.append(int(entry.parent.name))
+    return found
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    """A SIGTERM (a CI time-out, a killed job) ends the session as Ctrl-C does, so fixtures tear
+    down their servers, and first stops every command a test started: a `merabench run` left
+    running would go on loading a model or answering rows after the session is gone."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends the session at once
+    for pid in _children():
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.kill(pid, signal.SIGTERM)
+    raise KeyboardInterrupt("SIGTERM")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if sys.platform == "linux" and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _stop_on_sigterm)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
