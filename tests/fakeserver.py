@@ -3,8 +3,10 @@
 Runs aiohttp in its own thread and loop. `plan(n, body)` decides what the n-th request (1-based,
 counted over all requests) gets: "ok", "slow", "429", "503", "500", "truncate" (a body shorter
 than its Content-Length, then the connection closes), "drop" (the connection closes before any
-response), "400" (with `error_body`, when set, as the JSON error), or "401" (an error that repeats
-the request's Authorization header and query string, as careless servers do). `reply(body)` gives the
+response), "400" (with `error_body`, when set, as the JSON error), "401" (an error that repeats
+the request's Authorization header and query string, as careless servers do), or "die" (the server
+stops listening and resets every connection, as a killed process does: later requests are
+refused at connect). `reply(body)` gives the
 answer: a string, or a dict with `content` (None for a null content), and optionally
 `reasoning_content`, `reasoning`, `finish_reason` and `usage`. Every request is logged with its
 headers and body.
@@ -113,6 +115,9 @@ class FakeServer:
         if action == "drop":
             request.transport.close()
             return web.Response(status=200)
+        if action == "die":
+            self._die()
+            return web.Response(status=200)
         message: dict[str, Any] = {"role": "assistant"}
         finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
         if isinstance(answer, dict):
@@ -162,6 +167,13 @@ class FakeServer:
                 self._busy += 1
                 waiter.set_result(None)
 
+    def _die(self) -> None:
+        """Stop listening and reset every open connection (on the server's loop)."""
+        self._listener.close()
+        for handler in self._runner.server.connections:
+            if handler.transport is not None:
+                handler.transport.abort()
+
     def set_slots(self, slots: int) -> None:
         """Change how many are served at a time, from any thread (a server losing half its GPUs)."""
         def change() -> None:
@@ -203,6 +215,7 @@ class FakeServer:
             self._loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, "127.0.0.1", self.port)
             self._loop.run_until_complete(site.start())
+            self._listener = site._server
             self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
             ready.set()
             self._loop.run_forever()

@@ -59,9 +59,11 @@ class BackendError(MerabenchError):
     """A failed model request. `retryable` errors are retried by the backend's retry loop."""
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
-                 status: int | None = None, body: object = None, attempts: int = 0) -> None:
+                 status: int | None = None, body: object = None, attempts: int = 0,
+                 connection: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.connection = connection  # no reply on the wire: refused, reset or closed before any answer
         self.attempts = attempts  # requests sent before giving up (0: none, or not counted)
         self.retry_after = retry_after
         self.status = status

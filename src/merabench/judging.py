@@ -6,6 +6,12 @@ through the judge's backend (same concurrency, retries and back-off as the model
 cache has its reply, keyed by the judge model and the full judge prompt (so by the template too).
 The stage returns a new Judgement per row: the replies, their scores, or the errors. Judgements
 come only from a judge configured for this invocation: nothing is read back from samples files.
+
+A judge that dies after the preflight is given up quickly: once JUDGE_UNREACHABLE_AFTER retries
+in a row find it refusing or dropping connections (429/5xx are retried as always), or its server
+asks to wait past the back-off ceiling, no more judge requests are sent; the calls left are
+marked not sent with that reason, the replies already in are kept, and the task's judge metrics
+are marked incomplete (the CLI exits 1; the same command judges the rest, the rest from the cache).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from merabench.tasks.base import Task
 
 OWN_OPTIONS = GenerationOptions(max_tokens=1024, temperature=0.0)
 HARNESS_OPTIONS = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0)
+JUDGE_UNREACHABLE_AFTER = 3  # retries in a row that find no connection: the judge is given up
+NOT_SENT = "not sent: "      # how the error of a judge call never sent begins
 
 
 @dataclass(frozen=True)
@@ -71,13 +79,15 @@ def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, t
     options = OWN_OPTIONS if settings.template is None else HARNESS_OPTIONS
     return make_backend(settings.model, options, BackendSettings(
         base_urls=settings.base_urls, api_key=settings.api_key, concurrency=concurrency,
-        max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s))
+        max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s,
+        unreachable_after=JUDGE_UNREACHABLE_AFTER))
 
 
 async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer], settings: JudgeSettings,
                      judge: Backend, cache: ResponseCache | None, *, strip: bool, concurrency: int
-                     ) -> tuple[dict[int, Judgement], int]:
-    """(a Judgement per answered row with a reference, how many requests were sent)."""
+                     ) -> tuple[dict[int, Judgement], int, str | None]:
+    """(a Judgement per answered row with a reference, how many requests were sent, why the judge
+    was given up mid-run or None)."""
     template = settings.template
     score = harness_score if template is not None else task.judge_value
     sha = template.sha if template is not None else task.judge_template_sha()
@@ -92,17 +102,25 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
     jobs = [(row_id, i, messages) for row_id, prompts in requests.items() for i, messages in enumerate(prompts)]
     options = judge.options.fingerprint()
     sent = 0
+    stopped: str | None = None  # why the judge was given up: nothing more is sent to it
 
     async def ask(job: tuple) -> None:
-        nonlocal sent
+        nonlocal sent, stopped
         row_id, index, messages = job
         key = request_key(judge.name, options, messages_digest(messages))
         reply = cache.get_judgement(key) if cache is not None else None
         if reply is None:
+            if stopped is not None:
+                errors[row_id][index] = f"{NOT_SENT}the judge was given up ({stopped})"
+                return
             sent += 1
             try:
                 reply = (await judge.generate(Request(messages))).text
-            except (BackendError, ServerRefused) as exc:  # refused: the judge's server asked to wait too long
+            except ServerRefused as exc:  # every judge endpoint given up: dead, or asks to wait too long
+                stopped = stopped or str(exc)
+                errors[row_id][index] = f"{NOT_SENT}the judge was given up ({stopped})"
+                return
+            except BackendError as exc:
                 errors[row_id][index] = str(exc)
                 return
             if cache is not None:
@@ -117,14 +135,21 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
                                     tuple(None if r is None else score(r) for r in replies[row_id]),
                                     tuple(errors[row_id]))
                   for row_id in requests}
-    return judgements, sent
+    return judgements, sent, stopped
 
 
-def judge_failure(judgements: Mapping[int, Judgement]) -> str | None:
-    """Why a task has no judge scores at all: calls were made and none was answered (the judge
-    stopped answering during the run), with the commonest error; None when any reply came."""
+def judge_failure(judgements: Mapping[int, Judgement], stopped: str | None = None) -> str | None:
+    """Why a task lacks judge scores: calls were made and none was answered (with the commonest
+    error), or the judge was given up mid-run (`stopped`: why) after answering some; None otherwise."""
     calls = sum(len(j.replies) for j in judgements.values())
-    if not calls or any(r is not None for j in judgements.values() for r in j.replies):
+    answered = sum(r is not None for j in judgements.values() for r in j.replies)
+    if not calls or (answered and stopped is None):
         return None
-    error, count = commonest_error(e for j in judgements.values() for e in j.errors) or ("no reply", calls)
-    return f"the judge answered none of its {calls} call(s); the commonest error ({count} of them): {error}"
+    if not answered:
+        error, count = commonest_error(e for j in judgements.values() for e in j.errors) or ("no reply", calls)
+        return f"the judge answered none of its {calls} call(s); the commonest error ({count} of them): {error}"
+    not_sent = sum(bool(e and e.startswith(NOT_SENT)) for j in judgements.values() for e in j.errors)
+    unjudged = sum(any(r is None for r in j.replies) for j in judgements.values())
+    return (f"the judge was given up after answering {answered} of its {calls} call(s): {stopped}; {not_sent} "
+            f"call(s) were not sent, and {unjudged} of {len(judgements)} row(s) lack a judge reply (the judge "
+            "metrics cover only the rows judged before)")

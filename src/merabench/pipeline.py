@@ -226,26 +226,32 @@ def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[Judg
 
 
 def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
-               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]) -> dict[str, dict[int, Judgement]]:
+               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]
+               ) -> tuple[dict[str, dict[int, Judgement]], dict[str, str]]:
+    """(the judgements per task, why the judge was given up per task where it was)."""
     judged: dict[str, dict[int, Judgement]] = {}
+    stopped: dict[str, str] = {}
     if judge is None:
-        return judged
+        return judged, stopped
     for run in runs:
         if not _judged(run):
             continue
         backend = _new_judge(judge)
-        judged[run.task.name], sent = asyncio.run(judge_task(
+        judged[run.task.name], sent, why = asyncio.run(judge_task(
             run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
             concurrency=judge.concurrency))
         say(f"judge {judge.settings.model}: {sent} request(s) sent for {run.task.name}")
-    return judged
+        if why is not None:
+            stopped[run.task.name] = why
+            say(f"judge {judge.settings.model}: given up for {run.task.name}, no more judge requests sent: {why}")
+    return judged, stopped
 
 
 def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], out: Path, *, strip: bool,
             judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None],
             early: EarlyScores | None = None) -> list[TaskResult]:
     """Judge (tasks with a judged metric, when a judge is set), score, and write the final samples."""
-    judged = _judge_all(runs, answers, judge, cache, strip, say)
+    judged, stopped = _judge_all(runs, answers, judge, cache, strip, say)
     results = []
     for run in runs:
         judgements = judged.get(run.task.name)
@@ -253,7 +259,7 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]]
                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                             early=early.scores.get(run.task.name) if early else None,
                             data_sha256=early.data_sha256(run.task.name) if early else None)
-        failed = judge_failure(judgements or {})
+        failed = judge_failure(judgements or {}, stopped.get(run.task.name))
         if failed is not None:  # the headline judge metrics are missing: said, and the CLI exits 1
             result = dataclasses.replace(result, judge_failed=failed,
                                          notes=(*result.notes, f"judge metrics missing: {failed}"))

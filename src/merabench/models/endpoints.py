@@ -11,7 +11,10 @@ request for it) for the server's Retry-After, or an exponential back-off, once, 
 the requests in flight come back refused; the refusals of requests sent before that pause began
 add nothing. When a server asks for more than the back-off ceiling, or refuses for a minute with
 no answer in between, the endpoint is given up; once every endpoint is, `acquire` raises
-ServerRefused and the run stops sending (saved, scored, resumable).
+ServerRefused and the run stops sending (saved, scored, resumable). A pool made with
+`unreachable_after` (the judge's) also gives an endpoint up when that many retries in a row, with
+no answer between, found it refusing or dropping connections: a server that died after the
+preflight (a first attempt's failure does not count: one blip fails every request in flight).
 
 A request's time-out counts from when the server could have started it as far as we can tell:
 of the requests in flight at an endpoint, only the oldest `clock_capacity()` have their clock
@@ -55,6 +58,7 @@ class Endpoint:
     pause_epoch: int = 0                     # pauses so far: a refusal of a request sent before the last one adds nothing
     refusals: int = 0                        # pauses since the last answer
     refusing_since: float | None = None
+    unreachable: int = 0                     # retries since the last answer that found no connection
     gave_up: str | None = None
     slots: int | None = None                 # what the server said it serves at once
     sent: int = 0                            # requests sent to it (each attempt counts)
@@ -85,12 +89,13 @@ class EndpointPool:
     """Single-threaded (one event loop): picking and counting need no lock, only waiting does."""
 
     def __init__(self, urls: list[str], max_in_flight: int | None, *, timeout_s: float = 600.0,
-                 retry_base_delay_s: float = 1.0) -> None:
+                 retry_base_delay_s: float = 1.0, unreachable_after: int | None = None) -> None:
         """`max_in_flight` None: learnt per endpoint (`--concurrency auto`)."""
         self.endpoints = [Endpoint(u, max_in_flight or 1, AdaptiveLimit() if max_in_flight is None else None)
                           for u in urls]
         self.timeout_s = timeout_s
         self.retry_base_delay_s = retry_base_delay_s
+        self.unreachable_after = unreachable_after
         self.stopped: str | None = None
         self._waiters: deque[asyncio.Future[Endpoint]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -172,7 +177,7 @@ class EndpointPool:
         when it is an answer."""
         endpoint.in_flight -= 1
         if ok:
-            endpoint.refusals, endpoint.refusing_since = 0, None
+            endpoint.refusals, endpoint.refusing_since, endpoint.unreachable = 0, None, 0
             if endpoint.adaptive is None:
                 endpoint.limit = min(float(endpoint.max_limit), endpoint.limit + 1.0 / max(1.0, endpoint.limit))
             elif latency_s is not None:
@@ -212,6 +217,17 @@ class EndpointPool:
         endpoint.paused_until = max(endpoint.paused_until, now + wait)
         if self._waiters:
             self._wake_at_pause_end(now)
+
+    def unreachable(self, endpoint: Endpoint, error: str) -> None:
+        """A retry found no connection (refused, reset, closed before any reply): with
+        `unreachable_after`, that many in a row with no answer between give the endpoint up."""
+        if endpoint.gave_up is not None or self.unreachable_after is None:
+            return
+        endpoint.unreachable += 1
+        if endpoint.unreachable >= self.unreachable_after:
+            self._give_up(endpoint, f"{redact_url(endpoint.url)} stopped accepting connections: {endpoint.unreachable} "
+                                    f"retries in a row failed on the connection with no answer between (the last: "
+                                    f"{error})")
 
     def _backoff(self, refusals: int) -> float:
         return jittered_backoff(self.retry_base_delay_s, refusals)  # replicas' pauses do not end together

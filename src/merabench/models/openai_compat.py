@@ -66,7 +66,10 @@ def _tries(failures: int, throttled: int) -> str:
 class OpenAICompatBackend(Backend):
     def __init__(self, model: str, base_urls: list[str], *, api_key: str | None = None,
                  options: GenerationOptions | None = None, concurrency: int | str = AUTO,
-                 max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0) -> None:
+                 max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0,
+                 unreachable_after: int | None = None) -> None:
+        """`unreachable_after`: give an endpoint up once that many retries in a row (no answer
+        between) found it refusing or dropping connections (models/endpoints.py); None: never."""
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
         register_secret(api_key)  # masked wherever it appears in what the run writes (redaction.py)
@@ -93,6 +96,7 @@ class OpenAICompatBackend(Backend):
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.retry_base_delay_s = retry_base_delay_s
+        self.unreachable_after = unreachable_after
         self._pool: EndpointPool | None = None
         self._session: aiohttp.ClientSession | None = None
         self._notes: list[str] = []
@@ -167,7 +171,8 @@ class OpenAICompatBackend(Backend):
     def pool(self) -> EndpointPool:
         if self._pool is None:
             self._pool = EndpointPool(self.urls, None if self._concurrency == AUTO else int(self._concurrency),
-                                      timeout_s=self.timeout_s, retry_base_delay_s=self.retry_base_delay_s)
+                                      timeout_s=self.timeout_s, retry_base_delay_s=self.retry_base_delay_s,
+                                      unreachable_after=self.unreachable_after)
             for url, slots in self._slots.items():
                 self._pool.told_slots(url, slots)
         return self._pool
@@ -225,6 +230,8 @@ class OpenAICompatBackend(Backend):
                     attempt -= 1  # the same request again, shaped as the server wants: not a retry
                     continue
                 failures += 1
+                if exc.connection and failures > 1:  # a retry found the server still unreachable
+                    self.pool.unreachable(endpoint, str(exc))
                 if not exc.retryable or failures > self.max_retries:
                     raise BackendError(f"{exc}{_tries(failures, throttled)}", retryable=False, status=exc.status,
                                        attempts=attempt) from None
@@ -273,7 +280,8 @@ class OpenAICompatBackend(Backend):
             raise BackendError(f"timed out after {self.timeout_s:g} s at {shown} (counted from when the server "
                                "could start it)", retryable=True) from None
         except aiohttp.ClientError as exc:  # refused, reset, dropped, truncated payload
-            raise BackendError(transport_problem(exc, shown), retryable=True) from None
+            raise BackendError(transport_problem(exc, shown), retryable=True,
+                               connection=is_connection_failure(exc)) from None
         if resp.status != 200:
             try:
                 parsed = loads(raw)
@@ -331,6 +339,12 @@ def transport_problem(exc: aiohttp.ClientError, url: str) -> str:
     if isinstance(exc, aiohttp.ClientOSError):
         return f"the connection to {url} failed ({exc.strerror or 'a network error'})"
     return f"the request to {url} failed on the connection ({type(exc).__name__})"
+
+
+def is_connection_failure(exc: aiohttp.ClientError) -> bool:
+    """No reply came at all: the connection was refused, reset or closed before any answer (a
+    server that died or is not listening); a reply cut off mid-body is not one."""
+    return isinstance(exc, aiohttp.ClientOSError | aiohttp.ServerDisconnectedError)
 
 
 def body_excerpt(raw: bytes, limit: int = 200) -> str:

@@ -216,6 +216,68 @@ def test_a_judge_that_answers_no_call_is_a_failure_with_its_cause(tmp_path: Path
     assert result.returncode == 1 and "judge metrics missing: russianregions" in result.stderr, result.stderr
 
 
+def model_answers(body: dict) -> str:
+    return f"Ответ: {BY_PROMPT[body['messages'][-1]['content']]}"
+
+
+BY_PROMPT = {render_row(r): r.outputs for r in ROWS}
+
+
+def test_a_judge_that_dies_mid_run_is_given_up_keeping_what_it_judged(tmp_path: Path, make_server) -> None:
+    """The judge passes the preflight, answers 10 calls, then its process dies (refused at
+    connect): after a few retries that find no connection nothing more is sent to it (it used
+    to cost every remaining call its whole retry budget: 100 s here, exit 0); the replies in are
+    kept and scored, the rest are marked not sent with the reason, and the run exits 1. The same
+    command with a live judge judges the rest (the first 10 from the cache)."""
+    server = make_server(reply=model_answers)
+    judge = make_server(reply=fake_judge, plan=lambda n, body: "ok" if n <= 10 else "die")
+    out = tmp_path / "r"
+
+    def run(url: str):
+        return run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                       "--out", str(out), "--no-progress", "--judge-model", "openai:judge", "--judge-base-url", url)
+
+    started = time.monotonic()
+    result = run(judge.url)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert time.monotonic() - started < 30
+    given_up = f"{judge.url} stopped accepting connections: 3 retries in a row failed on the connection"
+    assert f"judge openai:judge: given up for russianregions, no more judge requests sent: {given_up}" in result.stderr
+    assert "judge metrics missing: russianregions: the judge was given up after answering 10 of its 72 call(s)" \
+        in result.stderr
+    task = json.loads((out / "results.json").read_text())["tasks"]["russianregions"]
+    assert task["judge_failed"].startswith("the judge was given up after answering 10 of its 72 call(s)")
+    assert task["metrics"]["exact_match"] == 1.0 and task["metrics"]["judge_score"] == 1.0
+    samples = read_jsonl(out / "samples_russianregions.jsonl")
+    assert all(s["status"] == "ok" for s in samples)  # the model's answers are all kept
+    judged = [s for s in samples if "judge_score" in s["metrics"]]
+    assert judged and task["denominators"]["judge_score"] == len(judged)  # what was judged is kept
+    unjudged = [s["details"]["judge_error"] for s in samples if "judge_score" not in s["metrics"]]
+    assert unjudged and all(e.startswith(f"judge request failed: not sent: the judge was given up ({given_up}")
+                            for e in unjudged)
+
+    alive = make_server(reply=fake_judge)
+    again = run(alive.url)
+    assert again.returncode == 0, again.stderr
+    assert len(alive.requests) == 72 - 10  # the 10 replies in come from the cache
+    task = json.loads((out / "results.json").read_text())["tasks"]["russianregions"]
+    assert "judge_failed" not in task and task["denominators"]["judge_score"] == len(ROWS)
+
+
+def test_dropped_connections_and_5xx_from_the_judge_are_retried_not_given_up(tmp_path: Path, make_server) -> None:
+    """Only retries that find no connection count towards giving the judge up, and an answer
+    resets them: two dropped connections and three HTTP 500s on one call are retried to its answer."""
+    server = make_server(reply=model_answers)
+    judge = make_server(reply=fake_judge, plan=lambda n, body: "drop" if n <= 2 else "500" if n <= 5 else "ok")
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--out", str(tmp_path / "r"), "--no-progress", "--judge-model", "openai:judge",
+                     "--judge-base-url", judge.url, "--judge-concurrency", "1", "--retry-delay", "0.01")
+    assert result.returncode == 0, result.stderr
+    task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["russianregions"]
+    assert "judge_failed" not in task and task["denominators"]["judge_score"] == len(ROWS)
+    assert len(judge.requests) == 72 + 5
+
+
 HARNESS = json.loads((Path(__file__).parent / "harness_judge_requests.json").read_text(encoding="utf-8"))
 
 
