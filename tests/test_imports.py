@@ -47,3 +47,18 @@ def test_demo_run_and_score_import_neither_spacy_nor_torch(tmp_path: Path) -> No
     assert samples.exists()
     scored = heavy_modules_after(["score", "sage", "--predictions", str(samples), "--out", str(tmp_path / "scored")])
     assert scored == {"code": 0, "heavy": []}
+
+
+def test_the_cli_modules_import_no_private_name_from_another_module() -> None:
+    """What the command's modules share has a public name (cli_evaluate used to import
+    `_judge`, `_print`, `_stderr`, ... from cli_options and cli_app)."""
+    import ast
+
+    package = Path(__file__).parents[1] / "src" / "merabench"
+    private = []
+    for path in sorted(package.glob("cli*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("merabench"):
+                private += [f"{path.name}: {node.module}.{a.name}" for a in node.names
+                            if a.name.startswith("_") and not a.name.startswith("__")]
+    assert private == []

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from merabench import cli_evaluate, cli_tools  # noqa: F401  (importing them registers the commands)
-from merabench.cli_app import _stderr, app, escape, say
+from merabench.cli_app import app, escape, say, stderr_console
 from merabench.errors import ConfigError, MerabenchError
 from merabench.redaction import redact
 
@@ -145,7 +145,7 @@ def _main(argv: list[str] | None) -> None:
         code = command_group().main(args=args, prog_name="merabench", standalone_mode=False,
                                     default_map=_config_defaults(args), obj={"argv": args})
     except MerabenchError as exc:
-        _stderr().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        stderr_console().print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -157,7 +157,7 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(130)
     except _usage_error_types() as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-        _stderr().print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
+        stderr_console().print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
         sys.exit(2)
     if code == 130:  # typer turns Ctrl-C into a returned 130
         say("interrupted: everything answered so far is saved; rerun the same command to resume")

@@ -22,14 +22,14 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 # name): rich's emoji codes are off, so ':smile:' prints as typed, and markup in such text is escaped
 # (`escape`, `say`); only merabench's own words carry markup.
 @functools.cache
-def _stderr() -> Console:
+def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, soft_wrap=True, emoji=False)  # messages stay one line each, greppable
 
 
 @functools.cache
-def _stdout() -> Console:
+def stdout_console() -> Console:
     from rich.console import Console
 
     # piped output: don't squeeze tables
@@ -44,7 +44,7 @@ def escape(text: str) -> str:
 
 def say(message: str) -> None:
     """A line for the user; text from models, servers and files is never read as markup."""
-    _stderr().print(escape(message), highlight=False)
+    stderr_console().print(escape(message), highlight=False)
 
 
 def _print_version(value: bool) -> None:

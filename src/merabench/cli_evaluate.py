@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from merabench.budget import STOPPED_EXIT, parse_duration, resolve_prices
-from merabench.cli_app import _stderr, _stdout, app, say
+from merabench.cli_app import app, say, stderr_console, stdout_console
 from merabench.cli_help import CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
 from merabench.cli_options import (
     GENERATION_FLAGS,
@@ -20,17 +20,17 @@ from merabench.cli_options import (
     JudgeModel,
     JudgePrompt,
     JudgeUrls,
-    _concurrency,
-    _extra_body,
-    _failing,
-    _finite,
-    _judge,
-    _judge_failed,
-    _print,
-    _register,
-    _request_fields,
     check_endpoint,
+    check_finite,
+    check_request_fields,
+    failing_tasks,
+    judge_failed_tasks,
+    judge_from_flags,
     option_given,
+    parse_concurrency,
+    parse_extra_body,
+    print_evaluation,
+    register_flag_secrets,
     seed_option,
 )
 from merabench.datasource import load_task_data
@@ -177,23 +177,23 @@ def run(
     dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop", rich_help_panel=CONTROL)] = False,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
-    _register(api_key, judge_api_key, [*base_url, *judge_base_url])
+    register_flag_secrets(api_key, judge_api_key, [*base_url, *judge_base_url])
     if dump_config:
         from merabench.config_file import dump
 
         sys.stdout.write(dump(ctx.params, ctx.command.params))
         return
-    _finite("--timeout", timeout, low=0, low_inclusive=False)
-    _finite("--retry-delay", retry_delay, low=0)
-    _request_fields(stop, drop_param, reasoning_effort)
+    check_finite("--timeout", timeout, low=0, low_inclusive=False)
+    check_finite("--retry-delay", retry_delay, low=0)
+    check_request_fields(stop, drop_param, reasoning_effort)
     for url in base_url:
         check_endpoint(url, "--base-url")
     if export_requests is not None and import_responses is not None:
         raise ConfigError("--export-requests and --import-responses exclude each other: export the requests, "
                           "answer them, then import the answers in a second command")
-    _finite("--temperature", temperature, low=0)
-    _finite("--fail-on-error", fail_on_error, low=0, high=1)
-    _finite("--max-cost", max_cost, low=0, low_inclusive=False)
+    check_finite("--temperature", temperature, low=0)
+    check_finite("--fail-on-error", fail_on_error, low=0, high=1)
+    check_finite("--max-cost", max_cost, low=0, low_inclusive=False)
     prices = resolve_prices(price_in, price_out, price_file, model)
     deadline_s = parse_duration(deadline) if deadline is not None else None
     if cache_scope not in ("endpoint", "model"):
@@ -201,7 +201,7 @@ def run(
     params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
                               "stop": tuple(stop) if stop else None})
     generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
-                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=_extra_body(extra_body),
+                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
                                    reasoning_effort=reasoning_effort, api_profile=api_profile,
                                    drop_params=tuple(drop_param or ()))
     if api_profile not in ("chat", "openai-reasoning", "auto"):
@@ -219,7 +219,7 @@ def run(
 
         from merabench.serving import ServeSpec
 
-        _finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
+        check_finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
         if base_url:
             raise ConfigError("--serve starts its own endpoint: leave out --base-url")
         name = model.removeprefix("openai:")
@@ -234,14 +234,14 @@ def run(
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
         out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
-        concurrency=_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
+        concurrency=parse_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
         import_responses=import_responses, serve=served,
         command=tuple((ctx.obj or {}).get("argv") or ()),
-        judge=_judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency, max_retries,
-                     timeout, retry_delay))
+        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
+                               max_retries, timeout, retry_delay))
     if export_requests is not None:
         from merabench.batch import import_command
 
@@ -251,16 +251,16 @@ def run(
             f"batch's output file in place of OUTPUT.jsonl with: {command}")
         return
     sink = None
-    if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and _stderr().is_terminal:
+    if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and stderr_console().is_terminal:
         from merabench.progress import RichProgress  # rich's live display: only for a terminal
 
-        sink = RichProgress(_stderr())
+        sink = RichProgress(stderr_console())
     if sink is not None:
         with sink:
             result = evaluate(config, progress=sink, say=say)
     else:
         result = evaluate(config, say=say)
-    _print(result, prices)
+    print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     judge_failed = _said_judge_failed(result)
     if result.stopped_by:
@@ -268,7 +268,7 @@ def run(
         say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
             f"{stopped.get('continue', 'the same command')} (exit {STOPPED_EXIT})")
         raise typer.Exit(STOPPED_EXIT)
-    failing = _failing(list(result.tasks.values()), fail_on_error)
+    failing = failing_tasks(list(result.tasks.values()), fail_on_error)
     if failing:
         reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
         say(f"{reason}: " + "; ".join(failing))
@@ -280,7 +280,7 @@ def run(
 def _said_judge_failed(result: Evaluation) -> bool:
     """Say which tasks lack their judge metrics because the judge answered nothing; the answers
     are kept, so the same command asks the judge again."""
-    failed = _judge_failed(list(result.tasks.values()))
+    failed = judge_failed_tasks(list(result.tasks.values()))
     if failed:
         say("judge metrics missing: " + "; ".join(failed) + " (the answers are kept: once the judge answers, "
             "the same command judges them again)")
@@ -306,9 +306,9 @@ def score(
     explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
 ) -> None:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
-    _register(None, judge_api_key, judge_base_url)
+    register_flag_secrets(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
-    judge = _judge(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
+    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
     found = read_predictions(predictions, the_task.mera_name)
     answers = found.answers
     if explain is not None:
@@ -317,7 +317,7 @@ def score(
                          data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
                          cache_path=cache_path, judge=judge, made=found)
     result = score_predictions(config, say=say)
-    _print(result)
+    print_evaluation(result)
     if explain is not None:
         _explain(the_task.name, data, split, answers, explain, strip_think)
     if _said_judge_failed(result):
@@ -335,6 +335,6 @@ def _explainable(task_name: str, data: str, split: str, answers: dict[int, str |
 def _explain(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int, strip: bool) -> None:
     task = get_task(task_name)
     row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
-    _stdout().print(f"\n[bold]row {row_id}[/bold]")
-    _stdout().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+    stdout_console().print(f"\n[bold]row {row_id}[/bold]")
+    stdout_console().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
               highlight=False)

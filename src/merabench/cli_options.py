@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from merabench.budget import Prices
-from merabench.cli_app import _stdout, say
+from merabench.cli_app import say, stdout_console
 from merabench.cli_help import JUDGE
 from merabench.errors import ConfigError, json_problem
 from merabench.judge_protocol import load_template
@@ -23,7 +23,7 @@ from merabench.results import summary_table
 from merabench.scoring import TaskResult
 
 
-def _extra_body(value: str | None) -> dict[str, Any]:
+def parse_extra_body(value: str | None) -> dict[str, Any]:
     if not value:
         return {}
     try:
@@ -48,7 +48,7 @@ def seed_option(help: str, **panel: Any) -> Any:
 REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high")
 
 
-def _request_fields(stop: list[str] | None, drop: list[str] | None, effort: str | None) -> None:
+def check_request_fields(stop: list[str] | None, drop: list[str] | None, effort: str | None) -> None:
     """Request fields a user sets or drops can be sent: a stop sequence is text, the request keeps
     its model and messages, the reasoning effort is one the APIs know."""
     if stop and any(not s for s in stop):
@@ -87,8 +87,8 @@ def option_given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name != "DEFAULT"
 
 
-def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
-            high: float | None = None) -> None:
+def check_finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
+                 high: float | None = None) -> None:
     if value is None:
         return
     too_low = value < low if low_inclusive else value <= low
@@ -97,7 +97,7 @@ def _finite(name: str, value: float | None, *, low: float, low_inclusive: bool =
         raise ConfigError(f"{name} must be a number {bound}, got {value:g}")
 
 
-def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
+def failing_tasks(results: list[TaskResult], threshold: float | None) -> list[str]:
     """Tasks whose error rate exceeds --fail-on-error; without it, tasks where every row failed."""
     failing = []
     for r in results:
@@ -107,13 +107,13 @@ def _failing(results: list[TaskResult], threshold: float | None) -> list[str]:
     return failing
 
 
-def _judge_failed(results: list[TaskResult]) -> list[str]:
+def judge_failed_tasks(results: list[TaskResult]) -> list[str]:
     """Tasks whose judge answered none of its calls: their judge metrics are missing (exit 1)."""
     return [f"{r.task}: {r.judge_failed}" for r in results if r.judge_failed]
 
 
-def _print(result: Evaluation, prices: Prices | None = None) -> None:
-    _stdout().print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
+def print_evaluation(result: Evaluation, prices: Prices | None = None) -> None:
+    stdout_console().print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
     for note in result.notes:
         say(f"note: {note}")
     for r in result.tasks.values():
@@ -135,7 +135,7 @@ JudgePrompt = Annotated[Path | None, typer.Option(
     rich_help_panel=JUDGE)]
 
 
-def _register(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:
+def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:
     """The secrets given on the command line (and in the environment), masked in everything
     printed or written from now on."""
     register_environment()
@@ -145,8 +145,8 @@ def _register(api_key: str | None, judge_api_key: str | None, urls: list[str]) -
         register_url(url)
 
 
-def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
-           max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
+def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
+                     max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
     for url in urls:
         check_endpoint(url, "--judge-base-url")
     settings = judge_settings(model, urls, key, load_template(prompt))
@@ -155,7 +155,7 @@ def _judge(model: str | None, urls: list[str], key: str | None, prompt: Path | N
     return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay)
 
 
-def _concurrency(text: str) -> int | Literal["auto"]:
+def parse_concurrency(text: str) -> int | Literal["auto"]:
     if text.strip().lower() == "auto":
         return "auto"
     try:

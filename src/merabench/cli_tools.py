@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from merabench.cli_app import _stderr, _stdout, app, escape, say
+from merabench.cli_app import app, escape, say, stderr_console, stdout_console
 from merabench.cli_options import seed_option
 from merabench.datasource import load_task_data
 from merabench.errors import ConfigError, writing
@@ -90,15 +90,15 @@ def validate(
     checks = run_checks(folder)
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
-        _stdout().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
+        stdout_console().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
     if audit:
         from merabench.tasks.gorillahard.generator.audit import audit_lines
 
         for line in audit_lines(folder):
-            _stdout().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
+            stdout_console().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
     failed = [c.name for c in checks if not c.ok and c.enforced]
     if failed:
-        _stderr().print(f"[red]{len(failed)} check(s) failed:[/red] {escape(', '.join(failed))}", highlight=False)
+        stderr_console().print(f"[red]{len(failed)} check(s) failed:[/red] {escape(', '.join(failed))}", highlight=False)
         raise typer.Exit(1)
 
 
@@ -232,8 +232,8 @@ def _print_paired(result: dict[str, Any]) -> None:
                           f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]),
                           "" if m["second_better"] is None else str(m["second_better"]),
                           "" if m["first_better"] is None else str(m["first_better"]))
-    _stdout().print(table)
-    _stdout().print("* the interval excludes 0")
+    stdout_console().print(table)
+    stdout_console().print("* the interval excludes 0")
     for note in result["notes"]:
         say(f"note: {note}")
 
@@ -253,8 +253,8 @@ def _print_leaderboard(result: dict[str, Any]) -> None:
             cells = [f"{cell_text(c)}\n{versus_best(c)}" if (c := run["metrics"].get(m)) else "—" for m in metrics]
             table.add_row(str(run.get("rank", "")), escape(run["folder"]), escape(run["model"]), escape(run["data"]),
                           *(escape(c) for c in cells))
-        _stdout().print(table)
-    _stdout().print("each value with its 95 % interval; under it the paired difference from the best run "
+        stdout_console().print(table)
+    stdout_console().print("each value with its 95 % interval; under it the paired difference from the best run "
                     "(*: its interval excludes 0)")
     for note in result["notes"]:
         say(f"note: {note}")
@@ -264,11 +264,11 @@ def _print_leaderboard(result: dict[str, Any]) -> None:
 def list_tasks() -> None:
     """List the tasks with their data sources and metrics."""
     for t in TASKS.values():
-        _stdout().print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
+        stdout_console().print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
         if t.uses_judge:
-            _stdout().print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
-        _stdout().print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
+            stdout_console().print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
+        stdout_console().print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
                   "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
         for m in t.metrics:
-            _stdout().print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
-        _stdout().print()
+            stdout_console().print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
+        stdout_console().print()
