@@ -120,3 +120,13 @@ def test_bare_merabench_prints_the_help_not_an_error(capsys: pytest.CaptureFixtu
     code, out, err = _cli(capsys)
     assert code == 0 and "error" not in err
     assert out.startswith("Usage: merabench [OPTIONS] COMMAND") and "Commands:" in out
+
+
+def test_score_help_names_every_predictions_format_it_reads(capsys: pytest.CaptureFixture) -> None:
+    """A JSON list of {id, output} is read (predictions.py), and the help says so."""
+    code, out, _ = _cli(capsys, "score", "--help")
+    said = " ".join(out.split())
+    assert code == 0
+    for form in ("JSONL", "a JSON list", "merabench samples file", "MERA submission JSON/ZIP", "lm-eval",
+                 "- reads standard input"):
+        assert form in said, form

@@ -290,7 +290,9 @@ def _said_judge_failed(result: Evaluation) -> bool:
 @app.command(cls=PanelledCommand)
 def score(
     task: Annotated[str, typer.Argument(help="the task the predictions answer")],
-    predictions: Annotated[Path, typer.Option(help="JSONL {id, output}, MERA submission JSON/ZIP, or lm-eval samples")],
+    predictions: Annotated[Path, typer.Option(help="{id, output} records as JSONL or a JSON list, a merabench "
+                                                   "samples file, a MERA submission JSON/ZIP, or lm-eval "
+                                                   "samples_*.jsonl; - reads standard input")],
     data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
     split: str = "test",
     out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
