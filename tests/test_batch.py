@@ -190,3 +190,46 @@ def test_an_export_from_a_run_folder_prints_the_runs_own_options(tmp_path: Path)
     assert finished.returncode == 0, finished.stderr
     samples = {s["id"]: s for s in read_jsonl(run / "samples_sage.jsonl")}
     assert len(samples) == 6 and all(s["status"] == "ok" for s in samples.values())
+
+
+def test_an_export_from_a_folder_covers_the_tasks_a_partial_rerun_kept(tmp_path: Path, make_server) -> None:
+    """`run --tasks russianregions` into a folder that also holds sage keeps sage in results.json
+    (`kept`), as the report and the submission count it: `export-requests --run DIR` exports what
+    sage still lacks too, from sage's own data (it exported nothing), and its import finishes both."""
+    from helpers import sage_rows, write_jsonl
+
+    data = write_jsonl(tmp_path / "sage.jsonl", sage_rows(5))
+    run = tmp_path / "run"
+    refusing = make_server(plan=lambda n, body: "400")
+    first = run_cli("run", "--model", "openai:m", "--base-url", refusing.url, "--tasks", "sage", "--data", str(data),
+                    "--limit", "4", "--out", str(run), "--no-progress", "--no-cache")
+    assert first.returncode == 1, first.stderr  # every sage request failed: 4 rows to ask again
+    server = make_server(reply=reply_to)
+    second = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--limit", "4", "--out", str(run), "--no-progress", "--no-cache")
+    assert second.returncode == 0, second.stderr
+    assert "sage" in json.loads((run / "results.json").read_text(encoding="utf-8"))["kept"]
+
+    done = run_cli("export-requests", "--out", str(tmp_path / "r.jsonl"), "--run", str(run))
+    assert done.returncode == 0, done.stderr
+    requests = read_jsonl(tmp_path / "r.jsonl")
+    asked = {body["messages"][-1]["content"] for body in refusing.requests}  # the server logs bodies
+    assert len(requests) == 4 and {r["body"]["messages"][-1]["content"] for r in requests} == asked
+    finished = run_cli(*_printed_import(done.stderr, write_lines(tmp_path / "o.jsonl", batch_output(
+        requests, shape="plain"))), "--no-progress")
+    assert finished.returncode == 0, finished.stderr
+    for task in ("sage", "russianregions"):
+        samples = read_jsonl(run / f"samples_{task}.jsonl")
+        assert len({s["id"] for s in samples}) == 4 and all(s["status"] == "ok" for s in samples[-4:]), task
+
+
+def test_an_export_of_tasks_run_with_different_limits_is_refused_naming_them(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "3", "--out", str(run),
+                   "--no-progress").returncode == 0
+    assert run_cli("run", "--model", "reference", "--tasks", "russianregions", "--limit", "5", "--out", str(run),
+                   "--no-progress").returncode == 0
+    done = run_cli("export-requests", "--model", "openai:m", "--out", str(tmp_path / "r.jsonl"), "--run", str(run))
+    assert done.returncode == 2
+    assert f"the tasks in {run} were run with different --limit (sage 3, russianregions 5)" in " ".join(
+        done.stderr.split())

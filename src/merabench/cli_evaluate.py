@@ -44,7 +44,7 @@ from merabench.tasks import TASKS, get_task
 
 
 def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
-                 system_prompt: str | None) -> tuple[str, GenerationOptions, str | None, dict[str, Any]]:
+                 system_prompt: str | None, tasks: str) -> tuple[str, GenerationOptions, str | None, dict[str, Any]]:
     """`export-requests --run DIR`: the model, generation options (its preset applied) and system
     prompt the run recorded, and its tasks and data, wherever the command does not give them; given
     options that differ from the run's are refused (the answers could not be imported into it)."""
@@ -69,20 +69,52 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
         model = identity.get("model", model)
     if not option_given(ctx, "system_prompt"):
         system_prompt = identity.get("system_prompt")
-    settings: dict[str, Any] = {}
+    document: dict[str, Any] = {}
     results = out_dir / "results.json"
     if results.exists():
         with reading(results):
             document = loads(results.read_bytes())
-        settings = document.get("settings", {}) if isinstance(document, dict) else {}
-    keep = {"tasks": lambda v: ",".join(v), "data": list, "split": str, "limit": lambda v: v}
-    taken = {k: convert(settings[k]) for k, convert in keep.items()
-             if k in settings and settings[k] is not None and not option_given(ctx, k)}
+    taken = _recorded_tasks(ctx, out_dir, document if isinstance(document, dict) else {}, tasks)
     if "tasks" not in taken and not option_given(ctx, "tasks"):  # a run killed before results.json: its samples
         found = [name for name in TASKS if (out_dir / f"samples_{name}.jsonl").exists()]
         if found:
             taken["tasks"] = ",".join(found)
     return model, recorded, system_prompt, taken
+
+
+def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any], tasks: str) -> dict[str, Any]:
+    """The tasks of results.json (those a partial rerun kept from an earlier run included, as the
+    report and the submission count them) and the data, split and limit each was run with, where
+    the command does not give them; tasks run with another --split or --limit cannot share one
+    export and are refused, naming them."""
+    from merabench.datasource import split_specs
+    from merabench.results import task_settings
+
+    recorded = [name for name in TASKS if name in (document.get("tasks") or {})]
+    chosen = [t.strip() for t in tasks.split(",") if t.strip()] if option_given(ctx, "tasks") else recorded
+    chosen = [name for name in chosen if name in recorded]
+    if not chosen:
+        return {}
+    taken: dict[str, Any] = {} if option_given(ctx, "tasks") else {"tasks": ",".join(chosen)}
+    settings = {name: task_settings(document, name) for name in chosen}
+    if not option_given(ctx, "data"):
+        specs = {}
+        for name in chosen:
+            default, per_task = split_specs(settings[name].get("data") or ["bundled"])
+            specs[name] = per_task.get(name, default)
+        taken["data"] = ([next(iter(specs.values()))] if len(set(specs.values())) == 1
+                         else [f"{name}={spec}" for name, spec in specs.items()])
+    for key in ("split", "limit"):
+        if option_given(ctx, key):
+            continue
+        values = {name: settings[name].get(key) for name in chosen}
+        if len(set(values.values())) > 1:
+            shown = ", ".join(f"{name} {value if value is not None else 'unset'}" for name, value in values.items())
+            raise ConfigError(f"the tasks in {out_dir} were run with different --{key} ({shown}): export them "
+                              f"one at a time (--tasks), or give --{key}")
+        if values[chosen[0]] is not None:
+            taken[key] = values[chosen[0]]
+    return taken
 
 
 def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, system_prompt: str | None,
@@ -208,7 +240,8 @@ def run(
         raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
     recorded_flags: list[str] = []
     if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
-        model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation, system_prompt)
+        model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation,
+                                                                  system_prompt, tasks)
         tasks, data, split, limit = (recorded.get(k, v) for k, v in
                                      (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
         recorded_flags = _spelt_out(ctx, model, generation, system_prompt, recorded)
