@@ -168,6 +168,26 @@ def test_rerun_with_other_data_into_the_same_folder_is_refused(tmp_path: Path) -
     assert set(json.loads((out / "run.json").read_text())["data"]) == {"sage", "russianregions"}
 
 
+def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path) -> None:
+    """A relative path absolute, `generated` as `generated:0`, `TASK=` kept: in results.json as in
+    run.json (results.json kept what was typed), so `export lmeval` run from another working
+    directory loads the same file again (it wrote an empty doc, target and prompt)."""
+    from merabench.tasks.gorillahard.generator.build import GENERATOR
+
+    data = write_jsonl(tmp_path / "a.jsonl", sage_rows(4))
+    out = tmp_path / "run"
+    done = run_cli("run", "--tasks", "sage,gorillahard", "--limit", "3", "--data", "sage=a.jsonl", "--data",
+                   "generated", "--out", str(out), "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "results.json").read_text())["settings"]["data"] == [f"sage={data}", "generated:0"]
+    assert json.loads((out / "run.json").read_text())["data"] == {
+        "sage": {"spec": str(data)}, "gorillahard": {"spec": "generated:0", "generator": GENERATOR}}
+    exported = run_cli("export", "lmeval", str(out), "--out", str(tmp_path / "lm"))  # from the tests' directory
+    assert exported.returncode == 0, exported.stderr
+    logged = read_jsonl(next((tmp_path / "lm").glob("samples_sage_*.jsonl")))
+    assert [line["target"] for line in logged] == [row["outputs"] for row in sage_rows(3)]
+
+
 def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(tmp_path: Path) -> None:
     from merabench.tasks.gorillahard.generator.build import GENERATOR
 

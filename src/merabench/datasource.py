@@ -71,22 +71,41 @@ def generated_set(task: Task, spec: str) -> Path:
     return folder
 
 
+def spelt(spec: str) -> str:
+    """A --data spec in one spelling: `generated` as `generated:0`, a local path absolute, the
+    rest (`bundled`, `hub`, `-`) as given."""
+    if spec in ("bundled", "hub", STDIN):
+        return spec
+    if is_generated(spec):
+        return f"generated:{generated_seed(spec)}"
+    return os.path.abspath(spec)  # not resolved: /dev/fd/63 of `<(...)` is one spelling each time, its target is not
+
+
+def recorded_specs(specs: Sequence[str]) -> list[str]:
+    """The --data values as results.json records them: each in the spelling run.json gives it
+    (`TASK=` kept), so a later reader (export lmeval, submission, report) finds the same data from
+    any working directory."""
+    recorded = []
+    for spec in specs:
+        name, sep, rest = spec.partition("=")
+        task = name.strip().lower()
+        recorded.append(f"{task}={spelt(rest)}" if sep and task in TASKS else spelt(spec))
+    return recorded
+
+
 def data_identity(tasks: Sequence[Task], specs: Sequence[str]) -> dict[str, dict[str, str]]:
     """What a run folder records of each task's data (rundir.check_identity): the --data spec in
-    one spelling (`generated` as `generated:0`, a local path absolute, `-` as given) and, for a
-    generated set, the generator that made it (another version makes other rows from one seed)."""
+    one spelling (`spelt`) and, for a generated set, the generator that made it (another version
+    makes other rows from one seed)."""
     default, per_task = split_specs(specs)
     recorded = {}
     for task in tasks:
-        spec = per_task.get(task.name, default)
-        if spec in ("bundled", "hub", STDIN):
-            recorded[task.name] = {"spec": spec}
-        elif is_generated(spec):
+        spec = spelt(per_task.get(task.name, default))
+        recorded[task.name] = {"spec": spec}
+        if is_generated(spec):
             from merabench.tasks.gorillahard.generator.build import GENERATOR
 
-            recorded[task.name] = {"spec": f"generated:{generated_seed(spec)}", "generator": GENERATOR}
-        else:  # not resolved: /dev/fd/63 of `<(...)` is the same spelling each time, its link target is not
-            recorded[task.name] = {"spec": os.path.abspath(spec)}
+            recorded[task.name]["generator"] = GENERATOR
     return recorded
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
-from merabench.datasource import data_identity, load_for_tasks, load_task_data
+from merabench.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.errors import ConfigError, DataError, disk_space
 from merabench.judging import JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.memory import release_freed_memory
@@ -189,7 +189,7 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
 
 def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
-    return {"tasks": list(tasks), "data": list(config.data), "split": config.split, "preset": config.preset,
+    return {"tasks": list(tasks), "data": recorded_specs(config.data), "split": config.split, "preset": config.preset,
             "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
             "concurrency": config.concurrency, "strip_think": config.strip_think,
             "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
@@ -450,7 +450,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
         cache = ResponseCache(config.cache_path) if config.cache and judge else None
         results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
-        settings = {"tasks": [task.name], "data": [config.data], "split": config.split,
+        settings = {"tasks": [task.name], "data": recorded_specs([config.data]), "split": config.split,
                     "strip_think": config.strip_think, "judge": _judge_document(judge, [run])}
         document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings,
                                     notes=judge_notes)
