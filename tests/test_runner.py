@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from helpers import cli_command, correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
 from merabench.prompts import messages_hash
@@ -166,6 +167,47 @@ def test_rerun_with_other_data_into_the_same_folder_is_refused(tmp_path: Path) -
     alone = run_cli("run", "--tasks", "russianregions", "--out", str(out), "--no-progress")
     assert alone.returncode == 0, alone.stderr
     assert set(json.loads((out / "run.json").read_text())["data"]) == {"sage", "russianregions"}
+
+
+def test_a_rerun_with_another_split_is_refused_and_a_larger_limit_extends_the_run(tmp_path: Path) -> None:
+    """--split picks other rows under the same ids: refused, naming the flag. --limit takes the
+    first N of the same rows: a larger one into the folder is a resume that asks only the new rows."""
+    rows = sage_rows(6)
+    data = tmp_path / "sage.json"
+    data.write_text(json.dumps({"data": {"test": rows[:4], "shots": rows[4:]}}, ensure_ascii=False), encoding="utf-8")
+    out = tmp_path / "run"
+    args = ("run", "--tasks", "sage", "--data", str(data), "--out", str(out), "--no-progress")
+    assert run_cli(*args, "--limit", "2").returncode == 0
+    other = run_cli(*args, "--split", "shots")
+    assert other.returncode == 2, other.stderr
+    assert f'{out} holds a run with other settings (--split "test" in the folder, "shots" now)' in other.stderr
+    extended = run_cli(*args, "--limit", "4")
+    assert extended.returncode == 0, extended.stderr
+    samples = read_jsonl(out / "samples_sage.jsonl")
+    assert [s["id"] for s in samples] == [0, 1, 2, 3]  # the first two kept, two more asked
+
+
+def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Path) -> None:
+    """Rows read from the hub at another commit are other data: refused, naming --data; a run that
+    could not learn the commit (offline) is compared on its spec alone, and the commit stays."""
+    from merabench.datasource import data_identity
+    from merabench.errors import ConfigError
+    from merabench.rundir import check_identity
+    from merabench.tasks import get_task
+
+    task = get_task("russianregions")
+
+    def identity(source: str) -> dict:
+        return {"model": "openai:m", "split": "test", "data": data_identity([task], ["hub"], {task.name: source})}
+
+    check_identity(tmp_path, identity(f"hub:{task.hub_id}@aaa111"))
+    assert json.loads((tmp_path / "run.json").read_text())["data"] == {task.name: {"spec": "hub", "revision": "aaa111"}}
+    with pytest.raises(ConfigError) as refused:
+        check_identity(tmp_path, identity(f"hub:{task.hub_id}@bbb222"))
+    assert ('(--data of russianregions "hub" (revision aaa111) in the folder, "hub" (revision bbb222) now '
+            "(the hub dataset changed since))") in str(refused.value)
+    check_identity(tmp_path, identity(f"hub:{task.hub_id}"))  # offline: the commit is not known
+    assert json.loads((tmp_path / "run.json").read_text())["data"][task.name]["revision"] == "aaa111"
 
 
 def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path) -> None:

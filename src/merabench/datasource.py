@@ -9,7 +9,7 @@ in the cache folder), or a local path; `task=SPEC` applies to one task only, e.g
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from merabench.errors import ConfigError, DataError
@@ -93,10 +93,12 @@ def recorded_specs(specs: Sequence[str]) -> list[str]:
     return recorded
 
 
-def data_identity(tasks: Sequence[Task], specs: Sequence[str]) -> dict[str, dict[str, str]]:
+def data_identity(tasks: Sequence[Task], specs: Sequence[str],
+                  sources: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
     """What a run folder records of each task's data (rundir.check_identity): the --data spec in
-    one spelling (`spelt`) and, for a generated set, the generator that made it (another version
-    makes other rows from one seed)."""
+    one spelling (`spelt`); for a generated set, the generator that made it (another version
+    makes other rows from one seed); for the hub, the dataset's commit the rows were read at, when
+    it is known (`sources`: each task's TaskData.source, `hub:<id>@<commit>`; offline it is not)."""
     default, per_task = split_specs(specs)
     recorded = {}
     for task in tasks:
@@ -106,6 +108,9 @@ def data_identity(tasks: Sequence[Task], specs: Sequence[str]) -> dict[str, dict
             from merabench.tasks.gorillahard.generator.build import GENERATOR
 
             recorded[task.name]["generator"] = GENERATOR
+        source = (sources or {}).get(task.name, "")
+        if spec == "hub" and source.startswith("hub:") and "@" in source:
+            recorded[task.name]["revision"] = source.rsplit("@", 1)[1]
     return recorded
 
 

@@ -3,9 +3,11 @@
 The lock is an advisory `flock` on `.merabench.lock`, held while a run or a scoring writes the
 folder; the kernel drops it when the process dies (Ctrl-C, kill -9), and a forked child (the
 scoring's workers) closes its copy at once, so no dead run leaves a held lock behind.
-`run.json` names the model, the settings that shape its answers and each task's data (the
-`--data` spec in one spelling, and a generated set's generator): resuming a folder with other
-ones would mix two runs, and is refused.
+`run.json` names the model, the settings that shape its answers, the split and each task's data
+(the `--data` spec in one spelling, a generated set's generator, the hub dataset's commit):
+resuming a folder with other ones would mix two runs, and is refused. `--limit` is not among
+them: it takes the first N rows of the same data, so a larger limit into the folder extends the
+run (the answers it has are kept, only the new rows are asked), and a smaller one scores fewer.
 """
 
 from __future__ import annotations
@@ -91,8 +93,18 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
             if found:
                 raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
                                   "use another --out, or delete the folder to start over")
-            identity = {**previous, **identity, "data": {**_data(previous), **_data(identity)}}
+            identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
     write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+
+
+def _merged(was: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+    """The tasks' data records of the folder and of this run, entry by entry: a task new to the
+    folder adds its own, and a hub commit not known now (offline) stays recorded."""
+    merged = dict(was)
+    for task, entry in now.items():
+        earlier = was.get(task)
+        merged[task] = {**earlier, **entry} if isinstance(earlier, dict) and isinstance(entry, dict) else entry
+    return merged
 
 
 FLAGS = {"drop_params": "--drop-param", "options": "generation options"}
@@ -108,7 +120,8 @@ def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
         if key == "data":
             was = _data(previous)
             found += [f"--data of {task} {_spec(was[task])} in the folder, {_spec(spec)} now"
-                      for task, spec in _data(now).items() if task in was and was[task] != spec]
+                      + (" (the hub dataset changed since)" if _revised(was[task], spec) else "")
+                      for task, spec in _data(now).items() if task in was and _differ(was[task], spec)]
         else:
             found += _differences(key, previous[key], now[key])
     return found
@@ -132,11 +145,26 @@ def _data(identity: dict[str, Any]) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _differ(was: Any, now: Any) -> bool:
+    """Two records of a task's data differ: in what both name (a hub commit is known only when
+    the hub was reached; one run offline is compared on its spec alone)."""
+    if not isinstance(was, dict) or not isinstance(now, dict):
+        return was != now
+    return was.get("spec") != now.get("spec") or any(was[k] != now[k] for k in set(was) & set(now))
+
+
+def _revised(was: Any, now: Any) -> bool:
+    return isinstance(was, dict) and isinstance(now, dict) and was.get("spec") == now.get("spec") == "hub" \
+        and None not in (was.get("revision"), now.get("revision")) and was["revision"] != now["revision"]
+
+
 def _spec(entry: Any) -> str:
-    """A task's recorded data as the message shows it: `generated:0 (merabench.gorillahard/v16)`."""
+    """A task's recorded data as the message shows it: `generated:0 (merabench.gorillahard/v16)`,
+    `hub (revision 1a2b3c…)`."""
     if not isinstance(entry, dict):
         return _shown(entry)
-    return _shown(entry.get("spec")) + (f" ({entry['generator']})" if entry.get("generator") else "")
+    return (_shown(entry.get("spec")) + (f" ({entry['generator']})" if entry.get("generator") else "")
+            + (f" (revision {entry['revision']})" if entry.get("revision") else ""))
 
 
 def check_score_folder(out_dir: Path, source: str, task: str) -> None:
