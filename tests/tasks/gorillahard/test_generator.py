@@ -185,6 +185,10 @@ def test_every_question_keeps_one_form_of_address(default_set: Path) -> None:
     assert forms("Будьте добры, проверьте записи.") == {"вы"} and forms("Слушай, глянь лог.") == {"ты"}
     assert forms("Пожалуйста, нужна свежей выгрузки сумма. Спасибо!") == set()  # "свежей" is an adjective here
     assert forms("Сервис пишет «Сделай бэкап» в лог.") == set()  # a quotation is someone else's
+    # seed 6262 (v18) rows 307, 747: a greeting or a call to several people sets the form
+    assert forms("Здравствуйте. Верни клиенту всю сумму по самому крупному счёту.") == {"ты", "вы"}
+    assert forms("Коллеги, нужна помощь. Проверь по ICMP доступность хостов.") == {"ты", "вы"}
+    assert forms("Коллеги из поддержки просили проверить лог.") == set() and forms("Привет! Глянь лог.") == {"ты"}
     assert agreeing(["Отпишись.", "Отпишитесь.", "Спасибо!"], "Удвойте таймаут.") == ["Отпишитесь.", "Спасибо!"]
     mixed = [row["inputs"]["question"] for split in ("test", "shots") for row in read_jsonl(default_set / f"{split}.jsonl")
              if len(forms(row["inputs"]["question"])) > 1]
@@ -1057,6 +1061,8 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
     ("Нужен тот, в котором дата обновления старше. Какой TTL у записи первого хоста?", 2, "a date said to be older"),
     ("Число реплик сервиса сделай равным числу серверов в любом статусе команды data.", 2,
      "a status before the filter it scopes"),
+    # seed 6262 (v18): row 307
+    ("Здравствуйте. Верни клиенту всю сумму по самому крупному счёту из выгрузки.", 1, "«ты» and «вы» in one question"),
 ])
 def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
     from merabench.tasks.gorillahard.generator.checks_wording import check_phrasing

@@ -4,6 +4,8 @@ A question keeps one form of address: the parts put together into one (a lead-in
 that says which file, an optional argument's sentence, a tail) are drawn to agree with the
 request's form, so that no question says "Помоги" and then "Посчитайте", nor "пожалуйста" twice.
 Words inside «quotes» are someone else's and do not count; "пожалуйста" and "спасибо" fit either form.
+A greeting can set it ("Здравствуйте" is "вы", "Здравствуй" "ты"), and so does calling several
+people at the start ("Коллеги, …").
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ _PRONOUNS: dict[str, Form] = {
                          "твоему", "твоих", "твоим", "твоими")},
     **{w: "вы" for w in ("вы", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваши", "вашего", "вашей", "вашему",
                          "ваших", "вашим", "вашими")},
+    "здравствуй": "ты", "здравствуйте": "вы",  # a greeting that sets the form; "привет", "добрый день" fit either
 }
+_PLURAL_CALL = re.compile(r"^\s*(?:коллеги|друзья|ребята|все)\s*,", re.IGNORECASE)  # calling several: "вы"
 _WORD = re.compile(r"[а-яё]+")
 _QUOTED = re.compile(r"«[^»]*»|\"[^\"]*\"")
 
@@ -49,7 +53,9 @@ def _word_form(word: str) -> Form | None:
 
 def forms(text: str) -> frozenset[Form]:
     """The forms of address the text uses (empty when it uses none, both when it mixes them)."""
-    found = (_word_form(w) for w in _WORD.findall(_QUOTED.sub(" ", text).lower()))
+    found = [_word_form(w) for w in _WORD.findall(_QUOTED.sub(" ", text).lower())]
+    if _PLURAL_CALL.match(text):  # "Коллеги, … проверь" asks several people with one person's verb
+        found.append("вы")
     return frozenset(f for f in found if f)
 
 

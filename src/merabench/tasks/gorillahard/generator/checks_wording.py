@@ -64,15 +64,20 @@ _SINGLE_ATTACHED = re.compile(r"(?<!\w)приложенн(?:ый|ого|ой|у�
 def check_phrasing(rows: list[Row]) -> Check:
     """Questions a careful reader does not trip over: no case left in the nominative after a
     preposition, no doubled stop, no request that changes nothing, no politeness word said twice,
-    no date older than another, no count's scope cut off from its servers, and no "the attached
-    file" in the singular over two attached files."""
+    no date older than another, no count's scope cut off from its servers, no "the attached
+    file" in the singular over two attached files, and one form of address ("Здравствуйте. Проверь"
+    and "Коллеги, … покажи" mix "вы" and "ты")."""
+    from merabench.tasks.gorillahard.generator.address import forms
+
     awkward = []
     for row in rows:
         question = row.inputs["question"]
+        if len(forms(question)) > 1:
+            awkward.append(f"row {row.id}: «ты» and «вы» in one question («{question[:60]}»)")
         awkward += [f"row {row.id}: {what} («{found.group()}»)" for pattern, what in AWKWARD
                     if (found := pattern.search(question))]
         if len(attached_files(row.inputs["context"])) > 1 and (found := _SINGLE_ATTACHED.search(question)):
             awkward.append(f"row {row.id}: «{found.group()}» in the singular over two attached files")
     return Check("phrasing", not awkward, first_failures(awkward) or
                  "no label after a bare preposition, doubled stop, no-op request, politeness word twice, older date, "
-                 "status cut off from its servers or singular over two files")
+                 "status cut off from its servers, singular over two files or mixed address")
