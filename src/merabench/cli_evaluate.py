@@ -167,7 +167,8 @@ def run(
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
     cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
-                                                  "model: from any endpoint serving the same model name", rich_help_panel=CONTROL)] = "endpoint",
+                                                  "model: from any endpoint serving the same model name (judge replies likewise)",
+                                                  rich_help_panel=CONTROL)] = "endpoint",
     strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
                                                    "the leaderboard scores them as text; GorillaHard always removes them)",
                                               rich_help_panel=GENERATION)] = False,

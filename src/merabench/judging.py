@@ -3,7 +3,9 @@
 For each answered row the task names its judge requests (one per distinct reading of the answer),
 in its own prompt or in the public harness's protocol when a template is given. Each goes
 through the judge's backend (same concurrency, retries and back-off as the model) unless the
-cache has its reply, keyed by the judge model and the full judge prompt (so by the template too).
+cache has its reply, keyed by the judge model, its endpoints (as the model's answers are, unless
+`--cache-scope model`: another server under the same name, say a llama.cpp server that answers
+to any name, is another judge) and the full judge prompt (so by the template too).
 The stage returns a new Judgement per row: the replies, their scores, or the errors. Judgements
 come only from a judge configured for this invocation: nothing is read back from samples files.
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from merabench.aio import run_pool
 from merabench.cache import ResponseCache, request_key
@@ -84,8 +87,8 @@ def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, t
 
 
 async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer], settings: JudgeSettings,
-                     judge: Backend, cache: ResponseCache | None, *, strip: bool, concurrency: int
-                     ) -> tuple[dict[int, Judgement], int, str | None]:
+                     judge: Backend, cache: ResponseCache | None, *, strip: bool, concurrency: int,
+                     scope: dict[str, Any] | None = None) -> tuple[dict[int, Judgement], int, str | None]:
     """(a Judgement per answered row with a reference, how many requests were sent, why the judge
     was given up mid-run or None)."""
     template = settings.template
@@ -107,7 +110,7 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
     async def ask(job: tuple) -> None:
         nonlocal sent, stopped
         row_id, index, messages = job
-        key = request_key(judge.name, options, messages_digest(messages))
+        key = request_key(judge.name, options, messages_digest(messages), scope)
         reply = cache.get_judgement(key) if cache is not None else None
         if reply is None:
             if stopped is not None:

@@ -65,6 +65,7 @@ class JudgeRun:
     max_retries: int = 5
     timeout_s: float = 600.0
     retry_delay_s: float = 1.0
+    cache_scope: str = "endpoint"  # replies reused only from the same judge endpoints; "model": from any
 
 
 @dataclass(frozen=True)
@@ -237,9 +238,10 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answe
         if not _judged(run):
             continue
         backend = _new_judge(judge)
+        scope = backend.cache_scope() if judge.cache_scope == "endpoint" else {}
         judged[run.task.name], sent, why = asyncio.run(judge_task(
             run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
-            concurrency=judge.concurrency))
+            concurrency=judge.concurrency, scope=scope))
         say(f"judge {judge.settings.model}: {sent} request(s) sent for {run.task.name}")
         if why is not None:
             stopped[run.task.name] = why
@@ -341,6 +343,8 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
+    if judge is not None:  # --cache-scope holds for the judge's replies too
+        judge = dataclasses.replace(judge, cache_scope=config.cache_scope)
     preflight_notes += judge_notes
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
     cache = ResponseCache(config.cache_path) if needs_cache else None

@@ -256,7 +256,7 @@ def test_a_judge_that_dies_mid_run_is_given_up_keeping_what_it_judged(tmp_path: 
     assert unjudged and all(e.startswith(f"judge request failed: not sent: the judge was given up ({given_up}")
                             for e in unjudged)
 
-    alive = make_server(reply=fake_judge)
+    alive = make_server(reply=fake_judge, port=judge.port)  # the judge restarted where it was
     again = run(alive.url)
     assert again.returncode == 0, again.stderr
     assert len(alive.requests) == 72 - 10  # the 10 replies in come from the cache
@@ -347,6 +347,9 @@ def test_judge_replies_are_reused_only_by_the_same_judge_and_template(tmp_path: 
     assert len(server.requests) == 2 * first
     score("--judge-model", "openai:other-judge", "--judge-base-url", server.url)   # another judge: asked again
     assert len(server.requests) == 3 * first
+    elsewhere = make_server(reply=lambda body: "0")  # another server under the same name is another judge
+    assert score("--judge-model", "openai:judge", "--judge-base-url", elsewhere.url)["metrics"]["judge_score"] == 0.0
+    assert len(elsewhere.requests) == first
     # the same folder rescored without a judge: its samples file holds judge replies, none is used
     plain = score(out="s")
     assert "judge_score" not in plain["metrics"] and plain["settings"]["judge"] is None
