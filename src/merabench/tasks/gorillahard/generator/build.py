@@ -17,6 +17,7 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.prompts import render
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.asides import UNTOUCHED, with_asides
 from merabench.tasks.gorillahard.generator.catalog import (
     MAX_TOOLS,
@@ -159,6 +160,7 @@ DIALOG_FAMILIES = {"args": "dialog_args", "tool": "dialog_tool", "trap,args": "d
 
 def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     corpus = build_corpus(plan.seed)
+    surface.begin(plan.seed)  # the set's own wordings of the pools that draw them
     test: list[dict] = []
     shots: list[dict] = []
     seen_prompts: set[str] = set()

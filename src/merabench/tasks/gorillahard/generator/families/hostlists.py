@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import bulk
+from merabench.tasks.gorillahard.generator import bulk, surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus
 from merabench.tasks.gorillahard.generator.corpus.common import DOMAINS, HOSTNAMES, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -258,30 +258,51 @@ def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: li
 _SOURCES = ("ранбука", "списка", "файла", "инвентаря")
 # an environment or a role in words of the question's own; the value itself as the file writes it
 # (a question asking for role "queue" of a file that says "broker" names a role the file lacks)
-_ENV_IN = {"production": ("в проде", "в боевом окружении"),
-           "staging": ("на стейджинге", "в предрелизном окружении"),
-           "testing": ("в тестовом окружении", "на тестовом стенде")}
-_ROLE = {"web": ("на которых крутится веб-фронт",), "db": ("на которых живут базы данных",),
-         "cache": ("что держат кеш",), "queue": ("на которых стоят очереди сообщений",)}
+# (each set says each of them in a share of its pool's wordings: `surface`)
+_ENV_IN = {"production": ("в проде", "в боевом окружении", "на продакшене", "в продуктиве",
+                          "в рабочем контуре, который обслуживает клиентов", "на боевых площадках"),
+           "staging": ("на стейджинге", "в предрелизном окружении", "на предрелизном стенде",
+                       "на площадке, где релиз обкатывают перед выкладкой", "в стейдж-окружении",
+                       "в контуре предрелизной обкатки"),
+           "testing": ("в тестовом окружении", "на тестовом стенде", "в окружении для тестирования",
+                       "на стенде, где гоняют тесты", "в контуре тестирования", "в окружении для тестов")}
+_ROLE = {"web": ("на которых крутится веб-фронт", "что отдают пользователям страницы сайта",
+                 "на которых работает фронтенд", "которые обслуживают веб-интерфейс"),
+         "db": ("на которых живут базы данных", "на которых работает СУБД", "что держат базы данных",
+                "которые хранят данные в своих базах"),
+         "cache": ("что держат кеш", "на которых крутится кеширующий слой", "которые служат кешем",
+                   "где живёт кеш"),
+         "queue": ("на которых стоят очереди сообщений", "на которых крутится брокер сообщений",
+                   "что держат брокер сообщений", "которые обслуживают очереди")}
 _LATIN = re.compile(r"[a-z-]+")
 
 
 def env_in(rng: random.Random, value: str, spell: dict[str, str]) -> str:
     """"в prod" (the file's spelling, when Latin) or the environment in Russian words."""
     written = [f"в {spell[value]}"] if _LATIN.fullmatch(spell[value]) else []
-    return rng.choice(written + list(_ENV_IN[value]))
+    return rng.choice(written + surface.share(_ENV_IN[value], f"env:{value}"))
 
 
 def role_said(rng: random.Random, value: str, spell: dict[str, str]) -> str:
-    return rng.choice((f"у которых роль {spell[value]}", *_ROLE[value]))
+    return rng.choice([f"у которых роль {spell[value]}"] + surface.share(_ROLE[value], f"role:{value}"))
+
+
 _RELATIVE = {("status", "active"): ("которые ещё не выведены из эксплуатации", "что пока в работе",
-                                   "кроме выведенных из эксплуатации"),
+                                   "кроме выведенных из эксплуатации", "которые по-прежнему в строю",
+                                   "что ещё не списаны", "которые остаются действующими"),
              ("check", "failed"): ("у которых последняя проверка не прошла", "на которых упала последняя проверка",
-                                   "что не прошли последнюю проверку")}
+                                   "что не прошли последнюю проверку", "у которых последняя проверка провалилась",
+                                   "у которых последний контроль состояния не пройден",
+                                   "что завалили последний контроль состояния")}
 
 
 DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-записи {gen}.", "Какие IP-адреса сейчас у {gen}? Нужны A-записи.",
-               "A-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.")
+               "A-записи {gen}?", "Будьте добры, проверьте A-записи {gen}.",
+               "Выясни, в какие IPv4-адреса сейчас резолвятся имена {gen}.",
+               "Куда сейчас указывают в DNS имена {gen}? Нужны их адреса IPv4.",
+               "Посмотри, какие адреса IPv4 отдаёт DNS для {gen}.",
+               "Резолвни имена {gen} в адреса IPv4.", "Какой IPv4-адрес у каждого из {gen} по DNS?",
+               "Сверь по DNS адреса IPv4 {gen}.", "Нужны IPv4-адреса {gen} из DNS.")
 
 
 def condition_phrase(rng: random.Random, where: list[str], spell: dict[str, str]) -> str:
@@ -291,11 +312,17 @@ def condition_phrase(rng: random.Random, where: list[str], spell: dict[str, str]
         return rng.choice(("которые {}", "что стоят {}", "которые стоят {}")).format(env_in(rng, value, spell))
     if attribute == "role":
         return role_said(rng, value, spell)
-    return rng.choice(_RELATIVE[(attribute, value)])
+    return surface.choose(rng, _RELATIVE[(attribute, value)], f"relative:{attribute}")
 
 
-_SECOND = {("status", "active"): ("и которые ещё в работе", "и которые пока не выведены из эксплуатации"),
-           ("check", "failed"): ("и у которых последняя проверка не прошла", "и которые не прошли последнюю проверку")}
+_SECOND = {("status", "active"): ("и которые ещё в работе", "и которые пока не выведены из эксплуатации",
+                                  "и которые по-прежнему в строю", "и которые ещё не списаны",
+                                  "и которые остаются действующими", "и которые пока не сняты с эксплуатации"),
+           ("check", "failed"): ("и у которых последняя проверка не прошла", "и которые не прошли последнюю проверку",
+                                 "и у которых последняя проверка провалилась",
+                                 "и у которых последний контроль состояния не пройден",
+                                 "и которые завалили последний контроль состояния",
+                                 "и на которых упала последняя проверка")}
 
 
 def second_phrase(rng: random.Random, also: list[str], spell: dict[str, str]) -> str:
@@ -304,20 +331,33 @@ def second_phrase(rng: random.Random, also: list[str], spell: dict[str, str]) ->
         return f"и которые стоят {env_in(rng, value, spell)}"
     if attribute == "role":
         return f"и у которых роль {spell[value]}"
-    return rng.choice(_SECOND[(attribute, value)])
+    return surface.choose(rng, _SECOND[(attribute, value)], f"second:{attribute}")
 
 
 # a value found by reading the list: a named host's (the others that share it), or the most common one
 _SAME = {"env": ("которые стоят в том же окружении, что и {host} (сам {host} не нужен)",
                  "что живут в одном окружении с {host}, не считая его самого",
-                 "кроме самого {host}, которые стоят там же, где он, — в его окружении"),
+                 "кроме самого {host}, которые стоят там же, где он, — в его окружении",
+                 "которые делят окружение с {host} (его самого не считая)",
+                 "что разделяют окружение с {host}, кроме него самого",
+                 "что стоят в одном окружении с {host}, без него самого"),
          "role": ("у которых та же роль, что у {host} (сам {host} не нужен)",
                   "что выполняют ту же роль, что и {host}, не считая его самого",
-                  "кроме самого {host}, у которых роль такая же, как у него")}
+                  "кроме самого {host}, у которых роль такая же, как у него",
+                  "которые делят с {host} одну роль (его самого не считая)",
+                  "что разделяют роль с {host}, кроме него самого",
+                  "что выполняют одну роль с {host}, без него самого")}
 _MOST = {"env": ("которые стоят в том окружении, где хостов больше всего",
-                 "из того окружения, на которое приходится больше всего хостов списка"),
+                 "из того окружения, на которое приходится больше всего хостов списка",
+                 "из окружения, которое в списке преобладает",
+                 "которые стоят в окружении, где хостов в списке больше, чем в любом другом"),
          "role": ("у которых самая частая в списке роль",
-                  "с той ролью, которая встречается в списке чаще остальных")}
+                  "с той ролью, которая встречается в списке чаще остальных",
+                  "с самой распространённой в списке ролью",
+                  "у которых роль та, что в списке преобладает")}
+# how a question leaves out the hosts of an environment ("кроме тех, что в проде")
+_EXCEPT = ("кроме тех, что {}", "за исключением тех, что стоят {}", "не считая тех, что стоят {}",
+           "кроме стоящих {}", "за вычетом тех, что {}", "исключая те, что стоят {}")
 
 
 def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict[str, Any], markdown: bool,
@@ -327,19 +367,19 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
     source = rng.choice(_SOURCES[:3] if markdown else _SOURCES[1:])  # a runbook is no inventory
     where = condition["where"]
     if condition.get("anchor"):
-        relative = rng.choice(_SAME[where[0]]).format(host=condition["anchor"])
+        relative = surface.choose(rng, _SAME[where[0]], f"same:{where[0]}").format(host=condition["anchor"])
     elif condition.get("most"):
-        relative = rng.choice(_MOST[where[0]])
+        relative = surface.choose(rng, _MOST[where[0]], f"most:{where[0]}")
     elif condition.get("negated"):
-        relative = f"кроме тех, что {env_in(rng, where[1], spell)}"
+        relative = surface.choose(rng, _EXCEPT, "except").format(env_in(rng, where[1], spell))
     elif condition.get("also"):
         first = rng.choice(("которые {}", "которые стоят {}")).format(env_in(rng, where[1], spell)) \
             if where[0] == "env" else f"у которых роль {spell[where[1]]}"
         relative = f"{first} {second_phrase(rng, condition['also'], spell)}"
     else:
         relative = condition_phrase(rng, where, spell)
-    action = rng.choice(actions)
-    joint = " " if relative.startswith("с той") else ", "  # "хостов из списка с той ролью, которая…"
+    action = surface.choose(rng, actions, f"actions:{actions[0]}")
+    joint = " " if relative.startswith("с ") else ", "  # "хостов из списка с той ролью, которая…"
     return action.format(**{case: f"{noun} из {source}{joint}{relative}"
                             for case, noun in (("acc", "хосты"), ("gen", "хостов"), ("dat", "хостам"))})
 
@@ -348,9 +388,13 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
 
 _CANONICAL = {s.lower(): v for v, spellings in SPELLINGS.items() for s in spellings}
 _HOST = re.compile(r"`?([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)`?")
-_CUES = {"production": r"production|\bprod\b|проде|боевом", "staging": r"staging|\bstage\b|стейджинг|предрелизн",
-         "testing": r"testing|\btest\b|тестов", "web": r"\bweb\b|frontend|веб", "db": r"\bdb\b|database|баз",
-         "cache": r"cache|redis|кеш", "queue": r"queue|broker|очеред", "active": r"не выведены|в работе|кроме выведенных", "failed": r"проверк"}
+_CUES = {"production": r"production|\bprod\b|проде|боевом|боевых|продакшен|продуктив|обслуживает клиентов",
+         "staging": r"staging|\bstage\b|стейдж|предрелизн|обкат",
+         "testing": r"testing|\btest\b|тестов|тестир|гоняют тесты", "web": r"\bweb\b|frontend|веб|фронтенд|страницы сайта",
+         "db": r"\bdb\b|database|баз|субд", "cache": r"cache|redis|кеш", "queue": r"queue|broker|очеред|брокер",
+         "active": r"не выведены|в работе|кроме выведенных|в строю|не списаны|действующ|не сняты с эксплуатации",
+         "failed": r"проверк|контроль состояния"}
+_EXCEPTED = re.compile(r"кроме тех|кроме стоящих|за исключением тех|не считая тех|за вычетом тех|исключая те")
 
 
 def read_inventory(text: str, written: bool = False) -> list[dict[str, str]]:
@@ -419,7 +463,7 @@ def check_hosts(view: View, tool: str) -> list[str]:
     unwritten = sorted({w for w in re.findall(r"[a-z][a-z-]*", _HOST.sub(" ", q)) if w in _CANONICAL} - written)
     return problems((said, f"the question does not say the condition {where} {also or ''}"),
                     (not unwritten, f"the question names {', '.join(unwritten)}, which the file does not write"),
-                    (not negated or "кроме тех" in q, "the question does not say the exception"),
+                    (not negated or _EXCEPTED.search(q) is not None, "the question does not say the exception"),
                     (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
         expect(view, {"calls": [call(tool, host=h) for h in wanted]})
 
@@ -429,12 +473,12 @@ def _found_value(q: str, records: list[dict[str, str]]) -> tuple[str, str, str |
     attribute, its value, the host named to show it or None, whether the list settles it: the
     named host is listed, one value leads without a tie); None for a question that says its value."""
     attribute = "env" if "окружени" in q else "role"
-    if re.search(r"больше всего|чаще|самая частая", q):
+    if re.search(r"больше всего|чаще|самая частая|преоблада|распространённой|больше, чем в любом", q):
         tally = Counter(r.get(attribute, "") for r in {r["host"]: r for r in records}.values()).most_common()
         unique = len(tally) > 1 and tally[0][1] > tally[1][1]
         return attribute, tally[0][0] if tally else "", None, unique
     named = re.search(r"(?:самого|что и|что у|с) ([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)", q)
-    if named is None or not re.search(r"том же|одном|та же|ту же|такая же|там же", q):
+    if named is None or not re.search(r"том же|одном|одну|та же|ту же|такая же|там же|делят|разделяют", q):
         return None
     host = named.group(1)
     record = next((r for r in records if r["host"] == host), None)
