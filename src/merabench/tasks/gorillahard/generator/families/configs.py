@@ -6,6 +6,7 @@ import random
 import re
 from collections.abc import Callable
 
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -64,22 +65,38 @@ def check_deploy_scale(view: View) -> list[str]:
 
 
 _CHANGES = {(2, 0): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
-                      "Удвойте, пожалуйста, таймаут клиента сервиса."),
+                      "Удвойте, пожалуйста, таймаут клиента сервиса.", "Удвой таймаут клиента из файла.",
+                      "Сделай таймаут клиента сервиса в 2 раза длиннее.",
+                      "Таймаут клиента из конфига должен стать в два раза длиннее — выстави."),
             (1.5, 0): ("Увеличь таймаут клиента сервиса в полтора раза.",
-                       "Таймаут клиента из конфига нужно поднять в полтора раза — выстави."),
+                       "Таймаут клиента из конфига нужно поднять в полтора раза — выстави.",
+                       "Увеличь таймаут клиента сервиса наполовину.", "Сделай таймаут клиента в 1,5 раза длиннее.",
+                       "Подними таймаут клиента из файла наполовину."),
             (1, "+"): ("Добавь клиенту сервиса {n} секунд к таймауту из файла.", "таймаут клиента +{n} с, выстави",
                        "Поднимите, пожалуйста, таймаут клиента на {n} секунд.",
-                       "Поднимите, пожалуйста, таймаут клиента на {w} секунд."),
+                       "Поднимите, пожалуйста, таймаут клиента на {w} секунд.",
+                       "Накинь таймауту клиента из файла ещё {n} с.", "Таймаут клиента сделай на {n} с длиннее.",
+                       "Прибавь {w} секунд к таймауту клиента сервиса."),
             (1, "-"): ("Уменьши таймаут клиента сервиса на {n} секунд.", "Срежь таймаут клиента из файла на {n} с.",
-                       "Срежь таймаут клиента из файла на {w} секунд."),
-            (3, 0): ("Увеличь таймаут клиента сервиса втрое.", "таймаут клиента из файла — в три раза больше, выстави"),
-            (0.5, 0): ("Уменьши таймаут клиента сервиса вдвое.", "Таймаут клиента из конфига нужно сократить вдвое — выстави."),
-            (1.25, 0): ("Подними таймаут клиента сервиса на четверть.",),
-            (0.75, 0): ("Уменьши таймаут клиента сервиса на четверть.",),
-            (1, 30): ("Добавь клиенту сервиса полминуты к таймауту из файла.",),
-            (1, 60): ("Поднимите, пожалуйста, таймаут клиента на минуту.",)}
+                       "Срежь таймаут клиента из файла на {w} секунд.", "Убавь таймаут клиента сервиса на {n} с.",
+                       "Урежь таймаут клиента из конфига на {w} секунд.", "Ужми таймаут клиента сервиса на {n} секунд."),
+            (3, 0): ("Увеличь таймаут клиента сервиса втрое.", "таймаут клиента из файла — в три раза больше, выстави",
+                     "Утрой таймаут клиента сервиса.", "Сделай таймаут клиента из конфига в три раза длиннее."),
+            (0.5, 0): ("Уменьши таймаут клиента сервиса вдвое.", "Таймаут клиента из конфига нужно сократить вдвое — выстави.",
+                       "Сократи таймаут клиента сервиса наполовину.", "Урежь таймаут клиента из файла в 2 раза."),
+            (1.25, 0): ("Подними таймаут клиента сервиса на четверть.", "Увеличь таймаут клиента из файла на 25 %.",
+                        "Сделай таймаут клиента сервиса на четверть длиннее."),
+            (0.75, 0): ("Уменьши таймаут клиента сервиса на четверть.", "Сократи таймаут клиента из файла на 25 %.",
+                        "Урежь таймаут клиента сервиса на четверть."),
+            (1, 30): ("Добавь клиенту сервиса полминуты к таймауту из файла.",
+                      "Прибавь к таймауту клиента сервиса тридцать секунд.", "Накинь таймауту клиента полминуты."),
+            (1, 60): ("Поднимите, пожалуйста, таймаут клиента на минуту.", "Прибавь к таймауту клиента из файла 60 секунд.",
+                      "Сделай таймаут клиента сервиса на одну минуту длиннее.")}
 _LIKE = ("Задай клиенту сервиса таймаут как {src}{mod}.", "Выставь клиенту сервиса такой же таймаут, как {src}{mod}.",
-         "таймаут клиента сделай как {src}{mod}", "Нужно, чтобы таймаут клиента был как {src}{mod}; настрой, пожалуйста.")
+         "таймаут клиента сделай как {src}{mod}", "Нужно, чтобы таймаут клиента был как {src}{mod}; настрой, пожалуйста.",
+         "Приравняй таймаут клиента сервиса к тому, что {src}{mod}.",
+         "Настрой клиенту сервиса таймаут по образцу: как {src}{mod}.",
+         "Поставь клиенту сервиса таймаут — такой, как {src}{mod}.", "Пусть таймаут клиента сервиса будет таким же, как {src}{mod}.")
 
 
 def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
@@ -100,9 +117,10 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
             how = rng.choice(sorted(COMBINED))
             pair = rng.sample(others, 2)
             ms = {"max": max, "min": min, "sum": sum}[how](parts[p] for p in pair)
-            options = [m for m in MODIFIERS if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 6
+            options = [m for m in surface.share(MODIFIERS, "modifiers") if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 6
             wording, factor, change = rng.choice(options)
-            question = combined_question(rng, how, rng.choice(GENITIVE[pair[0]]), rng.choice(GENITIVE[pair[1]]),
+            question = combined_question(rng, how, surface.choose(rng, GENITIVE[pair[0]], f"genitive:{pair[0]}"),
+                                         surface.choose(rng, GENITIVE[pair[1]], f"genitive:{pair[1]}"),
                                          wording.format(n=n, w=IN_WORDS[n]))
             source = f"{how}:{'+'.join(pair)}"
         else:
@@ -113,11 +131,12 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
                 if not options:
                     continue
                 factor, change = rng.choice(options)
-                question = rng.choice(_CHANGES[(factor, change)]).format(n=n, w=IN_WORDS[n])
+                question = surface.choose(rng, _CHANGES[(factor, change)], f"change:{factor}:{change}").format(
+                    n=n, w=IN_WORDS[n])
             else:
-                options = [m for m in MODIFIERS if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 4
+                options = [m for m in surface.share(MODIFIERS, "modifiers") if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 4
                 wording, factor, change = rng.choice(options)
-                question = rng.choice(_LIKE).format(src=rng.choice(SOURCES[source]),
+                question = surface.choose(rng, _LIKE, "like").format(src=surface.choose(rng, SOURCES[source], f"source:{source}"),
                                                     mod=wording.format(n=n, w=IN_WORDS[n]))
         seconds = changed(ms, factor, change, n)
         if seconds is None:
@@ -131,8 +150,8 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
-_PART_CUES = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
-              (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
+_PART_CUES = ((r"баз|\bбд\b|субд|коннект", "database", "connect_timeout"), (r"чтени|read|приём", "server", "read_timeout"),
+              (r"просто|idle|бездейств|неактивн", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
 
 
 def check_unit_conversion(view: View) -> list[str]:
