@@ -6,6 +6,7 @@ import random
 import re
 from typing import Any
 
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -337,23 +338,49 @@ def check_refund(view: View) -> list[str]:
 _SCALE_BY = {
     "rack": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в стойке {rack}.",
              "Сделай у сервиса из values-файла число реплик равным числу активных серверов стойки {rack} по таблице.",
-             "Подгони число реплик сервиса из конфига под количество активных машин в стойке {rack}."),
+             "Подгони число реплик сервиса из конфига под количество активных машин в стойке {rack}.",
+             "Сколько в стойке {rack} серверов в статусе active, столько реплик и выставь сервису из конфига.",
+             "Сервису из values-файла — по реплике на каждый действующий сервер стойки {rack}; выставь.",
+             "Число реплик сервиса из конфига должно совпасть с числом работающих (active) машин в стойке {rack}.",
+             "Выставь сервису из конфигурации реплик ровно по числу серверов стойки {rack}, которые в статусе active.",
+             "Реплик у сервиса из конфига должно быть столько же, сколько действующих серверов в стойке {rack}."),
     "cpu": ("Выставь для сервиса из конфигурации столько реплик, сколько в стойке {rack} активных серверов "
             "с загрузкой процессора ниже {n}%.",
             "Реплики сервиса из values-файла ставим только на активные машины стойки {rack}, загруженные по "
-            "процессору меньше чем на {n}%: сделай их столько, сколько таких машин."),
+            "процессору меньше чем на {n}%: сделай их столько, сколько таких машин.",
+            "Сколько в стойке {rack} действующих серверов с загрузкой CPU менее {n}%, столько реплик и выставь "
+            "сервису из конфига.",
+            "Сервису из values-файла — по реплике на каждую машину стойки {rack} в статусе active, у которой CPU "
+            "занят меньше {n}%.",
+            "Выставь сервису из конфигурации реплик по числу серверов стойки {rack} в статусе active, чей CPU "
+            "загружен менее чем на {n}%."),
     "ram": ("Выставь для сервиса из конфигурации столько реплик, сколько в стойке {rack} активных серверов "
             "с памятью от {n} ГБ.",
             "Сервису из конфига нужна память: сделай у него столько реплик, сколько в стойке {rack} активных "
-            "машин, у которых не меньше {n} ГБ памяти."),
+            "машин, у которых не меньше {n} ГБ памяти.",
+            "Сколько в стойке {rack} действующих серверов, где ОЗУ хотя бы {n} ГБ, столько реплик и выставь "
+            "сервису из конфига.",
+            "Сервису из values-файла — по реплике на каждую машину стойки {rack} в статусе active с {n} ГБ ОЗУ "
+            "или больше.",
+            "Выставь сервису из конфигурации реплик по числу серверов стойки {rack} в статусе active, у которых "
+            "RAM не менее {n} ГБ."),
     "racks": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в стойках {rack} "
               "и {other} вместе.",
               "Сделай у сервиса из values-файла число реплик равным числу активных серверов стоек {rack} и {other}, "
-              "вместе взятых."),
+              "вместе взятых.",
+              "Сколько в стойках {rack} и {other} в сумме серверов в статусе active, столько реплик и выставь "
+              "сервису из конфига.",
+              "Сервису из values-файла — по реплике на каждый действующий сервер обеих стоек, {rack} и {other}.",
+              "Выставь сервису из конфигурации реплик по суммарному числу работающих (active) машин стоек {rack} "
+              "и {other}."),
     "host": ("Выставь для сервиса из конфигурации столько реплик, сколько активных серверов в той стойке, "
              "где стоит {host}.",
              "Подгони число реплик сервиса из конфига под количество активных машин в стойке, в которой "
-             "стоит {host}."),
+             "стоит {host}.",
+             "Сколько серверов в статусе active в стойке сервера {host}, столько реплик и выставь сервису из конфига.",
+             "Сервису из values-файла — по реплике на каждый действующий сервер той стойки, где находится {host}.",
+             "Выставь сервису из конфигурации реплик по числу работающих (active) машин в одной стойке с {host}, "
+             "считая и его."),
 }
 
 
@@ -387,7 +414,7 @@ def make_cross_file_scale(rng: random.Random, corpus: Corpus) -> Question:
         if len(kept) <= 20:  # a count that k8s.scale's limit (20 replicas) allows
             break
     host = rng.choice(in_rack)[header.index("host")]
-    question = rng.choice(_SCALE_BY[by]).format(rack=rack, other=other, n=n, host=host)
+    question = surface.choose(rng, _SCALE_BY[by], f"scale:{by}").format(rack=rack, other=other, n=n, host=host)
     return build_question(
         "cross_file_scale",
         "scan",
@@ -419,12 +446,13 @@ def check_cross_file_scale(view: View) -> list[str]:
     if not racks:
         return problems((False, "the question names no rack and no server"))
     kept = [r for r in rows if r[header.index("rack")] in racks and r[header.index("status")] == "active"]
-    if cpu := re.search(r"(?:ниже|меньше чем на) (\d+)%", q):
+    if cpu := re.search(r"(?:ниже|меньше чем на|менее чем на|менее|меньше) (\d+)%", q):
         kept = [r for r in kept if int(r[header.index("cpu_pct")]) < int(cpu.group(1))]
-    if ram := re.search(r"(?:от|не меньше) (\d+) ГБ", q):
-        kept = [r for r in kept if int(r[header.index("ram_gb")]) >= int(ram.group(1))]
+    if ram := re.search(r"(?:от|не меньше|не менее|хотя бы) (\d+) ГБ|(\d+) ГБ ОЗУ или больше", q):
+        kept = [r for r in kept if int(r[header.index("ram_gb")]) >= int(ram.group(1) or ram.group(2))]
     return problems((len(set(racks)) == len(racks) and len(racks) <= 2, "the question names a rack twice or three"),
-                    ("вместе" in q or len(racks) == 1, "two racks without saying they count together")) + expect(
+                    (re.search(r"вместе|в сумме|суммарн|обеих", q) is not None or len(racks) == 1,
+                     "two racks without saying they count together")) + expect(
         view,
         call(
             "k8s.scale",
