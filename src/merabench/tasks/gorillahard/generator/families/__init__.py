@@ -331,17 +331,28 @@ FAMILIES: dict[str, Family] = {
         hosts_calls("dns_runbook", 15, "hosts_md", "dns.lookup", "dns.lookup_legacy", DNS_ACTIONS),
         hosts_calls("ttl_runbook_hosts", 15, "hosts_md", "dns.ttl", "dns.lookup", (
             "Какой TTL у записей {gen}?", "Узнай TTL записей {gen}.", "ttl записей {gen}?",
-            "Нужен TTL по записям {gen}.")),
+            "Нужен TTL по записям {gen}.", "Узнай время жизни DNS-записей {gen}.",
+            "На какое время резолверы кешируют записи {gen}?", "Сколько секунд живут в кеше DNS-записи {gen}?",
+            "Какое время жизни у DNS-записей {gen}?", "Посмотри, сколько кешируются записи {gen}.",
+            "Проверь время жизни записей DNS {gen}.", "Какой срок кеширования у записей {gen}?")),
         hosts_calls("traceroute_runbook_hosts", 15, "hosts_md", "net.traceroute", "net.ping", (
             "Построй маршрут до {gen}.", "Сделай traceroute до {gen}.",
-            "Сеть шалит — проследите, пожалуйста, маршрут до {gen}.", "traceroute до {gen}")),
+            "Сеть шалит — проследите, пожалуйста, маршрут до {gen}.", "traceroute до {gen}",
+            "Покажи сетевой путь до {gen}.", "Проследи по хопам путь пакетов до {gen}.",
+            "Через какие узлы идут пакеты до {gen}? Нужен путь.", "Нужен маршрут пакетов по хопам до {gen}.",
+            "Выясни, каким путём идёт трафик до {gen}.", "Сними трассу до {gen}.")),
         hosts_calls("dns_host_list", 14, "hosts_txt", "dns.lookup", "dns.lookup_legacy", DNS_ACTIONS),
         hosts_calls("ping_listed_hosts", 13, "hosts_txt", "net.ping", "net.traceroute", (
             "Пропингуй {acc}.", "Проверь по ICMP доступность {gen}.",
-            "Проверьте, пожалуйста, отвечают ли на ping {acc}.", "ping по {dat}")),
+            "Проверьте, пожалуйста, отвечают ли на ping {acc}.", "ping по {dat}",
+            "Проверь эхо-запросом {acc}.", "Отправь ICMP echo {dat}.", "Убедись, что отвечают по сети {acc}.",
+            "Проверь, живы ли по сети {acc}.", "Постучись эхо-запросами к {dat}.", "Проверь ICMP-пингом {acc}.")),
         hosts_calls("whois_listed_hosts", 13, "hosts_txt", "net.whois", "dns.lookup", (
             "Чьи домены у {gen}? Проверь whois.", "Узнай владельцев доменов {gen}.",
-            "whois для {gen}", "Посмотрите, пожалуйста, whois {gen}.")),
+            "whois для {gen}", "Посмотрите, пожалуйста, whois {gen}.",
+            "Кому зарегистрированы домены {gen}?", "Узнай регистратора и владельца доменов {gen}.",
+            "Посмотри регистрационные данные доменов {gen}.", "На кого записаны домены {gen}?",
+            "Выясни, кто владеет доменами {gen}.", "Подними регистрационные записи доменов {gen}.")),
         # one call per environment of the drawn flag file that the question's condition picks
         flag_calls("flag_both_envs", 20, "flags.enable", "flags.disable", "on"),
         flag_calls("flag_off_both_envs", 17, "flags.disable", "flags.enable", "off"),

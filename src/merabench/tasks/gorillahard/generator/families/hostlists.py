@@ -260,7 +260,7 @@ _SOURCES = ("ранбука", "списка", "файла", "инвентаря"
 # (a question asking for role "queue" of a file that says "broker" names a role the file lacks)
 # (each set says each of them in a share of its pool's wordings: `surface`)
 _ENV_IN = {"production": ("в проде", "в боевом окружении", "на продакшене", "в продуктиве",
-                          "в рабочем контуре, который обслуживает клиентов", "на боевых площадках"),
+                          "в продакшен-окружении", "на боевых площадках"),
            "staging": ("на стейджинге", "в предрелизном окружении", "на предрелизном стенде",
                        "на площадке, где релиз обкатывают перед выкладкой", "в стейдж-окружении",
                        "в контуре предрелизной обкатки"),
@@ -301,8 +301,8 @@ DNS_ACTIONS = ("Проверь A-записи {gen}.", "Посмотри A-за�
                "Выясни, в какие IPv4-адреса сейчас резолвятся имена {gen}.",
                "Куда сейчас указывают в DNS имена {gen}? Нужны их адреса IPv4.",
                "Посмотри, какие адреса IPv4 отдаёт DNS для {gen}.",
-               "Резолвни имена {gen} в адреса IPv4.", "Какой IPv4-адрес у каждого из {gen} по DNS?",
-               "Сверь по DNS адреса IPv4 {gen}.", "Нужны IPv4-адреса {gen} из DNS.")
+               "Резолвни в адреса IPv4 имена {gen}.", "Какой IPv4-адрес по DNS у каждого из {gen}?",
+               "Сверь по DNS адреса IPv4 {gen}.", "Нужны из DNS IPv4-адреса {gen}.")
 
 
 def condition_phrase(rng: random.Random, where: list[str], spell: dict[str, str]) -> str:
@@ -388,7 +388,7 @@ def hosts_question(rng: random.Random, actions: tuple[str, ...], condition: dict
 
 _CANONICAL = {s.lower(): v for v, spellings in SPELLINGS.items() for s in spellings}
 _HOST = re.compile(r"`?([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)`?")
-_CUES = {"production": r"production|\bprod\b|проде|боевом|боевых|продакшен|продуктив|обслуживает клиентов",
+_CUES = {"production": r"production|\bprod\b|проде|боевом|боевых|продакшен|продуктив",
          "staging": r"staging|\bstage\b|стейдж|предрелизн|обкат",
          "testing": r"testing|\btest\b|тестов|тестир|гоняют тесты", "web": r"\bweb\b|frontend|веб|фронтенд|страницы сайта",
          "db": r"\bdb\b|database|баз|субд", "cache": r"cache|redis|кеш", "queue": r"queue|broker|очеред|брокер",
