@@ -43,8 +43,11 @@ def statistic(op: str, desc: str, question: str) -> tuple[str, str]:
         # the verb asked, not a state the question mentions ("включи там, где он выключен")
         if re.search(r"(?<!вы)(?<!от)включ(?:и|ите|ить)\b", q) and not re.search(r"(?:вы|от)ключ(?:и|ите|ить)\b", q):
             return "enable", ""
-        if re.search(r"(?:вы|от)ключ(?:и|ите|ить)\b|погас|выруб|\boff\b", q):
+        if re.search(r"(?:вы|от)ключ(?:и|ите|ить)\b|погас|выруб|\boff\b|деактивир", q):
             return "disable", ""
+        # (v19's seed 23: "доведи … до включённого состояния там, где он отключён", "активируй")
+        if re.search(r"до включённого|(?<!де)активируй", q):
+            return "enable", ""
         if re.search(r"выключ|отключ", q):
             return "disable", ""
         if re.search(r"(?<!вы)(?<!от)включ|\bon\b", q):

@@ -15,31 +15,36 @@ _QUOTE = re.compile(r"«([^»]*)»")
 
 # --- parallel calls and plans that a condition over the file decides (seed 23's rows) --------
 
-_ENV_CUES = (("production", r"production|\bпрод|боев"), ("staging", r"staging|стейдж|предрелиз"),
-             ("testing", r"testing|тестов"))
-_ROLE_CUES = (("web", r"\bweb\b|веб"), ("db", r"\bdb\b|баз\w* данн"), ("cache", r"\bcache\b|кеш"),
+# (v19's seed 23 adds: "в продуктиве", "в продакшен-окружении", "в контуре тестирования", "на которых работает СУБД")
+_ENV_CUES = (("production", r"production|\bпрод|боев|продуктив|продакшен"), ("staging", r"staging|стейдж|предрелиз"),
+             ("testing", r"testing|тестов|тестир"))
+_ROLE_CUES = (("web", r"\bweb\b|веб"), ("db", r"\bdb\b|баз\w* данн|субд"), ("cache", r"\bcache\b|кеш"),
               ("queue", r"\bqueue\b|очеред"))
+# "кроме тех", "не считая тех, что", "кроме стоящих"
+_EXCEPT = r"кроме тех|не считая тех|кроме стоящих"
 
 
 _HOSTNAME = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|internal|ru|io)\b")
 # "в одном окружении с X", "там же, где он", "та же роль, что у X", "роль такая же, как у него"
 _ANCHORED = re.compile(r"одном окружении с|том же окружении|там же, где|в его окружении|(?:ту|та) же рол|"
-                       r"роль такая же|с той же ролью")
+                       r"роль такая же|с той же ролью|делят с .{0,60}? одну роль")
 # "в том окружении, где хостов больше всего", "роль, которая встречается чаще остальных"
-_MOST = re.compile(r"больше всего|чаще (?:всего|остальных)|самая частая|самой частой|самое частое")
+_MOST = re.compile(r"больше всего|чаще (?:всего|остальных)|самая частая|самой частой|самое частое|преоблада|"
+                   r"больше, чем в любом")
 
 
 def host_conditions(q: str) -> list[tuple[str, str, bool]]:
     """What the question asks of the hosts, every condition it says (an environment, a role, still
     in service, a failed check), an environment after "кроме тех" negated."""
     q = _HOSTNAME.sub(" ", q)
+    q = q[q.find("хост"):] if "хост" in q else q  # the hosts' clause: not "записи живут в кеше" before it
     found = []
-    if re.search(r"проверк", q):
+    if re.search(r"проверк|контроль состояния", q):
         found.append(("check", "failed", False))
-    if re.search(r"не выведен|в работе|кроме выведенных", q):
+    if re.search(r"не выведен|в работе|кроме выведенных|не сняты с эксплуатации|не списаны", q):
         found.append(("status", "active", False))
     found += [("role", value, False) for value, cue in _ROLE_CUES if re.search(cue, q)][:1]
-    found += [("env", value, "кроме тех" in q) for value, cue in _ENV_CUES if re.search(cue, q)][:1]
+    found += [("env", value, re.search(_EXCEPT, q) is not None) for value, cue in _ENV_CUES if re.search(cue, q)][:1]
     return found
 
 

@@ -82,6 +82,9 @@ def flag_of(prompt: Any, table: dict[str, dict[str, bool]], other: str | None = 
     return best
 
 
+_QUOTED = re.compile(r"«([^»]+)»")
+
+
 def environments(prompt: Any) -> tuple[str, list[str]] | None:
     """The flag and the environments the request means, read over the flag file."""
     table: dict[str, dict[str, bool]] = {}
@@ -98,12 +101,13 @@ def environments(prompt: Any) -> tuple[str, list[str]] | None:
         name, on, own = other
         envs = [e for e in envs if table[name].get(e) == on and (own is None or table[flag][e] == own)]
         return (flag, envs) if envs else None
-    named_out = [e for e in envs if re.search(rf"кроме {e}\b|{e} не нуж|без {e}\b", q)]
-    if re.search(r"(?:где|в которых)[^.,;]*?(?:не включ|выключен|отключен)", q):
+    named_out = [e for e in envs if re.search(rf"кроме {e}\b|{e} не нуж|без {e}\b|{e} пропусти", q)]
+    # (v19's seed 23 adds: "где он сейчас отключён", "неактивен", "сейчас работает", "активен", "пройдись по окружениям")
+    if re.search(r"(?:где|в которых)[^.,;]*?(?:не включ|выключен|отключен|отключён|неактив)", q):
         envs = [e for e in envs if not table[flag][e]]
-    elif re.search(r"(?:где|в которых)[^.,;]*?включ", q):
+    elif re.search(r"(?:где|в которых)[^.,;]*?(?:включ|работает|активен)", q):
         envs = [e for e in envs if table[flag][e]]
-    elif not (named_out or re.search(r"кажд|всех|все |везде|по всем", q)):
+    elif not (named_out or re.search(r"кажд|всех|все |везде|по всем|пройдись по окружениям", q)):
         return None
     envs = [e for e in envs if e not in named_out]
     return (flag, envs) if envs else None
@@ -115,7 +119,10 @@ def _other_flag(q: str, table: dict[str, dict[str, bool]]) -> tuple[str, bool, b
     clause = re.search(r"где[^.;«]*«([^»]+)»([^.,;]*)(?:,\s*а он([^.;]*))?", q)
     if not clause or clause.group(1) not in table:
         return None
+    if len(set(_QUOTED.findall(q))) < 2 and "отвечающ" not in q:
+        return None  # "там, где флаг «X» пока выключен, включи его": X is the flag asked, not another
     said = q[clause.start():clause.end(2)]
     on = not re.search(r"выключ|не включ|отключ|погаш", said)
     own = clause.group(3)
     return clause.group(1), on, (None if own is None else not re.search(r"не включ|выключ|отключ", own))
+

@@ -12,15 +12,15 @@ _STALE = re.compile(r"старый список|не использовать|н
 _ASIDE = re.compile(r"только упомянут|не путать|не входит|ведут .* у себя", re.I)
 _SECTION = re.compile(r"^\s*(?:#{2,}\s*|\[)([\w-]+)\]?\s*$")
 # a request's condition -> the words a record says it with
-_WHERE = ((r"\btesting\b|\btest\b|тестов", {"testing", "test", "тест"}),
-          (r"staging|стейдж", {"staging", "stage", "стейдж"}),
-          (r"production|\bprod\b|продакшн|боев", {"production", "prod", "прод"}),
+_WHERE = ((r"\btesting\b|\btest\b|тестов|тестир", {"testing", "test", "тест"}),
+          (r"staging|стейдж|предрелиз", {"staging", "stage", "стейдж"}),
+          (r"production|\bprod\b|продакшн|боев|продуктив|продакшен", {"production", "prod", "прод"}),
           (r"\bcache\b|кеш", {"cache", "redis", "memcached"}),
           (r"\bqueue\b|очеред|брокер", {"queue", "broker", "rabbitmq", "kafka"}),
-          (r"\bdb\b|баз\w* данн|\bбаз", {"db", "database", "postgres", "mysql"}),
+          (r"\bdb\b|баз\w* данн|\bбаз|субд", {"db", "database", "postgres", "mysql"}),
           (r"\bweb\b|веб|фронт", {"web", "frontend", "nginx"}),
-          (r"не прош|провал|\bfailed\b|не прошла", {"failed", "fail"}),
-          (r"активн|\bactive\b|не выведен|в работе|в строю", {"active", "in-service"}))
+          (r"не прош|провал|\bfailed\b|не прошла|контроль состояния", {"failed", "fail"}),
+          (r"активн|\bactive\b|не выведен|в работе|в строю|не сняты с эксплуатации|не списаны", {"active", "in-service"}))
 
 
 def records(text: str) -> list[tuple[str, set[str]]]:

@@ -9,13 +9,16 @@ import re
 
 from merabench.tasks.gorillahard.generator import redteam_layouts as layouts
 
-_PARTS = ((r"баз", "database", "connect_timeout"), (r"чтени|read", "server", "read_timeout"),
-          (r"просто|idle", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
+# (v19's seed 23 adds: "приёма запросов", "бездействующих"/"неактивных соединений", "СУБД", "кеширующего слоя")
+_PARTS = ((r"баз|субд|\bбд\b", "database", "connect_timeout"), (r"чтени|read|при[её]м\w* запрос", "server", "read_timeout"),
+          (r"просто|idle|бездейств|неактивн", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
 _WORDS = {"одну": 1, "один": 1, "две": 2, "два": 2, "три": 3, "пять": 5, "десять": 10, "пятнадцать": 15,
           "двадцать": 20, "тридцать": 30, "сорок": 40, "шестьдесят": 60, "полторы": 1.5}
-_TIMES = ((r"вдвое|в два раза|удво", 2.0), (r"втрое|в три раза|утро", 3.0), (r"вчетверо|в четыре раза", 4.0),
-          (r"в полтора раза|полтора", 1.5))
-_COMBINE = ((r"сумм\w*", "sum"), (r"больш\w+ из|длиннее", "max"), (r"меньш\w+ из|короче", "min"))
+_TIMES = ((r"вдвое|в два раза|в 2 раза|удво", 2.0), (r"втрое|в три раза|в 3 раза|утро", 3.0),
+          (r"вчетверо|в четыре раза|в 4 раза", 4.0), (r"в полтора раза|полтора|в 1[,.]5 раза|наполовину", 1.5))
+# "сложи таймауты", "самому длинному из", "более долгий из", "смотря где он короче"
+_COMBINE = ((r"сумм\w*|сложи", "sum"), (r"больш\w+ из|длинн\w+ из|долг\w+ из|где он длиннее", "max"),
+            (r"меньш\w+ из|коротк\w+ из|где он короче", "min"))
 _LESS = r"меньше|уменьш|срежь|сократ|убав"
 
 
@@ -56,6 +59,9 @@ def asked_timeout(q: str, text: str) -> float | None:
         base = base / factor if less else base * factor
     elif "четверт" in rest:
         base = base * (0.75 if less else 1.25)
+    elif percent := re.search(r"на (\d+)\s*%", rest):  # "на 25 % больше"
+        share = int(percent.group(1)) / 100
+        base = base * (1 - share if less else 1 + share)
     elif re.search(r"на треть", rest):
         base = base * (2 / 3 if less else 4 / 3)
     added = _added(rest)
