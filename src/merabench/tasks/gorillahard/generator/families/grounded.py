@@ -353,7 +353,7 @@ SPECS = [
         lambda v, q, p: {"host": _quoted(q), "port": v["port"]},
         lambda rng: {"host": rng.choice(["app-1.internal", "app-2.internal", "edge-3.internal"])}),
     _spec("dead_letters_back", "queue.move_dead", "queue.purge", "worker_ini", [
-        "Верни в рабочую очередь сообщения из недоставленных для очереди этого воркера.",
+        "Верни недоставленные сообщения обратно в очередь, которую читает этот воркер.",
         "В очереди, которую читает воркер из конфига, скопились недоставленные — верни их обратно."],
         lambda v, q, p: {"queue": v["queue"]}),
     _spec("resize_queue", "queue.resize", "queue.depth", "worker_ini", [

@@ -337,13 +337,13 @@ def second_phrase(rng: random.Random, also: list[str], spell: dict[str, str]) ->
 # a value found by reading the list: a named host's (the others that share it), or the most common one
 _SAME = {"env": ("которые стоят в том же окружении, что и {host} (сам {host} не нужен)",
                  "что живут в одном окружении с {host}, не считая его самого",
-                 "кроме самого {host}, которые стоят там же, где он, — в его окружении",
+                 "которые стоят там же, где {host}, — в его окружении (кроме него самого)",
                  "которые делят окружение с {host} (его самого не считая)",
                  "что разделяют окружение с {host}, кроме него самого",
                  "что стоят в одном окружении с {host}, без него самого"),
          "role": ("у которых та же роль, что у {host} (сам {host} не нужен)",
                   "что выполняют ту же роль, что и {host}, не считая его самого",
-                  "кроме самого {host}, у которых роль такая же, как у него",
+                  "у которых роль такая же, как у {host}, кроме него самого",
                   "которые делят с {host} одну роль (его самого не считая)",
                   "что разделяют роль с {host}, кроме него самого",
                   "что выполняют одну роль с {host}, без него самого")}
@@ -477,7 +477,7 @@ def _found_value(q: str, records: list[dict[str, str]]) -> tuple[str, str, str |
         tally = Counter(r.get(attribute, "") for r in {r["host"]: r for r in records}.values()).most_common()
         unique = len(tally) > 1 and tally[0][1] > tally[1][1]
         return attribute, tally[0][0] if tally else "", None, unique
-    named = re.search(r"(?:самого|что и|что у|с) ([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)", q)
+    named = re.search(r"(?:самого|что и|что у|как у|где|с) ([a-z][\w-]*\.[a-z][\w.-]*\.[a-z]+)", q)
     if named is None or not re.search(r"том же|одном|одну|та же|ту же|такая же|там же|делят|разделяют", q):
         return None
     host = named.group(1)
