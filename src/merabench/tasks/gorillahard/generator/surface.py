@@ -23,12 +23,17 @@ def begin(seed: int) -> None:
     _SET["seed"] = seed
 
 
+def some(rng: random.Random, pool: Sequence[T], count: int) -> list[T]:
+    """`count` members of `pool` drawn by `rng`, in the pool's order."""
+    drawn = set(rng.sample(range(len(pool)), count))
+    return [w for n, w in enumerate(pool) if n in drawn]
+
+
 def share(pool: Sequence[T], key: str) -> list[T]:
     """The wordings of `pool` this set uses (at least two of a pool of four or more), in the
     pool's order; `key` names the pool, so that two pools draw apart."""
     count = max(min(2, len(pool)), math.ceil(len(pool) * SHARE))
-    drawn = set(random.Random(f"{_SET['seed']}:surface:{key}").sample(range(len(pool)), count))
-    return [w for n, w in enumerate(pool) if n in drawn]
+    return some(random.Random(f"{_SET['seed']}:surface:{key}"), pool, count)
 
 
 def choose(rng: random.Random, pool: Sequence[T], key: str) -> T:

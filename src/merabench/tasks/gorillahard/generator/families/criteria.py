@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import split_table
 from merabench.tasks.gorillahard.generator.families.contents import (
@@ -519,8 +520,7 @@ def in_set(seed: int) -> dict[str, Criterion]:
 
 
 def _some(rng: random.Random, wordings: tuple[str, ...]) -> tuple[str, ...]:
-    kept = set(rng.sample(wordings, max(min(2, len(wordings)), round(WORDING_SHARE * len(wordings)))))
-    return tuple(w for w in wordings if w in kept)
+    return tuple(surface.some(rng, wordings, max(min(2, len(wordings)), round(WORDING_SHARE * len(wordings)))))
 
 
 def _narrowed(rng: random.Random, criterion: Criterion) -> Criterion:
