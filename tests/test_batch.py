@@ -8,6 +8,7 @@ from pathlib import Path
 
 from helpers import mixed_answers, read_jsonl, run_cli
 
+from merabench.rows import read_bundled
 from merabench.tasks import TASKS
 
 ANSWERS = mixed_answers()
@@ -233,3 +234,33 @@ def test_an_export_of_tasks_run_with_different_limits_is_refused_naming_them(tmp
     assert done.returncode == 2
     assert f"the tasks in {run} were run with different --limit (sage 3, russianregions 5)" in " ".join(
         done.stderr.split())
+
+
+def test_an_export_from_a_folder_without_a_readable_results_json(tmp_path: Path) -> None:
+    """`export-requests --run DIR`: a run killed before results.json exports its samples files'
+    tasks; a results.json that is not JSON, or not UTF-8, is refused naming it (not taken for none);
+    one behind a UTF-8 byte order mark reads as it is."""
+    run = tmp_path / "run"
+    assert run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "3", "--out", str(run),
+                   "--no-progress").returncode == 0
+    results = run / "results.json"
+    written = results.read_bytes()
+
+    results.write_bytes(b"\xef\xbb\xbf" + written)
+    marked = run_cli("export-requests", "--model", "openai:m", "--out", str(tmp_path / "bom.jsonl"), "--run", str(run))
+    assert marked.returncode == 0, marked.stderr
+    assert "--limit 3" in " ".join(marked.stderr.split()) and read_jsonl(tmp_path / "bom.jsonl") == []
+
+    for text, said in ((b'{"tasks": ', "not valid JSON (Expecting value at line 1, column 11)"),
+                       (b"\xff\xfe", "not UTF-8 text (byte 0xff at offset 0)")):
+        results.write_bytes(text)
+        refused = run_cli("export-requests", "--model", "openai:m", "--out", str(tmp_path / "r.jsonl"), "--run", str(run))
+        assert refused.returncode == 2
+        assert f"error: {results}: {said}" in " ".join(refused.stderr.split())
+        assert not (tmp_path / "r.jsonl").exists()
+
+    results.unlink()
+    done = run_cli("export-requests", "--model", "openai:m", "--out", str(tmp_path / "r.jsonl"), "--run", str(run))
+    assert done.returncode == 0, done.stderr
+    assert "--tasks sage" in " ".join(done.stderr.split())
+    assert len(read_jsonl(tmp_path / "r.jsonl")) == len(read_bundled("sage")["test"]) - 3  # no --limit recorded

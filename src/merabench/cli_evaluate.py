@@ -49,6 +49,7 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
     prompt the run recorded, and its tasks and data, wherever the command does not give them; given
     options that differ from the run's are refused (the answers could not be imported into it)."""
     from merabench.jsonio import loads
+    from merabench.results import read_results
 
     with reading(out_dir / "run.json"):
         identity = loads((out_dir / "run.json").read_bytes())
@@ -69,12 +70,7 @@ def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: Gene
         model = identity.get("model", model)
     if not option_given(ctx, "system_prompt"):
         system_prompt = identity.get("system_prompt")
-    document: dict[str, Any] = {}
-    results = out_dir / "results.json"
-    if results.exists():
-        with reading(results):
-            document = loads(results.read_bytes())
-    taken = _recorded_tasks(ctx, out_dir, document if isinstance(document, dict) else {}, tasks)
+    taken = _recorded_tasks(ctx, out_dir, read_results(out_dir, strict=True) or {}, tasks)
     if "tasks" not in taken and not option_given(ctx, "tasks"):  # a run killed before results.json: its samples
         found = [name for name in TASKS if (out_dir / f"samples_{name}.jsonl").exists()]
         if found:

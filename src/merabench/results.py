@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.budget import Prices
+from merabench.errors import reading
+from merabench.jsonio import loads
 from merabench.samples import samples_path, write_atomic
 from merabench.scoring import TaskResult
 from merabench.tasks import TASKS, get_task
@@ -85,12 +87,19 @@ def task_settings(doc: dict[str, Any], task: str) -> dict[str, Any]:
     return settings if isinstance(settings, dict) else {}
 
 
-def read_results(out_dir: Path) -> dict[str, Any] | None:
-    """The folder's results.json, or None when it has none that reads as one."""
-    try:
-        doc = json.loads((out_dir / RESULTS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        return None
+def read_results(out_dir: Path, *, strict: bool = False) -> dict[str, Any] | None:
+    """The folder's results.json, or None when it has none that reads as one (a JSON object with
+    "tasks"). `strict`: a results.json there that cannot be read or is not JSON is a DataError
+    naming it (`export-requests --run` says so rather than export as if the run had none)."""
+    path = out_dir / RESULTS_FILE
+    if strict and path.exists():
+        with reading(path):
+            doc = loads(path.read_bytes())
+    else:
+        try:
+            doc = loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):  # a UnicodeDecodeError or JSONDecodeError is a ValueError
+            return None
     return doc if isinstance(doc, dict) and isinstance(doc.get("tasks"), dict) else None
 
 
