@@ -29,15 +29,21 @@ from merabench.tasks import TASKS
 from merabench.tasks.base import Task
 
 
+def _task_and_spec(spec: str) -> tuple[str | None, str]:
+    """`TASK=SPEC` (a task's name, in any case) as (task, SPEC); any other spec as (None, spec)."""
+    name, sep, rest = spec.partition("=")
+    task = name.strip().lower()
+    return (task, rest) if sep and task in TASKS else (None, spec)
+
+
 def split_specs(specs: Sequence[str]) -> tuple[str, dict[str, str]]:
     """(the spec for all tasks, {task: spec} overrides)."""
     default, per_task = "bundled", {}
-    for spec in specs:
-        name, sep, rest = spec.partition("=")
-        if sep and name.strip().lower() in TASKS:
-            per_task[name.strip().lower()] = rest
-        else:
+    for task, spec in map(_task_and_spec, specs):
+        if task is None:
             default = spec
+        else:
+            per_task[task] = spec
     return default, per_task
 
 
@@ -85,12 +91,7 @@ def recorded_specs(specs: Sequence[str]) -> list[str]:
     """The --data values as results.json records them: each in the spelling run.json gives it
     (`TASK=` kept), so a later reader (export lmeval, submission, report) finds the same data from
     any working directory."""
-    recorded = []
-    for spec in specs:
-        name, sep, rest = spec.partition("=")
-        task = name.strip().lower()
-        recorded.append(f"{task}={spelt(rest)}" if sep and task in TASKS else spelt(spec))
-    return recorded
+    return [spelt(spec) if task is None else f"{task}={spelt(spec)}" for task, spec in map(_task_and_spec, specs)]
 
 
 def data_identity(tasks: Sequence[Task], specs: Sequence[str],

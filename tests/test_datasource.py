@@ -1,0 +1,39 @@
+"""--data specs: `TASK=SPEC` read by one parser for loading and for what results.json records."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from merabench.datasource import recorded_specs, split_specs
+
+CASES = [  # (specs, the spec for all tasks, {task: spec})
+    ([], "bundled", {}),
+    (["hub"], "hub", {}),
+    (["hub", "bundled"], "bundled", {}),  # the last one for all tasks holds
+    (["SAGE=a.jsonl"], "bundled", {"sage": "a.jsonl"}),  # a task's name in any case, spaces around it
+    ([" russianregions =b.jsonl"], "bundled", {"russianregions": "b.jsonl"}),
+    (["sage=a.jsonl", "sage=c.jsonl"], "bundled", {"sage": "c.jsonl"}),
+    (["gorillahard=x=y.jsonl"], "bundled", {"gorillahard": "x=y.jsonl"}),  # the first '=' splits
+    (["my=file.jsonl"], "my=file.jsonl", {}),  # no task's name before '=': a path
+    (["=a.jsonl"], "=a.jsonl", {}),
+    (["sage="], "bundled", {"sage": ""}),
+]
+
+
+@pytest.mark.parametrize(("specs", "default", "per_task"), CASES)
+def test_split_specs(specs: list[str], default: str, per_task: dict[str, str]) -> None:
+    assert split_specs(specs) == (default, per_task)
+
+
+def test_recorded_specs_spell_each_one_and_keep_the_task(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    here = os.path.abspath(".")
+    assert recorded_specs(["bundled", "hub", "-", "generated", "generated:7"]) == [
+        "bundled", "hub", "-", "generated:0", "generated:7"]
+    assert recorded_specs(["SAGE=a.jsonl", " gorillahard =generated", "russianregions=hub", "my=file.jsonl"]) == [
+        f"sage={here}/a.jsonl", "gorillahard=generated:0", "russianregions=hub", f"{here}/my=file.jsonl"]
+    for specs, _, per_task in CASES:  # what is recorded splits as what was given, in one spelling
+        assert split_specs(recorded_specs(specs))[1].keys() == per_task.keys()
