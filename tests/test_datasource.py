@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from merabench.datasource import recorded_specs, split_specs
+from merabench.datasource import recorded_specs, spec_for, split_specs
+from merabench.tasks import TASKS
 
 CASES = [  # (specs, the spec for all tasks, {task: spec})
     ([], "bundled", {}),
@@ -37,3 +38,9 @@ def test_recorded_specs_spell_each_one_and_keep_the_task(tmp_path: Path, monkeyp
         f"sage={here}/a.jsonl", "gorillahard=generated:0", "russianregions=hub", f"{here}/my=file.jsonl"]
     for specs, _, per_task in CASES:  # what is recorded splits as what was given, in one spelling
         assert split_specs(recorded_specs(specs))[1].keys() == per_task.keys()
+
+
+@pytest.mark.parametrize(("specs", "default", "per_task"), CASES)
+def test_spec_for_gives_each_task_its_own_spec_or_the_one_for_all(specs: list[str], default: str,
+                                                                  per_task: dict[str, str]) -> None:
+    assert {name: spec_for(specs, name) for name in TASKS} == {name: per_task.get(name, default) for name in TASKS}

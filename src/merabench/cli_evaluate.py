@@ -83,7 +83,7 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     report and the submission count them) and the data, split and limit each was run with, where
     the command does not give them; tasks run with another --split or --limit cannot share one
     export and are refused, naming them."""
-    from merabench.datasource import split_specs
+    from merabench.datasource import spec_for
     from merabench.results import task_settings
 
     recorded = [name for name in TASKS if name in (document.get("tasks") or {})]
@@ -94,10 +94,7 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     taken: dict[str, Any] = {} if option_given(ctx, "tasks") else {"tasks": ",".join(chosen)}
     settings = {name: task_settings(document, name) for name in chosen}
     if not option_given(ctx, "data"):
-        specs = {}
-        for name in chosen:
-            default, per_task = split_specs(settings[name].get("data") or ["bundled"])
-            specs[name] = per_task.get(name, default)
+        specs = {name: spec_for(settings[name].get("data") or (), name) for name in chosen}
         taken["data"] = ([next(iter(specs.values()))] if len(set(specs.values())) == 1
                          else [f"{name}={spec}" for name, spec in specs.items()])
     for key in ("split", "limit"):

@@ -47,6 +47,13 @@ def split_specs(specs: Sequence[str]) -> tuple[str, dict[str, str]]:
     return default, per_task
 
 
+def spec_for(specs: Sequence[str], task: str) -> str:
+    """The spec `specs` give `task`: its own `TASK=SPEC`, else the last one for all tasks
+    (`bundled` when there is none)."""
+    default, per_task = split_specs(specs)
+    return per_task.get(task, default)
+
+
 def generated_seed(spec: str) -> int:
     """The seed of `generated[:SEED]` (0 when none is given)."""
     _, _, seed_text = spec.partition(":")
@@ -100,10 +107,9 @@ def data_identity(tasks: Sequence[Task], specs: Sequence[str],
     one spelling (`spelt`); for a generated set, the generator that made it (another version
     makes other rows from one seed); for the hub, the dataset's commit the rows were read at, when
     it is known (`sources`: each task's TaskData.source, `hub:<id>@<commit>`; offline it is not)."""
-    default, per_task = split_specs(specs)
     recorded = {}
     for task in tasks:
-        spec = spelt(per_task.get(task.name, default))
+        spec = spelt(spec_for(specs, task.name))
         recorded[task.name] = {"spec": spec}
         if is_generated(spec):
             from merabench.tasks.gorillahard.generator.build import GENERATOR
@@ -151,8 +157,7 @@ def _load(task: Task, spec: str, split: str) -> TaskData:
 
 
 def load_for_tasks(tasks: Sequence[Task], specs: Sequence[str], split: str = "test") -> dict[str, TaskData]:
-    default, per_task = split_specs(specs)
-    unknown = set(per_task) - {t.name for t in tasks}
+    unknown = set(split_specs(specs)[1]) - {t.name for t in tasks}
     if unknown:
         raise ConfigError(f"--data names task(s) not being run: {', '.join(sorted(unknown))}")
-    return {t.name: load_task_data(t, per_task.get(t.name, default), split) for t in tasks}
+    return {t.name: load_task_data(t, spec_for(specs, t.name), split) for t in tasks}
