@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from merabench.datasource import load_task_data, split_specs
+from merabench.datasource import load_task_data, spec_for
 from merabench.errors import ConfigError, DataError, reading
 from merabench.results import RESULTS_FILE, task_settings
 from merabench.rows import Row, rows_sha256
@@ -77,8 +77,7 @@ def _load(task_name: str, spec: str, split: str) -> tuple[Row, ...] | None:
 
 def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dict[int, Row] | None:
     """The run's rows loaded again from its data spec, if they are still what the run evaluated."""
-    default, per_task = split_specs(list(settings.get("data") or ["bundled"]))
-    loaded = _load(task.name, per_task.get(task.name, default), settings.get("split") or "test")
+    loaded = _load(task.name, spec_for(list(settings.get("data") or ()), task.name), settings.get("split") or "test")
     if loaded is None:
         return None
     rows = list(loaded)

@@ -131,20 +131,20 @@ def read_predictions(path: Path, task_mera_name: str | None = None) -> Predictio
 def _recorded_beside(path: Path) -> tuple[str | None, str | None]:
     """(the --data, the system prompt) of the run whose folder holds this samples file, from its
     results.json and run.json; (None, None) for a file elsewhere."""
-    from merabench.datasource import split_specs
+    from merabench.datasource import spec_for
     from merabench.results import read_results, task_settings
 
     task = path.name.removeprefix("samples_").removesuffix(".jsonl")
     doc = read_results(path.parent) if path.name.startswith("samples_") else None
     if doc is None or task not in doc["tasks"]:
         return None, None
-    default, per_task = split_specs([str(s) for s in task_settings(doc, task).get("data") or ["bundled"]])
     try:
         identity = loads((path.parent / "run.json").read_bytes())
     except (OSError, ValueError):
         identity = None
     prompt = identity.get("system_prompt") if isinstance(identity, dict) else None
-    return per_task.get(task, default), prompt if isinstance(prompt, str) else None
+    data = spec_for([str(s) for s in task_settings(doc, task).get("data") or ()], task)
+    return data, prompt if isinstance(prompt, str) else None
 
 
 def _check_task_file(path: Path, task_mera_name: str | None) -> None:

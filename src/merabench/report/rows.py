@@ -233,7 +233,7 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
     """The evaluated rows of each task (or of those `names`), read again from the data the run
     recorded (for `merabench report DIR`), when they are still there and still the same (their
     hash matches); the hub is not asked (a rebuild works offline)."""
-    from merabench.datasource import load_task_data, split_specs
+    from merabench.datasource import load_task_data, spec_for
     from merabench.results import task_settings
 
     wanted = None if names is None else set(names)
@@ -242,8 +242,7 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
         if wanted is not None and name not in wanted:
             continue
         settings = task_settings(dict(doc), name)
-        default, per_task = split_specs([str(s) for s in settings.get("data") or ["bundled"]])
-        spec = per_task.get(name, default)
+        spec = spec_for([str(s) for s in settings.get("data") or ()], name)
         if name not in TASKS or spec == "hub":
             continue
         try:
