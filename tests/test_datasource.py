@@ -44,3 +44,26 @@ def test_recorded_specs_spell_each_one_and_keep_the_task(tmp_path: Path, monkeyp
 def test_spec_for_gives_each_task_its_own_spec_or_the_one_for_all(specs: list[str], default: str,
                                                                   per_task: dict[str, str]) -> None:
     assert {name: spec_for(specs, name) for name in TASKS} == {name: per_task.get(name, default) for name in TASKS}
+
+
+@pytest.mark.parametrize("revision", ["0f3c9a1", None])
+def test_hub_rows_carry_the_commit_they_were_read_at_into_the_folders_identity(
+        monkeypatch: pytest.MonkeyPatch, revision: str | None) -> None:
+    """`--data hub`: TaskData.revision is the dataset's commit (None when it is not known,
+    offline), the source names it after '@', and run.json's data identity records it; other data
+    has none."""
+    from merabench import datasource
+    from merabench.datasource import data_identity, load_task_data
+    from merabench.rows import read_bundled
+
+    task = TASKS["sage"]
+    monkeypatch.setattr(datasource, "hub_offline", lambda: True)
+    monkeypatch.setattr(datasource, "hub_revision", lambda dataset_id: revision)
+    monkeypatch.setattr(datasource, "read_hub", lambda dataset_id: read_bundled("sage"))
+    data = load_task_data(task, "hub")
+    assert data.revision == revision
+    assert data.source == f"hub:{task.hub_id}" + (f"@{revision}" if revision else "")
+    assert data_identity([task], ["hub"], {task.name: data.revision}) == {
+        "sage": {"spec": "hub", **({"revision": revision} if revision else {})}}
+    assert load_task_data(task, "bundled").revision is None
+    assert data_identity([task], ["bundled"], {task.name: "0f3c9a1"}) == {"sage": {"spec": "bundled"}}

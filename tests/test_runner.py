@@ -197,16 +197,16 @@ def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Pa
 
     task = get_task("russianregions")
 
-    def identity(source: str) -> dict:
-        return {"model": "openai:m", "split": "test", "data": data_identity([task], ["hub"], {task.name: source})}
+    def identity(revision: str | None) -> dict:
+        return {"model": "openai:m", "split": "test", "data": data_identity([task], ["hub"], {task.name: revision})}
 
-    check_identity(tmp_path, identity(f"hub:{task.hub_id}@aaa111"))
+    check_identity(tmp_path, identity("aaa111"))
     assert json.loads((tmp_path / "run.json").read_text())["data"] == {task.name: {"spec": "hub", "revision": "aaa111"}}
     with pytest.raises(ConfigError) as refused:
-        check_identity(tmp_path, identity(f"hub:{task.hub_id}@bbb222"))
+        check_identity(tmp_path, identity("bbb222"))
     assert ('(--data of russianregions "hub" (revision aaa111) in the folder, "hub" (revision bbb222) now '
             "(the hub dataset changed since))") in str(refused.value)
-    check_identity(tmp_path, identity(f"hub:{task.hub_id}"))  # offline: the commit is not known
+    check_identity(tmp_path, identity(None))  # offline: the commit is not known
     assert json.loads((tmp_path / "run.json").read_text())["data"][task.name]["revision"] == "aaa111"
 
 

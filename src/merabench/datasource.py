@@ -102,11 +102,11 @@ def recorded_specs(specs: Sequence[str]) -> list[str]:
 
 
 def data_identity(tasks: Sequence[Task], specs: Sequence[str],
-                  sources: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
+                  revisions: Mapping[str, str | None] | None = None) -> dict[str, dict[str, str]]:
     """What a run folder records of each task's data (rundir.check_identity): the --data spec in
     one spelling (`spelt`); for a generated set, the generator that made it (another version
     makes other rows from one seed); for the hub, the dataset's commit the rows were read at, when
-    it is known (`sources`: each task's TaskData.source, `hub:<id>@<commit>`; offline it is not)."""
+    it is known (`revisions`: each task's TaskData.revision; offline it is not)."""
     recorded = {}
     for task in tasks:
         spec = spelt(spec_for(specs, task.name))
@@ -115,9 +115,9 @@ def data_identity(tasks: Sequence[Task], specs: Sequence[str],
             from merabench.tasks.gorillahard.generator.build import GENERATOR
 
             recorded[task.name]["generator"] = GENERATOR
-        source = (sources or {}).get(task.name, "")
-        if spec == "hub" and source.startswith("hub:") and "@" in source:
-            recorded[task.name]["revision"] = source.rsplit("@", 1)[1]
+        revision = (revisions or {}).get(task.name)
+        if spec == "hub" and revision:
+            recorded[task.name]["revision"] = revision
     return recorded
 
 
@@ -150,7 +150,7 @@ def _load(task: Task, spec: str, split: str) -> TaskData:
             check_hub_reachable(task.hub_id)  # seconds, not the hub client's half minute of retries
         revision = hub_revision(task.hub_id)
         source = f"hub:{task.hub_id}" + (f"@{revision}" if revision else "")
-        return to_task_data(read_hub(task.hub_id), source=source, split=split)
+        return to_task_data(read_hub(task.hub_id), source=source, split=split, revision=revision)
     if is_generated(spec):
         return to_task_data(read_local(generated_set(task, spec)), source=spec, split=split)
     return to_task_data(read_local(Path(spec)), source=spec, split=split)

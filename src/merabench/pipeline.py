@@ -352,7 +352,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
                              "system_prompt": config.system_prompt, "split": config.split,
-                             "data": data_identity(task_list, config.data, {r.task.name: r.data.source for r in runs})})
+                             "data": data_identity(task_list, config.data, {r.task.name: r.data.revision for r in runs})})
         started = time.monotonic()
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())

@@ -43,11 +43,14 @@ class Row:
 
 @dataclass(frozen=True)
 class TaskData:
-    """The rows of one task: the evaluated split and the `shots` split (dialogue history)."""
+    """The rows of one task: the evaluated split and the `shots` split (dialogue history); for
+    rows read from the hub, the dataset's commit they were read at (`revision`, None offline or
+    for any other data)."""
 
     source: str
     rows: tuple[Row, ...]
     shots: tuple[Row, ...] = field(default=())
+    revision: str | None = None
 
     @property
     def has_references(self) -> bool:
@@ -325,10 +328,11 @@ def hub_revision(dataset_id: str) -> str | None:
         return None
 
 
-def to_task_data(splits: dict[str, list[Row]], *, source: str, split: str = "test") -> TaskData:
+def to_task_data(splits: dict[str, list[Row]], *, source: str, split: str = "test",
+                 revision: str | None = None) -> TaskData:
     if split not in splits:
         raise ConfigError(f"{source} has no split '{split}' (has: {', '.join(sorted(splits))})")
     rows = splits[split]
     shots = splits.get("shots", []) if split == "test" else []
     check_unique_ids(rows, file=f"{source} [{split}]")
-    return TaskData(source=source, rows=tuple(rows), shots=tuple(shots))
+    return TaskData(source=source, rows=tuple(rows), shots=tuple(shots), revision=revision)
