@@ -725,6 +725,47 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
     assert f"row {victim['id']}: {victim['tool']} not in the catalog" in problems["reference_arguments"]
 
 
+def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to_one_tool(
+        default_set: Path) -> None:
+    """Another provider words the operation too (`table.mean` is `sheet.average`, `tabular.column_mean`):
+    a served name reads back to exactly one library tool, never to another tool's library name; a
+    deprecated tool names its successor as its own provider serves it; and which operation name a
+    tool has differs from set to set."""
+    from merabench.tasks.gorillahard.generator.library import DEPRECATED, TOOLS
+    from merabench.tasks.gorillahard.generator.operations import OPERATIONS
+    from merabench.tasks.gorillahard.generator.providers import (
+        CANONICAL,
+        DOTTED_NAME,
+        NAMES,
+        canonical,
+        canonical_text,
+        served_tool,
+    )
+
+    assert set(OPERATIONS) == set(TOOLS)
+    assert len(set(NAMES.values())) == len(NAMES) and not set(CANONICAL) & set(TOOLS)
+    for (name, _), served in NAMES.items():
+        assert canonical(served) == name and DOTTED_NAME.fullmatch(served)
+        assert served.split(".", 1)[1] != name.split(".", 1)[1], served
+    for old, new in DEPRECATED.items():
+        for provider in (1, 2):
+            listed = served_tool(old, provider)
+            assert NAMES[new, provider] in json.dumps(listed, ensure_ascii=False) and new not in json.dumps(
+                listed, ensure_ascii=False)
+    # a set's references read back exactly, and a reference's operation is another set's only by chance
+    ops: dict[str, str] = {}
+    for row in read_jsonl(default_set / "test.jsonl"):
+        for tool in json.loads(row["inputs"]["tools"]):
+            assert canonical_text(tool["name"]) == canonical(tool["name"]) in TOOLS
+            ops[canonical(tool["name"])] = tool["name"].split(".", 1)[1]
+    other = {canonical(t["name"]): t["name"].split(".", 1)[1] for split in generate(SetPlan(seed=23, rows=300))
+             for row in split for t in json.loads(row["inputs"]["tools"])}
+    shared = set(ops) & set(other)
+    assert len(shared) > 100
+    same = sum(ops[name] == other[name] for name in shared)
+    assert 0 < same < 0.6 * len(shared), (same, len(shared))
+
+
 def _without_asides(question: str) -> str:
     """The question without the lead-in before it or the tail after it that `with_asides` may put
     there (the request as its family made it, its first letter as the lead-in left it)."""

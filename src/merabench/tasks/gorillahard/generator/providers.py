@@ -1,5 +1,6 @@
 """The same tools served by other providers, as agents meet them: one catalog has `table.mean`,
-the next the same capability as `sheet.mean` or `tabular.mean` from another server.
+the next the same capability as `sheet.average` or `tabular.column_mean` from another server, each
+provider with its own namespace and its own word for the operation (operations.py).
 
 Each set draws, per library family, which of three providers serves it (the card's set names
 each tool one way); a catalog never holds two names of one tool. The reference follows the
@@ -18,6 +19,7 @@ import re
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
+from merabench.tasks.gorillahard.generator.operations import OPERATIONS
 
 # the other providers' namespaces for each of the library's
 PROVIDER_PREFIXES = (
@@ -37,8 +39,8 @@ PROVIDER_PREFIXES = (
 
 
 def _provider_name(name: str, provider: int) -> str:
-    prefix, verb = name.split(".", 1)
-    return f"{PROVIDER_PREFIXES[provider - 1][prefix]}.{verb}"
+    prefix = name.split(".", 1)[0]
+    return f"{PROVIDER_PREFIXES[provider - 1][prefix]}.{OPERATIONS[name][provider - 1]}"
 
 
 # provider 0 is the library's own naming
