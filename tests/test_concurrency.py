@@ -12,9 +12,11 @@ import time
 from collections import deque
 from pathlib import Path
 
+import jsonschema
 import pytest
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
+import merabench
 from merabench.errors import ServerRefused
 from merabench.models import GenerationOptions
 from merabench.models import endpoints as endpoints_module
@@ -145,6 +147,65 @@ def test_an_hour_long_retry_after_stops_the_run_with_exit_3_and_the_rerun_resume
     done = run_cli(*run, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(read_jsonl(tmp_path / "run" / "samples_sage.jsonl")) == 36 and len(server.requests) == 4 + 33
+
+
+def test_a_model_server_that_dies_mid_run_is_given_up_and_the_rerun_resumes(tmp_path: Path, make_server) -> None:
+    """The model's server answers 10 requests, then its process dies (refused at connect): after
+    3 retries in a row that find no connection nothing more is sent (it used to cost every row
+    left its whole retry budget, each then failed: 328 s and exit 0 on SAGE's 65 rows); the
+    answers in are kept, the rest are not asked (not failed), the run exits 3 saying why, and
+    the same command against a live server asks only the rest."""
+    server = make_server(plan=lambda n, body: "ok" if n <= 10 else "die")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(36))
+    out = tmp_path / "run"
+
+    def run(url: str):
+        return run_cli("run", "--model", "openai:m", "--base-url", url, "--tasks", "sage", "--data", str(data),
+                       "--out", str(out), "--no-progress", "--concurrency", "4", "--retry-delay", "0.01", timeout=60)
+
+    done = run(server.url)
+    message = done.stdout + done.stderr
+    assert done.returncode == 3, message
+    given_up = f"{server.url} stopped accepting connections: 3 retries in a row failed on the connection"
+    assert f"stopped early: {given_up}" in message, message
+    samples = read_jsonl(out / "samples_sage.jsonl")
+    assert sum(s["status"] == "ok" for s in samples) == 10
+    assert all(s["error"].startswith("not asked: ") for s in samples if s["status"] != "ok")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["stopped"]["unasked"] == 26 and given_up in results["settings"]["stopped_by"]
+    schema = json.loads((Path(merabench.__file__).parent / "schemas" / "results.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(results)  # "by": "the server's refusal" was outside it
+
+    alive = make_server()
+    again = run(alive.url)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(alive.requests) == 26
+    assert all(s["status"] == "ok" for s in read_jsonl(out / "samples_sage.jsonl"))
+
+
+def test_a_model_endpoint_that_dies_is_left_out_while_another_answers(tmp_path: Path, make_server) -> None:
+    """Of two endpoints, the one that dies is given up; the other answers every row left."""
+    dying = make_server(plan=lambda n, body: "ok" if n <= 3 else "die")
+    alive = make_server()
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(36))
+    done = run_cli("run", "--model", "openai:m", "--base-url", dying.url, "--base-url", alive.url, "--tasks", "sage",
+                   "--data", str(data), "--out", str(tmp_path / "run"), "--no-progress", "--concurrency", "2",
+                   "--retry-delay", "0.01", timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(s["status"] == "ok" for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl"))
+
+
+def test_dropped_connections_and_5xx_from_the_model_are_retried_not_given_up(tmp_path: Path, make_server) -> None:
+    """Only retries that find no connection count, and an answer resets them: two dropped
+    connections then three HTTP 500s on one request are retried to its answer."""
+    server = make_server(plan=lambda n, body: "drop" if n <= 2 else "500" if n <= 5 else "ok")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(8))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--concurrency", "1", "--retry-delay", "0.01",
+                   timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all(s["status"] == "ok" for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl"))
+    assert len(server.requests) == 8 + 5
 
 
 def test_an_endpoint_that_keeps_refusing_is_given_up(make_server, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ to any name, is another judge) and the full judge prompt (so by the template too
 The stage returns a new Judgement per row: the replies, their scores, or the errors. Judgements
 come only from a judge configured for this invocation: nothing is read back from samples files.
 
-A judge that dies after the preflight is given up quickly: once JUDGE_UNREACHABLE_AFTER retries
+A judge that dies after the preflight is given up quickly: once UNREACHABLE_AFTER retries
 in a row find it refusing or dropping connections (429/5xx are retried as always), or its server
 asks to wait past the back-off ceiling, no more judge requests are sent; the calls left are
 marked not sent with that reason, the replies already in are kept, and the task's judge metrics
@@ -28,6 +28,7 @@ from merabench.cache import ResponseCache, request_key
 from merabench.errors import BackendError, ConfigError, ServerRefused
 from merabench.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
+from merabench.models.endpoints import UNREACHABLE_AFTER
 from merabench.prompts import messages_digest
 from merabench.records import Answer, Judgement, commonest_error
 from merabench.rows import Row
@@ -35,7 +36,6 @@ from merabench.tasks.base import Task
 
 OWN_OPTIONS = GenerationOptions(max_tokens=1024, temperature=0.0)
 HARNESS_OPTIONS = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0)
-JUDGE_UNREACHABLE_AFTER = 3  # retries in a row that find no connection: the judge is given up
 NOT_SENT = "not sent: "      # how the error of a judge call never sent begins
 
 
@@ -83,7 +83,7 @@ def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, t
     return make_backend(settings.model, options, BackendSettings(
         base_urls=settings.base_urls, api_key=settings.api_key, concurrency=concurrency,
         max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s,
-        unreachable_after=JUDGE_UNREACHABLE_AFTER))
+        unreachable_after=UNREACHABLE_AFTER))
 
 
 async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer], settings: JudgeSettings,

@@ -30,6 +30,7 @@ from merabench.judging import JudgeSettings, judge_failure, judge_task, make_jud
 from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
+from merabench.models.endpoints import UNREACHABLE_AFTER
 from merabench.predictions import PredictionFile, check_made_for, check_shape
 from merabench.prompts import render_row
 from merabench.records import Answer, Judgement, Status
@@ -155,7 +156,8 @@ def answer_source(config: RunConfig) -> AnswerSource:
         return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
     backend = make_backend(config.model, config.generation, BackendSettings(
         base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
-        max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s))
+        max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s,
+        unreachable_after=UNREACHABLE_AFTER))  # a server that dies mid-run stops the run (exit 3, it resumes)
     if config.cache_scope == "model":
         scope: dict[str, Any] = {}
     else:  # a served model is known by what it serves; its ports change every run

@@ -12,9 +12,9 @@ the requests in flight come back refused; the refusals of requests sent before t
 add nothing. When a server asks for more than the back-off ceiling, or refuses for a minute with
 no answer in between, the endpoint is given up; once every endpoint is, `acquire` raises
 ServerRefused and the run stops sending (saved, scored, resumable). A pool made with
-`unreachable_after` (the judge's) also gives an endpoint up when that many retries in a row, with
-no answer between, found it refusing or dropping connections: a server that died after the
-preflight (a first attempt's failure does not count: one blip fails every request in flight).
+`unreachable_after` (a run's model and judge) also gives an endpoint up when that many retries
+in a row, with no answer between, found it refusing or dropping connections: a server that died
+after the preflight (a first attempt's failure does not count: one blip fails every request in flight).
 
 A request's time-out counts from when the server could have started it as far as we can tell:
 of the requests in flight at an endpoint, only the oldest `clock_capacity()` have their clock
@@ -38,6 +38,7 @@ from merabench.redaction import redact_url
 
 MAX_BACKOFF_S = 60.0
 REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up
+UNREACHABLE_AFTER = 3  # retries in a row that find no connection: the endpoint is given up (the run opts in)
 
 
 def jittered_backoff(base_s: float, n: int) -> float:
