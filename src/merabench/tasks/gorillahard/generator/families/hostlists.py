@@ -104,6 +104,10 @@ def _condition(rng: random.Random, records: list[dict[str, str]]) -> dict[str, A
     return None
 
 
+def asks_status(condition: dict[str, Any]) -> bool:
+    return "status" in (condition["where"][0], (condition.get("also") or [None])[0])
+
+
 def _meets(record: dict[str, str], condition: dict[str, Any]) -> bool:
     if record["host"] == condition.get("anchor"):
         return False  # the host the question names to say which environment or role: not one of "the others"
@@ -188,6 +192,11 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
     if condition is None:
         return None
     where = condition["where"]
+    if not asks_status(condition):
+        # "хосты, на которых крутится веб-фронт" leaves a retired web host out as well as in: a
+        # question that does not ask by status gets a list with none retired
+        for record in records:
+            record["status"] = "active"
     layout = rng.choice(layouts)
     markdown = layout.startswith("md")
     spell = _spell(rng, not markdown)
@@ -348,8 +357,8 @@ _SAME = {"env": ("которые стоят в том же окружении, �
                   "что разделяют роль с {host}, кроме него самого",
                   "что выполняют одну роль с {host}, без него самого")}
 _MOST = {"env": ("которые стоят в том окружении, где хостов больше всего",
-                 "из того окружения, на которое приходится больше всего хостов списка",
-                 "из окружения, которое в списке преобладает",
+                 "которые относятся к окружению, на которое приходится больше всего хостов списка",
+                 "что стоят в окружении, которое в списке преобладает",
                  "которые стоят в окружении, где хостов в списке больше, чем в любом другом"),
          "role": ("у которых самая частая в списке роль",
                   "с той ролью, которая встречается в списке чаще остальных",
@@ -461,7 +470,10 @@ def check_hosts(view: View, tool: str) -> list[str]:
     # a value the question states in Latin letters ("роль queue", "в prod") is one the file writes
     written = {v for r in read_inventory(text, written=True) for a, v in r.items() if a != "host"}
     unwritten = sorted({w for w in re.findall(r"[a-z][a-z-]*", _HOST.sub(" ", q)) if w in _CANONICAL} - written)
+    retired = [r["host"] for r in records if r.get("status") == "retired"]
     return problems((said, f"the question does not say the condition {where} {also or ''}"),
+                    (asks_status(d) or not retired,
+                     f"{', '.join(retired)} retired, and the question does not ask by status: in or out?"),
                     (not unwritten, f"the question names {', '.join(unwritten)}, which the file does not write"),
                     (not negated or _EXCEPTED.search(q) is not None, "the question does not say the exception"),
                     (len(wanted) >= 2, "fewer than two hosts meet the condition")) + \
