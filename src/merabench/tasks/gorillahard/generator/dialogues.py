@@ -40,7 +40,7 @@ TRAP_CLOSINGS = (
     ("table.unique", "table.group_count", ("Ладно, это не важно — какие вообще значения бывают в этом столбце?",
                                            "Забудь про расчёты: просто покажи значения этого столбца без повторов.")),
     ("table.sort", "table.unique", ("Вместо этого отсортируй таблицу по этому же столбцу.",
-                                    "Не надо считать — отсортируй лучше таблицу по нему.")),
+                                    "Не надо считать — лучше отсортируй таблицу по тому же столбцу.")),
 )
 # the operation cancelled, and the column of the dialogue's first request taken up again (the turns
 # between moved to another column): the column only in the first turn
