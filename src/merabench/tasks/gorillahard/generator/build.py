@@ -26,6 +26,7 @@ from merabench.tasks.gorillahard.generator.catalog import (
     catalog_chars,
     catalog_json,
 )
+from merabench.tasks.gorillahard.generator.checks_structure import item_keys
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.dialogues import KINDS as DIALOG_KINDS
 from merabench.tasks.gorillahard.generator.dialogues import dialogue
@@ -38,7 +39,7 @@ from merabench.tasks.gorillahard.generator.prompts import (
     WORDINGS,
     wording_schedule,
 )
-from merabench.tasks.gorillahard.generator.providers import canonical_text, draw_served, serve
+from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
 GENERATOR_VERSION = "v22"  # part of cached sets' names: bump when the same seed would give other rows
 
@@ -77,10 +78,9 @@ def _fitted_catalog(question: Question, rng: random.Random, fixed_chars: int) ->
     return catalog
 
 
-def row_key(row: dict[str, Any]) -> tuple[str, str, str]:
-    """What a row asks: its question, attached files and reference under the library's tool names
-    (two rows with one key differ only by catalog, wording or provider: the same item twice)."""
-    return row["inputs"]["question"], row["inputs"]["context"], canonical_text(row["outputs"])
+def item_keys_of(row: dict[str, Any]) -> list[tuple[str, ...]]:
+    return item_keys(row["meta"]["derivation"]["maker"], row["inputs"]["context"], row["outputs"],
+                     row["inputs"]["question"])
 
 
 def rendered(row: dict[str, Any]) -> str:
@@ -164,9 +164,9 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     test: list[dict] = []
     shots: list[dict] = []
     seen_prompts: set[str] = set()
-    # (question, attached files, reference under the library's names) of every test row: a row that
-    # differs from another only by its catalog, wording or provider asks the model the same thing twice
-    seen_rows: set[tuple[str, str, str]] = set()
+    # what every test row asks (`item_keys`): a row that differs from another only by its catalog,
+    # wording, provider or an aside asks the model the same thing twice
+    seen_rows: set[tuple[str, ...]] = set()
     # (question, answer) pairs per split: shots must not give an evaluated answer away
     pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
     singles = plan.rows - plan.dialogues
@@ -180,7 +180,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         """(row, split, its rendered prompt): no prompt repeats, and shots give no test answer away."""
         prompts = [prompt for _, _, prompt in placed]
         keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split, _ in placed]
-        asked = [row_key(row) for row, split, _ in placed if split == "test"]
+        asked = [key for row, split, _ in placed if split == "test" for key in item_keys_of(row)]
         other = {"test": "shots", "shots": "test"}
         if (any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys)
                 or any(key in seen_rows for key in asked) or len(set(asked)) < len(asked)):
@@ -235,10 +235,10 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
                          wording=wording, rng=rng, served=served)
                     for n, turn in enumerate(turns)]
             prompt = rendered(rows[-1])
+            for row in rows:
+                row["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
             placed = [(row, "shots", rendered(row)) for row in rows[:-1]] + [(rows[-1], "test", prompt)]
             if fits(prompt, attempt) and unique(*placed):
-                for row in rows:
-                    row["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
                 shots.extend(rows[:-1])
                 test.append(rows[-1])
                 break

@@ -106,16 +106,33 @@ def check_unique_prompts(prompts: list[str]) -> Check:
     return Check("unique_prompts", duplicates == 0, f"{duplicates} repeated prompt(s)")
 
 
+def item_keys(maker: str, context: str, outputs: str, question: str) -> list[tuple[str, ...]]:
+    """What a row asks, whatever its catalog, instruction wording or provider: its question, files
+    and reference under the library's tool names; and, but for refusals, its maker, files and
+    reference: two rows of one maker over the same files with the same answer ask the same thing,
+    an aside or a synonym apart. A refusal's reason can be the same words for different requests
+    ("no tool for this"), so there only the question tells two apart."""
+    reference = canonical_text(outputs)
+    keys: list[tuple[str, ...]] = [("asked", question, context, reference)]
+    try:
+        parsed = json.loads(reference)
+    except ValueError:  # the answer checks say what is wrong with it
+        parsed = None
+    if not (isinstance(parsed, dict) and "abstain" in parsed):
+        keys.append(("made", maker, context, reference))
+    return keys
+
+
 def check_duplicate_rows(rows: list[Row]) -> Check:
-    """No two evaluated rows ask the same question of the same files with the same reference (under
-    the library's tool names): one that differs only by catalog, wording or provider counts an item
-    twice."""
-    first: dict[tuple[str, str, str], int] = {}
+    """No two evaluated rows ask the same thing (`item_keys`): an item counted twice."""
+    first: dict[tuple[str, ...], int] = {}
     repeated = []
     for row in rows:
-        key = (row.inputs["question"], row.inputs["context"], canonical_text(row.outputs))
-        if key in first:
-            repeated.append(f"rows {first[key]} and {row.id}: the same question, files and reference")
-        first.setdefault(key, row.id)
+        maker = str((row.meta.get("derivation") or {}).get("maker", ""))
+        for key in item_keys(maker, row.inputs["context"], row.outputs, row.inputs["question"]):
+            if key in first:
+                what = "question" if key[0] == "asked" else "maker"
+                repeated.append(f"rows {first[key]} and {row.id}: the same {what}, files and reference")
+            first.setdefault(key, row.id)
     return Check("no_duplicate_rows", not repeated, first_failures(repeated) or
-                 f"{len(first)} distinct (question, files, reference) in {len(rows)} rows")
+                 f"{len(rows)} rows, each asking its own thing of its files")
