@@ -1090,6 +1090,56 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
     assert f"rows {first} and {second}: the same question, files and reference" in problems["no_duplicate_rows"]
 
 
+def test_one_maker_asking_of_the_same_files_with_the_same_answer_is_caught(tmp_path: Path, default_set: Path) -> None:
+    """v21's seed 8181 held 71 rows of a maker whose files and reference another row of that maker
+    already had, the question an aside apart («Открой трассу самого медленного запроса из выгрузки.»
+    and the same with «Благодарю.»): one item twice. A refusal's reason can be the same words for
+    different requests, so two refusals of one maker and one file stay two items."""
+
+    def repeat(test, shots):
+        def twin(source, target, question):
+            target["inputs"]["question"] = question
+            target["inputs"]["context"], target["outputs"] = source["inputs"]["context"], source["outputs"]
+            target["meta"]["derivation"] = dict(source["meta"]["derivation"])
+
+        singles = [r for r in test if r["meta"]["n_turns"] == 1]
+        call = next(r for r in singles if "tool" in json.loads(r["outputs"]))
+        twin(call, test[-2], call["inputs"]["question"].rstrip(".") + ". Благодарю.")
+        refusal = next(r for r in singles if "abstain" in json.loads(r["outputs"]))
+        other = next(r for r in singles if "abstain" in json.loads(r["outputs"]) and r is not refusal)
+        twin(refusal, other, other["inputs"]["question"])
+        repeat.ids = call["meta"]["id"], test[-2]["meta"]["id"], refusal["meta"]["id"], other["meta"]["id"]
+
+    problems = failed(copy_set(default_set, tmp_path / "r", repeat))
+    first, second, refusal, other = repeat.ids
+    assert f"rows {first} and {second}: the same maker, files and reference" in problems["no_duplicate_rows"]
+    assert f"rows {refusal} and {other}" not in problems["no_duplicate_rows"]
+
+
+def test_a_host_list_not_asked_by_status_holds_no_retired_host() -> None:
+    """v21's seed 8181 row 1100: «хостов …, которые обслуживают веб-интерфейс» over a list whose web
+    hosts include a retired one; the reference kept it, and leaving it out is as right. A question
+    that does not ask by status gets a list with none retired; the check fails one that has."""
+    from merabench.tasks.gorillahard.generator.families.common import View
+    from merabench.tasks.gorillahard.generator.families.hostlists import check_hosts
+
+    def runbook(status: str) -> str:
+        return ("# Ранбук\n\n## Хосты\n\n| хост | окружение | роль | статус | последняя проверка |\n| --- | --- | --- | --- | --- |\n"
+                "| `docs.example.com` | prod | web | active | ok |\n"
+                f"| `status.example.org` | prod | web | {status} | ok |\n"
+                "| `db-1.example.com` | prod | db | active | ok |\n")
+    reference = {"calls": [{"tool": "dns.lookup", "args": {"host": h}}
+                           for h in ("docs.example.com", "status.example.org")]}
+    question = "Проверь A-записи хостов из списка, которые обслуживают веб-интерфейс."
+
+    def problems(status: str, condition: dict) -> list[str]:
+        return check_hosts(View(question, {"docs/hosts.md": runbook(status)}, reference, condition), "dns.lookup")
+
+    assert problems("active", {"where": ["role", "web"]}) == []
+    assert problems("retired", {"where": ["role", "web"]}) == [
+        "status.example.org retired, and the question does not ask by status: in or out?"]
+
+
 @pytest.mark.parametrize(("question", "files", "found"), [
     ("Нужны два средних: по «число проектов» и по «зарплата».", 1, "a quoted label right after a preposition"),
     ("А по «влажность»?", 1, "a quoted label right after a preposition"),

@@ -47,6 +47,9 @@ from merabench.tasks.gorillahard.generator.corpus.tables import (
 
 __all__ = ["FACTORIES", "LOG_EVENTS", "TABLE_SCHEMAS", "Corpus", "CorpusFile", "build_corpus", "monthly_mean"]
 
+# the numbers files carry (in paths, keys, dates): wide enough that two seeds' corpora of some 330
+# files seldom give one path to both (a question recalled from another seed would then fit it)
+FILE_NUMBERS = range(1, 10000)
 # kind -> (factory, how many files a corpus holds): enough that every maker of a kind finds a file
 # of its own per row (one maker over the same file with the same answer would ask one thing twice)
 FACTORIES = {
@@ -76,7 +79,7 @@ def build_corpus(seed: int) -> Corpus:
     by_kind: dict[str, list[CorpusFile]] = defaultdict(list)
     # a file's number (in its path, ticket key, dates) is drawn per seed: a question of one seed and
     # its nearest twin in another then name different files, not the file at the same position
-    numbers = rng.sample(range(1, 1000), sum(count for _, count in FACTORIES.values()))
+    numbers = rng.sample(FILE_NUMBERS, sum(count for _, count in FACTORIES.values()))
     taken = set(numbers)
     for kind, (factory, count) in FACTORIES.items():
         for index in range(count):  # the composition (schemas, planted files, refund limits) by position
@@ -84,7 +87,7 @@ def build_corpus(seed: int) -> Corpus:
     # the files that hold one thing twice (for the clarifications) from a stream of their own, under
     # numbers no other file has: adding them changes no other file of the corpus
     extra = random.Random(f"{seed}:corpus:ambiguous")
-    spare = extra.sample(sorted(set(range(1, 1000)) - taken), sum(count for _, count in AMBIGUOUS_FACTORIES.values()))
+    spare = extra.sample(sorted(set(FILE_NUMBERS) - taken), sum(count for _, count in AMBIGUOUS_FACTORIES.values()))
     for kind, (factory, count) in AMBIGUOUS_FACTORIES.items():
         for index in range(count):
             by_kind[kind].append(factory(extra, spare.pop(), index))
