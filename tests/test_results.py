@@ -34,7 +34,9 @@ def test_json_that_is_no_results_document_is_none(tmp_path: Path, text: bytes, s
 
 @pytest.mark.parametrize(("text", "said"), [(b'{"tasks": ', "not valid JSON (Expecting value at line 1, column 11)"),
                                             (b"\xff\xfe", "not UTF-8 text (byte 0xff at offset 0)"),
-                                            (b"[" * 5000, "not valid JSON (nested deeper than 1024 levels")])
+                                            (b"[" * 5000, "not valid JSON (nested deeper than 1024 levels"),
+                                            (b'{"tasks": ' + b"9" * 5000 + b"}",
+                                             "not valid JSON (a number of more than 4,300 digits")])
 def test_a_broken_results_json_is_none_or_strictly_an_error_naming_it(tmp_path: Path, text: bytes, said: str) -> None:
     path = tmp_path / "results.json"
     path.write_bytes(text)

@@ -280,6 +280,11 @@ HOSTILE = [
             "lone surrogate"),
     Mistake("200k nested brackets in a row", lambda t, u: [*RUN, "--data", str(sage_row_with(t, "[" * 200_000))],
             "nested deeper than 1024 levels"),
+    Mistake("a 5,000-digit integer in a row", lambda t, u: [*RUN, "--data", str(sage_row_with(t, "1" * 5000))],
+            "a number of more than 4,300 digits"),
+    Mistake("a 5,000-digit integer in a prediction", lambda t, u: [*SCORE, str(text_file(
+        t, "p.jsonl", '{"id": 0, "output": "x", "n": ' + "7" * 5000 + "}\n")), *OUT, str(t / "s")],
+            "a number of more than 4,300 digits", absent=("s",)),
     Mistake("a 64-bit-overflowing id", lambda t, u: [*RUN, "--data", str(rows(t, id=10**30))], "field 'meta.id'"),
     Mistake("data a symlink to /dev/zero", lambda t, u: [*RUN, "--data", f"sage={dev_zero(t)}"],
             "is a device or socket, not a file"),

@@ -12,6 +12,8 @@ module (which would recurse until Python's stack gives out): no row, answer or c
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,15 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
             raise json.JSONDecodeError(f"nested deeper than {MAX_DEPTH} levels", doc, exc.pos) from None
     except UnicodeEncodeError:  # a lone surrogate in a str: the standard parser takes it
         pass
-    value = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
+    doc = text.decode("utf-8") if isinstance(text, bytes) else text
+    try:
+        value = json.loads(doc)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit: malformed here too
+        digits = re.search(r"\d{%d,}" % sys.get_int_max_str_digits(), doc)
+        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits():,} digits", doc,
+                                   digits.start() if digits else 0) from None
     if text_only and _has_lone_surrogate(value):
         raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "
                                    "character", text if isinstance(text, str) else text.decode("utf-8"), 0)
