@@ -44,8 +44,9 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
     except json.JSONDecodeError:
         raise
     except ValueError:  # an integer past Python's 4,300-digit conversion limit: malformed here too
-        digits = re.search(r"\d{%d,}" % sys.get_int_max_str_digits(), doc)
-        raise json.JSONDecodeError(f"a number of more than {sys.get_int_max_str_digits():,} digits", doc,
+        limit = sys.get_int_max_str_digits()
+        digits = re.search(rf"\d{{{limit},}}", doc)
+        raise json.JSONDecodeError(f"a number of more than {limit:,} digits", doc,
                                    digits.start() if digits else 0) from None
     if text_only and _has_lone_surrogate(value):
         raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "

@@ -1116,6 +1116,18 @@ def test_one_maker_asking_of_the_same_files_with_the_same_answer_is_caught(tmp_p
     assert f"rows {refusal} and {other}" not in problems["no_duplicate_rows"]
 
 
+def test_rows_without_a_maker_are_told_apart_by_their_question() -> None:
+    """A set this generator did not make names no maker: two of its questions over one file with
+    one answer are two items (helper-51's review: all such rows shared the empty maker's key)."""
+    from merabench.tasks.gorillahard.generator.checks_structure import item_keys
+
+    answer = '{"tool": "table.max", "args": {"path": "data/t.csv", "column": "t"}}'
+    first, second = (item_keys("", "[файл: data/t.csv]", answer, q) for q in ("Максимум?", "Самое большое значение?"))
+    assert not set(first) & set(second)
+    made = [item_keys("table_stat", "[файл: data/t.csv]", answer, q) for q in ("Максимум?", "Самое большое значение?")]
+    assert set(made[0]) & set(made[1])
+
+
 def test_a_host_list_not_asked_by_status_holds_no_retired_host() -> None:
     """v21's seed 8181 row 1100: «хостов …, которые обслуживают веб-интерфейс» over a list whose web
     hosts include a retired one; the reference kept it, and leaving it out is as right. A question

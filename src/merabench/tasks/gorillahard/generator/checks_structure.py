@@ -111,14 +111,16 @@ def item_keys(maker: str, context: str, outputs: str, question: str) -> list[tup
     and reference under the library's tool names; and, but for refusals, its maker, files and
     reference: two rows of one maker over the same files with the same answer ask the same thing,
     an aside or a synonym apart. A refusal's reason can be the same words for different requests
-    ("no tool for this"), so there only the question tells two apart."""
+    ("no tool for this"), so there only the question tells two apart; so it does for a row that
+    names no maker (a set this generator did not make)."""
     reference = canonical_text(outputs)
     keys: list[tuple[str, ...]] = [("asked", question, context, reference)]
     try:
         parsed = json.loads(reference)
     except ValueError:  # the answer checks say what is wrong with it
         parsed = None
-    if not (isinstance(parsed, dict) and "abstain" in parsed):
+    # a row without a maker (a set not made here) is told apart by its question alone
+    if maker and not (isinstance(parsed, dict) and "abstain" in parsed):
         keys.append(("made", maker, context, reference))
     return keys
 
