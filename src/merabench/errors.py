@@ -60,10 +60,11 @@ class BackendError(MerabenchError):
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None,
                  status: int | None = None, body: object = None, attempts: int = 0,
-                 connection: bool = False) -> None:
+                 connection: bool = False, timed_out: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.connection = connection  # no reply on the wire: refused, reset or closed before any answer
+        self.timed_out = timed_out    # no reply within the time-out
         self.attempts = attempts  # requests sent before giving up (0: none, or not counted)
         self.retry_after = retry_after
         self.status = status

@@ -10,8 +10,9 @@ The stage returns a new Judgement per row: the replies, their scores, or the err
 come only from a judge configured for this invocation: nothing is read back from samples files.
 
 A judge that dies after the preflight is given up quickly: once UNREACHABLE_AFTER retries
-in a row find it refusing or dropping connections (429/5xx are retried as always), or its server
-asks to wait past the back-off ceiling, no more judge requests are sent; the calls left are
+in a row find it refusing or dropping connections (429/5xx are retried as always), HUNG_AFTER
+retries in a row time out (a hung judge: each costs a whole --timeout), or its server asks to
+wait past the back-off ceiling, no more judge requests are sent; the calls left are
 marked not sent with that reason, the replies already in are kept, and the task's judge metrics
 are marked incomplete (the CLI exits 1; the same command judges the rest, the rest from the cache).
 """
@@ -28,7 +29,7 @@ from merabench.cache import ResponseCache, request_key
 from merabench.errors import BackendError, ConfigError, ServerRefused
 from merabench.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
-from merabench.models.endpoints import UNREACHABLE_AFTER
+from merabench.models.endpoints import HUNG_AFTER, UNREACHABLE_AFTER
 from merabench.prompts import messages_digest
 from merabench.records import Answer, Judgement, commonest_error
 from merabench.rows import Row
@@ -83,7 +84,7 @@ def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, t
     return make_backend(settings.model, options, BackendSettings(
         base_urls=settings.base_urls, api_key=settings.api_key, concurrency=concurrency,
         max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s,
-        unreachable_after=UNREACHABLE_AFTER))
+        unreachable_after=UNREACHABLE_AFTER, hung_after=HUNG_AFTER))
 
 
 async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer], settings: JudgeSettings,

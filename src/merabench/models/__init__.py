@@ -21,6 +21,7 @@ class BackendSettings:
     timeout_s: float = 600.0
     retry_base_delay_s: float = 1.0
     unreachable_after: int | None = None  # retries in a row that cannot connect: the endpoint is given up
+    hung_after: int | None = None         # retries in a row that time out: the endpoint is given up
 
 
 def make_backend(spec: str, options: GenerationOptions, settings: BackendSettings) -> Backend:
@@ -31,7 +32,7 @@ def make_backend(spec: str, options: GenerationOptions, settings: BackendSetting
         return OpenAICompatBackend(model, settings.base_urls, api_key=settings.api_key, options=options,
                                    concurrency=settings.concurrency, max_retries=settings.max_retries,
                                    timeout_s=settings.timeout_s, retry_base_delay_s=settings.retry_base_delay_s,
-                                   unreachable_after=settings.unreachable_after)
+                                   unreachable_after=settings.unreachable_after, hung_after=settings.hung_after)
     if kind == "hf" and model:
         from merabench.models.hf_local import HFLocalBackend
 

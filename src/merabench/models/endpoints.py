@@ -15,6 +15,8 @@ ServerRefused and the run stops sending (saved, scored, resumable). A pool made 
 `unreachable_after` (a run's model and judge) also gives an endpoint up when that many retries
 in a row, with no answer between, found it refusing or dropping connections: a server that died
 after the preflight (a first attempt's failure does not count: one blip fails every request in flight).
+One made with `hung_after` (the judge's) gives an endpoint up when that many retries in a row, with
+no answer between, timed out: a server that accepts requests and never replies.
 
 A request's time-out counts from when the server could have started it as far as we can tell:
 of the requests in flight at an endpoint, only the oldest `clock_capacity()` have their clock
@@ -39,6 +41,7 @@ from merabench.redaction import redact_url
 MAX_BACKOFF_S = 60.0
 REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up
 UNREACHABLE_AFTER = 3  # retries in a row that find no connection: the endpoint is given up (the run opts in)
+HUNG_AFTER = 3         # retries in a row that time out: the endpoint is given up (the judge opts in)
 
 
 def jittered_backoff(base_s: float, n: int) -> float:
@@ -60,6 +63,7 @@ class Endpoint:
     refusals: int = 0                        # pauses since the last answer
     refusing_since: float | None = None
     unreachable: int = 0                     # retries since the last answer that found no connection
+    hung: int = 0                            # retries since the last answer that timed out
     gave_up: str | None = None
     slots: int | None = None                 # what the server said it serves at once
     sent: int = 0                            # requests sent to it (each attempt counts)
@@ -90,13 +94,15 @@ class EndpointPool:
     """Single-threaded (one event loop): picking and counting need no lock, only waiting does."""
 
     def __init__(self, urls: list[str], max_in_flight: int | None, *, timeout_s: float = 600.0,
-                 retry_base_delay_s: float = 1.0, unreachable_after: int | None = None) -> None:
+                 retry_base_delay_s: float = 1.0, unreachable_after: int | None = None,
+                 hung_after: int | None = None) -> None:
         """`max_in_flight` None: learnt per endpoint (`--concurrency auto`)."""
         self.endpoints = [Endpoint(u, max_in_flight or 1, AdaptiveLimit() if max_in_flight is None else None)
                           for u in urls]
         self.timeout_s = timeout_s
         self.retry_base_delay_s = retry_base_delay_s
         self.unreachable_after = unreachable_after
+        self.hung_after = hung_after
         self.stopped: str | None = None
         self._waiters: deque[asyncio.Future[Endpoint]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -178,7 +184,7 @@ class EndpointPool:
         when it is an answer."""
         endpoint.in_flight -= 1
         if ok:
-            endpoint.refusals, endpoint.refusing_since, endpoint.unreachable = 0, None, 0
+            endpoint.refusals, endpoint.refusing_since, endpoint.unreachable, endpoint.hung = 0, None, 0, 0
             if endpoint.adaptive is None:
                 endpoint.limit = min(float(endpoint.max_limit), endpoint.limit + 1.0 / max(1.0, endpoint.limit))
             elif latency_s is not None:
@@ -229,6 +235,16 @@ class EndpointPool:
             self._give_up(endpoint, f"{redact_url(endpoint.url)} stopped accepting connections: {endpoint.unreachable} "
                                     f"retries in a row failed on the connection with no answer between (the last: "
                                     f"{error})")
+
+    def hung(self, endpoint: Endpoint, error: str) -> None:
+        """A retry timed out: with `hung_after`, that many in a row with no answer between give
+        the endpoint up (each costs a whole time-out: a server that never replies)."""
+        if endpoint.gave_up is not None or self.hung_after is None:
+            return
+        endpoint.hung += 1
+        if endpoint.hung >= self.hung_after:
+            self._give_up(endpoint, f"{redact_url(endpoint.url)} stopped answering: {endpoint.hung} retries in a row "
+                                    f"timed out after {self.timeout_s:g} s with no answer between (the last: {error})")
 
     def _backoff(self, refusals: int) -> float:
         return jittered_backoff(self.retry_base_delay_s, refusals)  # replicas' pauses do not end together

@@ -67,9 +67,10 @@ class OpenAICompatBackend(Backend):
     def __init__(self, model: str, base_urls: list[str], *, api_key: str | None = None,
                  options: GenerationOptions | None = None, concurrency: int | str = AUTO,
                  max_retries: int = 5, timeout_s: float = 600.0, retry_base_delay_s: float = 1.0,
-                 unreachable_after: int | None = None) -> None:
+                 unreachable_after: int | None = None, hung_after: int | None = None) -> None:
         """`unreachable_after`: give an endpoint up once that many retries in a row (no answer
-        between) found it refusing or dropping connections (models/endpoints.py); None: never."""
+        between) found it refusing or dropping connections (models/endpoints.py); `hung_after`:
+        once that many timed out; None: never."""
         if not base_urls:
             raise ConfigError("an openai: model needs --base-url (or OPENAI_BASE_URL)")
         register_secret(api_key)  # masked wherever it appears in what the run writes (redaction.py)
@@ -97,6 +98,7 @@ class OpenAICompatBackend(Backend):
         self.timeout_s = timeout_s
         self.retry_base_delay_s = retry_base_delay_s
         self.unreachable_after = unreachable_after
+        self.hung_after = hung_after
         self._pool: EndpointPool | None = None
         self._session: aiohttp.ClientSession | None = None
         self._notes: list[str] = []
@@ -172,7 +174,7 @@ class OpenAICompatBackend(Backend):
         if self._pool is None:
             self._pool = EndpointPool(self.urls, None if self._concurrency == AUTO else int(self._concurrency),
                                       timeout_s=self.timeout_s, retry_base_delay_s=self.retry_base_delay_s,
-                                      unreachable_after=self.unreachable_after)
+                                      unreachable_after=self.unreachable_after, hung_after=self.hung_after)
             for url, slots in self._slots.items():
                 self._pool.told_slots(url, slots)
         return self._pool
@@ -232,6 +234,8 @@ class OpenAICompatBackend(Backend):
                 failures += 1
                 if exc.connection and failures > 1:  # a retry found the server still unreachable
                     self.pool.unreachable(endpoint, str(exc))
+                elif exc.timed_out and failures > 1:  # a retry found it still not replying
+                    self.pool.hung(endpoint, str(exc))
                 if not exc.retryable or failures > self.max_retries:
                     raise BackendError(f"{exc}{_tries(failures, throttled)}", retryable=False, status=exc.status,
                                        attempts=attempt) from None
@@ -278,7 +282,7 @@ class OpenAICompatBackend(Backend):
                     self.pool.clock_out(endpoint, clock, timed_out=timed_out)
         except TimeoutError:  # the request was cancelled: its connection closed, the server can stop
             raise BackendError(f"timed out after {self.timeout_s:g} s at {shown} (counted from when the server "
-                               "could start it)", retryable=True) from None
+                               "could start it)", retryable=True, timed_out=True) from None
         except aiohttp.ClientError as exc:  # refused, reset, dropped, truncated payload
             raise BackendError(transport_problem(exc, shown), retryable=True,
                                connection=is_connection_failure(exc)) from None

@@ -264,6 +264,36 @@ def test_a_judge_that_dies_mid_run_is_given_up_keeping_what_it_judged(tmp_path: 
     assert "judge_failed" not in task and task["denominators"]["judge_score"] == len(ROWS)
 
 
+def test_a_judge_that_hangs_mid_run_is_given_up_after_3_retries_that_time_out(tmp_path: Path, make_server) -> None:
+    """The judge answers 10 calls, then hangs (accepts, never replies): after 3 retries in a row
+    that time out, with no answer between, nothing more is sent to it (each call left used to
+    wait timeout x 6 attempts: 144 s, 382 requests and exit 0 here with --timeout 2); the
+    replies in are kept and the run exits 1."""
+    server = make_server(reply=model_answers)
+    judge = make_server(reply=fake_judge, slow_s=4, plan=lambda n, body: "ok" if n <= 10 else "slow")
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--out", str(tmp_path / "r"), "--no-progress", "--timeout", "1", "--retry-delay", "0.01",
+                     "--judge-model", "openai:judge", "--judge-base-url", judge.url)
+    assert result.returncode == 1, result.stdout + result.stderr
+    given_up = f"{judge.url} stopped answering: 3 retries in a row timed out after 1 s with no answer between"
+    assert f"given up for russianregions, no more judge requests sent: {given_up}" in result.stderr, result.stderr
+    assert len(judge.requests) < 10 + 16 * 3  # two waves of the calls in flight at most, not six per call
+    task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["russianregions"]
+    assert task["judge_failed"].startswith("the judge was given up after answering 10 of its 72 call(s)")
+
+
+def test_a_slow_judge_that_answers_between_time_outs_is_not_given_up(tmp_path: Path, make_server) -> None:
+    """An answer resets the count: a judge whose every other attempt times out keeps being asked."""
+    server = make_server(reply=model_answers)
+    judge = make_server(reply=fake_judge, slow_s=4, plan=lambda n, body: "slow" if n % 2 else "ok")
+    result = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                     "--out", str(tmp_path / "r"), "--no-progress", "--timeout", "0.5", "--retry-delay", "0.01",
+                     "--judge-model", "openai:judge", "--judge-base-url", judge.url, "--judge-concurrency", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["russianregions"]
+    assert "judge_failed" not in task and task["denominators"]["judge_score"] == len(ROWS)
+
+
 def test_dropped_connections_and_5xx_from_the_judge_are_retried_not_given_up(tmp_path: Path, make_server) -> None:
     """Only retries that find no connection count towards giving the judge up, and an answer
     resets them: two dropped connections and three HTTP 500s on one call are retried to its answer."""
