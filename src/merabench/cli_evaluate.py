@@ -268,7 +268,7 @@ def run(
         import_responses=import_responses, serve=served,
         command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
-                               max_retries, timeout, retry_delay))
+                               max_retries, timeout, retry_delay, cache_scope))
     if export_requests is not None:
         from merabench.batch import import_command
 
@@ -309,8 +309,8 @@ def _said_judge_failed(result: Evaluation) -> bool:
     are kept, so the same command asks the judge again."""
     failed = judge_failed_tasks(list(result.tasks.values()))
     if failed:
-        say("judge metrics missing: " + "; ".join(failed) + " (the answers are kept: once the judge answers, "
-            "the same command judges them again)")
+        say("; ".join(failed) + " (the answers are kept: once the judge answers, the same command judges them "
+            "again)")
     return bool(failed)
 
 

@@ -108,8 +108,9 @@ def failing_tasks(results: list[TaskResult], threshold: float | None) -> list[st
 
 
 def judge_failed_tasks(results: list[TaskResult]) -> list[str]:
-    """Tasks whose judge answered none of its calls: their judge metrics are missing (exit 1)."""
-    return [f"{r.task}: {r.judge_failed}" for r in results if r.judge_failed]
+    """A line per task whose judge answered none of its calls or was given up mid-run: its judge
+    metrics are missing or cover only some rows (exit 1)."""
+    return [r.judge_headline or f"judge metrics missing: {r.task}: {r.judge_failed}" for r in results if r.judge_failed]
 
 
 def print_evaluation(result: Evaluation, prices: Prices | None = None) -> None:
@@ -146,13 +147,16 @@ def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: 
 
 
 def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
-                     max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0) -> JudgeRun | None:
+                     max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0,
+                     cache_scope: str = "endpoint") -> JudgeRun | None:
+    """The judge of `run`/`score`; `cache_scope` is run's --cache-scope, which holds for the
+    judge's replies too."""
     for url in urls:
         check_endpoint(url, "--judge-base-url")
     settings = judge_settings(model, urls, key, load_template(prompt))
     if settings is None:
         return None
-    return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay)
+    return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay, cache_scope)
 
 
 def parse_concurrency(text: str) -> int | Literal["auto"]:

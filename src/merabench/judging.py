@@ -37,7 +37,6 @@ from merabench.tasks.base import Task
 
 OWN_OPTIONS = GenerationOptions(max_tokens=1024, temperature=0.0)
 HARNESS_OPTIONS = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0)
-NOT_SENT = "not sent: "      # how the error of a judge call never sent begins
 
 
 @dataclass(frozen=True)
@@ -87,11 +86,45 @@ def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, t
         unreachable_after=UNREACHABLE_AFTER, hung_after=HUNG_AFTER))
 
 
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What judging a task gave: a Judgement per answered row with a reference, the requests
+    the judge replied to or held until their time-out (retries included), and, when the judge was
+    given up mid-run, why and how many calls were never sent."""
+
+    judgements: dict[int, Judgement]
+    sent: int
+    stopped: str | None = None
+    not_sent: int = 0
+    unconnected: int = 0  # attempts that found no connection (refused, reset, closed before any reply)
+
+    def sent_line(self) -> str:
+        """'N request(s) sent', and the attempts that found no connection when there were some."""
+        missed = (f" ({self.unconnected} more attempt(s) found no connection: refused, reset or closed before "
+                  "any reply)") if self.unconnected else ""
+        return f"{self.sent} request(s) sent{missed}"
+
+
+@dataclass(frozen=True)
+class JudgeFailure:
+    """Why a task lacks (some of) its judge scores; `judged` of `rows` rows have every reply."""
+
+    reason: str
+    judged: int
+    rows: int
+
+    def headline(self, task: str | None = None) -> str:
+        """'judge metrics missing: [task: ]why', or 'judge metrics incomplete: ...' when some rows are judged."""
+        named = f"{task}: " if task else ""
+        if not self.judged:
+            return f"judge metrics missing: {named}{self.reason}"
+        return (f"judge metrics incomplete: {named}{self.judged} of {self.rows} row(s) judged, "
+                f"{self.rows - self.judged} not: {self.reason}")
+
+
 async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer], settings: JudgeSettings,
                      judge: Backend, cache: ResponseCache | None, *, strip: bool, concurrency: int,
-                     scope: dict[str, Any] | None = None) -> tuple[dict[int, Judgement], int, str | None]:
-    """(a Judgement per answered row with a reference, how many requests were sent, why the judge
-    was given up mid-run or None)."""
+                     scope: dict[str, Any] | None = None) -> JudgeOutcome:
     template = settings.template
     score = harness_score if template is not None else task.judge_value
     sha = template.sha if template is not None else task.judge_template_sha()
@@ -105,24 +138,29 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
     errors = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
     jobs = [(row_id, i, messages) for row_id, prompts in requests.items() for i, messages in enumerate(prompts)]
     options = judge.options.fingerprint()
-    sent = 0
+    calls = not_sent = 0
     stopped: str | None = None  # why the judge was given up: nothing more is sent to it
 
+    def given_up(row_id: int, index: int) -> None:
+        nonlocal not_sent
+        errors[row_id][index] = f"not sent: the judge was given up ({stopped})"
+        not_sent += 1
+
     async def ask(job: tuple) -> None:
-        nonlocal sent, stopped
+        nonlocal calls, stopped
         row_id, index, messages = job
         key = request_key(judge.name, options, messages_digest(messages), scope)
         reply = cache.get_judgement(key) if cache is not None else None
         if reply is None:
             if stopped is not None:
-                errors[row_id][index] = f"{NOT_SENT}the judge was given up ({stopped})"
+                given_up(row_id, index)
                 return
-            sent += 1
+            calls += 1
             try:
                 reply = (await judge.generate(Request(messages))).text
-            except ServerRefused as exc:  # every judge endpoint given up: dead, or asks to wait too long
+            except ServerRefused as exc:  # every judge endpoint given up: dead, hung, or asks to wait too long
                 stopped = stopped or str(exc)
-                errors[row_id][index] = f"{NOT_SENT}the judge was given up ({stopped})"
+                given_up(row_id, index)
                 return
             except BackendError as exc:
                 errors[row_id][index] = str(exc)
@@ -139,21 +177,24 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
                                     tuple(None if r is None else score(r) for r in replies[row_id]),
                                     tuple(errors[row_id]))
                   for row_id in requests}
-    return judgements, sent, stopped
+    sent, unconnected = judge.requests_delivered() or (calls, 0)
+    return JudgeOutcome(judgements, sent, stopped, not_sent, unconnected)
 
 
-def judge_failure(judgements: Mapping[int, Judgement], stopped: str | None = None) -> str | None:
+def judge_failure(outcome: JudgeOutcome) -> JudgeFailure | None:
     """Why a task lacks judge scores: calls were made and none was answered (with the commonest
-    error), or the judge was given up mid-run (`stopped`: why) after answering some; None otherwise."""
+    error), or the judge was given up mid-run after answering some; None otherwise."""
+    judgements = outcome.judgements
     calls = sum(len(j.replies) for j in judgements.values())
     answered = sum(r is not None for j in judgements.values() for r in j.replies)
-    if not calls or (answered and stopped is None):
+    if not calls or (answered and outcome.stopped is None):
         return None
+    judged = sum(all(r is not None for r in j.replies) for j in judgements.values())
     if not answered:
         error, count = commonest_error(e for j in judgements.values() for e in j.errors) or ("no reply", calls)
-        return f"the judge answered none of its {calls} call(s); the commonest error ({count} of them): {error}"
-    not_sent = sum(bool(e and e.startswith(NOT_SENT)) for j in judgements.values() for e in j.errors)
-    unjudged = sum(any(r is None for r in j.replies) for j in judgements.values())
-    return (f"the judge was given up after answering {answered} of its {calls} call(s): {stopped}; {not_sent} "
-            f"call(s) were not sent, and {unjudged} of {len(judgements)} row(s) lack a judge reply (the judge "
-            "metrics cover only the rows judged before)")
+        return JudgeFailure(f"the judge answered none of its {calls} call(s); the commonest error ({count} of them): "
+                            f"{error}", judged, len(judgements))
+    return JudgeFailure(f"the judge was given up after answering {answered} of its {calls} call(s): {outcome.stopped}; "
+                        f"{outcome.not_sent} call(s) were not sent, and {len(judgements) - judged} of "
+                        f"{len(judgements)} row(s) lack a judge reply (the judge metrics cover only the rows judged "
+                        "before)", judged, len(judgements))

@@ -26,14 +26,14 @@ from merabench.budget import Budget, Prices
 from merabench.cache import ResponseCache
 from merabench.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.errors import ConfigError, DataError, disk_space
-from merabench.judging import JudgeSettings, judge_failure, judge_task, make_judge
+from merabench.judging import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.memory import release_freed_memory
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
 from merabench.predictions import PredictionFile, check_made_for, check_shape
 from merabench.prompts import render_row
-from merabench.records import Answer, Judgement, Status
+from merabench.records import Answer, Status
 from merabench.redaction import (
     redact_url,
     register_argv,
@@ -66,7 +66,7 @@ class JudgeRun:
     max_retries: int = 5
     timeout_s: float = 600.0
     retry_delay_s: float = 1.0
-    cache_scope: str = "endpoint"  # replies reused only from the same judge endpoints; "model": from any
+    cache_scope: str = "endpoint"  # replies reused only from the same judge endpoints; "model": from any (run's --cache-scope)
 
 
 @dataclass(frozen=True)
@@ -158,11 +158,16 @@ def answer_source(config: RunConfig) -> AnswerSource:
         base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
         max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s,
         unreachable_after=UNREACHABLE_AFTER))  # a server that dies mid-run stops the run (exit 3, it resumes)
-    if config.cache_scope == "model":
-        scope: dict[str, Any] = {}
-    else:  # a served model is known by what it serves; its ports change every run
-        scope = config.serve.identity() if config.serve is not None else backend.cache_scope()
-    return BackendSource(backend, scope)
+    return BackendSource(backend, cache_scope_for(config.cache_scope, backend, config.serve))
+
+
+def cache_scope_for(scope: str, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
+    """What tells a model's (or the judge's) answers apart in the cache besides its name and
+    options: with "endpoint", its endpoints, or for a served model what it serves (its ports
+    change every run); with "model", nothing (any server under that name)."""
+    if scope == "model":
+        return {}
+    return serve.identity() if serve is not None else backend.cache_scope()
 
 
 def workers(config: RunConfig) -> int:
@@ -229,44 +234,42 @@ def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[Judg
 
 
 def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
-               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]
-               ) -> tuple[dict[str, dict[int, Judgement]], dict[str, str]]:
-    """(the judgements per task, why the judge was given up per task where it was)."""
-    judged: dict[str, dict[int, Judgement]] = {}
-    stopped: dict[str, str] = {}
+               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]) -> dict[str, JudgeOutcome]:
+    """What judging gave, per task that asks the judge."""
+    judged: dict[str, JudgeOutcome] = {}
     if judge is None:
-        return judged, stopped
+        return judged
     for run in runs:
         if not _judged(run):
             continue
         backend = _new_judge(judge)
-        scope = backend.cache_scope() if judge.cache_scope == "endpoint" else {}
-        judged[run.task.name], sent, why = asyncio.run(judge_task(
+        outcome = judged[run.task.name] = asyncio.run(judge_task(
             run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
-            concurrency=judge.concurrency, scope=scope))
-        say(f"judge {judge.settings.model}: {sent} request(s) sent for {run.task.name}")
-        if why is not None:
-            stopped[run.task.name] = why
-            say(f"judge {judge.settings.model}: given up for {run.task.name}, no more judge requests sent: {why}")
-    return judged, stopped
+            concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
+        say(f"judge {judge.settings.model}: {outcome.sent_line()} for {run.task.name}")
+        if outcome.stopped is not None:
+            say(f"judge {judge.settings.model}: given up for {run.task.name}, no more judge requests sent: "
+                f"{outcome.stopped}")
+    return judged
 
 
 def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], out: Path, *, strip: bool,
             judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None],
             early: EarlyScores | None = None) -> list[TaskResult]:
     """Judge (tasks with a judged metric, when a judge is set), score, and write the final samples."""
-    judged, stopped = _judge_all(runs, answers, judge, cache, strip, say)
+    judged = _judge_all(runs, answers, judge, cache, strip, say)
     results = []
     for run in runs:
-        judgements = judged.get(run.task.name)
-        result = score_task(run.task, run.data.rows, answers[run.task.name], judgements,
+        outcome = judged.get(run.task.name)
+        result = score_task(run.task, run.data.rows, answers[run.task.name],
+                            outcome.judgements if outcome is not None else None,
                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                             early=early.scores.get(run.task.name) if early else None,
                             data_sha256=early.data_sha256(run.task.name) if early else None)
-        failed = judge_failure(judgements or {}, stopped.get(run.task.name))
-        if failed is not None:  # the headline judge metrics are missing: said, and the CLI exits 1
-            result = dataclasses.replace(result, judge_failed=failed,
-                                         notes=(*result.notes, f"judge metrics missing: {failed}"))
+        failed = judge_failure(outcome) if outcome is not None else None
+        if failed is not None:  # the headline judge metrics are missing or partial: said, and the CLI exits 1
+            result = dataclasses.replace(result, judge_failed=failed.reason, judge_headline=failed.headline(run.task.name),
+                                         notes=(*result.notes, failed.headline()))
         results.append(result)
     return results
 
@@ -345,8 +348,6 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
-    if judge is not None:  # --cache-scope holds for the judge's replies too
-        judge = dataclasses.replace(judge, cache_scope=config.cache_scope)
     preflight_notes += judge_notes
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
     cache = ResponseCache(config.cache_path) if needs_cache else None

@@ -88,7 +88,9 @@ class TaskResult:
     n_think: int | None = None
     strip_think: bool = False
     n_unasked: int = 0          # of n_errors: rows never sent (the run stopped at --max-cost or --deadline)
-    judge_failed: str | None = None  # why the judge gave no reply at all (its metrics are missing)
+    judge_failed: str | None = None  # why the judge gave no reply at all, or was given up (its metrics lack rows)
+    #: the line that says so, "judge metrics missing: ..." or "judge metrics incomplete: ..." (not in results.json)
+    judge_headline: str | None = None
 
     @property
     def all_failed(self) -> bool:

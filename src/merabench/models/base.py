@@ -98,5 +98,11 @@ class Backend(ABC):
         """What the backend learnt, as data for results.json (`concurrency`, `adaptations`)."""
         return {}
 
+    def requests_delivered(self) -> tuple[int, int] | None:
+        """(requests a server replied to or held until their time-out, retries included; attempts
+        that found no connection: refused, reset or closed before any reply, which the server may
+        never have read), or None when the backend sends none."""
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         pass

@@ -99,6 +99,8 @@ class OpenAICompatBackend(Backend):
         self.retry_base_delay_s = retry_base_delay_s
         self.unreachable_after = unreachable_after
         self.hung_after = hung_after
+        self._delivered = 0    # requests a server replied to, cut off mid-reply, or held until the time-out
+        self._unconnected = 0  # attempts that found no connection (refused, reset, closed before any reply)
         self._pool: EndpointPool | None = None
         self._session: aiohttp.ClientSession | None = None
         self._notes: list[str] = []
@@ -186,6 +188,9 @@ class OpenAICompatBackend(Backend):
         if self.shaper.learned:
             facts["adaptations"] = self.shaper.adaptations()
         return facts
+
+    def requests_delivered(self) -> tuple[int, int]:
+        return self._delivered, self._unconnected
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -275,8 +280,13 @@ class OpenAICompatBackend(Backend):
                 try:
                     async with self._client().post(url, data=body) as resp:
                         raw = await resp.read()
-                except BaseException:
+                    self._delivered += 1
+                except BaseException as exc:
                     timed_out = clock.expired()
+                    if isinstance(exc, aiohttp.ClientError) and is_connection_failure(exc):
+                        self._unconnected += 1  # refused, reset, or closed before any reply: maybe never read
+                    else:
+                        self._delivered += 1  # timed out, cut off mid-body, cancelled: the server held it
                     raise
                 finally:
                     self.pool.clock_out(endpoint, clock, timed_out=timed_out)
@@ -347,8 +357,9 @@ def transport_problem(exc: aiohttp.ClientError, url: str) -> str:
 
 def is_connection_failure(exc: aiohttp.ClientError) -> bool:
     """No reply came at all: the connection was refused, reset or closed before any answer (a
-    server that died or is not listening); a reply cut off mid-body is not one."""
-    return isinstance(exc, aiohttp.ClientOSError | aiohttp.ServerDisconnectedError)
+    server that died or is not listening; a reset while sending, aiohttp's
+    ClientConnectionResetError, included); a reply cut off mid-body is not one."""
+    return isinstance(exc, aiohttp.ClientOSError | aiohttp.ServerDisconnectedError | ConnectionResetError)
 
 
 def body_excerpt(raw: bytes, limit: int = 200) -> str:

@@ -243,10 +243,17 @@ def test_a_judge_that_dies_mid_run_is_given_up_keeping_what_it_judged(tmp_path: 
     assert time.monotonic() - started < 30
     given_up = f"{judge.url} stopped accepting connections: 3 retries in a row failed on the connection"
     assert f"judge openai:judge: given up for russianregions, no more judge requests sent: {given_up}" in result.stderr
-    assert "judge metrics missing: russianregions: the judge was given up after answering 10 of its 72 call(s)" \
-        in result.stderr
+    headline = re.search(r"judge metrics incomplete: russianregions: (\d+) of 36 row\(s\) judged, (\d+) not: the "
+                         r"judge was given up after answering 10 of its 72 call\(s\)", result.stderr)
+    assert headline and "judge metrics missing" not in result.stderr, result.stderr  # some rows are judged
+    # the requests the judge replied to, not every call begun (26 were said, its server saw 16)
+    sent = re.search(r"judge openai:judge: 10 request\(s\) sent \((\d+) more attempt\(s\) found no connection: "
+                     r"refused, reset or closed before any reply\) for russianregions", result.stderr)
+    assert sent and 10 + int(sent[1]) >= len(judge.requests), result.stderr
     task = json.loads((out / "results.json").read_text())["tasks"]["russianregions"]
     assert task["judge_failed"].startswith("the judge was given up after answering 10 of its 72 call(s)")
+    judged_rows, unjudged_rows = int(headline[1]), int(headline[2])
+    assert judged_rows == task["denominators"]["judge_score"] and judged_rows + unjudged_rows == 36
     assert task["metrics"]["exact_match"] == 1.0 and task["metrics"]["judge_score"] == 1.0
     samples = read_jsonl(out / "samples_russianregions.jsonl")
     assert all(s["status"] == "ok" for s in samples)  # the model's answers are all kept
@@ -278,6 +285,8 @@ def test_a_judge_that_hangs_mid_run_is_given_up_after_3_retries_that_time_out(tm
     given_up = f"{judge.url} stopped answering: 3 retries in a row timed out after 1 s with no answer between"
     assert f"given up for russianregions, no more judge requests sent: {given_up}" in result.stderr, result.stderr
     assert len(judge.requests) < 10 + 16 * 3  # two waves of the calls in flight at most, not six per call
+    assert f"judge openai:judge: {len(judge.requests)} request(s) sent for russianregions" in result.stderr
+    assert "judge metrics incomplete: russianregions: " in result.stderr
     task = json.loads((tmp_path / "r" / "results.json").read_text())["tasks"]["russianregions"]
     assert task["judge_failed"].startswith("the judge was given up after answering 10 of its 72 call(s)")
 
