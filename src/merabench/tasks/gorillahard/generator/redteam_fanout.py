@@ -9,6 +9,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from merabench.tasks.gorillahard.generator import redteam_files as rf
 from merabench.tasks.gorillahard.generator import redteam_layouts as layouts
 
 _QUOTE = re.compile(r"«([^»]*)»")
@@ -89,7 +90,7 @@ def fanned_out(step: dict[str, Any], prompt: Any) -> list[dict[str, Any]] | None
         states = layouts.flag_states(text, flag) if flag else {}
         if not states:
             return None
-        op = step["tool"].rsplit(".", 1)[-1]
+        op = rf.op_of(prompt.tools, step["tool"])
         if op == "enable":
             envs = [e for e, on in states.items() if not on]
         elif op == "disable" or re.search(r"(?:по файлу|в файле) он включ", q):

@@ -23,6 +23,13 @@ _HOSTNAME = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|internal|ru|io)\b")
 _COMMENT = ("#", ";", "//", "--")
 
 
+# A provider names an operation its own way (seed 23: `tabular.column_mean`, `sheet.average`,
+# `table.mean` are one tool), but describes it, takes its parameters and states its limits the same:
+# a tool is known by those. The dev set's tools, tagged with the operation names the rules are
+# written in (redteam.build_bank), by that key; a tool the dev set never showed keeps its own name.
+LABELS: dict[str, str] = {}
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -30,13 +37,22 @@ class Tool:
     limits: str
     params: Mapping[str, Any]
 
+    @functools.cached_property
+    def key(self) -> str:
+        return "|".join((self.description, ",".join(sorted(self.params)), self.limits))
+
     @property
     def op(self) -> str:
-        return self.name.split(".", 1)[-1]
+        return LABELS.get(self.key) or self.name.split(".", 1)[-1]
 
     @property
     def deprecated(self) -> bool:
         return "УСТАРЕЛ" in self.limits or "устарел" in self.description.lower()
+
+
+def op_of(tools: Sequence[Tool], name: str) -> str:
+    """The operation of a named tool (an earlier turn's answer names it as the catalog serves it)."""
+    return next((t.op for t in tools if t.name == name), name.split(".", 1)[-1])
 
 
 def attached(context: str) -> dict[str, str]:

@@ -330,13 +330,13 @@ def statistic_chain(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] |
     if not prompt.history:
         return None
     last = steps_of(prompt.history[-1][1])
-    if len(last) != 1 or last[0].get("tool", "").split(".", 1)[-1] not in _STAT_DESC:
+    if len(last) != 1 or rf.op_of(prompt.tools, last[0].get("tool", "")) not in _STAT_DESC:
         return None
     q = prompt.question.lower()
     if re.search(r"забудь|вместо|не важно|отмен|ладно", q):
         return None  # the turn switches to another operation
     args = dict(last[0].get("args", {}))
-    op = last[0]["tool"].split(".", 1)[-1]
+    op = rf.op_of(prompt.tools, last[0]["tool"])
     named, _ = statistic(op, _STAT_DESC[op], prompt.question)
     quotes = _QUOTE.findall(prompt.question)
     if named == op and not quotes:
