@@ -18,8 +18,8 @@ import random
 import re
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.library import TOOLS, family_of
-from merabench.tasks.gorillahard.generator.operations import OPERATIONS
+from merabench.tasks.gorillahard.generator.library import TOOLS, constraints_block, family_of
+from merabench.tasks.gorillahard.generator.operations import DESCRIPTIONS, OPERATIONS
 
 # the other providers' namespaces for each of the library's
 PROVIDER_PREFIXES = (
@@ -62,13 +62,20 @@ def draw_served(rng: random.Random) -> dict[str, int]:
 
 @functools.cache
 def served_tool(name: str, provider: int) -> dict[str, Any]:
-    """The tool as a provider lists it: its name, and every name of its family in its texts (a
-    deprecated tool points to its successor by name). Shared: read, never change it."""
+    """The tool as a provider lists it: its name, every name of its family in its texts (a
+    deprecated tool points to its successor by name), its description in the provider's words and
+    the provider's own rate, data, latency and audit terms around the same caveat. Shared: read,
+    never change it."""
     family = family_of(name)
     text = DOTTED_NAME.sub(
         lambda m: NAMES[m.group(), provider] if m.group() in TOOLS and family_of(m.group()) == family else m.group(),
         json.dumps(TOOLS[name], ensure_ascii=False))
-    return json.loads(text)
+    listed = json.loads(text)
+    listed["description"] = DESCRIPTIONS[name][provider - 1]
+    # the standard terms follow from the tool's family and description, as the library's do
+    listed["constraints"] = constraints_block(listed["family"], listed["description"],
+                                              listed["constraints"]["ограничения"])
+    return listed
 
 
 def serve(catalog: list[dict[str, Any]], reference: dict[str, Any], served: dict[str, int], pinned_text: str,
