@@ -727,11 +727,12 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
 
 def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to_one_tool(
         default_set: Path) -> None:
-    """Another provider words the operation too (`table.mean` is `sheet.average`, `tabular.column_mean`):
-    a served name reads back to exactly one library tool, never to another tool's library name; a
-    deprecated tool names its successor as its own provider serves it; and which operation name a
-    tool has differs from set to set."""
-    from merabench.tasks.gorillahard.generator.library import DEPRECATED, TOOLS
+    """Another provider words the operation too (`table.mean` is `sheet.average`, `tabular.column_mean`)
+    and the description: a served name reads back to exactly one library tool, never to another
+    tool's library name; a same-capability pair stays alike but for its caveat; a deprecated tool
+    names its successor as its own provider serves it; and which operation name a tool has differs
+    from set to set."""
+    from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS, TOOLS
     from merabench.tasks.gorillahard.generator.operations import OPERATIONS
     from merabench.tasks.gorillahard.generator.providers import (
         CANONICAL,
@@ -747,6 +748,17 @@ def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to
     for (name, _), served in NAMES.items():
         assert canonical(served) == name and DOTTED_NAME.fullmatch(served)
         assert served.split(".", 1)[1] != name.split(".", 1)[1], served
+    # each provider words a tool its own way, a same-capability pair alike, the caveat kept
+    for name in TOOLS:
+        listed = [TOOLS[name], served_tool(name, 1), served_tool(name, 2)]
+        assert len({t["description"] for t in listed}) == 3, name
+        assert len({canonical_text(t["constraints"]["ограничения"]) for t in listed}) == 1, name
+        assert all(t["parameters"] == TOOLS[name]["parameters"] for t in listed), name
+    for a, b in PAIRS:
+        for provider in (1, 2):
+            assert served_tool(a, provider)["description"] == served_tool(b, provider)["description"]
+            assert {k: v for k, v in served_tool(a, provider)["constraints"].items() if k != "ограничения"} == {
+                k: v for k, v in served_tool(b, provider)["constraints"].items() if k != "ограничения"}
     for old, new in DEPRECATED.items():
         for provider in (1, 2):
             listed = served_tool(old, provider)
