@@ -225,34 +225,38 @@ def recipe_of(row: Row, shots: Sequence[Row], columns: dict[str, Counter[str]]) 
     return recipe
 
 
-def capability_labels(rows: Sequence[Row]) -> dict[str, str]:
-    """Every tool the dev set's catalogs show, by what it does (its description, parameters and
-    limits: `rf.Tool.key`), tagged with the operation name the rules call it by. An outsider would
-    write this table by hand from the dev set's catalogs in their own words; the tags here are the
-    library's operation names only because the rules were written in them. A tool no dev catalog
-    shows gets no tag."""
+def capability_labels(rows: Sequence[Row]) -> tuple[dict[str, str], dict[str, list[list[str]]]]:
+    """Every tool the dev set's catalogs show, tagged with the operation name the rules call it by:
+    by its exact listing (`rf.Tool.key`), and by what a provider keeps of it (`rf.Tool.shape`) with
+    its dev description and name. An outsider would write this table by hand from the dev set's
+    catalogs, in their own words; the tags here are the library's operation names only because the
+    rules were written in them. A tool no dev catalog shows gets no tag."""
     from merabench.tasks.gorillahard.generator.providers import canonical
 
-    return {tool.key: canonical(tool.name).split(".", 1)[-1]
-            for row in rows for tool in rf.catalog(row.inputs.get("tools", ""))}
+    labels: dict[str, str] = {}
+    shapes: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for row in rows:
+        for tool in rf.catalog(row.inputs.get("tools", "")):
+            tag = canonical(tool.name).split(".", 1)[-1]
+            labels[tool.key] = tag
+            shapes[tool.shape].setdefault(tag, [tag, tool.description, tool.name.split(".", 1)[-1]])
+    return labels, {shape: sorted(tags.values()) for shape, tags in sorted(shapes.items())}
 
 
 def build_bank(test: Sequence[Row], shots: Sequence[Row]) -> dict[str, Any]:
-    labels = capability_labels([*test, *shots])
-    saved = dict(rf.LABELS)
-    rf.LABELS.clear()
-    rf.LABELS.update(labels)  # the recipes name each operation by its tag, as the solver reads catalogs
+    labels, shapes = capability_labels([*test, *shots])
+    saved = dict(rf.LABELS), dict(rf.SHAPES)
+    rf.set_labels(labels, shapes)  # the recipes name each operation by its tag, as the solver reads catalogs
     votes: dict[str, Counter[str]] = {}
     try:
         recipes = [r for r in (recipe_of(row, shots, votes) for row in test) if r]
     finally:
-        rf.LABELS.clear()
-        rf.LABELS.update(saved)
+        rf.set_labels(*saved)
     columns = {phrase: counts.most_common(1)[0][0] for phrase, counts in sorted(votes.items())}
     # every header a phrase named in the dev rows, by its root: the same column spelt otherwise elsewhere
     roots = {phrase: sorted({rules.header_root(c) for c in counts}) for phrase, counts in sorted(votes.items())}
     votes_seen = {phrase: dict(counts) for phrase, counts in sorted(votes.items())}  # every header a phrase named
-    return {"seed": DEV_SEED, "labels": labels, "columns": columns, "roots": roots, "column_votes": votes_seen, "recipes": recipes,
+    return {"seed": DEV_SEED, "labels": labels, "shapes": shapes, "columns": columns, "roots": roots, "column_votes": votes_seen, "recipes": recipes,
             "choices": const_choices(recipes)}
 
 
@@ -273,8 +277,7 @@ def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, d
 def bank() -> dict[str, Any]:
     known = json.loads(BANK_PATH.read_text(encoding="utf-8"))
     rules.ROOTS.update(known.get("roots", {}))
-    rf.LABELS.clear()
-    rf.LABELS.update(known.get("labels", {}))
+    rf.set_labels(known.get("labels", {}), known.get("shapes", {}))
     return known
 
 

@@ -17,19 +17,29 @@ def tool_for(prompt: Any, op: str, desc: str = "") -> rf.Tool | None:
     told from other families' tools of that name (`flags.get`, `cache.get`) by its description;
     the live one before a deprecated twin."""
     same = [t for t in prompt.tools if t.op == op]
+    if not same and op in _STAT_WORDS:  # a column statistic another provider words otherwise: its question words
+        same = [t for t in prompt.tools if "column" in t.params and re.search(_STAT_WORDS[op], t.description.lower())]
+        desc = ""
     if desc and same:
         mine = set(re.findall(r"\w{3,}", desc.lower()))
 
         def overlap(tool: rf.Tool) -> float:
             theirs = set(re.findall(r"\w{3,}", tool.description.lower()))
             return len(mine & theirs) / max(1, len(mine | theirs))
-        same = [t for t in same if t.description == desc] or [t for t in same if overlap(t) >= 0.5]
+        told = [t for t in same if t.description == desc] or [t for t in same if overlap(t) >= 0.5]
+        if not told and len({t.family for t in same}) == 1:
+            told = same  # another provider's words for it: one family holds the operation
+        elif not told:  # several families hold it: the one whose stems the recipe's description shares
+            best = max(same, key=lambda t: len(rf.stems_of(desc) & rf.stems_of(t.description)))
+            told = [best] if rf.stems_of(desc) & rf.stems_of(best.description) else []
+        same = told
     live = [t for t in same if not t.deprecated]
     return (live or same or [None])[0]
 
 
 _STATISTICS = (("median", r"медиан"), ("max", r"максим|наибольш|сам\w+ больш|наивысш"),
                ("min", r"миним|наименьш|сам\w+ маленьк|сам\w+ меньш"), ("mean", r"средн"), ("sum", r"сумм|итог"))
+_STAT_WORDS = dict(_STATISTICS)
 _STAT_DESC = {"median": "Медиана числового столбца таблицы.", "max": "Максимум числового столбца таблицы.",
               "min": "Минимум числового столбца таблицы.", "mean": "Среднее арифметическое числового столбца таблицы.",
               "sum": "Сумма значений числового столбца таблицы."}

@@ -23,11 +23,48 @@ _HOSTNAME = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|internal|ru|io)\b")
 _COMMENT = ("#", ";", "//", "--")
 
 
-# A provider names an operation its own way (seed 23: `tabular.column_mean`, `sheet.average`,
-# `table.mean` are one tool), but describes it, takes its parameters and states its limits the same:
-# a tool is known by those. The dev set's tools, tagged with the operation names the rules are
-# written in (redteam.build_bank), by that key; a tool the dev set never showed keeps its own name.
-LABELS: dict[str, str] = {}
+# A provider names an operation its own way and describes it in its own words (seed 23:
+# `tabular.column_mean`, "Вычисляет арифметическое среднее чисел в столбце."), but keeps its family,
+# its parameters (names, types, their descriptions) and its caveat: a tool is known by those, and
+# where several dev tools share them, by the words its description shares with each one's. The dev
+# set's tools are tagged with the operation names the rules are written in (redteam.build_bank); a
+# tool the dev set never showed keeps its own name.
+LABELS: dict[str, str] = {}                           # Tool.key -> tag (the dev set's exact listing)
+SHAPES: dict[str, list[tuple[str, str, str]]] = {}    # Tool.shape -> [(tag, dev description, dev op)]
+_WORDS = re.compile(r"[а-яёa-z]{3,}")
+_FILLER = {"указ", "зада", "данн", "файл", "возв", "выда", "пере", "числ"}
+
+
+def set_labels(labels: Mapping[str, str], shapes: Mapping[str, Sequence[Sequence[str]]]) -> None:
+    LABELS.clear()
+    LABELS.update(labels)
+    SHAPES.clear()
+    SHAPES.update({k: [tuple(v) for v in vs] for k, vs in shapes.items()})
+    _tag.cache_clear()
+
+
+def stems_of(text: str) -> set[str]:
+    """A text's word stems (the first four letters), without the words every description uses."""
+    return {w[:4] for w in _WORDS.findall(text.lower().replace("_", " "))} - _FILLER
+
+
+@functools.lru_cache(maxsize=4096)
+def _tag(key: str, shape: str, description: str, op: str) -> str | None:
+    if key in LABELS:
+        return LABELS[key]
+    candidates = SHAPES.get(shape, [])
+    if len(candidates) == 1:
+        return candidates[0][0]
+    mine = stems_of(description)
+    verb = {w[:3] for w in re.findall(r"[a-z]{3,}", op)}  # `max` in `maximum`, `column_max`
+
+    def fit(candidate: tuple[str, str, str]) -> float:
+        theirs = {w[:3] for w in re.findall(r"[a-z]{3,}", candidate[2])}
+        return len(mine & stems_of(candidate[1])) + 0.5 * len(verb & theirs)
+    ranked = sorted(candidates, key=fit, reverse=True)
+    if ranked and fit(ranked[0]) > 0 and (len(ranked) == 1 or fit(ranked[0]) > fit(ranked[1])):
+        return ranked[0][0]
+    return None
 
 
 @dataclass(frozen=True)
@@ -36,6 +73,11 @@ class Tool:
     description: str
     limits: str
     params: Mapping[str, Any]
+    shape: str = ""   # family, parameters and caveat: what a provider does not reword
+
+    @functools.cached_property
+    def family(self) -> str:
+        return json.loads(self.shape)[0] if self.shape else self.name.split(".", 1)[0]
 
     @functools.cached_property
     def key(self) -> str:
@@ -43,11 +85,19 @@ class Tool:
 
     @property
     def op(self) -> str:
-        return LABELS.get(self.key) or self.name.split(".", 1)[-1]
+        served = self.name.split(".", 1)[-1]
+        return _tag(self.key, self.shape, self.description, served) or served
 
     @property
     def deprecated(self) -> bool:
         return "УСТАРЕЛ" in self.limits or "устарел" in self.description.lower()
+
+
+def shape_of(entry: Mapping[str, Any]) -> str:
+    constraints = entry.get("constraints")
+    note = constraints.get("ограничения", "") if isinstance(constraints, Mapping) else str(constraints or "")
+    return json.dumps([entry.get("family", ""), entry.get("parameters") or {}, note], ensure_ascii=False,
+                      sort_keys=True)
 
 
 def op_of(tools: Sequence[Tool], name: str) -> str:
@@ -71,7 +121,7 @@ def catalog(tools_json: str) -> list[Tool]:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             limits = str(entry.get("constraints", ""))
             tools.append(Tool(entry["name"], str(entry.get("description", "")), limits,
-                              entry.get("parameters") or {}))
+                              entry.get("parameters") or {}, shape_of(entry)))
     return tools
 
 
