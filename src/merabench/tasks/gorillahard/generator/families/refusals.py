@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus
 from merabench.tasks.gorillahard.generator.corpus.logs import LOG_LAYOUTS, needle, restamped
 from merabench.tasks.gorillahard.generator.corpus.tables import render
@@ -322,22 +323,26 @@ class Concept:
 
 
 CONCEPTS = {
-    "sales": Concept("discount_pct", ("скидка", "скидка в процентах", "размер скидки"),
+    "sales": Concept("discount_pct", ("скидка", "скидка в процентах", "размер скидки", "процент скидки",
+                                                  "величина скидки", "скидка покупателю", "скидка, %"),
                      ("discount", "Skidka_pct", "skidka", "DiscountPct", "discount_percent", "DISCOUNT_PCT"),
                      (("discount_code", lambda r: r.choice(["SPRING10", "VIP5", "NEWYEAR", "-", "B2B15"])),
                       ("discount_limit_pct", lambda r: str(r.choice([20, 25, 30, 40]))),
                       ("discount_reason", lambda r: r.choice(["акция", "опт", "лояльность", "-"]))), "channel"),
-    "staff": Concept("salary_rub", ("зарплата", "размер зарплаты"),
+    "staff": Concept("salary_rub", ("зарплата", "размер зарплаты", "заработная плата", "зарплата в рублях",
+                                                 "величина зарплаты", "зарплата сотрудника"),
                      ("salary", "Zarplata_rub", "zarplata", "SalaryRub", "SALARY_RUB"),
                      (("salary_grade", lambda r: r.choice(["A", "B", "C", "D"])),
                       ("bonus_rub", lambda r: str(r.randrange(5000, 90000, 500))),
                       ("salary_review", lambda r: f"2026-{r.randint(1, 12):02d}-01")), "position"),
-    "servers": Concept("disk_used_pct", ("заполненность диска", "занятое место на диске"),
+    "servers": Concept("disk_used_pct", ("заполненность диска", "занятое место на диске",
+                       "заполнение диска", "доля занятого места на диске", "процент заполнения диска", "занятость диска, %"),
                        ("disk_used", "DiskUsedPct", "disk_usage_pct", "zapolnennost_diska", "DISK_USED"),
                        (("disk_total_gb", lambda r: str(r.choice([240, 480, 960, 1920, 3840]))),
                         ("disk_type", lambda r: r.choice(["ssd", "nvme", "hdd"])),
                         ("disk_serial", lambda r: f"WD-{r.getrandbits(28):07X}")), "serial"),
-    "weather": Concept("humidity_pct", ("влажность", "относительная влажность"),
+    "weather": Concept("humidity_pct", ("влажность", "относительная влажность", "влажность воздуха",
+                       "влажность в процентах", "уровень влажности", "влажность, %"),
                        ("humidity", "Vlazhnost_pct", "vlazhnost", "RelHumidity", "HUMIDITY_PCT"),
                        (("dew_point_c", lambda r: f"{r.uniform(-12, 18):.1f}"),
                         ("humidity_sensor", lambda r: r.choice(["HS-12", "HS-20", "DHT-22"])),
@@ -401,8 +406,8 @@ def make_column_spelling(rng: random.Random, corpus: Corpus, refuse: bool) -> Qu
         changes[header.index(concept.spare)] = decoys.pop()
     text = _recolumned(table.file.text, header, table.facts["delimiter"], changes, rng)
     stat = rng.choice(["mean", "median", "max", "min"])
-    asked = rng.choice(concept.asked)
-    question = rng.choice(COLUMN_ASKS).format(stat=STATS[stat], column=asked)
+    asked = surface.choose(rng, concept.asked, f"concept:{schema}")
+    question = surface.choose(rng, COLUMN_ASKS, "column_asks").format(stat=STATS[stat], column=asked)
     file = File(table.file.path, table.file.fmt, text)
     twin = "table.median" if stat != "median" else "table.mean"
     if refuse:

@@ -129,11 +129,22 @@ def two_stats(name: str, count: int, stat: str, phrasings: tuple[str, ...], twin
 
 
 # how a column statistic is asked for (refusals.py's column mechanism: only the headers tell a refusal from a call;
-# {stat} in the accusative)
+# {stat} in the accusative); a set uses a third of them (surface.py)
 COLUMN_ASKS = ("Посчитай {stat} по столбцу «{column}».", "Найди {stat} по столбцу «{column}».",
                "Нужно получить {stat} по колонке «{column}».", "Посчитайте, пожалуйста, {stat} в столбце «{column}».",
                "Дай {stat} по колонке «{column}» из таблицы.", "вычисли {stat} для столбца «{column}»",
-               "Хочу увидеть {stat} по столбцу «{column}» этой таблицы.")
+               "Хочу увидеть {stat} по столбцу «{column}» этой таблицы.",
+               "Посчитай по таблице {stat} у столбца «{column}».",
+               "Определите {stat} по графе «{column}».", "Узнай {stat} по полю «{column}».",
+               "Вычислите, пожалуйста, {stat} столбца «{column}» из таблицы.",
+               "Подсчитай {stat} в колонке «{column}».", "По графе «{column}» посчитай {stat}.",
+               "Для колонки «{column}» посчитайте {stat}.", "Выведи {stat} по полю «{column}» таблицы.",
+               "По данным таблицы найдите {stat} в столбце «{column}».",
+               "мне бы {stat} по колонке «{column}», посчитай",
+               "Рассчитай {stat} по столбцу «{column}» в приложенной таблице.",
+               "Получите, пожалуйста, {stat} по полю «{column}».",
+               "Таблица у тебя есть: найди {stat} по графе «{column}».",
+               "Меня интересует колонка «{column}»: вычислите её {stat}.")
 
 
 def servers_table(corpus: Corpus, rng: random.Random, *, having: str | None = None) -> CorpusFile:
