@@ -29,3 +29,34 @@ def test_a_small_pool_keeps_two_wordings() -> None:
     surface.begin(5)
     assert len(surface.share(("a", "b", "c"), "small")) == 2
     assert surface.share(("only",), "one") == ["only"]
+
+
+def test_every_column_request_names_one_statistic_and_the_column_in_one_form_of_address() -> None:
+    """The column mechanism's check reads the statistic by its accusative and the column by its
+    «quotes»: every wording of the (enlarged) pool must carry both, whatever a set draws."""
+    from merabench.tasks.gorillahard.generator.address import forms
+    from merabench.tasks.gorillahard.generator.families.common import STATS
+    from merabench.tasks.gorillahard.generator.families.refusals import CONCEPTS
+    from merabench.tasks.gorillahard.generator.families.tables import COLUMN_ASKS
+
+    assert len(COLUMN_ASKS) >= 21 and len(set(COLUMN_ASKS)) == len(COLUMN_ASKS)
+    for concept in CONCEPTS.values():
+        assert len(concept.asked) >= 6
+        for asked in concept.asked:
+            for stat, words in STATS.items():
+                for wording in COLUMN_ASKS:
+                    question = wording.format(stat=words, column=asked)
+                    assert [s for s, w in STATS.items() if w in question] == [stat], question
+                    assert f"«{asked}»" in question and len(forms(question)) <= 1, question
+
+
+def test_a_set_draws_a_third_of_the_column_requests() -> None:
+    from merabench.tasks.gorillahard.generator.families.tables import COLUMN_ASKS
+
+    drawn = set()
+    for seed in (23, 91, 131, 211):
+        surface.begin(seed)
+        share = surface.share(COLUMN_ASKS, "column_asks")
+        assert len(share) == 7
+        drawn.add(tuple(share))
+    assert len(drawn) == 4
