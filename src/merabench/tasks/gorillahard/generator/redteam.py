@@ -351,7 +351,8 @@ def _by_recipe(prompt: Prompt, skip: frozenset[int],
     nearest dev question's similarity."""
     known = bank()
     try:
-        special = rules.special(prompt) or rules.statistic_chain(prompt, known["columns"])
+        special = (rules.special(prompt) or rules.statistic_chain(prompt, known["columns"])
+                   or rules.column_statistic(prompt, known["columns"]))
     except rules.Refuse as why:
         special = rules.refusal(str(why))
     except rules.Ask as why:

@@ -350,6 +350,29 @@ def statistic_chain(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] |
     return {"tool": tool.name, "args": {**args, "path": path}}
 
 
+_STAT_WORDS = {"mean": r"\bсредн", "median": r"\bмедиан", "max": r"\bмаксимум", "min": r"\bминимум",
+               "sum": r"\bсумм[уаы]\b"}
+
+
+def column_statistic(prompt: Any, columns: Mapping[str, str]) -> dict[str, Any] | None:
+    """One table, one statistic and one «column» named, no earlier turn: that statistic over the
+    column the quote names under whatever spelling (none: refuse), however the request is worded
+    (the recipes' nearest dev question is a wording match, and another set words it otherwise)."""
+    if prompt.history or len(prompt.files) != 1:
+        return None
+    path = next(iter(prompt.files))
+    quotes = _QUOTE.findall(prompt.question)
+    q = prompt.question.lower()
+    said = [op for op, cue in _STAT_WORDS.items() if re.search(cue, q)]
+    if rf.extension(path) not in ("csv", "tsv") or len(quotes) != 1 or len(said) != 1 or len(q.split()) > 30:
+        return None
+    column = _column(prompt, path, quotes[0], columns)
+    tool = tool_for(prompt, said[0], _STAT_DESC[said[0]])
+    if tool is None:
+        return refusal("в каталоге нет инструмента для этой операции")
+    return {"tool": tool.name, "args": {"path": path, "column": column}}
+
+
 def special(prompt: Any) -> dict[str, Any] | None:
     """A clarification: two files of one format attached (two logs, two tables, two configs), the
     question names neither and says nothing that picks one, and no earlier turn settled it."""
