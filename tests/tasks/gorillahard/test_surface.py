@@ -60,3 +60,28 @@ def test_a_set_draws_a_third_of_the_column_requests() -> None:
         assert len(share) == 7
         drawn.add(tuple(share))
     assert len(drawn) == 4
+
+
+def test_every_log_window_wording_agrees_and_counts_the_record_it_means() -> None:
+    """The window requests of both makers: one form of address, numerals and ordinals agreeing, the
+    n-th record said with its ordinal and «по счёту» (what the validator reads), never «последн»."""
+    from merabench.tasks.gorillahard.generator.address import forms
+    from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS
+    from merabench.tasks.gorillahard.generator.families.logs import (
+        LOG_WINDOW_PHRASINGS,
+        NTH_PHRASINGS,
+        window_question,
+    )
+    from merabench.tasks.gorillahard.generator.numerals import count, disagreements, ordinal
+
+    assert len(LOG_WINDOW_PHRASINGS) >= 9 and len(NTH_PHRASINGS) >= 9
+    for event, (_, name, gender) in LOG_EVENTS.items():
+        for phrasing in LOG_WINDOW_PHRASINGS:
+            text = window_question(phrasing, 5, event)
+            assert not disagreements(text) and len(forms(text)) <= 1 and "последн" not in text, text
+        for n, (word, stem) in {2: ("второй", "втор"), 3: ("третий", "трет"), 4: ("четвёртый", "четвёрт")}.items():
+            for phrasing in NTH_PHRASINGS:
+                text = phrasing.format(lines=count(3, "строка", "accs"), nth=ordinal(word, gender, "gent"), name=name,
+                                       pronoun="ней" if gender == "femn" else "ним")
+                assert not disagreements(text) and len(forms(text)) <= 1, text
+                assert stem in text.lower() and "по счёту" in text and "последн" not in text, (n, text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -62,10 +63,27 @@ def event_log(rng: random.Random, corpus: Corpus) -> tuple[CorpusFile, str]:
     return log, rng.choice(log.facts["events"])
 
 
-LOG_WINDOW_PHRASINGS = (
+LOG_WINDOW_PHRASINGS = (  # a set uses a third of them (surface.py), as it does of NTH_PHRASINGS
     "Покажи {lines} до и после {first} {name} в журнале.",
     "Выведи из журнала {lines} до и {lines} после {first} {name}.",
     "Нужен контекст {first} {name}: покажи из журнала {lines} перед {pronoun} и после.",
+    "Покажите, пожалуйста, {lines} до и после {first} {name} в журнале.",
+    "Выдай из журнала окно вокруг {first} {name}: {lines} до и столько же после.",
+    "Дайте из журнала {lines} до {first} {name} и {lines} после.",
+    "Чтобы разобраться, покажи {lines} журнала до и после {first} {name}.",
+    "Разверни контекст {first} {name} в журнале — {lines} перед {pronoun} и после.",
+    "Достань из журнала {lines} до {first} {name} и столько же после.",
+)
+NTH_PHRASINGS = (
+    "Покажи {lines} до и после {nth} по счёту {name} в журнале.",
+    "Выведи из журнала {lines} до и {lines} после {nth} по счёту {name}.",
+    "Нужен контекст {nth} по счёту {name}: покажи из журнала {lines} перед {pronoun} и после.",
+    "Покажите, пожалуйста, {lines} до и после {nth} по счёту {name} в журнале.",
+    "Выдай из журнала окно вокруг {nth} по счёту {name}: {lines} до и столько же после.",
+    "Дайте из журнала {lines} до {nth} по счёту {name} и {lines} после.",
+    "Чтобы разобраться, покажи {lines} журнала до и после {nth} по счёту {name}.",
+    "Разверни контекст {nth} по счёту {name} в журнале — {lines} перед {pronoun} и после.",
+    "Достань из журнала {lines} до {nth} по счёту {name} и столько же после.",
 )
 
 
@@ -99,7 +117,7 @@ def make_log_window(rng: random.Random, corpus: Corpus) -> Question:
         hits = lines_with(log.file.text, log.facts["needles"][event])
         if kind == "first":
             line, facts = log.facts["first"][event], {}
-            question = window_question(rng.choice(LOG_WINDOW_PHRASINGS), radius, event)
+            question = window_question(surface.choose(rng, LOG_WINDOW_PHRASINGS, "log_window"), radius, event)
             break
         _, name, gender = LOG_EVENTS[event]
         lines = count(radius, "строка", "accs")
@@ -146,7 +164,8 @@ def make_log_window_nth(rng: random.Random, corpus: Corpus) -> Question:
     occurrence = rng.randint(2, min(len(hits), 4))
     _, name, gender = LOG_EVENTS[event]
     nth = ordinal({2: "второй", 3: "третий", 4: "четвёртый"}[occurrence], gender, "gent")
-    question = f"Покажи {count(3, 'строка', 'accs')} до и после {nth} по счёту {name} в журнале."
+    question = surface.choose(rng, NTH_PHRASINGS, "log_window_nth").format(
+        lines=count(3, 'строка', 'accs'), nth=nth, name=name, pronoun="ней" if gender == "femn" else "ним")
     return build_question(
         "log_window_nth",
         "scan",
@@ -174,7 +193,9 @@ def check_log_window(view: View) -> list[str]:
         occurrence = d["occurrence"]
     if not hits or len(hits) < occurrence:
         return ["the event does not occur that often"]
+    nth = {2: "втор", 3: "трет", 4: "четвёрт"}.get(occurrence)
     said = problems((("последн" in q) == (occurrence == -1), "the question says the last record otherwise"),
+                    (nth is None or f"{nth}" in q and "по счёту" in q, "the question counts the record otherwise"),
                     (("уже после" in q) == bool(d.get("after")), "the question says an earlier event otherwise"))
     line = hits[-1] if occurrence == -1 else hits[occurrence - 1]
     return said + expect(view, call("logs.window", path=path, line=line, radius=d["radius"]))
