@@ -4,6 +4,7 @@ families' readers finding the live value whatever the layout and the decoys."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
 
@@ -213,6 +214,14 @@ def _criterion_reads(kind: str, text: str, facts: dict) -> list[tuple[str, objec
         return [("minutes", c.audio_minutes(text), facts["minutes"])]
     if kind == "dockerfile":
         return [("base", c.docker_from(text), facts["base"])]
+    if kind == "hosts_txt":  # v25 read the address of an /etc/hosts line as the host, and an inline note with it
+        hosts = facts["hosts"]
+        return [("hosts", c.host_lines(text), hosts), ("roles", c.host_roles(text), {h.split(".")[0] for h in hosts})] + \
+            [(f"zone {z}", BY_NAME["hosts.zone"].value(text, {"zone": z}), float(sum(h.endswith("." + z) for h in hosts)))
+             for z in ("example.org", "example.com", "example.net")]
+    if kind == "events_jsonl":  # every trace went to one of the three routes, in every layout (v25 missed `name`)
+        routes = sum(BY_NAME["traces.route"].value(text, {"route": r}) for r in ("/orders", "/cart", "/pay"))
+        return [("traces by route", routes, float(facts["traces"]))]
     return []
 
 
@@ -225,7 +234,40 @@ def test_the_pick_criteria_read_what_the_corpus_wrote() -> None:
             for what, got, wrote in _criterion_reads(cf.kind, cf.file.text, cf.facts):
                 assert got == wrote, (cf.file.path, cf.facts.get("layout"), what, got, wrote)
                 read[cf.kind] += 1
-    assert set(read) == {"deploy_yaml", "service_json", "worker_ini", "app_log", "audio", "dockerfile"}, read
+    assert set(read) == {"deploy_yaml", "service_json", "worker_ini", "app_log", "audio", "dockerfile",
+                         "hosts_txt", "events_jsonl"}, read
+
+
+# a layout that does not write what a criterion compares: the criterion is never drawn over it
+_NOT_WRITTEN = {("docker.health", "args")}  # the build-argument layout has no HEALTHCHECK
+
+
+def test_no_count_criterion_reads_nothing_in_a_whole_layout() -> None:
+    """A reader that misses one layout's way of writing a value (a trace's route inside an
+    OpenTelemetry `name`, v25 seed 9393 row 632) reads 0 or nothing in every file of that layout,
+    and picks the wrong file of two: each compared value is read in some file of every layout."""
+    from merabench.tasks.gorillahard.generator.families.criteria import CRITERIA, Compare, Threshold
+
+    seen: dict[tuple[str, str], set[object]] = {}
+    for corpus in CORPORA.values():
+        for kind, group in CRITERIA.items():
+            for cf in corpus.by_kind.get(kind, []):
+                for name, criterion in group.items():
+                    if isinstance(criterion, Compare):  # its parameters (a minute, a route) drawn for some pair
+                        drawn = (criterion.draw(random.Random(0), cf.file.text, o.file.text)
+                                 for o in corpus.by_kind[kind] if o is not cf)
+                        params = next((d for d in drawn if d is not None), None)
+                        if params is None:
+                            continue
+                        value = criterion.value(cf.file.text, params)
+                    elif isinstance(criterion, Threshold):
+                        value = criterion.value(cf.file.text)
+                    else:
+                        continue
+                    seen.setdefault((name, str(cf.facts.get("layout"))), set()).add(value)
+    empty = sorted(key for key, values in seen.items() if values <= {None, 0} and key not in _NOT_WRITTEN)
+    assert empty == [], empty
+    assert len(seen) > 100, len(seen)
 
 
 def test_a_key_set_twice_is_marked_overridden_in_every_layout() -> None:

@@ -1286,6 +1286,35 @@ def test_each_set_picks_by_its_own_share_of_the_criteria_and_their_wordings() ->
         assert criteria.chosen(f"Нужен файл, {said}.", pick, logs) == "b.log"
 
 
+def _log(slow: int, records: int, minutes: int) -> str:
+    """A plain-layout log of `records` records over `minutes` minutes, `slow` of them slow requests."""
+    step = minutes * 60 // (records - 1)
+    lines = []
+    for i in range(records):
+        t = 36_000 + i * step
+        stamp = f"2026-03-01 {t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}"
+        lines.append(f"{stamp} WARN  api: slow request GET /cart 1500 ms" if i < slow else f"{stamp} INFO  api: GET /cart 200 12 ms")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_log_is_picked_by_how_often_only_where_the_count_and_the_frequency_agree() -> None:
+    """«где реже отвечали с большой задержкой» over 10 slow requests in 216 records (69 minutes)
+    and 9 in 125 (40 minutes) (v25 seed 9393 row 165): the count says the second, every frequency
+    the first, so the clause picks neither, the generator does not draw it and the validator fails
+    a row that says it; where they agree it picks the one file."""
+    from merabench.tasks.gorillahard.generator.families import criteria
+
+    slow = criteria.BY_NAME["log.slow"]
+    split = {"orders.log": _log(10, 216, 69), "payments.log": _log(9, 125, 40)}
+    pick = {"criterion": "log.slow", "clause": slow.fewer[0], "params": {"direction": "fewer"}}
+    assert slow.fits(split, pick["params"]) == []
+    assert isinstance(criteria.chosen(f"Нужен файл, {slow.fewer[0]}.", pick, split), list)
+    assert slow.options(random.Random(0), split["payments.log"], split["orders.log"]) == []
+    agreed = {"orders.log": _log(10, 216, 69), "payments.log": _log(4, 125, 40)}
+    assert slow.fits(agreed, pick["params"]) == ["payments.log"]
+    assert [p["direction"] for _, p in slow.options(random.Random(0), agreed["payments.log"], agreed["orders.log"])] == ["fewer"]
+
+
 def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
     """A cited value of a million or more is looked up as written ('1234567'), not in `:g`'s
     exponent form ('1.23457e+06') that no file holds."""

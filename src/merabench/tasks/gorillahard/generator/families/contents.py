@@ -222,7 +222,9 @@ def release(version: str) -> float:
 
 
 def host_lines(text: str) -> list[str]:
-    return [ln.strip() for ln in _live(text)]
+    """The live hosts' names, in every layout of a host list (past a note after `#`, past an
+    /etc/hosts-style address before the name)."""
+    return list(formats.listed_hosts(text))
 
 
 def hosts_updated(text: str) -> float | None:
@@ -255,6 +257,15 @@ def trace_records(text: str) -> list[dict[str, Any]]:
             if isinstance(record, dict) and (record.get("trace_id") or record.get("traceId") or record.get("trace")):
                 out.append(record)
     return out
+
+
+def trace_route(record: dict[str, Any]) -> str | None:
+    """The route a trace record was a request to, in every layout: a `route` field, or the path
+    of an OpenTelemetry-like `name` ("GET /orders")."""
+    if isinstance(record.get("route"), str):
+        return record["route"]
+    name = record.get("name")
+    return name.split()[-1] if isinstance(name, str) and name.split() else None
 
 
 def audio_minutes(text: str) -> float | None:

@@ -54,6 +54,7 @@ from merabench.tasks.gorillahard.generator.families.contents import (
     ticket_opened,
     ticket_topics,
     trace_records,
+    trace_route,
     weather_months,
     yaml_env,
     yaml_key,
@@ -105,6 +106,21 @@ def _errors_in(text: str, params: Params) -> float:
 
 def _time_shown(params: Params) -> Params:
     return {"when": ("после " if params["side"] == "after" else "до ") + _clock(int(params["at"]))}
+
+
+def _log_extent(text: str, params: Params) -> tuple[float, ...]:
+    """What a count of a log's records is taken over: its records and the minutes from its first
+    stamp to its last (within the question's window, where it names one)."""
+    low, high = (0, 86_400) if "at" not in params else \
+        (params["at"], 86_400) if params["side"] == "after" else (0, params["at"])
+    stamps = [t for _, t, _, _ in log_records(text) if low <= t < high]
+    if not stamps:
+        return (0.0, 0.0)
+    return (float(len(stamps)), (max(stamps) - min(stamps)) / 60)
+
+
+def _traces_taken(text: str, params: Params) -> tuple[float, ...]:
+    return (float(len(trace_records(text))),)
 
 
 def _log_day(text: str, params: Params) -> float | None:
@@ -185,17 +201,19 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     "app_log": {
         "log.errors": Compare("log.errors", lambda t, p: _events_of_kind(lambda lv, m: lv == "ERROR")(t, p),
                               ("где записей уровня ERROR больше", "в котором больше ошибок уровня ERROR"),
-                              ("где записей уровня ERROR меньше", "в котором ошибок уровня ERROR меньше")),
+                              ("где записей уровня ERROR меньше", "в котором ошибок уровня ERROR меньше"),
+                              per=_log_extent),
         "log.errors_window": Compare(
             "log.errors_window", _errors_in,
             ("где {when} больше записей ERROR", "в котором {when} ошибок уровня ERROR больше",
              "где {when} сервис чаще писал ERROR"),
             ("где {when} записей ERROR меньше", "в котором {when} ошибок уровня ERROR меньше",
              "где {when} сервис реже писал ERROR"),
-            _draw_time, _time_shown),
+            _draw_time, _time_shown, per=_log_extent),
         "log.slow": Compare("log.slow", _events_of_kind(lambda lv, m: lv == "WARN" and m.startswith("api: slow request")),
                             ("где медленных запросов больше", "в котором чаще жаловались на медленные запросы"),
-                            ("где медленных запросов меньше", "в котором реже жаловались на медленные запросы")),
+                            ("где медленных запросов меньше", "в котором реже жаловались на медленные запросы"),
+                            per=_log_extent),
         "log.day": Compare("log.day", _log_day,
                            ("где записи за более поздний день", "в котором даты записей позже"),
                            ("где записи за более ранний день", "в котором даты записей раньше")),
@@ -363,11 +381,12 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     },
     "events_jsonl": {
         "traces.count": Compare("traces.count", lambda t, p: float(len(trace_records(t))), *_more_fewer("трасс")),
-        "traces.route": Compare("traces.route", lambda t, p: float(sum(r.get("route") == p["route"] for r in
+        "traces.route": Compare("traces.route", lambda t, p: float(sum(trace_route(r) == p["route"] for r in
                                                                        trace_records(t))),
                                 ("где больше запросов к {route}", "в котором к {route} обращались чаще"),
                                 ("где меньше запросов к {route}", "в котором к {route} обращались реже"),
-                                lambda rng, a, b: {"route": rng.choice(["/orders", "/cart", "/pay"])}),
+                                lambda rng, a, b: {"route": rng.choice(["/orders", "/cart", "/pay"])},
+                                per=_traces_taken),
     },
     "python": {
         "python.lines": Compare("python.lines", lambda t, p: float(len(t.splitlines())),

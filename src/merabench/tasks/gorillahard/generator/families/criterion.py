@@ -27,6 +27,10 @@ class Compare:
     fewer: tuple[str, ...]
     draw: Callable[[random.Random, str, str], Params | None] = lambda rng, a, b: {}
     shown: Callable[[Params], Params] = lambda params: params  # how parameters read in a clause
+    # what a count is taken over (a log's records, the minutes it spans): "где реже отвечали с
+    # задержкой" may be read as a count or as a frequency, so a pair is told apart this way only
+    # where every frequency orders the two files as the count does
+    per: Callable[[str, Params], tuple[float, ...]] | None = None
 
     def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
         params = self.draw(rng, source, other)
@@ -36,6 +40,8 @@ class Compare:
         if a is None or b is None or a == b:
             return []
         params = {**params, "direction": "more" if a > b else "fewer"}
+        if self._picked({"source": a, "other": b}, {"source": source, "other": other}, params) != "source":
+            return []
         return [(rng.choice(self.wordings(params)), params)]
 
     def wordings(self, params: Params) -> tuple[str, ...]:
@@ -47,8 +53,24 @@ class Compare:
         known = {p: v for p, v in values.items() if v is not None}
         if len(known) != len(values) or len(set(known.values())) != len(known):
             return []  # a file without the value, or a tie: the clause picks neither
+        picked = self._picked(known, texts, params)
+        return [] if picked is None else [picked]
+
+    def _picked(self, values: Mapping[str, float], texts: Mapping[str, str], params: Params) -> str | None:
+        """The file the comparison picks by its values, or None where a frequency (the value over
+        what it is taken over) picks another one or ties."""
         pick = max if params.get("direction") == "more" else min
-        return [pick(known, key=known.__getitem__)]
+        chosen = pick(values, key=values.__getitem__)
+        if self.per is None:
+            return chosen
+        sizes = {path: self.per(texts[path], params) for path in values}
+        for i in range(min(len(s) for s in sizes.values())):
+            if any(s[i] <= 0 for s in sizes.values()):
+                continue  # no frequency over nothing (a log of one stamp spans no minutes)
+            rates = {path: values[path] / sizes[path][i] for path in values}
+            if len(set(rates.values())) != len(rates) or pick(rates, key=rates.__getitem__) != chosen:
+                return None
+        return chosen
 
 
 @dataclass(frozen=True)
