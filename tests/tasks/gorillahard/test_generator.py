@@ -1315,6 +1315,31 @@ def test_a_log_is_picked_by_how_often_only_where_the_count_and_the_frequency_agr
     assert [p["direction"] for _, p in slow.options(random.Random(0), agreed["payments.log"], agreed["orders.log"])] == ["fewer"]
 
 
+def test_the_busiest_server_to_drain_is_one_in_service() -> None:
+    """«Разгрузи сервер с самым высоким CPU» over a table whose busiest server is on maintenance
+    (v25 seed 9393 row 1029, srv-034) reads two ways: the corpus keeps every server table's busiest
+    server in service, and the check fails a row whose busiest is not."""
+    from merabench.tasks.gorillahard.generator.families.common import split_table
+
+    corpus = build_corpus(9393)
+    family = FAMILIES["busiest_server"]
+    for n in range(20):
+        question = family.make(random.Random(n), corpus)
+        text, = (f.text for f in question.files)
+        header, rows = split_table(text)
+        top = max(rows, key=lambda r: int(r[header.index("cpu_pct")]))
+        assert top[header.index("status")] == "active" and question.reference["args"]["host"] == top[0]
+    row = next(r for r in generate(SetPlan(seed=0))[0] if r["meta"]["derivation"]["maker"] == "busiest_server")
+    row = Row(**row)
+    busiest = json.loads(row.outputs)["args"]["host"]
+    lines = row.inputs["context"].split("\n")
+    at = next(i for i, line in enumerate(lines) if re.match(rf'"?{busiest}\b', line))
+    lines[at] = lines[at].replace("active", "maintenance", 1)  # the status cell, in any delimiter
+    broken = replace(row, inputs={**row.inputs, "context": "\n".join(lines)})
+    assert any("not in service" in p for p in family.check(view_of(broken)))
+    assert family.check(view_of(row)) == []
+
+
 def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
     """A cited value of a million or more is looked up as written ('1234567'), not in `:g`'s
     exponent form ('1.23457e+06') that no file holds."""

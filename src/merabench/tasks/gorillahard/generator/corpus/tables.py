@@ -133,6 +133,8 @@ def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     else:
         keys = distinct(rng, *{"servers": (1, 100)}.get(schema, (100, 9900)), n)
         rows = [_table_row(schema, rng, i, keys[i]) for i in range(n)]
+    if schema == "servers":  # the busiest is in service: «разгрузи самый загруженный сервер» then reads one way
+        max(rows, key=lambda r: int(r[2]))[5] = "active"
     layout = decoys.layout(TABLE_LAYOUTS, index // len(TABLE_SCHEMAS))  # each schema in each layout
     available = tuple(k for k in TABLE_DECOYS if k != decoys.UNIT or schema != "servers")  # servers: whole small numbers
     drawn = decoys.draw(rng, available, index % len(available))

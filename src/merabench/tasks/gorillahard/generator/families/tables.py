@@ -159,12 +159,14 @@ def servers_table(corpus: Corpus, rng: random.Random, *, having: str | None = No
 TABLE_STATUS = 5  # the status column of the servers schema
 
 
-def make_busiest_server(rng: random.Random, corpus: Corpus) -> Question:
-    table = servers_table(corpus, rng)
-    header = table.facts["header"]
-    rows = table.facts["rows"]
+def _busiest(header: list[str], rows: list[list[str]]) -> list[str]:
     cpu = header.index("cpu_pct")
-    top = max(rows, key=lambda r: int(r[cpu]))
+    return max(rows, key=lambda r: int(r[cpu]))
+
+
+def make_busiest_server(rng: random.Random, corpus: Corpus) -> Question:
+    table = servers_table(corpus, rng)  # its busiest server is in service (the corpus sees to it)
+    top = _busiest(table.facts["header"], table.facts["rows"])
     return build_question(
         "busiest_server",
         "scan",
@@ -182,8 +184,10 @@ def check_busiest_server(view: View) -> list[str]:
     _, text = only(view)
     header, rows = split_table(text)
     cpu = header.index("cpu_pct")
-    top = max(rows, key=lambda r: int(r[cpu]))[header.index("host")]
-    return expect(view, call("server.drain", host=top))
+    top = max(rows, key=lambda r: int(r[cpu]))
+    status = top[header.index("status")]  # on maintenance, the request would read two ways
+    return problems((status == "active", f"the busiest server {top[header.index('host')]} is {status}, not in service")) + \
+        expect(view, call("server.drain", host=top[header.index("host")]))
 
 
 # a server named by what the table says of it, within a rack: (phrasings, column, the extreme)
