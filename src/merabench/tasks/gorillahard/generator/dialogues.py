@@ -23,7 +23,7 @@ MAX_TURNS = 5  # the card's history ceiling is 8 earlier turns
 # a statistic in the accusative for an opening request, and how a later turn asks for it alone
 STAT_NAMES = {"mean": "среднее значение", "median": "медиану", "max": "максимум", "min": "минимум"}
 STAT_TWINS = {"mean": "table.median", "median": "table.mean", "max": "table.min", "min": "table.max"}
-OPENINGS = ("Посчитай {stat} по столбцу «{column}».", "Нужно {stat} в колонке «{column}» этой таблицы.",
+OPENINGS = ("Посчитай {stat} по столбцу «{column}».", "Нужно посчитать {stat} в колонке «{column}» этой таблицы.",
             "Посчитайте, пожалуйста, {stat} столбца «{column}».", "дай {stat} по колонке «{column}»")
 # another statistic over the column already in play (the column only in the history)
 STAT_MOVES = {
