@@ -301,3 +301,30 @@ def test_the_clause_rules_read_what_the_dev_clauses_said_from_the_files() -> Non
     values = {"a.yaml": "client:\n  timeout_ms: 1500\n", "b.yaml": "client:\n  timeout_ms: 2500\n"}
     assert redteam_clause_rules.pick("где клиент ждёт ответа дольше 2 секунд", values) == "b.yaml"
     assert redteam_clause_rules.pick("где сервис описан стихами", values) is None
+
+
+def test_the_clause_readers_count_log_records_in_every_layout() -> None:
+    """The red team's clause readers once knew only the plain `date time LEVEL` layout: in a logfmt
+    or bracketed log they found no refused connection and no ERROR, and picked the wrong file of
+    two. Held against what the corpus wrote, in all three layouts."""
+    from merabench.tasks.gorillahard.generator import redteam_clause_rules as clauses
+    from merabench.tasks.gorillahard.generator.corpus import build_corpus
+
+    layouts = set()
+    for seed in (0, 7):
+        for cf in build_corpus(seed).by_kind["app_log"]:
+            text, facts = cf.file.text, cf.facts
+            assert clauses._log_event("где база ни разу не отказала в соединении", text) == ("db" in facts["events"])
+            assert clauses._log_event("где памяти всем хватало", text) == ("oom" in facts["events"])
+            assert sum(level == "ERROR" for _, _, level in clauses._stamped(text)) == facts["errors"]
+            layouts.add(facts["layout"])
+    assert layouts == {"plain", "logfmt", "bracketed"}
+
+
+def test_the_clause_readers_read_an_annotated_timeout() -> None:
+    """`TIMEOUT_S: int = 5` under a commented-out `# TIMEOUT_S = 30`: the live value is 5."""
+    from merabench.tasks.gorillahard.generator import redteam_clause_rules as clauses
+
+    rule = next(r for r in clauses.RULES if r.when.pattern.startswith("запрос ждут"))
+    assert rule.when.search("где таймаут запросов больше 7 секунд")
+    assert rule.value("", "# TIMEOUT_S = 30  # было до переезда\nTIMEOUT_S: int = 5\n") == 5.0

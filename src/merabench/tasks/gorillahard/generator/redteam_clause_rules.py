@@ -99,13 +99,20 @@ def _version(text: str) -> float | None:
     return None if not m else int(m[1]) * 1e6 + int(m[2]) * 1e3 + int(m[3])
 
 
+# a record's stamp and level in each of the three log layouts: `date time LEVEL`, `[dateTtime] [LEVEL]`,
+# `ts=dateTtimeZ level=LEVEL`
+_STAMPED = re.compile(r"^(?:ts=|\[)?(\d{4}-\d\d-\d\d)[ T](\d\d):(\d\d):\d\d\S*\s+(?:\[|level=)?([A-Z]+)\b")
+
+
 def _stamped(text: str) -> list[tuple[str, int, str]]:
-    out = []
-    for line in text.splitlines():
-        m = re.match(r"^(\d{4}-\d\d-\d\d) (\d\d):(\d\d):\d\d (\w+)", line)
-        if m:
-            out.append((m[1], int(m[2]) * 60 + int(m[3]), m[4]))
-    return out
+    """(date, minute of the day, level) of each record, in any layout."""
+    return [(m[1], int(m[2]) * 60 + int(m[3]), m[4]) for line in text.splitlines() if (m := _STAMPED.match(line))]
+
+
+def _records_saying(text: str, level: str, needle: str) -> int:
+    """The records of a level whose line says `needle`, in any layout (an INFO line quoting an
+    error's words is no error)."""
+    return sum(1 for _, written, line in rf.log_level_records(text) if written == level and needle in line)
 
 
 def _json(text: str) -> dict:
@@ -163,19 +170,20 @@ class Rule:
         return best[0] if values[best[0]] != values[best[1]] else None
 
 
-_LOG_EVENTS = [  # what the dev clauses said -> the record that says it
-    (r"внешн\w+ сервис|таймаут|наружу отваливались|соседний сервис", r"ERROR api: upstream timeout"),
-    (r"памят|OOM", r"out of memory"),
-    (r"диск|почти забито", r"WARN\s+fs: disk usage"),
-    (r"баз\w|СУБД", r"ERROR db: connection refused"),
-    (r"стек|цепочка вызовов|одной строкой", r"^Traceback"),
+_LOG_EVENTS = [  # what the dev clauses said -> the level and the words of the record that says it
+    (r"внешн\w+ сервис|таймаут|наружу отваливались|соседний сервис", "ERROR", "upstream timeout"),
+    (r"памят|OOM", "ERROR", "out of memory"),
+    (r"диск|почти забито", "WARN", "disk usage"),
+    (r"баз\w|СУБД", "ERROR", "connection refused"),
 ]
 
 
 def _log_event(clause: str, text: str) -> bool | None:
-    for said, record in _LOG_EVENTS:
+    if re.search(r"стек|цепочка вызовов|одной строкой", clause):
+        return bool(re.search(r"^Traceback", text, re.M))
+    for said, level, needle in _LOG_EVENTS:
         if re.search(said, clause):
-            return bool(re.search(record, text, re.M))
+            return _records_saying(text, level, needle) > 0
     return None
 
 
@@ -288,7 +296,13 @@ def _artifact_version(clause: str, text: str) -> float | None:
 
 def _route(clause: str, text: str) -> float | None:
     m = re.search(r"(/\w+)", clause)
-    return None if not m else float(sum(r.get("route") == m[1] for r in rf.json_lines(text)))
+    return None if not m else float(sum(_request_path(r) == m[1] for r in rf.json_lines(text)))
+
+
+def _request_path(record: dict) -> str | None:
+    """A trace's route: its `route`, or the path after the method in a span `name` ("GET /cart")."""
+    named = re.fullmatch(r"[A-Z]+ (/\S*)", str(record.get("name", "")))
+    return record.get("route") or (named[1] if named else None)
 
 
 def _docker_language(clause: str, text: str) -> bool | None:
@@ -316,8 +330,8 @@ def _authored_in_other(files: Files) -> str | None:
 RULES: list[Rule] = [
     # logs
     Rule(re.compile(r"(до|после) \d\d:\d\d"), value=_errors_window),
-    Rule(re.compile(r"ошибок набралось"), value=lambda c, t: float(len(re.findall(r"^\S+ \S+ ERROR\b", t, re.M)))),
-    Rule(re.compile(r"медленн|тормозящ|с большой задержкой"), value=lambda c, t: float(len(re.findall(r"WARN\s+api: slow request", t)))),
+    Rule(re.compile(r"ошибок набралось"), value=lambda c, t: float(readers.level_count(t, "ERROR"))),
+    Rule(re.compile(r"медленн|тормозящ|с большой задержкой"), value=lambda c, t: float(_records_saying(t, "WARN", "slow request"))),
     Rule(re.compile(r"дат\w+ записей|записи за более|по числу|события случились"), value=lambda c, t: (lambda d: float(d[0][0].replace("-", ""))
                                                                         if d else None)(_stamped(t))),
     Rule(re.compile(r"внешн\w+ сервис|таймаут|памят|диск|баз\w|стек|OOM|цепочка вызовов|почти забито|наружу|"
@@ -379,8 +393,8 @@ RULES: list[Rule] = [
     Rule(re.compile(r"повтор\w* упавш|повторяет|статус|конфигурац|чат|заново|CSV|заголов|дат|мессенджер|кусками|"
                     r"отчёт пишется"), holds=_function),
     Rule(re.compile(r"функций"), value=lambda c, t: float(len(re.findall(r"^def \w+\(", t, re.M)))),
-    Rule(re.compile(r"запрос ждут"), value=lambda c, t: (lambda m: float(m[1]) if m else None)(
-        re.search(r"^TIMEOUT_S = (\d+)", t, re.M)), scale=1),
+    Rule(re.compile(r"запрос ждут|таймаут запросов"), value=lambda c, t: (lambda m: float(m[1]) if m else None)(
+        re.search(r"^TIMEOUT_S(?:: *\w+)? *= *(\d+)", t, re.M)), scale=1),  # annotated too: `TIMEOUT_S: int = 5`
     Rule(re.compile(r"запись.*\d"), value=lambda c, t: (lambda m: float(m[1]) if m else None)(
         re.search(r"(\d+)\s*мин", t)), scale=1),
     Rule(re.compile(r"pgbouncer|напрямую"), holds=lambda c, t: (rf.key_value(t, "DB_PORT") == "6432") == ("pgbouncer" in c)),
