@@ -41,7 +41,7 @@ from merabench.tasks.gorillahard.generator.prompts import (
 )
 from merabench.tasks.gorillahard.generator.providers import draw_served, serve
 
-GENERATOR_VERSION = "v25"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v26"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)
