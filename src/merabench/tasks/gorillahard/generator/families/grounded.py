@@ -20,7 +20,7 @@ import json
 import random
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
@@ -37,7 +37,14 @@ from merabench.tasks.gorillahard.generator.families.common import (
 )
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.pick import pointed, request_of
-from merabench.tasks.gorillahard.generator.families.tickets import issue_key, ticket_author
+from merabench.tasks.gorillahard.generator.families.tickets import (
+    CLOSED_STATES,
+    STATUS_LINE,
+    issue_key,
+    status_field,
+    ticket_author,
+    ticket_state,
+)
 from merabench.tasks.gorillahard.generator.library import DECOYS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, call
 from merabench.tasks.gorillahard.generator.numerals import count
@@ -46,8 +53,9 @@ from merabench.tasks.gorillahard.generator.numerals import count
 def _yaml(text: str) -> dict[str, Any]:
     host = next((ln.split(":", 1)[1].strip() for ln in text.split("\n") if ln.strip().startswith("host:")
                  and not ln.strip().startswith("#")), None)
+    published = formats.yaml_value(text, "ingress.enabled") == "true"  # a disabled ingress publishes no host
     return {"service": setting(text, "deployment"), "namespace": setting(text, "namespace"),
-            "image": setting(text, "image"), "host": host}
+            "image": setting(text, "image"), "host": host if published else None}
 
 
 def _service_json(text: str) -> dict[str, Any]:
@@ -104,7 +112,7 @@ READERS: dict[str, Callable[[str], dict[str, Any]]] = {
     "sql": lambda t: {"table": created_table(t)},
     "pom": _pom,
     "hosts_txt": _hosts_txt,
-    "ticket": lambda t: {"issue": issue_key(t), "login": ticket_author(t)},
+    "ticket": lambda t: {"issue": issue_key(t), "login": ticket_author(t), "closed": ticket_state(t) == "closed"},
     "app_log": _log,
     "table": _table,
     "env": _env,
@@ -147,10 +155,12 @@ class Spec:
     phrasings: tuple[str, ...]
     args: Callable[[dict[str, Any], str, str], dict[str, Any]]  # (file values, question, path) -> args
     extra: Callable[[random.Random], dict[str, Any]] = field(default=lambda rng: {})  # values the question states
+    # what the request takes for granted, made true of a corpus file (None: the file cannot be made so)
+    premise: Callable[[random.Random, CorpusFile], CorpusFile | None] | None = None
 
     def make(self, rng: random.Random, corpus: Corpus) -> Question:
         phrasing = rng.choice(self.phrasings).format(**self.extra(rng))
-        usable = [(f, args) for f in corpus.by_kind[self.kind]
+        usable = [(f, args) for f in self._premised(rng, corpus.by_kind[self.kind])
                   if (args := self._args(f.file.text, phrasing, f.file.path)) is not None]
         # two files of the kind whose answers differ
         pairs = [(source, args, other) for (source, args), (other, theirs) in itertools.permutations(usable, 2)
@@ -169,6 +179,11 @@ class Spec:
         return build_question(self.label, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
                               self.twin, facts={"which": which,
                                                 "pick": {"criterion": criterion, "clause": which, "params": params}})
+
+    def _premised(self, rng: random.Random, files: list[CorpusFile]) -> list[CorpusFile]:
+        if self.premise is None:
+            return files
+        return [made for f in files if (made := self.premise(rng, f)) is not None]
 
     @property
     def label(self) -> str:
@@ -204,8 +219,20 @@ class Spec:
 
 def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
           args: Callable[[dict[str, Any], str, str], dict[str, Any]],
-          extra: Callable[[random.Random], dict[str, Any]] | None = None) -> Spec:
-    return Spec(name, tool, twin, kind, (*phrasings, TERSE[name]), args, extra or (lambda rng: {}))
+          extra: Callable[[random.Random], dict[str, Any]] | None = None,
+          premise: Callable[[random.Random, CorpusFile], CorpusFile | None] | None = None) -> Spec:
+    return Spec(name, tool, twin, kind, (*phrasings, TERSE[name]), args, extra or (lambda rng: {}), premise)
+
+
+
+def _closed_ticket(rng: random.Random, ticket: CorpusFile) -> CorpusFile | None:
+    """The ticket closed, for a request to reopen it: the corpus's tickets are all open, and
+    reopening an open ticket is no request at all. A ticket that tells its state only in prose
+    cannot be closed by one field and is not used."""
+    if not STATUS_LINE.search(ticket.file.text):
+        return None
+    text = status_field(ticket.file.text, rng.choice(CLOSED_STATES))
+    return replace(ticket, file=replace(ticket.file, text=text))
 
 
 # A third speaker for every spec: terse, lowercase, typed in a hurry (now and then with a typo).
@@ -339,7 +366,7 @@ SPECS = [
         "Сервер базы из этого JSON надо перезагрузить — только не сразу, а в плановое окно."], HOST),
     _spec("service_setting", "config.get", "config.reload", "service_json", [
         "Какое сейчас значение настройки «{key}» у сервиса из этого файла?",
-        "Глянь, что стоит в настройке «{key}» у сервиса, чей конфиг приложен."],
+        "Глянь, что стоит в настройке «{key}» у сервиса из конфига."],
         lambda v, q, p: {"service": v["service"], "key": _quoted(q)},
         lambda rng: {"key": rng.choice(["database.pool", "database.port", "features", "log.level"])}),
     _spec("copy_image", "registry.copy", "registry.pull", "dockerfile", [
@@ -381,7 +408,8 @@ SPECS = [
         "Через сколько разойдётся изменение записи первого хоста в файле? Нужен её TTL."], HOST),
     _spec("reopen_ticket", "tracker.reopen", "tracker.comment", "ticket", [
         "Открой эту задачу заново: проблема вернулась.",
-        "Задача из файла закрыта зря, переоткрой её."], lambda v, q, p: {"issue": v["issue"]}),
+        "Задача из файла закрыта зря, переоткрой её."],
+        lambda v, q, p: {"issue": v["issue"] if v["closed"] else None}, premise=_closed_ticket),
     _spec("link_ticket", "tracker.link", "tracker.comment", "ticket", [
         "Свяжи эту задачу с {other}.",
         "Привяжи задачу из файла к {other}, они про одно и то же."],
@@ -513,7 +541,7 @@ SPECS = [
         "Была ли переписка про задачу из файла? Поищи письма по её ключу."], lambda v, q, p: {"query": v["issue"]}),
     _spec("author_permission", "perm.check", "perm.list", "ticket", [
         "Есть ли у автора задачи право «{permission}»?",
-        "Проверь, может ли автор этой задачи «{permission}»."],
+        "Проверь, выдано ли автору этой задачи право «{permission}»."],
         lambda v, q, p: {"user": v["login"], "permission": _quoted(q)},
         lambda rng: {"permission": rng.choice(["deploy", "read-billing", "merge", "admin-console"])}),
     _spec("restart_db_server", "server.restart", "server.reboot_scheduled", "service_json", [

@@ -62,7 +62,14 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     decommission_question,
     refund_question,
 )
-from merabench.tasks.gorillahard.generator.families.tickets import issue_key
+from merabench.tasks.gorillahard.generator.families.tickets import (
+    CLOSED_STATES,
+    OPEN_STATES,
+    STATUS_LINE,
+    issue_key,
+    status_field,
+    ticket_state,
+)
 from merabench.tasks.gorillahard.generator.library import ALIASES, DECOYS, LIMITS
 from merabench.tasks.gorillahard.generator.model import File, Question, abstain, call
 from merabench.tasks.gorillahard.generator.numerals import count, ordinal
@@ -442,8 +449,6 @@ def check_column_spelling(view: View) -> list[str]:
 
 # --- a premise the file contradicts ----------------------------------------------------------
 
-OPEN_STATES = ("открыт", "в работе", "ждёт ответа", "open")
-CLOSED_STATES = ("закрыт", "закрыта (fixed)", "решена, закрыта", "closed")
 CLOSE_ASKS = ("Закрой задачу из файла: всё сделано.", "Задачу можно закрывать — цифру внесли в отчёт.",
               "закрой тикет, он решён",
               "Пожалуйста, закройте задачу из вложения: работа по ней закончена.")
@@ -464,45 +469,22 @@ def _status_history(rng: random.Random, month: str, day: int, closed: bool) -> s
                                                                                                strict=True))
 
 
-# a ticket's status field: a `Статус: …` line, or the row of its table of fields
-_STATUS_LINE = re.compile(r"^(?:(?:Статус|Status|Состояние)\s*:\s*(.+)|\|\s*Статус\s*\|\s*(.+?)\s*\|)$", re.M)
-
-
-def _status_field(text: str, state: str) -> str:
-    """The ticket with its status field saying `state`, in the field's own layout."""
-    def field(found: re.Match[str]) -> str:
-        if found.group().startswith("|"):
-            return f"| Статус | {state} |"
-        return f"Status: {state}" if state in ("open", "closed") else f"Статус: {state}"
-    return _STATUS_LINE.sub(field, text, count=1)
-
-
 def make_ticket_closed(rng: random.Random, corpus: Corpus, refuse: bool) -> Question:
     ticket = rng.choice([t for t in corpus.by_kind["ticket"] if not t.facts["planted"]
-                         and _STATUS_LINE.search(t.file.text)])
+                         and STATUS_LINE.search(t.file.text)])
     text = ticket.file.text
     created = re.search(r"^(?:Создана: |\| Создана \| )2026-(\d\d)-(\d\d)", text, re.M)
     if rng.random() < 0.5 and created:  # the status in a history section, not in the header
-        text = _STATUS_LINE.sub("", text, count=1).replace("\n\n\n", "\n\n").rstrip("\n") + "\n" + \
+        text = STATUS_LINE.sub("", text, count=1).replace("\n\n\n", "\n\n").rstrip("\n") + "\n" + \
             _status_history(rng, created.group(1), int(created.group(2)), refuse)
     else:
         state = rng.choice(CLOSED_STATES if refuse else OPEN_STATES)
-        text = _status_field(text, state)
+        text = status_field(text, state)
     key = ticket.facts["issue"]
     reference = abstain(f"задача {key} уже закрыта — закрывать нечего") if refuse else call(
         "tracker.close_issue", issue=key)
     return _question(rng.choice(CLOSE_ASKS), (File(ticket.file.path, ticket.file.fmt, text),), reference,
                      "tracker.reopen", extra_tools=("tracker.close_issue",))
-
-
-def ticket_state(text: str) -> str | None:
-    """Where a ticket stands: the last step of its status history, else its status field."""
-    steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
-    field = _STATUS_LINE.search(text)
-    state = steps[-1] if steps else (field.group(1) or field.group(2) if field else None)
-    if state is None:
-        return None
-    return "closed" if re.search(r"закрыт|closed", state) else "open"
 
 
 def check_ticket_closed(view: View) -> list[str]:

@@ -150,3 +150,29 @@ def check_hosts_scale(view: View) -> list[str]:
             replicas=per * len(hosts) + spare,
         ),
     )
+
+
+OPEN_STATES = ("открыт", "в работе", "ждёт ответа", "open")
+CLOSED_STATES = ("закрыт", "закрыта (fixed)", "решена, закрыта", "closed")
+
+# a ticket's status field: a `Статус: …` line, or the row of its table of fields
+STATUS_LINE = re.compile(r"^(?:(?:Статус|Status|Состояние)\s*:\s*(.+)|\|\s*Статус\s*\|\s*(.+?)\s*\|)$", re.M)
+
+
+def status_field(text: str, state: str) -> str:
+    """The ticket with its status field saying `state`, in the field's own layout."""
+    def field(found: re.Match[str]) -> str:
+        if found.group().startswith("|"):
+            return f"| Статус | {state} |"
+        return f"Status: {state}" if state in ("open", "closed") else f"Статус: {state}"
+    return STATUS_LINE.sub(field, text, count=1)
+
+
+def ticket_state(text: str) -> str | None:
+    """Where a ticket stands: the last step of its status history, else its status field."""
+    steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
+    field = STATUS_LINE.search(text)
+    state = steps[-1] if steps else (field.group(1) or field.group(2) if field else None)
+    if state is None:
+        return None
+    return "closed" if re.search(r"закрыт|closed", state) else "open"
