@@ -1604,3 +1604,63 @@ def test_a_role_or_environment_the_question_names_is_written_in_the_file() -> No
     assert problems("Проверь A-записи хостов из списка, которые стоят в проде и у которых роль broker.") == []
     assert problems("Проверь A-записи хостов из списка, которые стоят в production и у которых роль queue.") == [
         "the question names production, queue, which the file does not write"]
+
+
+def _blocks(context: str) -> list[str]:
+    return re.split(r"(?=^\[файл: )", context, flags=re.M)
+
+
+def test_a_ticket_to_reopen_is_closed(default_set: Path) -> None:
+    """«Задача из файла закрыта зря, переоткрой её» over an open ticket (v26 seed 7171 row 132: the
+    corpus's tickets are all open) asks for nothing: the generator closes both attached tickets
+    in their own status field, and the check fails a row whose ticket is open."""
+    from merabench.tasks.gorillahard.generator.families.tickets import issue_key, status_field, ticket_state
+
+    family = FAMILIES["reopen_ticket"]
+    rows = [Row(**r) for r in read_jsonl(default_set / "test.jsonl") if r["meta"]["derivation"]["maker"] == "reopen_ticket"]
+    assert rows
+    for row in rows:
+        assert family.check(view_of(row)) == []
+        assert all(ticket_state(text) == "closed" for text in attached_files(row.inputs["context"]).values())
+    row = rows[0]
+    issue = json.loads(row.outputs)["args"]["issue"]
+    blocks = _blocks(row.inputs["context"])
+    at = next(i for i, block in enumerate(blocks) if block.startswith("[файл") and issue_key(block.split("\n", 1)[1]) == issue)
+    blocks[at] = status_field(blocks[at], "в работе")
+    reopened = replace(row, inputs={**row.inputs, "context": "".join(blocks)})
+    assert family.check(view_of(reopened)) != []
+
+
+def test_an_ingress_host_is_asked_for_only_where_the_ingress_is_enabled(default_set: Path) -> None:
+    """The TTL of «the ingress host» of a values file whose ingress is `enabled: false` (v26 seed
+    7171 row 857) names a host nothing publishes: such files are not used, and the check fails a
+    row whose file turned its ingress off."""
+    makers = ("ingress_ttl", "ingress_traceroute")
+    rows = [Row(**r) for r in read_jsonl(default_set / "test.jsonl") if r["meta"]["derivation"]["maker"] in makers]
+    assert rows
+    for row in rows:
+        family = FAMILIES[row.meta["derivation"]["maker"]]
+        assert family.check(view_of(row)) == []
+    row = rows[0]
+    host = json.loads(row.outputs)["args"]["host"]
+    blocks = _blocks(row.inputs["context"])
+    at = next(i for i, block in enumerate(blocks) if f"host: {host}" in block)
+    blocks[at] = re.sub(r"^(ingress:\n  enabled:) true", r"\1 false", blocks[at], count=1, flags=re.M)
+    assert blocks[at] != _blocks(row.inputs["context"])[at]
+    disabled = replace(row, inputs={**row.inputs, "context": "".join(blocks)})
+    assert FAMILIES[row.meta["derivation"]["maker"]].check(view_of(disabled)) != []
+
+
+def test_the_longer_module_is_picked_only_where_lines_code_and_characters_agree() -> None:
+    """«где модуль длиннее» read as lines counts a changelog header; read as code it does not (v26
+    seed 7171 row 150): the clause picks a module only where every reading picks it."""
+    from merabench.tasks.gorillahard.generator.families import criteria
+
+    longer = criteria.BY_NAME["python.lines"]
+    code = "import os\n\n\ndef main() -> None:\n    print(os.getcwd())\n"
+    headed = "# Changelog\n# 2026-03-01: moved to pathlib\n# 2026-02-11: first version\n# owner: platform\n\n" + code
+    more_code = code + "\n\ndef other() -> int:\n    return 1\n"
+    params = {"direction": "more"}
+    assert longer.fits({"a.py": headed, "b.py": more_code}, params) == []  # more lines, less code
+    assert longer.options(random.Random(0), headed, more_code) == []
+    assert longer.fits({"a.py": code, "b.py": more_code}, params) == ["b.py"]

@@ -123,6 +123,11 @@ def _traces_taken(text: str, params: Params) -> tuple[float, ...]:
     return (float(len(trace_records(text))),)
 
 
+def _code_lines(text: str, params: Params) -> float:
+    """A module's lines of code: neither blank nor a comment (a changelog header is not code)."""
+    return float(sum(1 for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")))
+
+
 def _log_day(text: str, params: Params) -> float | None:
     days = {date for date, *_ in log_records(text)}
     return float(min(days).replace("-", "")) if len(days) == 1 else None
@@ -391,13 +396,14 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
     "python": {
         "python.lines": Compare("python.lines", lambda t, p: float(len(t.splitlines())),
                                 ("где модуль длиннее", "в котором строк больше"),
-                                ("где модуль короче", "в котором строк меньше")),
+                                ("где модуль короче", "в котором строк меньше"),
+                                also=(_code_lines, lambda t, p: float(len(t)))),
         "python.function": Holds("python.function", python_functions, _FUNCTION_SAYS),
         "python.functions": Compare("python.functions", lambda t, p: float(len(python_functions(t))),
                                     *_more_fewer("функций")),
         "python.timeout": Threshold("python.timeout", python_timeout, (7, 10, 12, 20), 1, _seconds,
-                                    ("где таймаут запросов больше {n}", "в котором запрос ждут дольше {n}"),
-                                    ("где таймаут запросов меньше {n}", "в котором запрос ждут меньше {n}")),
+                                    ("где таймаут запросов больше {n}", "в котором ответа на запрос ждут дольше {n}"),
+                                    ("где таймаут запросов меньше {n}", "в котором ответа на запрос ждут меньше {n}")),
         "python.requests": Holds("python.requests", python_uses, {
             "requests": ("где модуль ходит в сеть через requests", "в котором HTTP-запросы идут через библиотеку requests"),
             "stdlib": ("где модуль обходится без requests", "в котором нет зависимости от requests")}),

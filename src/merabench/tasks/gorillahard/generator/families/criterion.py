@@ -31,6 +31,9 @@ class Compare:
     # задержкой" may be read as a count or as a frequency, so a pair is told apart this way only
     # where every frequency orders the two files as the count does
     per: Callable[[str, Params], tuple[float, ...]] | None = None
+    # other readings of the same words ("модуль длиннее": its lines, its lines of code, its
+    # characters): a pair is told apart only where every reading picks the same file
+    also: tuple[Callable[[str, Params], float | None], ...] = ()
 
     def options(self, rng: random.Random, source: str, other: str) -> list[tuple[str, Params]]:
         params = self.draw(rng, source, other)
@@ -61,6 +64,10 @@ class Compare:
         what it is taken over) picks another one or ties."""
         pick = max if params.get("direction") == "more" else min
         chosen = pick(values, key=values.__getitem__)
+        for reading in self.also:
+            read = {path: reading(texts[path], params) for path in values}
+            if None in read.values() or len(set(read.values())) != len(read) or pick(read, key=read.__getitem__) != chosen:  # type: ignore[arg-type]
+                return None
         if self.per is None:
             return chosen
         sizes = {path: self.per(texts[path], params) for path in values}
