@@ -1178,6 +1178,9 @@ def test_a_host_list_not_asked_by_status_holds_no_retired_host() -> None:
      "a status before the filter it scopes"),
     # seed 6262 (v18): row 307
     ("Здравствуйте. Верни клиенту всю сумму по самому крупному счёту из выгрузки.", 1, "«ты» and «вы» in one question"),
+    # seed 4242 (v26): rows 343, 993
+    ("Удали тег образа из values. Только для того файла, где версия образа старше.", 2, "a version said to be older"),
+    ("Резолвни в адреса IPv4 имена хостов из инвентаря. Очень выручите.", 1, "«ты» and «вы» in one question"),
 ])
 def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
     from merabench.tasks.gorillahard.generator.checks_wording import check_phrasing
@@ -1664,3 +1667,21 @@ def test_the_longer_module_is_picked_only_where_lines_code_and_characters_agree(
     assert longer.fits({"a.py": headed, "b.py": more_code}, params) == []  # more lines, less code
     assert longer.options(random.Random(0), headed, more_code) == []
     assert longer.fits({"a.py": code, "b.py": more_code}, params) == ["b.py"]
+
+
+def test_no_catalog_holds_a_tool_that_answers_a_line_request_as_well(default_set: Path) -> None:
+    """«Выведи первые 20 строк файла» is answered by `files.head` and, as well, by
+    `files.read_lines` from 1 to 20 (v26 seed 4242 row 161): such tools stay out of the catalogs
+    of line requests, and a range of lines starts past the first, where `files.head` would do."""
+    from merabench.tasks.gorillahard.generator.providers import canonical
+
+    served = {"module_head": {"files.read_lines", "logs.head"}, "tail_log": {"files.read_lines"}}
+    rows = [r for r in read_jsonl(default_set / "test.jsonl") if r["meta"]["derivation"]["maker"] in
+            (*served, "module_lines")]
+    assert {r["meta"]["derivation"]["maker"] for r in rows} == {*served, "module_lines"}
+    for row in rows:
+        maker = row["meta"]["derivation"]["maker"]
+        tools = {canonical(t["name"]) for t in json.loads(row["inputs"]["tools"])}
+        assert not tools & served.get(maker, set()), (maker, tools & served[maker])
+        if maker == "module_lines":
+            assert json.loads(row["outputs"])["args"]["start"] > 1

@@ -157,6 +157,7 @@ class Spec:
     extra: Callable[[random.Random], dict[str, Any]] = field(default=lambda rng: {})  # values the question states
     # what the request takes for granted, made true of a corpus file (None: the file cannot be made so)
     premise: Callable[[random.Random, CorpusFile], CorpusFile | None] | None = None
+    withheld: tuple[str, ...] = ()  # tools that would serve the request as well as the reference's
 
     def make(self, rng: random.Random, corpus: Corpus) -> Question:
         phrasing = rng.choice(self.phrasings).format(**self.extra(rng))
@@ -177,7 +178,7 @@ class Spec:
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
         return build_question(self.label, "grounding", "T4_wild", question, tuple(files), call(self.tool, **args),
-                              self.twin, facts={"which": which,
+                              self.twin, withheld=self.withheld, facts={"which": which,
                                                 "pick": {"criterion": criterion, "clause": which, "params": params}})
 
     def _premised(self, rng: random.Random, files: list[CorpusFile]) -> list[CorpusFile]:
@@ -220,8 +221,9 @@ class Spec:
 def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
           args: Callable[[dict[str, Any], str, str], dict[str, Any]],
           extra: Callable[[random.Random], dict[str, Any]] | None = None,
-          premise: Callable[[random.Random, CorpusFile], CorpusFile | None] | None = None) -> Spec:
-    return Spec(name, tool, twin, kind, (*phrasings, TERSE[name]), args, extra or (lambda rng: {}), premise)
+          premise: Callable[[random.Random, CorpusFile], CorpusFile | None] | None = None,
+          withheld: tuple[str, ...] = ()) -> Spec:
+    return Spec(name, tool, twin, kind, (*phrasings, TERSE[name]), args, extra or (lambda rng: {}), premise, withheld)
 
 
 
@@ -484,16 +486,18 @@ SPECS = [
         "По счёту с наибольшей суммой нужна кредит-нота на {amount} ₽."],
         lambda v, q, p: {"invoice_id": v["largest"], "amount": number_in(q)},
         lambda rng: {"amount": rng.choice([150, 300, 450, 700, 900])}),
-    _spec("module_head", "files.head", "files.read_lines", "python", [
+    # reading lines 1..n, or a log's first n lines, is the same answer: those tools stay out (v26 seed 4242 row 161)
+    _spec("module_head", "files.head", "logs.tail", "python", [
         "Покажи первые {lines} этого модуля.",
         "Выведи первые {lines} файла."],
         lambda v, q, p: {"path": p, "n": number_in(q)},
-        lambda rng: {"lines": count(rng.choice([5, 10, 15, 20]), "строка", "accs")}),
+        lambda rng: {"lines": count(rng.choice([5, 10, 15, 20]), "строка", "accs")},
+        withheld=("files.read_lines", "logs.head")),
     _spec("module_lines", "files.read_lines", "files.head", "python", [
         "Покажи строки с {a} по {b} этого модуля.",
         "Нужен кусок файла: строки {a}–{b}."],
         lambda v, q, p: {"path": p, "start": number_in(q), "end": number_in(q, 1)},
-        lambda rng: (lambda a: {"a": a, "b": a + rng.choice([4, 9, 14])})(rng.randint(1, 12))),
+        lambda rng: (lambda a: {"a": a, "b": a + rng.choice([4, 9, 14])})(rng.randint(2, 12))),  # from 1, files.head would do
     _spec("lint_module", "code.lint", "code.format", "python", [
         "Прогони линтер по этому модулю.",
         "проверь модуль линтером, пожалуйста"], PATH),
@@ -562,7 +566,8 @@ SPECS = [
         "Покажи последние {lines} этого журнала.",
         "Что в конце журнала? Выведи последние {lines}."],
         lambda v, q, p: {"path": p, "n": number_in(q)},
-        lambda rng: {"lines": count(rng.choice([20, 50, 100, 200]), "строка", "accs")}),
+        lambda rng: {"lines": count(rng.choice([20, 50, 100, 200]), "строка", "accs")},
+        withheld=("files.read_lines",)),  # the last n lines by their numbers: the same answer
     _spec("drop_image_tag", "registry.delete_tag", "registry.pull", "deploy_yaml", [
         "Удали из реестра метку образа, указанного в values-файле: эту сборку откатили.",
         "Сборка из конфига битая — удали метку её образа в реестре."], lambda v, q, p: {"image": v["image"]}),
