@@ -22,6 +22,10 @@ _PRONOUNS: dict[str, Form] = {
     **{w: "вы" for w in ("вы", "вас", "вам", "вами", "ваш", "ваша", "ваше", "ваши", "вашего", "вашей", "вашему",
                          "ваших", "вашим", "вашими")},
     "здравствуй": "ты", "здравствуйте": "вы",  # a greeting that sets the form; "привет", "добрый день" fit either
+    # the hurried speaker's jargon verbs, which the dictionary does not know ("Резолвни … Очень выручите"
+    # mixed the forms unseen: seed 4242, row 993)
+    **{w: "ты" for w in ("резолвни", "пингани", "спуль", "просканируй", "задеплой", "зарезолвь")},
+    **{w: "вы" for w in ("резолвните", "пинганите", "спульте", "просканируйте", "задеплойте")},
 }
 _PLURAL_CALL = re.compile(r"^\s*(?:коллеги|друзья|ребята|все)\s*,", re.IGNORECASE)  # calling several: "вы"
 _WORD = re.compile(r"[а-яё]+")

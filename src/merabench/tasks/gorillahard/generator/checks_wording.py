@@ -53,6 +53,8 @@ AWKWARD = (
      "a politeness word twice"),
     # a date is earlier, not older: "дата обновления старше" wants "раньше" (seed 4242, row 486)
     (re.compile(r"(?<!\w)дат[аыуе]\s+(?:\w+\s+){0,2}(?:старше|моложе)(?!\w)", re.IGNORECASE), "a date said to be older"),
+    # a version "старше" reads as the newer one as often as the older (seed 4242, row 343)
+    (re.compile(r"(?<!\w)верси[яиюей]\w*\s+(?:\w+\s+){0,2}(?:старше|моложе)(?!\w)", re.IGNORECASE), "a version said to be older"),
     # the scope of a count between the servers and their filter: "серверов в любом статусе команды
     # data" wants "серверов команды data в любом статусе" (seed 4242, row 525)
     (re.compile(r"в любом статусе,?\s+(?:команды|в дата-центре|на)\s", re.IGNORECASE), "a status before the filter it scopes"),
@@ -64,7 +66,7 @@ _SINGLE_ATTACHED = re.compile(r"(?<!\w)приложенн(?:ый|ого|ой|у�
 def check_phrasing(rows: list[Row]) -> Check:
     """Questions a careful reader does not trip over: no case left in the nominative after a
     preposition, no doubled stop, no request that changes nothing, no politeness word said twice,
-    no date older than another, no count's scope cut off from its servers, no "the attached
+    no date or version older than another, no count's scope cut off from its servers, no "the attached
     file" in the singular over two attached files, and one form of address ("Здравствуйте. Проверь"
     and "Коллеги, … покажи" mix "вы" and "ты")."""
     from merabench.tasks.gorillahard.generator.address import forms

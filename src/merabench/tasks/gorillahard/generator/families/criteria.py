@@ -230,7 +230,7 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
         "yaml.version": Compare("yaml.version",
                                 lambda t, p: (lambda v: None if v is None else v[0] * 1e6 + v[1] * 1e3 + v[2])(image_version(t)),
                                 ("где версия образа новее", "в котором образ более свежей версии"),
-                                ("где версия образа старше", "в котором образ более старой версии")),
+                                ("где версия образа более ранняя", "в котором образ более старой версии")),
         "yaml.memory": Compare("yaml.memory", lambda t, p: mebibytes(yaml_key(t, "resources", "memory")),
                                ("где сервису выделено больше памяти", "в котором лимит памяти выше"),
                                ("где сервису выделено меньше памяти", "в котором лимит памяти ниже")),
