@@ -42,8 +42,10 @@ def check_shortcuts(test: list[Row], manifest: dict[str, Any],
         misses.append(f"the keyword tool shortcut scores {scores['keyword_tool']:.3f} > {SHORTCUT_LIMIT}")
     nearest_score = scores.get("nearest_other_seed")
     if nearest_score is not None and nearest_score > SHORTCUT_LIMIT and card_size(manifest):
+        # over 130 seeds of v25 two failed (0.105, 0.108): providers drawn alike by chance
         misses.append(f"the nearest question of seed {manifest['seed'] + 1} scores {nearest_score:.3f} > "
-                      f"{SHORTCUT_LIMIT}")
+                      f"{SHORTCUT_LIMIT} (about one seed in 65 draws its tools' providers like the next seed's: "
+                      "generate the set from another seed)")
     detail = (f"always refuse {scores['always_refuse']:.3f} (refusal rows {scores['refusal_share']:.3f}), "
               f"keyword tool {scores['keyword_tool']:.3f}, nearest question of "
               + (f"seed {manifest['seed'] + 1} {nearest_score:.3f}" if nearest_score is not None
