@@ -1687,14 +1687,19 @@ def test_no_catalog_holds_a_tool_that_answers_a_line_request_as_well(default_set
             assert json.loads(row["outputs"])["args"]["start"] > 1
 
 
-@pytest.mark.parametrize("seed", [19, 66])
-def test_a_kind_few_rows_attach_still_shows_every_layout(seed: int) -> None:
-    """Drawn uniformly, the six or seven pyprojects a set attaches showed two of their three layouts
-    on seeds 19, 55, 66 and 79 (and the hosts runbooks on seed 8): `validate` failed one fresh
-    card-size set in twenty. The build now draws a row again while its kind lacks a layout and the
-    row's file is of a layout shown twice."""
+@pytest.mark.parametrize("seed", [19, 66, 100, 148])
+def test_a_fresh_seed_that_chance_failed_now_validates(seed: int) -> None:
+    """Fresh seeds `validate` failed by chance, not by a defect of their rows: the six or seven
+    pyprojects a set attaches showed two of their three layouts (seeds 19, 55, 66, 79; the host
+    runbooks on seed 8); a set's drawn wordings put `table.mean` on 4.1 % of seed 148's call rows;
+    the host-list rows of seed 100 drew no condition led by a failed check, though 13 of the 14
+    shapes of condition. The build now redraws a row that would collapse a kind's layouts or pass
+    the tool share (`Spread`), and the guard counts the shapes of condition."""
+    from merabench.tasks.gorillahard.generator.checks_composition import check_mechanisms, check_variety
     from merabench.tasks.gorillahard.generator.checks_files import check_file_layouts
 
     test, _ = generate(SetPlan(seed=seed))
-    check = check_file_layouts([Row(**r) for r in test], {"seed": seed, "rows": 1169, "dialogues": 30})
-    assert check.ok, check.detail
+    rows = [Row(**r) for r in test]
+    manifest = {"seed": seed, "rows": 1169, "dialogues": 30}
+    for check in (check_file_layouts(rows, manifest), check_variety(rows, manifest), check_mechanisms(rows, manifest)):
+        assert check.ok, (check.name, check.detail)

@@ -26,12 +26,14 @@ from merabench.tasks.gorillahard.generator.catalog import (
     catalog_chars,
     catalog_json,
 )
+from merabench.tasks.gorillahard.generator.checks_composition import CARD, VARIETY_GOALS
+from merabench.tasks.gorillahard.generator.checks_rows import CARD_ROWS
 from merabench.tasks.gorillahard.generator.checks_structure import item_keys
 from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.dialogues import KINDS as DIALOG_KINDS
 from merabench.tasks.gorillahard.generator.dialogues import dialogue
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
-from merabench.tasks.gorillahard.generator.model import Question, kind_of
+from merabench.tasks.gorillahard.generator.model import Question, kind_of, reference_tools
 from merabench.tasks.gorillahard.generator.prompts import (
     CARD_PROMPT_CHARS,
     FORMAT,
@@ -153,22 +155,26 @@ def _schedule(singles: int) -> list[Family]:
     return order
 
 
-class LayoutsShown:
-    """How often the set has attached each layout of each kind of corpus file, so that a kind
-    few rows attach (a pyproject on 6-9 rows) still shows every layout: while a layout of a kind
-    is not shown yet, a row attaching a file of a layout shown twice is drawn again, for its first
-    BALANCED_ATTEMPTS drafts (a maker whose files all share a layout keeps its row after them), so
-    the fifth file of a kind shows its third layout. Uniform draws left one card-size set in twenty
-    with a kind showing two layouts of three (v25 and v26, seeds 8, 19, 55, 66, 79 of 0-99)."""
+class Spread:
+    """What the set has drawn so far, so that chance does not collapse what the validator holds
+    a card-size set to: a row is drawn again, for its first BALANCED_ATTEMPTS drafts (a maker that
+    cannot draw otherwise keeps its row after them), when
+    - its file is of a layout its kind has shown twice while another layout of the kind is not
+      shown yet: the six to nine pyprojects a set attaches showed two layouts of three on seeds 8,
+      19, 55, 66 and 79 of 0-99 (v25, v26), and the fifth file of a kind now shows its third;
+    - its answer's tool already answers `tool_rows` rows (4 % of the call rows): a set's drawn
+      wordings of the column statistics put `table.mean` on 4.1 % of seed 148's call rows."""
 
     BALANCED_ATTEMPTS = 20
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, tool_rows: int) -> None:
         self._layout = {f.file.path: (f.kind, f.facts["layout"]) for f in corpus.files() if "layout" in f.facts}
         self._kinds: dict[str, set[str]] = {}
         for kind, layout in self._layout.values():
             self._kinds.setdefault(kind, set()).add(layout)
         self._shown: dict[str, Counter[str]] = {kind: Counter() for kind in self._kinds}
+        self._tool_rows = tool_rows
+        self._answers: Counter[str] = Counter()
 
     def _drawn(self, question: Question) -> list[tuple[str, str]]:
         return [self._layout[f.path] for f in question.files if f.path in self._layout]
@@ -176,12 +182,15 @@ class LayoutsShown:
     def fits(self, question: Question, attempt: int) -> bool:
         if attempt >= self.BALANCED_ATTEMPTS:
             return True
-        return all(self._shown[kind][layout] < 2 or all(self._shown[kind][other] for other in self._kinds[kind])
-                   for kind, layout in self._drawn(question))
+        layouts_shown = all(self._shown[kind][layout] < 2 or all(self._shown[kind][other] for other in self._kinds[kind])
+                            for kind, layout in self._drawn(question))
+        return layouts_shown and all(self._answers[tool] < self._tool_rows
+                                     for tool in set(reference_tools(question.reference)))
 
     def add(self, question: Question) -> None:
         for kind, layout in self._drawn(question):
             self._shown[kind][layout] += 1
+        self._answers.update(set(reference_tools(question.reference)))
 
 
 SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "near_miss_column:column_spelling")
@@ -230,12 +239,14 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
     # the single shots come from families whose answers vary with the files, so none repeats a test pair
     shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
     schedule = _schedule(singles) + [shot_families[n % len(shot_families)] for n in range(plan.single_shots)]
-    layouts = LayoutsShown(corpus)
+    # 1,032 of the card's 1,169 rows call a tool (the rest refuse or ask back)
+    call_rows = plan.rows * sum(CARD["answer_kind"][k] for k in ("tool_call", "plan", "calls")) / CARD_ROWS
+    spread = Spread(corpus, int(VARIETY_GOALS["top_tool_share"] * call_rows))
     for slot, family in enumerate(schedule):
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
             question = family.make(rng, corpus)
-            if not layouts.fits(question, attempt):
+            if not spread.fits(question, attempt):
                 continue
             if family.name not in UNTOUCHED:
                 question = replace(question, question=with_asides(question.question, rng))
@@ -250,7 +261,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
                 continue
             if unique((row, "shots" if in_shots else "test", prompt)):
                 target.append(row)
-                layouts.add(question)
+                spread.add(question)
                 break
         else:
             raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
@@ -261,6 +272,8 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
         for attempt in range(50):
             rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
             turns, needs = dialogue(kind, rng, corpus)
+            if not spread.fits(turns[-1], attempt):
+                continue
             turns[-1] = replace(turns[-1], family=DIALOG_FAMILIES[needs[-1]])
             dialog_id = f"s{plan.seed}-d{number}"
             wording = wordings[singles + number]
@@ -276,6 +289,7 @@ def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
             if fits(prompt, attempt) and unique(*placed):
                 shots.extend(rows[:-1])
                 test.append(rows[-1])
+                spread.add(turns[-1])
                 break
     return test, shots
 
