@@ -22,16 +22,30 @@ FLAGS = ("flag_both_envs", "flag_off_both_envs", "flag_state_both_envs")
 COLUMNS = ("two_means", "two_medians", "two_maxima")
 # makers -> (derivation key, the fewest distinct values a card-size set must show)
 GOALS: dict[str, tuple[tuple[str, ...], str, int]] = {
-    "host conditions": (HOSTS, "where", 4), "host layouts": (HOSTS, "layout", 6), "host decoys": (HOSTS, "decoys", 4),
+    # a condition's shape: its attribute, and how it is said (anything but it, a second attribute,
+    # as a named host's, as most hosts'); 14 shapes, 13-14 on seeds 100-199. Counted by its first
+    # attribute alone (4 of them), a failed check, drawn first on two rows or so, went missing on
+    # one set in 30 or so
+    "host conditions": (HOSTS, "where", 10), "host layouts": (HOSTS, "layout", 6), "host decoys": (HOSTS, "decoys", 4),
     "flag layouts": (FLAGS, "layout", 5), "flag conditions": (FLAGS, "condition", 4), "flag decoys": (FLAGS, "decoys", 3),
     "column headers": (COLUMNS, "columns", 30), "export links": (("download_then_count", "download_then_sum"), "link", 5),
     "blamed settings": (("blame_then_show",), "constant", 8), "time-out sources": (("unit_conversion",), "source", 5),
 }
 
 
+def _condition_shape(derivation: dict[str, Any]) -> str:
+    """'env', 'not env', 'role and check', 'env as host', 'role as most' and so on."""
+    attribute = str(derivation["where"][0])
+    if derivation.get("negated"):
+        return f"not {attribute}"
+    if derivation.get("also"):
+        return f"{attribute} and {derivation['also'][0]}"
+    if derivation.get("anchor"):
+        return f"{attribute} as host"
+    return f"{attribute} as most" if derivation.get("most") else attribute
+
+
 def _values(value: Any, key: str) -> list[str]:
-    if key == "where":
-        return [str(value[0])]
     if isinstance(value, list):
         return [str(v) for v in value]
     return [str(value)]
@@ -46,7 +60,7 @@ def drawn_mechanisms(test: list[Row]) -> tuple[list[str], str]:
         maker = derivation.get("maker")
         for name, (makers, key, _) in GOALS.items():
             if maker in makers and key in derivation:
-                seen[name].update(_values(derivation[key], key))
+                seen[name].update([_condition_shape(derivation)] if key == "where" else _values(derivation[key], key))
         if maker in HOSTS + FLAGS:
             counts[len(json.loads(row.outputs).get("calls", []))] += 1
     short = [f"{name}: {len(seen[name])} < {goal}" for name, (_, _, goal) in GOALS.items() if len(seen[name]) < goal]
