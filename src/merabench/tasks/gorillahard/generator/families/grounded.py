@@ -38,12 +38,11 @@ from merabench.tasks.gorillahard.generator.families.common import (
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 from merabench.tasks.gorillahard.generator.families.pick import pointed, request_of
 from merabench.tasks.gorillahard.generator.families.tickets import (
-    CLOSED_STATES,
     STATUS_LINE,
     issue_key,
-    status_field,
     ticket_author,
     ticket_state,
+    with_status,
 )
 from merabench.tasks.gorillahard.generator.library import DECOYS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, call
@@ -226,15 +225,13 @@ def _spec(name: str, tool: str, twin: str, kind: str, phrasings: list[str],
     return Spec(name, tool, twin, kind, (*phrasings, TERSE[name]), args, extra or (lambda rng: {}), premise, withheld)
 
 
-
 def _closed_ticket(rng: random.Random, ticket: CorpusFile) -> CorpusFile | None:
     """The ticket closed, for a request to reopen it: the corpus's tickets are all open, and
     reopening an open ticket is no request at all. A ticket that tells its state only in prose
     cannot be closed by one field and is not used."""
     if not STATUS_LINE.search(ticket.file.text):
         return None
-    text = status_field(ticket.file.text, rng.choice(CLOSED_STATES))
-    return replace(ticket, file=replace(ticket.file, text=text))
+    return replace(ticket, file=replace(ticket.file, text=with_status(rng, ticket.file.text, closed=True)))
 
 
 # A third speaker for every spec: terse, lowercase, typed in a hurry (now and then with a typo).

@@ -63,12 +63,10 @@ from merabench.tasks.gorillahard.generator.families.tables import (
     refund_question,
 )
 from merabench.tasks.gorillahard.generator.families.tickets import (
-    CLOSED_STATES,
-    OPEN_STATES,
     STATUS_LINE,
     issue_key,
-    status_field,
     ticket_state,
+    with_status,
 )
 from merabench.tasks.gorillahard.generator.library import ALIASES, DECOYS, LIMITS
 from merabench.tasks.gorillahard.generator.model import File, Question, abstain, call
@@ -478,8 +476,7 @@ def make_ticket_closed(rng: random.Random, corpus: Corpus, refuse: bool) -> Ques
         text = STATUS_LINE.sub("", text, count=1).replace("\n\n\n", "\n\n").rstrip("\n") + "\n" + \
             _status_history(rng, created.group(1), int(created.group(2)), refuse)
     else:
-        state = rng.choice(CLOSED_STATES if refuse else OPEN_STATES)
-        text = status_field(text, state)
+        text = with_status(rng, text, refuse)
     key = ticket.facts["issue"]
     reference = abstain(f"задача {key} уже закрыта — закрывать нечего") if refuse else call(
         "tracker.close_issue", issue=key)

@@ -168,6 +168,11 @@ def status_field(text: str, state: str) -> str:
     return STATUS_LINE.sub(field, text, count=1)
 
 
+def with_status(rng: random.Random, text: str, closed: bool) -> str:
+    """The ticket with its status field saying a closed (or an open) state drawn in its words."""
+    return status_field(text, rng.choice(CLOSED_STATES if closed else OPEN_STATES))
+
+
 def ticket_state(text: str) -> str | None:
     """Where a ticket stands: the last step of its status history, else its status field."""
     steps = re.findall(r"^- \d{4}-\d\d-\d\d: (?:.*→ )?([^→\n(]+?)\s*(?:\(.*\))?$", text, re.M)
