@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fakeserver import FakeServer  # noqa: E402
 from helpers import sage_rows, write_jsonl  # noqa: E402
 
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set  # noqa: E402
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set  # noqa: E402
 
 
 def varied_reply(body: dict[str, Any]) -> dict[str, Any]:
@@ -83,7 +83,7 @@ def run(url: str, task: str, data: Path, concurrency: str, *extra: str) -> tuple
         args = ["run", "--model", "openai:m", "--base-url", url, "--tasks", task, "--data", str(data),
                 "--out", f"{tmp}/out", "--no-progress", "--no-cache", "--concurrency", concurrency, *extra]
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "merabench.cli", *args], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-m", "merabench.cli.main", *args], capture_output=True, text=True,
                               check=False)
         wall = time.perf_counter() - started
         if done.returncode not in (0, 1):

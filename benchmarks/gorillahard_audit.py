@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from merabench.tasks.gorillahard.generator.audit import audit_lines
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
+from merabench.tasks.gorillahard.generator.checks.audit import audit_lines
 
 
 def main() -> None:

@@ -10,8 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
-from merabench.tasks.gorillahard.generator.validate import validate
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
+from merabench.tasks.gorillahard.generator.checks.validate import validate
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from measure import run_merabench
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 N_ROWS = 1169
@@ -36,7 +36,7 @@ def typical_answers(reference: str) -> list[str]:
 
 
 def whole_process(runs: int) -> None:
-    from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+    from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

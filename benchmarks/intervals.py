@@ -13,8 +13,8 @@ import random
 import sys
 import time
 
-from merabench.rows import Row, read_bundled
-from merabench.stats import intervals
+from merabench.rows.row import Row, read_bundled
+from merabench.scoring.stats import intervals
 from merabench.tasks import TASKS
 from merabench.tasks.base import SampleScore
 

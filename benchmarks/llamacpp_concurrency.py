@@ -82,7 +82,7 @@ def describe_server(root: str) -> None:
 def run_once(args: argparse.Namespace, url: str, setting: str) -> RunFigures:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
-        command = [sys.executable, "-m", "merabench.cli", "run", "--model", "openai:smollm2", "--base-url", url,
+        command = [sys.executable, "-m", "merabench.cli.main", "run", "--model", "openai:smollm2", "--base-url", url,
                    "--preset", "mera", "--tasks", args.tasks, "--limit", str(args.limit), "--no-cache",
                    "--no-progress", "--timeout", str(args.timeout), "--concurrency", setting, "--out", str(out)]
         started = time.perf_counter()

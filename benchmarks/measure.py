@@ -25,7 +25,7 @@ class Measured:
 
 def run_merabench(args: list[str], *, prelude: str = "") -> Measured:
     """`merabench ARGS` in a fresh interpreter; `prelude` is Python run first (e.g. hiding torch)."""
-    code = (prelude + "import sys\nfrom merabench.cli import entry\n"
+    code = (prelude + "import sys\nfrom merabench.cli.main import entry\n"
             f"sys.argv = ['merabench'] + {args!r}\n"
             "try:\n    entry()\nfinally:\n"
             "    hwm = [ln.split()[1] for ln in open('/proc/self/status') if ln.startswith('VmHWM')]\n"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from merabench.pipeline import RunConfig, evaluate
 from merabench.report.html import write_report
-from merabench.rows import read_bundled
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+from merabench.rows.row import read_bundled
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 
 def repeated(task: str, count: int) -> list[dict]:

@@ -36,14 +36,14 @@ from bare_client import post_all  # noqa: E402
 from fakeserver import FakeServer  # noqa: E402
 from measure import run_merabench  # noqa: E402
 
-from merabench.cache import ResponseCache  # noqa: E402
-from merabench.datasource import load_task_data  # noqa: E402
 from merabench.models.openai_compat import OpenAICompatBackend  # noqa: E402
-from merabench.prompts import HistoryIndex  # noqa: E402
-from merabench.rows import Row, TaskData  # noqa: E402
-from merabench.runner import BackendSource, Runner, TaskRun  # noqa: E402
+from merabench.rows.datasource import load_task_data  # noqa: E402
+from merabench.rows.prompts import HistoryIndex  # noqa: E402
+from merabench.rows.row import Row, TaskData  # noqa: E402
+from merabench.runner.cache import ResponseCache  # noqa: E402
+from merabench.runner.loop import BackendSource, Runner, TaskRun  # noqa: E402
 from merabench.tasks import TASKS  # noqa: E402
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set  # noqa: E402
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set  # noqa: E402
 
 
 def serve(latency_s: float, port_queue: mp.Queue, first_request: Any) -> None:
@@ -164,7 +164,7 @@ def gorillahard_at_scale(server: Server, folder: Path, concurrency: int) -> tupl
             "--data", str(folder), "--out", str(folder / "out"), "--no-progress", "--no-cache",
             "--concurrency", str(concurrency)]
     started_wall, started = time.time(), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "merabench.cli", *args], check=False, capture_output=True)
+    subprocess.run([sys.executable, "-m", "merabench.cli.main", *args], check=False, capture_output=True)
     wall = time.perf_counter() - started
     subprocess.run(["rm", "-rf", str(folder / "out")], check=True)
     return wall, server.first_request.value - started_wall

@@ -100,7 +100,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         rows, answers, pairs = build(args.pairs, folder)
-        ours_cmd = [sys.executable, "-m", "merabench.cli", "score", "sage", "--data", str(rows), "--predictions",
+        ours_cmd = [sys.executable, "-m", "merabench.cli.main", "score", "sage", "--data", str(rows), "--predictions",
                     str(answers), "--out", str(folder / "scored")]
         ours = min(timed(ours_cmd) for _ in range(args.runs))
         print(f"SAGE, {args.pairs} RUSpellRU pairs with realistic answers, process start to exit (best of {args.runs})")

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from merabench.prompts import render_row
-from merabench.rows import read_bundled
+from merabench.rows.prompts import render_row
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 SAGE_INSTRUCTION = "Исправь ошибки в тексте, ответь только текстом.\n\nТекст:\n{source}"
@@ -44,7 +44,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def cli_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "merabench.cli", *args]
+    return [sys.executable, "-m", "merabench.cli.main", *args]
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers import mixed_answers, read_jsonl, run_cli
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 ANSWERS = mixed_answers()

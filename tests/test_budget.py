@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from helpers import correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.budget import Budget, Prices, parse_duration, prices_from_file, resolve_prices
 from merabench.errors import ConfigError
 from merabench.models.concurrency import AUTO_START
+from merabench.runner.budget import Budget, Prices, parse_duration, prices_from_file, resolve_prices
 
 
 def test_prices_cost_and_the_limit() -> None:

@@ -173,7 +173,7 @@ def test_option_given_tells_a_set_option_from_its_default(monkeypatch: pytest.Mo
     counts as given; one left at its default does not."""
     from typer.main import get_command
 
-    from merabench.cli_options import option_given
+    from merabench.cli.options import option_given
 
     seen: dict[str, bool] = {}
     app = typer.Typer()

@@ -100,8 +100,8 @@ def test_a_bug_in_the_generator_is_not_reported_as_a_configuration_error(tmp_pat
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the sizes a user gives are configuration errors (checked before generating); a
     ValueError from inside the generator is a bug and surfaces as one, not as 'error: ...' exit 2."""
-    from merabench.cli import main
-    from merabench.tasks.gorillahard.generator import build
+    from merabench.cli.main import main
+    from merabench.tasks.gorillahard.generator.build import generate as build
 
     def broken(plan: build.SetPlan) -> tuple[list[dict], list[dict]]:
         raise ValueError("cannot inflect сервер to masc gent")  # what numerals.py raises on a bad lemma

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from merabench import __version__
-from merabench.cli import command_group, main
-from merabench.cli_help import PANELS
+from merabench.cli.help import PANELS
+from merabench.cli.main import command_group, main
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helpers import run_cli, write_jsonl
 
-from merabench.stats import bootstrap_means, interval, paired_difference
+from merabench.scoring.stats import bootstrap_means, interval, paired_difference
 
 
 def test_bootstrap_and_paired_difference_are_seeded_and_sane() -> None:
@@ -64,8 +64,8 @@ def test_compare_two_runs_in_each_metric_s_own_unit(baseline_runs: Path, tmp_pat
 
 
 def test_group_and_balance_differences_follow_their_aggregation() -> None:
-    from merabench.compare import metric_difference
-    from merabench.rows import Row
+    from merabench.formats.compare import metric_difference
+    from merabench.rows.row import Row
     from merabench.tasks import TASKS
     from merabench.tasks.aggregation import aggregate_metric
     from merabench.tasks.base import SampleScore
@@ -91,7 +91,7 @@ def test_group_and_balance_differences_follow_their_aggregation() -> None:
 
 
 def test_runs_on_different_data_are_compared_over_their_equal_rows_only(baseline_runs: Path, tmp_path: Path) -> None:
-    from merabench.rows import read_bundled
+    from merabench.rows.row import read_bundled
 
     rows = [r.to_dict() for r in read_bundled("sage")["test"]]
     changed = [dict(r, outputs=r["outputs"] + " (иначе)") if n < 5 else r for n, r in enumerate(rows)]

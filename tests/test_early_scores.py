@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from merabench.records import Answer, Status
-from merabench.rows import read_bundled, rows_sha256
-from merabench.scoring import EarlyScores, score_task
+from merabench.rows.row import read_bundled, rows_sha256
+from merabench.scoring.score import EarlyScores, score_task
 from merabench.tasks import TASKS
 
 
@@ -43,7 +43,7 @@ def test_an_interrupted_run_waits_for_the_warm_up_before_it_exits(tmp_path: Path
     import pytest
 
     import merabench.pipeline as pipeline
-    from merabench.runner import Runner
+    from merabench.runner.loop import Runner
 
     finished = threading.Event()
 

@@ -4,7 +4,7 @@ not the raw details JSON."""
 
 from __future__ import annotations
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 

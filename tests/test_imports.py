@@ -12,7 +12,7 @@ HEAVY = ("spacy", "thinc", "torch", "transformers", "datasets")
 
 PROBE = """
 import json, sys
-from merabench.cli import main
+from merabench.cli.main import main
 args, heavy_names = json.loads(sys.argv[1]), set(json.loads(sys.argv[2]))
 sys.argv = ["merabench", *args]
 try:
@@ -56,7 +56,7 @@ def test_the_cli_modules_import_no_private_name_from_another_module() -> None:
 
     package = Path(__file__).parents[1] / "src" / "merabench"
     private = []
-    for path in sorted(package.glob("cli*.py")):
+    for path in sorted((package / "cli").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("merabench"):
                 private += [f"{path.name}: {node.module}.{a.name}" for a in node.names

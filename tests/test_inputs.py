@@ -1,4 +1,4 @@
-"""A row's long inputs kept as shared pieces (merabench.inputs): the same text read back, one copy
+"""A row's long inputs kept as shared pieces (merabench.rows.inputs): the same text read back, one copy
 of a file or a tool description for every row that holds it, safe to read while compacting."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench.inputs import LONG, Inputs
-from merabench.rows import compact_rows, read_local, rows_sha256
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+from merabench.rows.inputs import LONG, Inputs
+from merabench.rows.row import compact_rows, read_local, rows_sha256
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 
 def test_a_generated_sets_inputs_read_back_the_same_after_compacting_and_share_their_pieces(tmp_path: Path) -> None:

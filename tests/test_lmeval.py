@@ -214,7 +214,7 @@ def test_the_hub_revision_is_named_when_the_hub_answers(monkeypatch: pytest.Monk
 
     import huggingface_hub
 
-    from merabench.rows import hub_revision
+    from merabench.rows.row import hub_revision
 
     monkeypatch.setattr(huggingface_hub.HfApi, "dataset_info",
                         lambda self, repo_id, token=None: types.SimpleNamespace(sha="0f3c9a1"))

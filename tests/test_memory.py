@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from merabench.memory import _malloc_trim, release_freed_memory
+from merabench.scoring.memory import _malloc_trim, release_freed_memory
 
 
 def _rss_mb() -> float:

@@ -13,14 +13,14 @@ import pytest
 from helpers import run_cli, sage_rows, write_jsonl
 
 from merabench.errors import BackendError, ConfigError, DataError
+from merabench.formats.predictions import load_predictions
+from merabench.formats.submission import check_submission, write_submission
 from merabench.models.base import Request
 from merabench.models.openai_compat import OpenAICompatBackend, parse_reply
 from merabench.pipeline import RunConfig, ScoreConfig, concurrency_notes, evaluate, score_predictions
-from merabench.predictions import load_predictions
 from merabench.report.html import render
-from merabench.rows import read_local
-from merabench.rundir import check_identity
-from merabench.submission import check_submission, write_submission
+from merabench.rows.row import read_local
+from merabench.runner.rundir import check_identity
 
 BOM = b"\xef\xbb\xbf"
 

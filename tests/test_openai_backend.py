@@ -12,7 +12,7 @@ from merabench.models import GenerationOptions
 from merabench.models.base import Request
 from merabench.models.openai_compat import OpenAICompatBackend, parse_reply, parse_retry_after
 from merabench.models.shaping import refused_parameter
-from merabench.rows import Row
+from merabench.rows.row import Row
 
 ROW = Row("{source}", {"source": "Превет"}, "Привет", {"id": 1})
 

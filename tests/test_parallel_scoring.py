@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from merabench.parallel import score_rows
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
+from merabench.scoring.parallel import score_rows
 from merabench.tasks import TASKS
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 
 from merabench.errors import DataError
-from merabench.prompts import MAX_HISTORY_TURNS, HistoryIndex, build_messages, render
-from merabench.rows import Row
+from merabench.rows.prompts import MAX_HISTORY_TURNS, HistoryIndex, build_messages, render
+from merabench.rows.row import Row
 
 
 def test_render_is_literal_and_single_pass() -> None:
@@ -62,8 +62,8 @@ def test_a_run_stops_at_the_first_row_whose_shape_does_not_render() -> None:
     """Rows are checked once per (instruction, input names): the row that lacks an input among
     500 of the same instruction is still the one named, with its field."""
     from merabench.pipeline import check_prompts
-    from merabench.rows import TaskData
-    from merabench.runner import TaskRun
+    from merabench.rows.row import TaskData
+    from merabench.runner.loop import TaskRun
     from merabench.tasks import TASKS
 
     rows = [Row("Исправь: {source}", {"source": f"Превет {i}"}, "", {"id": i}) for i in range(500)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.redaction import (
+from merabench.runner.redaction import (
     StreamRedactor,
     redact,
     redact_url,
@@ -123,7 +123,7 @@ def test_url_credentials_and_the_judge_key_are_masked(tmp_path: Path, make_serve
 
 
 def test_the_judge_key_from_its_environment_variable_is_masked(tmp_path: Path, make_server) -> None:
-    from merabench.rows import read_bundled
+    from merabench.rows.row import read_bundled
 
     judge_key = "jk-judge-secret-7777"
     bad_judge = make_server(plan=lambda n, body: "401")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from merabench.pipeline import RunConfig, evaluate
-from merabench.prompts import render_row
 from merabench.report.html import render, script_json
 from merabench.report.rows import PREVIEW_CHARS, collect_rows
-from merabench.rows import read_bundled
+from merabench.rows.prompts import render_row
+from merabench.rows.row import read_bundled
 from merabench.tasks.russianregions.extract import reference_letter
 
 HOSTILE = '</script><script>window.pwned=1</script><!-- & </SCRIPT >'

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from merabench.errors import DataError
-from merabench.results import read_results
+from merabench.formats.results import read_results
 
 DOC = b'{"tasks": {"sage": {"n": 3}}, "settings": {"data": ["bundled"]}}'
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from merabench.datasource import load_for_tasks
 from merabench.errors import DataError
-from merabench.rows import read_bundled, read_hub, read_local, to_task_data
+from merabench.rows.datasource import load_for_tasks
+from merabench.rows.row import read_bundled, read_hub, read_local, to_task_data
 from merabench.tasks import TASKS
 
 ROW = {"instruction": "Исправь ошибки:\n{source}", "inputs": {"source": "Превет, как дила?"},
@@ -107,7 +107,7 @@ def test_the_data_hash_is_orjsons_canonical_bytes_without_leaving_utf8_copies_in
 
     import orjson
 
-    from merabench.rows import read_bundled, rows_sha256
+    from merabench.rows.row import read_bundled, rows_sha256
 
     rows = read_bundled("gorillahard")["test"]
     sizes = [sys.getsizeof(r.inputs["context"]) for r in rows]
@@ -122,8 +122,8 @@ def test_reading_a_rows_catalog_leaves_no_utf8_copy_in_it_and_parses_what_json_p
     import json
     import sys
 
-    from merabench.jsonio import loads
-    from merabench.rows import read_bundled
+    from merabench.rows.jsonio import loads
+    from merabench.rows.row import read_bundled
     from merabench.tasks.gorillahard.metrics import catalog_of
 
     rows = read_bundled("gorillahard")["test"]
@@ -141,7 +141,7 @@ def test_a_request_body_kept_in_flight_takes_about_its_own_length() -> None:
 
     import orjson
 
-    from merabench.jsonio import dumps_kept
+    from merabench.rows.jsonio import dumps_kept
 
     body = {"model": "m", "messages": [{"role": "user", "content": "Каталог инструментов: " * 1200}]}
     tracemalloc.start()

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli
 
-from merabench.prompts import render_row
-from merabench.rows import read_bundled
+from merabench.rows.prompts import render_row
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 # (how the model dresses the reference, what the SAGE/RussianRegions scorer must see with --strip-think)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_command, run_cli, sage_rows, write_jsonl
 
-from merabench.rundir import LOCK_FILE
+from merabench.runner.rundir import LOCK_FILE
 
 
 def lock_is_free(folder: Path) -> bool:
@@ -64,7 +64,7 @@ def test_a_live_run_blocks_a_second_and_a_stopped_one_leaves_no_lock(tmp_path: P
 HOLDER = """
 import multiprocessing, sys, time
 from pathlib import Path
-from merabench.rundir import locked
+from merabench.runner.rundir import locked
 
 with locked(Path(sys.argv[1])):
     child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(120,))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import cli_command, correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.prompts import messages_hash
+from merabench.rows.prompts import messages_hash
 
 
 def server_keys(server) -> list[str]:
@@ -190,9 +190,9 @@ def test_a_rerun_with_another_split_is_refused_and_a_larger_limit_extends_the_ru
 def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Path) -> None:
     """Rows read from the hub at another commit are other data: refused, naming --data; a run that
     could not learn the commit (offline) is compared on its spec alone, and the commit stays."""
-    from merabench.datasource import data_identity
     from merabench.errors import ConfigError
-    from merabench.rundir import check_identity
+    from merabench.rows.datasource import data_identity
+    from merabench.runner.rundir import check_identity
     from merabench.tasks import get_task
 
     task = get_task("russianregions")
@@ -214,7 +214,7 @@ def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_pat
     """A relative path absolute, `generated` as `generated:0`, `TASK=` kept: in results.json as in
     run.json (results.json kept what was typed), so `export lmeval` run from another working
     directory loads the same file again (it wrote an empty doc, target and prompt)."""
-    from merabench.tasks.gorillahard.generator.build import GENERATOR
+    from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
 
     data = write_jsonl(tmp_path / "a.jsonl", sage_rows(4))
     out = tmp_path / "run"
@@ -231,7 +231,7 @@ def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_pat
 
 
 def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(tmp_path: Path) -> None:
-    from merabench.tasks.gorillahard.generator.build import GENERATOR
+    from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
 
     out = tmp_path / "run"
     args = ("run", "--tasks", "gorillahard", "--limit", "3", "--out", str(out), "--no-progress")

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from helpers import correction_of, sage_rows
 
-from merabench.cache import ResponseCache, request_key
 from merabench.errors import BackendError, ConfigError
+from merabench.formats.samples import SampleWriter, read_answers, samples_path
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.records import Answer, Status
-from merabench.rows import TaskData, parse_row
-from merabench.runner import BackendSource, Runner, TaskRun
-from merabench.samples import SampleWriter, read_answers, samples_path
+from merabench.rows.row import TaskData, parse_row
+from merabench.runner.cache import ResponseCache, request_key
+from merabench.runner.loop import BackendSource, Runner, TaskRun
 from merabench.tasks import TASKS
 
 
@@ -139,7 +139,7 @@ def test_a_file_that_is_no_database_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_an_unexpected_error_in_one_worker_stops_the_others() -> None:
-    from merabench.aio import run_pool
+    from merabench.runner.aio import run_pool
 
     started: list[int] = []
 
@@ -180,8 +180,8 @@ def test_prepared_requests_wait_in_batches_bounded_by_their_text_as_well_as_thei
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Requests are rendered ahead of the workers in batches for the cache lookup; long prompts
     (a GorillaHard catalog and files) make small batches, so little text waits in memory."""
-    import merabench.runner as runner_module
-    from merabench.prompts import render_row
+    import merabench.runner.loop as runner_module
+    from merabench.rows.prompts import render_row
 
     rows = task_run(10).data.rows
     longest = max(len(render_row(row)) for row in rows)

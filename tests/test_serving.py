@@ -146,7 +146,7 @@ def test_serve_mistakes_are_one_line(tmp_path: Path) -> None:
 
 
 def test_engine_commands_and_identity() -> None:
-    from merabench.serving import ServeSpec
+    from merabench.models.serving import ServeSpec
 
     vllm = ServeSpec("vllm", "Qwen/Qwen3-8B", args=("--tensor-parallel-size", "2", "--data-parallel-size", "4"))
     assert vllm.argv(8011) == ["vllm", "serve", "Qwen/Qwen3-8B", "--host", "127.0.0.1", "--port", "8011",

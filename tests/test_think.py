@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench import think
-from merabench.think import remove_think, strip_think, think_text
+from merabench.scoring import think
+from merabench.scoring.think import remove_think, strip_think, think_text
 
 
 def test_real_reasoning_answers() -> None:

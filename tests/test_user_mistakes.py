@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli, sage_rows, write_jsonl
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 
 
 @dataclass
@@ -483,8 +483,8 @@ def test_data_from_a_pipe_or_standard_input(tmp_path: Path, how: str) -> None:
 
 FULL_AFTER = '''
 import errno, sys
-from merabench import samples
-from merabench.cli import entry
+from merabench.formats import samples
+from merabench.cli.main import entry
 
 calls = []
 original = samples.SampleWriter.write_many
@@ -531,7 +531,7 @@ def test_a_full_disk_is_one_line_and_the_rerun_resumes(tmp_path: Path, make_serv
 def test_the_hub_token_is_named_only_when_the_hub_refuses(status: int | None, names_token: bool) -> None:
     import types
 
-    from merabench.rows import _hub_failure
+    from merabench.rows.row import _hub_failure
 
     class HubError(Exception):
         response = types.SimpleNamespace(status_code=status) if status else None

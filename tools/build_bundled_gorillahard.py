@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.library import TOOLS
+from merabench.tasks.gorillahard.generator.library.tools import TOOLS
 from merabench.tasks.gorillahard.generator.model import abstain, call, kind_of, reference_tools
-from merabench.tasks.gorillahard.generator.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
+from merabench.tasks.gorillahard.generator.wording.prompts import FORMAT, LAYOUT, WORDINGS, wording_for
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "merabench" / "data" / "gorillahard"
 

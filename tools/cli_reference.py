@@ -65,8 +65,8 @@ def _table(params: list[Any], ctx: Any) -> list[str]:
 
 
 def render() -> str:
-    from merabench.cli import command_group
-    from merabench.cli_help import OTHER, grouped
+    from merabench.cli.help import OTHER, grouped
+    from merabench.cli.main import command_group
 
     group = command_group()
     lines = ["# merabench command-line reference", "",

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from merabench.rows import Row, read_bundled, read_local  # noqa: E402
+from merabench.rows.row import Row, read_bundled, read_local  # noqa: E402
 
 Variant = tuple[str, str]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from merabench.rows import Row, read_bundled, read_local  # noqa: E402
+from merabench.rows.row import Row, read_bundled, read_local  # noqa: E402
 
 LETTERS = "АБВГ"
 Plan = list  # replies in the order the readings are asked; None: the call failed

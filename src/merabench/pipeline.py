@@ -22,19 +22,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from merabench.budget import Budget, Prices
-from merabench.cache import ResponseCache
-from merabench.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.errors import ConfigError, DataError, disk_space
-from merabench.judging import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
-from merabench.memory import release_freed_memory
+from merabench.formats.predictions import PredictionFile, check_made_for, check_shape
+from merabench.formats.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
+from merabench.formats.samples import samples_path
+from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
-from merabench.predictions import PredictionFile, check_made_for, check_shape
-from merabench.prompts import render_row
 from merabench.records import Answer, Status
-from merabench.redaction import (
+from merabench.report.html import write_report
+from merabench.rows.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
+from merabench.rows.prompts import render_row
+from merabench.rows.row import TaskData
+from merabench.runner.budget import Budget, Prices
+from merabench.runner.cache import ResponseCache
+from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
+from merabench.runner.redaction import (
     redact_url,
     register_argv,
     register_environment,
@@ -42,17 +46,13 @@ from merabench.redaction import (
     register_secret,
     register_url,
 )
-from merabench.report.html import write_report
-from merabench.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
-from merabench.rows import TaskData
-from merabench.rundir import check_identity, check_score_folder, locked, make_folder
-from merabench.runner import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
-from merabench.samples import samples_path
-from merabench.scoring import EarlyScores, TaskResult, score_task
+from merabench.runner.rundir import check_identity, check_score_folder, locked, make_folder
+from merabench.scoring.memory import release_freed_memory
+from merabench.scoring.score import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
 
 if TYPE_CHECKING:
-    from merabench.serving import ServeSpec
+    from merabench.models.serving import ServeSpec
 
 CacheScope = Literal["endpoint", "model"]
 
@@ -148,7 +148,7 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
 
 def answer_source(config: RunConfig) -> AnswerSource:
     if config.import_responses is not None:
-        from merabench.batch import ImportedSource, served_model
+        from merabench.formats.batch import ImportedSource, served_model
 
         served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
         return ImportedSource.read(config.import_responses, config.model, config.generation)
@@ -317,7 +317,7 @@ def planned_runs(config: RunConfig) -> list[TaskRun]:
 def export_requests(config: RunConfig, path: Path) -> int:
     """Write the requests the run would still send (none already answered in its --out folder,
     when it exists) as OpenAI Batch input lines; returns how many."""
-    from merabench.batch import request_lines, served_model, write_requests
+    from merabench.formats.batch import request_lines, served_model, write_requests
 
     register_secrets(config)
     model = served_model(config.model)
@@ -335,7 +335,7 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     with disk_space(config.out_dir()):
         if config.serve is None:
             return _evaluate(config, runs, progress=progress, say=say)
-        from merabench.serving import serving
+        from merabench.models.serving import serving
 
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
             return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)

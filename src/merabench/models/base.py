@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from merabench.prompts import Message
+from merabench.rows.prompts import Message
 
 #: the seeds merabench takes, a sampling seed and a GorillaHard generator seed alike: a signed
 #: 64-bit integer (what request bodies, torch and sqlite carry)

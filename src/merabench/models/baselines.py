@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Literal
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.base import Task
 
 BaselineKind = Literal["reference", "copy", "random"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from merabench.errors import ServerRefused
 from merabench.models.concurrency import AdaptiveLimit
-from merabench.redaction import redact_url
+from merabench.runner.redaction import redact_url
 
 MAX_BACKOFF_S = 60.0
 REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up

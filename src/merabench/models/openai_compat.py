@@ -25,14 +25,14 @@ from urllib.parse import urlsplit, urlunsplit
 import aiohttp
 
 from merabench.errors import BackendError, ConfigError, NotSent
-from merabench.jsonio import dumps_kept, loads
 from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.models.concurrency import headroom
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
-from merabench.redaction import redact_url, register_secret, register_url
-from merabench.usage import token_counts
+from merabench.rows.jsonio import dumps_kept, loads
+from merabench.runner.redaction import redact_url, register_secret, register_url
+from merabench.runner.usage import token_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
-from merabench.jsonio import loads
+from merabench.rows.jsonio import loads
 
 POLL_S = 1.0
 GAUGES = {"vllm": ("vllm:num_requests_running", "vllm:num_requests_waiting"),

@@ -23,12 +23,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from merabench.formats.results import KEPT, task_settings
+from merabench.formats.samples import write_atomic
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
-from merabench.results import KEPT, task_settings
-from merabench.rows import Row
-from merabench.rundir import RUN_FILE
-from merabench.samples import write_atomic
+from merabench.rows.row import Row
+from merabench.runner.rundir import RUN_FILE
 from merabench.tasks import TASKS
 from merabench.tasks.base import Aggregation, MetricSpec
 

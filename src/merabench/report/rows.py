@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.jsonio import loads
+from merabench.formats.samples import samples_path
 from merabench.records import NOT_ASKED
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
-from merabench.rows import Row, rows_sha256
-from merabench.samples import samples_path
+from merabench.rows.jsonio import loads
+from merabench.rows.row import Row, rows_sha256
+from merabench.scoring.think import has_think
 from merabench.tasks import TASKS
-from merabench.think import has_think
 
 TEXT_BUDGET = 6_000_000   # bytes of text (answers, references, prompts) over all tasks of a page
 FULL_CHARS = 20_000       # of one field while the budget lasts
@@ -233,8 +233,8 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
     """The evaluated rows of each task (or of those `names`), read again from the data the run
     recorded (for `merabench report DIR`), when they are still there and still the same (their
     hash matches); the hub is not asked (a rebuild works offline)."""
-    from merabench.datasource import load_task_data, spec_for
-    from merabench.results import task_settings
+    from merabench.formats.results import task_settings
+    from merabench.rows.datasource import load_task_data, spec_for
 
     wanted = None if names is None else set(names)
     found = {}

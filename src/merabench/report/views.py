@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.sage.edit_notes import describe, why
 
 #: a verdict line: (what was checked, passed or not (None: not a pass/fail), why); an empty or

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore
 
 

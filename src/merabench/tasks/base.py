@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from merabench import think
-from merabench.judge_protocol import HarnessTemplate
-from merabench.prompts import HistoryIndex, Message, build_messages
+from merabench.judging.protocol import HarnessTemplate
 from merabench.records import Judgement
-from merabench.rows import Row
+from merabench.rows.prompts import HistoryIndex, Message, build_messages
+from merabench.rows.row import Row
+from merabench.scoring import think
 
 
 class Aggregation(StrEnum):

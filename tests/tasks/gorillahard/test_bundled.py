@@ -11,8 +11,8 @@ from helpers import read_jsonl, run_cli, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench.prompts import HistoryIndex
-from merabench.rows import read_bundled
+from merabench.rows.prompts import HistoryIndex
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.aggregate import LEVERS
 from merabench.tasks.gorillahard.metrics import catalog_of

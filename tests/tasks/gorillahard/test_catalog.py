@@ -10,11 +10,11 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench import inputs as inputs_module
-from merabench.inputs import Inputs
-from merabench.rows import Row, compact_rows, read_local
+from merabench.rows import inputs as inputs_module
+from merabench.rows.inputs import Inputs
+from merabench.rows.row import Row, compact_rows, read_local
 from merabench.tasks.gorillahard import metrics
-from merabench.tasks.gorillahard.generator.build import SetPlan, write_set
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 TOOLS = [
     {"name": "files.move", "family": "files", "description": "Перемещает файл.",

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import pytest
 
-from merabench.rows import Row, read_local
+from merabench.rows.row import Row, read_local
 from merabench.tasks import TASKS
-from merabench.tasks.gorillahard.generator.audit import template
-from merabench.tasks.gorillahard.generator.build import SetPlan, _row, write_set
-from merabench.tasks.gorillahard.generator.checks_composition import check_clarify_kinds
-from merabench.tasks.gorillahard.generator.checks_rows import view_of
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, _row, write_set
+from merabench.tasks.gorillahard.generator.checks.audit import template
+from merabench.tasks.gorillahard.generator.checks.composition import check_clarify_kinds
+from merabench.tasks.gorillahard.generator.checks.rows import view_of
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.clarify import (
@@ -24,7 +24,7 @@ from merabench.tasks.gorillahard.generator.families.clarify import (
     MECHANISMS,
     check_ambiguity,
 )
-from merabench.tasks.gorillahard.generator.providers import draw_served
+from merabench.tasks.gorillahard.generator.library.providers import draw_served
 
 CORPUS = build_corpus(9)
 TASK = TASKS["gorillahard"]

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from merabench.tasks.gorillahard.generator import file_layouts
+from merabench.tasks.gorillahard.generator.checks import file_layouts
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import defined_functions, setting
@@ -108,7 +108,7 @@ def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
 def test_the_check_reports_the_least_over_the_kinds_held_to_the_rule(monkeypatch) -> None:
     """The passing detail's minimum is taken over the kinds the rule holds, and names the exempt
     ones (few files, no layouts, no decoys), not 'at least 1 layouts and 0 decoy kinds'."""
-    from merabench.tasks.gorillahard.generator import checks_files
+    from merabench.tasks.gorillahard.generator.checks import files as checks_files
 
     kf = file_layouts.KindFigures
     found = {"env": kf(8, Counter("abc"), Counter("xyz")), "audio": kf(8, Counter("abcd"), Counter()),
@@ -274,7 +274,7 @@ def test_a_key_set_twice_is_marked_overridden_in_every_layout() -> None:
     """The duplicated-key decoy of worker INIs and .env files says above the older assignment that
     a later one overrides it (seed 4242, v14: `name = reports-old` then `name = reports-195`
     unmarked before a purge); the validator's reader finds one such key exactly where it was drawn."""
-    from merabench.tasks.gorillahard.generator.checks_files import _duplicates
+    from merabench.tasks.gorillahard.generator.checks.files import _duplicates
 
     layouts: Counter[tuple[str, str]] = Counter()
     for corpus in CORPORA.values():

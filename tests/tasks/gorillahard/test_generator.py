@@ -12,23 +12,23 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli, write_jsonl
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks import TASKS
-from merabench.tasks.gorillahard.generator.build import SetPlan, _row, generate, write_set
-from merabench.tasks.gorillahard.generator.checks_rows import attached_files, view_of
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, _row, generate, write_set
+from merabench.tasks.gorillahard.generator.checks.rows import attached_files, view_of
+from merabench.tasks.gorillahard.generator.checks.validate import validate
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
+from merabench.tasks.gorillahard.generator.library.providers import draw_served
 from merabench.tasks.gorillahard.generator.model import FORMATS
-from merabench.tasks.gorillahard.generator.numerals import disagreements
-from merabench.tasks.gorillahard.generator.providers import draw_served
-from merabench.tasks.gorillahard.generator.validate import validate
+from merabench.tasks.gorillahard.generator.wording.numerals import disagreements
 
 TASK = TASKS["gorillahard"]
 
 
 @pytest.fixture(scope="module")
 def default_set(tmp_path_factory) -> Path:
-    from merabench.tasks.gorillahard.generator.audit import other_seed_rows
+    from merabench.tasks.gorillahard.generator.checks.audit import other_seed_rows
 
     folder = tmp_path_factory.mktemp("set")
     write_set(SetPlan(seed=3), folder)
@@ -155,7 +155,7 @@ def test_a_last_turn_that_states_its_whole_answer_or_breaks_the_chain_is_caught(
 
 
 def test_an_unintended_typo_and_an_overused_opening_are_caught(tmp_path: Path, default_set: Path) -> None:
-    from merabench.tasks.gorillahard.generator.spelling import DELIBERATE_TYPOS, misspelt
+    from merabench.tasks.gorillahard.generator.wording.spelling import DELIBERATE_TYPOS, misspelt
 
     assert misspelt("Очисти очередь воркера, задчу закрой.") == []  # jargon and a listed typo pass
     assert misspelt("Пасчитай строки «Очисть» в жюрнале.") == ["Пасчитай", "жюрнале"]  # quotes are not checked
@@ -179,7 +179,7 @@ def test_an_unintended_typo_and_an_overused_opening_are_caught(tmp_path: Path, d
 
 
 def test_every_question_keeps_one_form_of_address(default_set: Path) -> None:
-    from merabench.tasks.gorillahard.generator.address import agreeing, forms
+    from merabench.tasks.gorillahard.generator.wording.address import agreeing, forms
 
     assert forms("Помоги, пожалуйста. Посчитайте строки.") == {"ты", "вы"}
     assert forms("Будьте добры, проверьте записи.") == {"вы"} and forms("Слушай, глянь лог.") == {"ты"}
@@ -200,7 +200,7 @@ def test_no_question_says_a_politeness_word_twice() -> None:
     sentence saying which file) never repeat a politeness word it already says: seed 4242 (v14)
     had "Помогите, пожалуйста. Посчитайте, пожалуйста, ..." (row 705) and "обновите, пожалуйста,
     ... Дождитесь, пожалуйста, ..." (row 489). Over seeds 0 and 23, test and shots."""
-    from merabench.tasks.gorillahard.generator.address import agreeing, polite_words
+    from merabench.tasks.gorillahard.generator.wording.address import agreeing, polite_words
 
     assert polite_words("Помогите, пожалуйста. Спасибо!") == {"пожалуйст", "спасиб"}
     assert agreeing(["Помогите, пожалуйста.", "Добрый день."], "Посчитайте, пожалуйста, строки.") == ["Добрый день."]
@@ -218,8 +218,8 @@ def test_a_label_naming_a_tool_names_the_one_the_catalog_serves(default_set: Pat
     the row's catalog serves it, as its reference is: seed 4242 (v14) row 245 recorded
     config.set_retries where its catalog served settings.set_retries. The families' checks read
     the labels back under the library's names."""
-    from merabench.tasks.gorillahard.generator.library import TOOLS
-    from merabench.tasks.gorillahard.generator.providers import CANONICAL, DOTTED_NAME, canonical
+    from merabench.tasks.gorillahard.generator.library.providers import CANONICAL, DOTTED_NAME, canonical
+    from merabench.tasks.gorillahard.generator.library.tools import TOOLS
 
     named = 0
     for split in ("test", "shots"):
@@ -364,7 +364,7 @@ def test_the_manifest_counts_families_with_dialogue_turns_and_sums_to_the_rows(d
 
 
 def test_numerals_agree_with_their_nouns() -> None:
-    from merabench.tasks.gorillahard.generator.numerals import count, ordinal
+    from merabench.tasks.gorillahard.generator.wording.numerals import count, ordinal
 
     assert [count(n, "строка", "accs") for n in (1, 2, 5, 11, 21, 22)] == [
         "1 строку", "2 строки", "5 строк", "11 строк", "21 строку", "22 строки"]
@@ -396,7 +396,7 @@ def test_every_template_with_a_numeral_agrees_for_1_2_5_11_21_22() -> None:
         window_question,
     )
     from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
-    from merabench.tasks.gorillahard.generator.numerals import count
+    from merabench.tasks.gorillahard.generator.wording.numerals import count
 
     morph = pymorphy3.MorphAnalyzer()
     rendered = [window_question(phrasing, n, event) for phrasing in LOG_WINDOW_PHRASINGS for event in LOG_EVENTS
@@ -451,8 +451,8 @@ def test_log_window_questions_read_as_russian(default_set: Path) -> None:
 
 
 def test_the_audit_normalises_templates_and_scores_shortcuts(default_set: Path) -> None:
-    from merabench.rows import read_local
-    from merabench.tasks.gorillahard.generator.audit import keyword_tool, refusal, template, variety
+    from merabench.rows.row import read_local
+    from merabench.tasks.gorillahard.generator.checks.audit import keyword_tool, refusal, template, variety
 
     assert template("Покажи 5 строк журнала logs/api-031.log про «оплату» на db-2.internal") == \
         template("Покажи 12 строк журнала var/log/web.log про «доставку» на cache-1.example.net")
@@ -477,11 +477,11 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     done = run_cli("validate", "gorillahard", str(out), "--audit")
     assert done.returncode == 0, done.stdout
     info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
-    assert len(info) > 8 and "question templates" in info[0] and "always refuse" in info[4]
-    assert info[7].startswith("info file layouts") and all(" layouts (" in line for line in info[8:])
+    assert len(info) > 6 and "question templates" in info[0] and "always refuse" in info[4]
+    assert info[5].startswith("info file layouts") and all(" layouts (" in line for line in info[6:])
     assert "seed 12" in info[4]
-    assert info[5].startswith("info red-team solver: sample_pass_rate ") and info[6].startswith("info by lever: ")
-    assert "no_shortcut_redteam" in done.stdout  # reported on every set, a failure or not
+    # the red-team solver is not part of the package: its figure comes from benchmarks/gorillahard_redteam.py
+    assert "red-team" not in done.stdout and "no_shortcut_redteam" not in done.stdout
     (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
     bare = run_cli("validate", "gorillahard", str(out), "--audit")
     assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr
@@ -600,7 +600,7 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
     problems = failed(copy_set(default_set, tmp_path / "a", one_question))
     assert "templates < 900" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
 
-    from merabench.tasks.gorillahard.generator.audit import keyword_tool
+    from merabench.tasks.gorillahard.generator.checks.audit import keyword_tool
 
     def keyword_references(test, shots):
         for row in test:  # every reference is what the keyword shortcut answers
@@ -615,21 +615,21 @@ def test_wordings_follow_the_cards_split_and_a_drift_is_caught(tmp_path: Path, d
     assert Counter(r["meta"]["wording"] for r in rows) == {0: 252, 1: 235, 2: 227, 3: 249, 4: 206}
 
     def move_one(test, shots):  # a single-turn row to another wording, its instruction with it
-        from merabench.tasks.gorillahard.generator.prompts import LAYOUT, WORDINGS
+        from merabench.tasks.gorillahard.generator.wording.prompts import LAYOUT, WORDINGS
 
         row = next(r for r in test if r["meta"]["wording"] == 0 and r["meta"]["n_turns"] == 1)
         row["meta"]["wording"] = 1
         row["instruction"] = WORDINGS[1] + LAYOUT
 
     assert "composition" in failed(copy_set(default_set, tmp_path / "s", move_one))
-    from merabench.tasks.gorillahard.generator.prompts import wording_schedule
+    from merabench.tasks.gorillahard.generator.wording.prompts import wording_schedule
 
     small = Counter(wording_schedule(100, random.Random(1)))
     assert sum(small.values()) == 100 and max(small.values()) - min(small.values()) <= 5
 
 
 def test_prompts_run_the_cards_lengths_and_a_long_one_is_caught(tmp_path: Path, default_set: Path) -> None:
-    from merabench.prompts import render
+    from merabench.rows.prompts import render
 
     rows = read_jsonl(default_set / "test.jsonl")
     lengths = sorted(len(render(r["instruction"], r["inputs"])) for r in rows)
@@ -659,8 +659,8 @@ def test_a_format_trap_label_on_an_answer_the_decoy_cannot_touch_is_caught(tmp_p
 
 
 def test_a_catalogs_length_is_counted_without_serialising_it() -> None:
-    from merabench.tasks.gorillahard.generator.catalog import catalog_chars
-    from merabench.tasks.gorillahard.generator.library import TOOLS
+    from merabench.tasks.gorillahard.generator.library.catalog import catalog_chars
+    from merabench.tasks.gorillahard.generator.library.tools import TOOLS
 
     for n in (1, 2, 14, 22):
         catalog = [TOOLS[name] for name in random.Random(n).sample(sorted(TOOLS), n)]
@@ -668,7 +668,7 @@ def test_a_catalogs_length_is_counted_without_serialising_it() -> None:
 
 
 def test_every_maker_with_eight_rows_asks_in_more_than_one_phrasing(default_set: Path) -> None:
-    from merabench.tasks.gorillahard.generator.audit import template
+    from merabench.tasks.gorillahard.generator.checks.audit import template
 
     phrasings: dict[str, set[str]] = {}
     rows: Counter[str] = Counter()
@@ -687,7 +687,12 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
     """A set names each tool family after one of three providers (one draw per set, as the card's
     set names each tool one way; another seed draws others); the reference names the tool as the
     catalog does, and a reference under another provider's name is caught."""
-    from merabench.tasks.gorillahard.generator.providers import CANONICAL, FAMILIES, canonical, draw_served
+    from merabench.tasks.gorillahard.generator.library.providers import (
+        CANONICAL,
+        FAMILIES,
+        canonical,
+        draw_served,
+    )
 
     rows = read_jsonl(default_set / "test.jsonl")
     namings = Counter()
@@ -732,9 +737,8 @@ def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to
     tool's library name; a same-capability pair stays alike but for its caveat; a deprecated tool
     names its successor as its own provider serves it; and which operation name a tool has differs
     from set to set."""
-    from merabench.tasks.gorillahard.generator.library import DEPRECATED, PAIRS, TOOLS
-    from merabench.tasks.gorillahard.generator.operations import OPERATIONS
-    from merabench.tasks.gorillahard.generator.providers import (
+    from merabench.tasks.gorillahard.generator.library.operations import OPERATIONS
+    from merabench.tasks.gorillahard.generator.library.providers import (
         CANONICAL,
         DOTTED_NAME,
         NAMES,
@@ -742,6 +746,7 @@ def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to
         canonical_text,
         served_tool,
     )
+    from merabench.tasks.gorillahard.generator.library.tools import DEPRECATED, PAIRS, TOOLS
 
     assert set(OPERATIONS) == set(TOOLS)
     assert len(set(NAMES.values())) == len(NAMES) and not set(CANONICAL) & set(TOOLS)
@@ -781,7 +786,7 @@ def test_providers_name_the_operation_their_own_way_and_every_name_reads_back_to
 def _without_asides(question: str) -> str:
     """The question without the lead-in before it or the tail after it that `with_asides` may put
     there (the request as its family made it, its first letter as the lead-in left it)."""
-    from merabench.tasks.gorillahard.generator.asides import LEAD_INS, TAILS
+    from merabench.tasks.gorillahard.generator.wording.asides import LEAD_INS, TAILS
 
     lead = next((lead for lead in LEAD_INS if question.startswith(lead + " ")), None)
     question = question[len(lead) + 1:] if lead else question
@@ -793,7 +798,7 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
         tmp_path: Path, default_set: Path) -> None:
     from merabench.tasks.gorillahard.generator.families.grounded import WITHHELD_SPECS, withheld_tools
     from merabench.tasks.gorillahard.generator.families.pick import request_of
-    from merabench.tasks.gorillahard.generator.library import TOOLS
+    from merabench.tasks.gorillahard.generator.library.tools import TOOLS
 
     rows = read_jsonl(default_set / "test.jsonl")
     withheld = [r for r in rows if r["meta"]["derivation"].get("request") and "abstain" in json.loads(r["outputs"])]
@@ -824,8 +829,8 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
 def test_a_set_the_nearest_question_of_another_seed_solves_is_caught(default_set: Path) -> None:
     """The gate itself: fed answers that are right on every row, it fails a card-size set and
     names the shortcut; on the generated set it passes with its figure printed."""
-    from merabench.rows import read_local
-    from merabench.tasks.gorillahard.generator.checks_shortcuts import check_shortcuts
+    from merabench.rows.row import read_local
+    from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
 
     rows = read_local(default_set)["test"]
     manifest = json.loads((default_set / "manifest.json").read_text())
@@ -888,7 +893,7 @@ def test_a_refusal_blaming_a_limit_the_files_do_not_break_is_caught(tmp_path: Pa
 def test_every_family_asks_in_at_least_three_phrasings() -> None:
     """Different speakers (plain, polite or chatty, terse): 40 draws of each family show three or
     more question templates once numbers, names and paths are normalised."""
-    from merabench.tasks.gorillahard.generator.audit import template
+    from merabench.tasks.gorillahard.generator.checks.audit import template
 
     few = {}
     for name, family in FAMILIES.items():
@@ -1009,7 +1014,7 @@ def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wr
 def test_optional_arguments_are_needed_and_a_reference_without_one_is_caught(tmp_path: Path,
                                                                             default_set: Path) -> None:
     from merabench.tasks.gorillahard.generator.families.optional import OPTIONAL_CALLS
-    from merabench.tasks.gorillahard.generator.library import TOOLS
+    from merabench.tasks.gorillahard.generator.library.tools import TOOLS
 
     rows = read_jsonl(default_set / "test.jsonl")
     for family in OPTIONAL_CALLS:
@@ -1041,10 +1046,10 @@ def without_argument(source: Path, target: Path, family: str, argument: str) -> 
 
 def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_ignoring_it_is_caught(
         tmp_path: Path, default_set: Path) -> None:
-    from merabench.tasks.gorillahard.generator.address import forms
     from merabench.tasks.gorillahard.generator.families.optional import MISSING, NARROWINGS
-    from merabench.tasks.gorillahard.generator.library import TOOLS
-    from merabench.tasks.gorillahard.generator.providers import canonical_text
+    from merabench.tasks.gorillahard.generator.library.providers import canonical_text
+    from merabench.tasks.gorillahard.generator.library.tools import TOOLS
+    from merabench.tasks.gorillahard.generator.wording.address import forms
 
     rng = random.Random(3)
     for name, narrowing in NARROWINGS.items():
@@ -1070,7 +1075,7 @@ def test_a_narrowing_sentence_is_read_back_as_its_own_value_and_a_reference_igno
 def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
     """A placeholder saying "русская речь" answers asr.detect_language by itself: the reference is
     then one defensible answer of two."""
-    from merabench.tasks.gorillahard.generator.checks_files import check_findings_unsaid
+    from merabench.tasks.gorillahard.generator.checks.files import check_findings_unsaid
 
     family = FAMILIES["speech_language"]
     made = _row(family.make(random.Random("findings"), CORPUS), family, row_id=7, base_id="b", dialog_id="b", turn=0,
@@ -1085,7 +1090,7 @@ def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
 def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: Path) -> None:
     """The same question of the same files with the same reference, under another provider's tool
     name, is the same item twice."""
-    from merabench.tasks.gorillahard.generator.providers import NAMES
+    from merabench.tasks.gorillahard.generator.library.providers import NAMES
 
     def repeat(test, shots):
         source = next(r for r in test if "tool" in json.loads(r["outputs"]) and r["meta"]["n_turns"] == 1)
@@ -1131,7 +1136,7 @@ def test_one_maker_asking_of_the_same_files_with_the_same_answer_is_caught(tmp_p
 def test_rows_without_a_maker_are_told_apart_by_their_question() -> None:
     """A set this generator did not make names no maker: two of its questions over one file with
     one answer are two items (helper-51's review: all such rows shared the empty maker's key)."""
-    from merabench.tasks.gorillahard.generator.checks_structure import item_keys
+    from merabench.tasks.gorillahard.generator.checks.structure import item_keys
 
     answer = '{"tool": "table.max", "args": {"path": "data/t.csv", "column": "t"}}'
     first, second = (item_keys("", "[файл: data/t.csv]", answer, q) for q in ("Максимум?", "Самое большое значение?"))
@@ -1183,7 +1188,7 @@ def test_a_host_list_not_asked_by_status_holds_no_retired_host() -> None:
     ("Резолвни в адреса IPv4 имена хостов из инвентаря. Очень выручите.", 1, "«ты» and «вы» in one question"),
 ])
 def test_a_question_a_reader_trips_over_is_caught(question: str, files: int, found: str) -> None:
-    from merabench.tasks.gorillahard.generator.checks_wording import check_phrasing
+    from merabench.tasks.gorillahard.generator.checks.wording import check_phrasing
     from merabench.tasks.gorillahard.generator.families.common import ended
 
     context = "\n\n".join(f"[файл: logs/a-{n}.log]\nINFO ok" for n in range(files))
@@ -1346,7 +1351,7 @@ def test_the_busiest_server_to_drain_is_one_in_service() -> None:
 def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
     """A cited value of a million or more is looked up as written ('1234567'), not in `:g`'s
     exponent form ('1.23457e+06') that no file holds."""
-    from merabench.tasks.gorillahard.generator.checks_catalogs import check_limits
+    from merabench.tasks.gorillahard.generator.checks.catalogs import check_limits
 
     tools = json.dumps([{"name": "refund", "parameters": {"amount": {"type": "integer", "maximum": 5000}}}])
     context = "[файл: invoices.csv]\ninvoice,amount\nINV-1,1234567\n"
@@ -1360,7 +1365,7 @@ def test_a_refusal_citing_a_million_is_read_as_citing_it() -> None:
 
 
 def test_ids_that_do_not_run_on_are_named() -> None:
-    from merabench.tasks.gorillahard.generator.checks_structure import check_ids
+    from merabench.tasks.gorillahard.generator.checks.structure import check_ids
 
     def rows(*ids: int) -> list[Row]:
         return [Row("", {}, "{}", {"id": i}) for i in ids]
@@ -1374,7 +1379,7 @@ def test_ids_that_do_not_run_on_are_named() -> None:
 
 def test_a_derivation_failure_names_the_tool_as_served(tmp_path: Path, default_set: Path) -> None:
     """The family's 'expected' finding is in the names of the row's catalog, not the library's."""
-    from merabench.tasks.gorillahard.generator.providers import canonical
+    from merabench.tasks.gorillahard.generator.library.providers import canonical
 
     victim = {}
 
@@ -1397,7 +1402,7 @@ def test_a_derivation_failure_names_the_tool_as_served(tmp_path: Path, default_s
 def test_a_cost_pick_on_the_wrong_side_is_caught(tmp_path: Path, default_set: Path) -> None:
     """tiers_by_rule reads the pair from the row's catalog and the side from the question's words:
     a cheap request answered with the dear tool fails it, whatever the derivation records."""
-    from merabench.tasks.gorillahard.generator.checks_tiers import cost_pairs
+    from merabench.tasks.gorillahard.generator.checks.tiers import cost_pairs
 
     victim = {}
 
@@ -1416,7 +1421,7 @@ def test_a_cost_pick_on_the_wrong_side_is_caught(tmp_path: Path, default_set: Pa
 
 
 def test_tiers_by_rule_on_hand_made_rows() -> None:
-    from merabench.tasks.gorillahard.generator.checks_tiers import check_tiers
+    from merabench.tasks.gorillahard.generator.checks.tiers import check_tiers
 
     def tool(name: str, caveat: str) -> dict:
         return {"name": name, "description": "Распознаёт речь в аудиофайле.", "parameters": {"path": {"type": "string"}},
@@ -1460,7 +1465,7 @@ def test_a_cost_pick_wording_without_a_cue_fails_loudly() -> None:
 
 
 def test_attachments_hold_one_or_two_files_as_labelled() -> None:
-    from merabench.tasks.gorillahard.generator.checks_files import check_attachments
+    from merabench.tasks.gorillahard.generator.checks.files import check_attachments
 
     def row(context: str, n_files: int, has_context: str = "yes") -> Row:
         return Row("", {"question": "q", "context": context, "tools": "[]", "format": ""}, "{}",
@@ -1480,7 +1485,7 @@ def test_a_key_set_twice_needs_its_older_assignment_marked() -> None:
     rows 628, 342, 773: a purge's queue) reads the last name only to a lenient parser; the older
     assignment must carry a comment saying it is overridden. .env the same; a key in two sections
     is no duplicate."""
-    from merabench.tasks.gorillahard.generator.checks_files import check_duplicate_keys
+    from merabench.tasks.gorillahard.generator.checks.files import check_duplicate_keys
 
     def row(path: str, text: str) -> Row:
         return Row("", {"question": "q", "context": f"[файл: {path}]\n{text}", "tools": "[]", "format": ""},
@@ -1508,7 +1513,7 @@ def test_a_yaml_mapping_never_holds_a_key_twice() -> None:
     key in two list items, two sections, a block scalar's text or two documents is no duplicate.
     (On seeds 0 and 23 the scanner and PyYAML with a refusing constructor agree on all 153 values
     files with one key line copied below itself.)"""
-    from merabench.tasks.gorillahard.generator.checks_files import check_duplicate_keys
+    from merabench.tasks.gorillahard.generator.checks.files import check_duplicate_keys
 
     def row(text: str) -> Row:
         return Row("", {"question": "q", "context": f"[файл: deploy/helm/values-885.yaml]\n{text}", "tools": "[]",
@@ -1531,7 +1536,7 @@ def test_a_yaml_mapping_never_holds_a_key_twice() -> None:
 def test_a_format_trap_reads_the_value_its_decoy_shadows() -> None:
     """A deploy_scale row passes on its replicas, the value '# replicas: 11' shadows, not on a
     namespace any file names."""
-    from merabench.tasks.gorillahard.generator.checks_files import check_format_traps
+    from merabench.tasks.gorillahard.generator.checks.files import check_format_traps
 
     context = "[файл: values.yaml]\nnamespace: prod\ndeployment: api\n# replicas: 11\nreplicas: 12\n"
 
@@ -1555,7 +1560,7 @@ def test_a_level_pattern_matches_only_its_records() -> None:
     the reference's pattern "WARN" matched 20 lines where 18 are WARN records, and a reader writing
     "[WARN]" failed. A level-word pattern must match exactly the level's records; the generator's
     makers draw such logs only."""
-    from merabench.tasks.gorillahard.generator.checks_files import check_level_patterns
+    from merabench.tasks.gorillahard.generator.checks.files import check_level_patterns
 
     records = "".join(f"[2026-03-14T10:00:{n:02d}.000Z] [WARN] api - slow request\n" for n in range(3))
     quoting = '[2026-03-14T10:01:00.000Z] [DEBUG] config - log level for "WARN" records set to file only\n'
@@ -1673,7 +1678,7 @@ def test_no_catalog_holds_a_tool_that_answers_a_line_request_as_well(default_set
     """«Выведи первые 20 строк файла» is answered by `files.head` and, as well, by
     `files.read_lines` from 1 to 20 (v26 seed 4242 row 161): such tools stay out of the catalogs
     of line requests, and a range of lines starts past the first, where `files.head` would do."""
-    from merabench.tasks.gorillahard.generator.providers import canonical
+    from merabench.tasks.gorillahard.generator.library.providers import canonical
 
     served = {"module_head": {"files.read_lines", "logs.head"}, "tail_log": {"files.read_lines"}}
     rows = [r for r in read_jsonl(default_set / "test.jsonl") if r["meta"]["derivation"]["maker"] in
@@ -1695,8 +1700,8 @@ def test_a_fresh_seed_that_chance_failed_now_validates(seed: int) -> None:
     the host-list rows of seed 100 drew no condition led by a failed check, though 13 of the 14
     shapes of condition. The build now redraws a row that would collapse a kind's layouts or pass
     the tool share (`Spread`), and the guard counts the shapes of condition."""
-    from merabench.tasks.gorillahard.generator.checks_composition import check_mechanisms, check_variety
-    from merabench.tasks.gorillahard.generator.checks_files import check_file_layouts
+    from merabench.tasks.gorillahard.generator.checks.composition import check_mechanisms, check_variety
+    from merabench.tasks.gorillahard.generator.checks.files import check_file_layouts
 
     test, _ = generate(SetPlan(seed=seed))
     rows = [Row(**r) for r in test]

@@ -11,14 +11,14 @@ from dataclasses import replace
 
 import pytest
 
-from merabench.rows import Row
+from merabench.rows.row import Row
+from merabench.tasks.gorillahard.generator.checks.mechanisms import drawn_mechanisms
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.common import View
 from merabench.tasks.gorillahard.generator.families.durations import seconds_in
 from merabench.tasks.gorillahard.generator.families.flagstates import read_flag
 from merabench.tasks.gorillahard.generator.families.hostlists import read_inventory
-from merabench.tasks.gorillahard.generator.mechanisms import drawn_mechanisms
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +151,8 @@ def test_a_collapsed_mechanism_fails_the_guard(corpus) -> None:
 def test_a_dialogue_going_back_to_its_first_request_is_replayed_from_the_history(corpus) -> None:
     """A closing turn may take up the column (the level) of the first request, not the last: the
     replay keeps the opening turn's state, and the last column in its place fails it."""
-    from merabench.tasks.gorillahard.generator.checks_dialogues import dialog_check
-    from merabench.tasks.gorillahard.generator.dialogues import dialogue
+    from merabench.tasks.gorillahard.generator.build.dialogues import dialogue
+    from merabench.tasks.gorillahard.generator.checks.dialogues import dialog_check
 
     back = 0
     for k in range(80):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from merabench.rows import Row, read_bundled
+from merabench.rows.row import Row, read_bundled
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.metrics import dialog_of, lever_of
 

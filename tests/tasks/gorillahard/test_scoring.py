@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.checks import CHECKS
 from merabench.tasks.gorillahard.parse import find_spans, parse_answer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from merabench.tasks.gorillahard.generator import surface
+from merabench.tasks.gorillahard.generator.wording import surface
 
 POOL = tuple(f"wording {n}" for n in range(12))
 
@@ -34,10 +34,10 @@ def test_a_small_pool_keeps_two_wordings() -> None:
 def test_every_column_request_names_one_statistic_and_the_column_in_one_form_of_address() -> None:
     """The column mechanism's check reads the statistic by its accusative and the column by its
     «quotes»: every wording of the (enlarged) pool must carry both, whatever a set draws."""
-    from merabench.tasks.gorillahard.generator.address import forms
     from merabench.tasks.gorillahard.generator.families.common import STATS
     from merabench.tasks.gorillahard.generator.families.refusals import CONCEPTS
     from merabench.tasks.gorillahard.generator.families.tables import COLUMN_ASKS
+    from merabench.tasks.gorillahard.generator.wording.address import forms
 
     assert len(COLUMN_ASKS) >= 21 and len(set(COLUMN_ASKS)) == len(COLUMN_ASKS)
     for concept in CONCEPTS.values():
@@ -65,14 +65,14 @@ def test_a_set_draws_a_third_of_the_column_requests() -> None:
 def test_every_log_window_wording_agrees_and_counts_the_record_it_means() -> None:
     """The window requests of both makers: one form of address, numerals and ordinals agreeing, the
     n-th record said with its ordinal and «по счёту» (what the validator reads), never «последн»."""
-    from merabench.tasks.gorillahard.generator.address import forms
     from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS
     from merabench.tasks.gorillahard.generator.families.logs import (
         LOG_WINDOW_PHRASINGS,
         NTH_PHRASINGS,
         window_question,
     )
-    from merabench.tasks.gorillahard.generator.numerals import count, disagreements, ordinal
+    from merabench.tasks.gorillahard.generator.wording.address import forms
+    from merabench.tasks.gorillahard.generator.wording.numerals import count, disagreements, ordinal
 
     assert len(LOG_WINDOW_PHRASINGS) >= 9 and len(NTH_PHRASINGS) >= 9
     for event, (_, name, gender) in LOG_EVENTS.items():

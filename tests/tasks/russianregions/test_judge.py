@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli, write_jsonl
 
-from merabench.prompts import render_row
-from merabench.rows import read_bundled
+from merabench.rows.prompts import render_row
+from merabench.rows.row import read_bundled
 from merabench.tasks.russianregions.extract import normalize, reference_letter
 from merabench.tasks.russianregions.judge import ANSWER_CLOSE, ANSWER_OPEN, judge_messages, parse_verdict
 

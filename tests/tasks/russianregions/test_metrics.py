@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from merabench.records import Judgement
-from merabench.rows import Row, read_bundled
+from merabench.rows.row import Row, read_bundled
 from merabench.tasks import TASKS
 from merabench.tasks.aggregation import all_or_nothing
 from merabench.tasks.russianregions.judge import parse_verdict

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
 TASK = TASKS["russianregions"]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from helpers import read_jsonl, run_cli, write_jsonl
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 from merabench.tasks.base import SampleScore
 

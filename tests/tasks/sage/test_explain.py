@@ -11,7 +11,7 @@ import pytest
 from merabench.pipeline import ScoreConfig, score_predictions
 from merabench.report.html import render
 from merabench.report.views import SageView
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.sage.metrics import score_example
 from merabench.tasks.sage.task import SageTask
 

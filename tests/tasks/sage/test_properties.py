@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks.sage.edits import extract
 from merabench.tasks.sage.metrics import score_example
 

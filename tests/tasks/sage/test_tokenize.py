@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import spacy_tokens
 
-from merabench.rows import read_bundled
+from merabench.rows.row import read_bundled
 from merabench.tasks.sage import tokenizer_tables
 from merabench.tasks.sage.tokenize import tokenize
 

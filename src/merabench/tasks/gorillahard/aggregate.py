@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
 from merabench.tasks.gorillahard.metrics import NO_REFERENCE, categories, dialog_of, lever_of

@@ -16,9 +16,9 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from merabench.inputs import cut
-from merabench.jsonio import loads
-from merabench.rows import Row
+from merabench.rows.inputs import cut
+from merabench.rows.jsonio import loads
+from merabench.rows.row import Row
 from merabench.tasks.base import SampleScore
 from merabench.tasks.gorillahard.checks import CHECKS, format_checks
 from merabench.tasks.gorillahard.content import CALL_KINDS, Catalog, Reason, judge_content, reason

@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 
 from merabench.records import Judgement
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.gorillahard import aggregate, metrics
 from merabench.tasks.gorillahard.aggregate import BALANCE_FLOOR

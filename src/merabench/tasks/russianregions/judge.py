@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from merabench.prompts import Message
+from merabench.rows.prompts import Message
 
 ANSWER_OPEN, ANSWER_CLOSE = "<<<ОТВЕТ_МОДЕЛИ>>>", "<<<КОНЕЦ_ОТВЕТА>>>"
 TASK_OPEN, TASK_CLOSE = "<<<ЗАДАНИЕ>>>", "<<<КОНЕЦ_ЗАДАНИЯ>>>"

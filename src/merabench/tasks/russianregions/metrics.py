@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from merabench.records import Judgement, commonest_error
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Table
 from merabench.tasks.russianregions.extract import exact_match, extract_letters, readings, reference_letter

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from merabench.judge_protocol import HarnessTemplate, harness_instruction, short_hash
-from merabench.prompts import Message, render_row
+from merabench.judging.protocol import HarnessTemplate, harness_instruction, short_hash
 from merabench.records import Judgement
-from merabench.rows import Row
+from merabench.rows.prompts import Message, render_row
+from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
 from merabench.tasks.russianregions import metrics
 from merabench.tasks.russianregions.extract import LETTERS, readings, reference_letter

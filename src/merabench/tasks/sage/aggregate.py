@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Table
 from merabench.tasks.sage.classify import TYPES

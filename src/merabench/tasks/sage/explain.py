@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from merabench.scoring.think import has_think
 from merabench.tasks.sage.edit_notes import describe, why
 from merabench.tasks.sage.metrics import score_example
-from merabench.think import has_think
 
 
 def explain(source: str, reference: str, hypothesis: str) -> str:

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from merabench.records import Judgement
-from merabench.rows import Row
+from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, MetricSpec, SampleScore, Task
 from merabench.tasks.sage.edit_types import TYPES
 

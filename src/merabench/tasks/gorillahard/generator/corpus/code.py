@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 
-from merabench.tasks.gorillahard.generator import bulk
-from merabench.tasks.gorillahard.generator.corpus import decoys
+from merabench.tasks.gorillahard.generator.corpus import bulk, decoys
 from merabench.tasks.gorillahard.generator.corpus.common import LOGINS, SERVICES, CorpusFile
 from merabench.tasks.gorillahard.generator.model import File
 

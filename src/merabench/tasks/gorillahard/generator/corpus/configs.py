@@ -6,8 +6,7 @@ import json
 import random
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import bulk
-from merabench.tasks.gorillahard.generator.corpus import decoys
+from merabench.tasks.gorillahard.generator.corpus import bulk, decoys
 from merabench.tasks.gorillahard.generator.corpus.common import (
     DOMAINS,
     NAMESPACES,

@@ -17,7 +17,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     phrased,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
-from merabench.tasks.gorillahard.generator.numerals import ordinal
+from merabench.tasks.gorillahard.generator.wording.numerals import ordinal
 
 
 def make_docker_port(rng: random.Random, corpus: Corpus) -> Question:

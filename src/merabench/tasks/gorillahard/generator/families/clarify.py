@@ -39,7 +39,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     split_table,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
-from merabench.tasks.gorillahard.generator.numerals import count
+from merabench.tasks.gorillahard.generator.wording.numerals import count
 
 KINDS = ("two_fit", "held_twice", "unstated", "vague_operation")
 CLARIFY_FAMILY, NEAR_MISS_FAMILY = "clarify_file", "near_miss_clarify"
@@ -670,7 +670,7 @@ def maker(kind: str, ambiguous: bool) -> Callable[[random.Random, Corpus], Quest
 
     def make(rng: random.Random, corpus: Corpus) -> Question:
         # asides reads the families' helpers: imported when a row is made, not with the families
-        from merabench.tasks.gorillahard.generator.asides import with_asides
+        from merabench.tasks.gorillahard.generator.wording.asides import with_asides
 
         for mechanism in rng.sample(mechanisms, len(mechanisms)):
             try:

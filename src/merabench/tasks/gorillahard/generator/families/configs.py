@@ -6,7 +6,6 @@ import random
 import re
 from collections.abc import Callable
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -32,6 +31,7 @@ from merabench.tasks.gorillahard.generator.families.durations import (
     read_timeout,
 )
 from merabench.tasks.gorillahard.generator.model import File, Question, call
+from merabench.tasks.gorillahard.generator.wording import surface
 
 
 def make_deploy_scale(rng: random.Random, corpus: Corpus) -> Question:

@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import split_table
 from merabench.tasks.gorillahard.generator.families.contents import (
@@ -67,7 +66,8 @@ from merabench.tasks.gorillahard.generator.families.criterion import (
     Params,
     Threshold,
 )
-from merabench.tasks.gorillahard.generator.numerals import count
+from merabench.tasks.gorillahard.generator.wording import surface
+from merabench.tasks.gorillahard.generator.wording.numerals import count
 
 
 def _clock(seconds: int) -> str:

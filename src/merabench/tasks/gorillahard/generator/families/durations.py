@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from merabench.tasks.gorillahard.generator import surface
+from merabench.tasks.gorillahard.generator.wording import surface
 
 MILLISECONDS = (750, 1500, 2500, 4000, 5400, 12500, 30000, 45000, 90000, 150000)
 

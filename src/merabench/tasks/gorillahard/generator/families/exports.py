@@ -15,12 +15,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.corpus.common import PEOPLE
 from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only, problems
 from merabench.tasks.gorillahard.generator.families.tickets import download_plan
 from merabench.tasks.gorillahard.generator.model import File, Question, call
+from merabench.tasks.gorillahard.generator.wording import surface
 
 LINKS = ("moved", "test", "old", "months", "plain")
 MONTHS = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь", "ноябрь",

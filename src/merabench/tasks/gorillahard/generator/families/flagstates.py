@@ -17,8 +17,7 @@ import random
 import re
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import bulk, surface
-from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
+from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile, bulk
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
@@ -28,6 +27,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import File, Question, call
+from merabench.tasks.gorillahard.generator.wording import surface
 
 ENVS = ("dev", "qa", "staging", "preprod", "production")
 # what each flag does, as the file describes it (the accusative is the nominative: "отвечает за …")

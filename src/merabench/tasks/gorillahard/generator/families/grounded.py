@@ -44,9 +44,9 @@ from merabench.tasks.gorillahard.generator.families.tickets import (
     ticket_state,
     with_status,
 )
-from merabench.tasks.gorillahard.generator.library import DECOYS, TOOLS, family_of
+from merabench.tasks.gorillahard.generator.library.tools import DECOYS, TOOLS, family_of
 from merabench.tasks.gorillahard.generator.model import Question, call
-from merabench.tasks.gorillahard.generator.numerals import count
+from merabench.tasks.gorillahard.generator.wording.numerals import count
 
 
 def _yaml(text: str) -> dict[str, Any]:

@@ -19,8 +19,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import bulk, surface
-from merabench.tasks.gorillahard.generator.corpus import Corpus
+from merabench.tasks.gorillahard.generator.corpus import Corpus, bulk
 from merabench.tasks.gorillahard.generator.corpus.common import DOMAINS, HOSTNAMES, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -31,6 +30,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import File, Question, call
+from merabench.tasks.gorillahard.generator.wording import surface
 
 ATTRIBUTES = ("env", "role", "status", "check")
 VALUES = {"env": ("production", "staging", "testing"), "role": ("web", "db", "cache", "queue"),

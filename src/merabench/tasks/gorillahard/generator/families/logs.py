@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -16,7 +15,8 @@ from merabench.tasks.gorillahard.generator.families.common import (
     problems,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
-from merabench.tasks.gorillahard.generator.numerals import count, ordinal
+from merabench.tasks.gorillahard.generator.wording import surface
+from merabench.tasks.gorillahard.generator.wording.numerals import count, ordinal
 
 
 def log_with(corpus: Corpus, rng: random.Random, level: str) -> CorpusFile:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
@@ -30,7 +29,8 @@ from merabench.tasks.gorillahard.generator.families.common import (
     split_table,
 )
 from merabench.tasks.gorillahard.generator.model import Question, call
-from merabench.tasks.gorillahard.generator.numerals import count
+from merabench.tasks.gorillahard.generator.wording.address import agreeing
+from merabench.tasks.gorillahard.generator.wording.numerals import count
 
 
 @dataclass(frozen=True)

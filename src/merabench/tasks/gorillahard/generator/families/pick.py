@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 import re
 
-from merabench.tasks.gorillahard.generator.address import agreeing
 from merabench.tasks.gorillahard.generator.families.common import ended
+from merabench.tasks.gorillahard.generator.wording.address import agreeing
 
 # how a question says which of the two attached files it means, by what that file holds and never
 # by its path or name ({which} is a kind's clause): before the request or after it, in many

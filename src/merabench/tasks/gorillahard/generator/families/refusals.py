@@ -32,7 +32,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus
 from merabench.tasks.gorillahard.generator.corpus.logs import LOG_LAYOUTS, needle, restamped
 from merabench.tasks.gorillahard.generator.corpus.tables import render
@@ -68,9 +67,10 @@ from merabench.tasks.gorillahard.generator.families.tickets import (
     ticket_state,
     with_status,
 )
-from merabench.tasks.gorillahard.generator.library import ALIASES, DECOYS, LIMITS
+from merabench.tasks.gorillahard.generator.library.tools import ALIASES, DECOYS, LIMITS
 from merabench.tasks.gorillahard.generator.model import File, Question, abstain, call
-from merabench.tasks.gorillahard.generator.numerals import count, ordinal
+from merabench.tasks.gorillahard.generator.wording import surface
+from merabench.tasks.gorillahard.generator.wording.numerals import count, ordinal
 
 
 @dataclass(frozen=True)

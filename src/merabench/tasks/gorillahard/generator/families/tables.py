@@ -6,7 +6,6 @@ import random
 import re
 from typing import Any
 
-from merabench.tasks.gorillahard.generator import surface
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import (
@@ -28,6 +27,7 @@ from merabench.tasks.gorillahard.generator.families.respelled import (
     respelled,
 )
 from merabench.tasks.gorillahard.generator.model import Question, abstain, call
+from merabench.tasks.gorillahard.generator.wording import surface
 
 
 def summable(table: CorpusFile) -> bool:

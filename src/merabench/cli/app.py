@@ -1,0 +1,63 @@
+"""The `merabench` command's Typer app, its terminal output (consoles, one-line messages) and the
+`--version` flag; the commands live in cli_evaluate.py and cli_tools.py."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard.")
+
+
+# rich is loaded on the first message, not at start-up (a run's first request does not wait for it).
+# Both consoles print text from users, files, servers and models (a folder, a data spec, a model's
+# name): rich's emoji codes are off, so ':smile:' prints as typed, and markup in such text is escaped
+# (`escape`, `say`); only merabench's own words carry markup.
+@functools.cache
+def stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True, emoji=False)  # messages stay one line each, greppable
+
+
+@functools.cache
+def stdout_console() -> Console:
+    from rich.console import Console
+
+    # piped output: don't squeeze tables
+    return Console(emoji=False) if sys.stdout.isatty() else Console(width=160, emoji=False)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as escape_markup
+
+    return escape_markup(text)
+
+
+def say(message: str) -> None:
+    """A line for the user; text from models, servers and files is never read as markup."""
+    stderr_console().print(escape(message), highlight=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from merabench import __version__
+        from merabench.formats.results import git_commit
+
+        commit = git_commit()
+        sys.stdout.write(f"merabench {__version__}" + (f" (commit {commit[:12]})" if commit else "") + "\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def _app_options(version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                                       help="print merabench's version and exit")] = False) -> None:
+    """Run, score and report the MERA tasks SAGE, RussianRegions and GorillaHard."""

@@ -1,0 +1,369 @@
+"""`merabench run` and `merabench score`: flags to a RunConfig / ScoreConfig, then the pipeline."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from merabench.cli.app import app, say, stderr_console, stdout_console
+from merabench.cli.help import CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
+from merabench.cli.options import (
+    GENERATION_FLAGS,
+    MAX_TOKENS,
+    JudgeConcurrency,
+    JudgeKey,
+    JudgeModel,
+    JudgePrompt,
+    JudgeUrls,
+    check_endpoint,
+    check_finite,
+    check_request_fields,
+    failing_tasks,
+    judge_failed_tasks,
+    judge_from_flags,
+    option_given,
+    parse_concurrency,
+    parse_extra_body,
+    print_evaluation,
+    register_flag_secrets,
+    seed_option,
+)
+from merabench.errors import ConfigError, reading
+from merabench.formats.predictions import read_predictions
+from merabench.models import GenerationOptions
+from merabench.models.presets import PRESETS, resolve
+from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
+from merabench.pipeline import export_requests as export_pending
+from merabench.rows.datasource import load_task_data
+from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
+from merabench.tasks import TASKS, get_task
+
+
+def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
+                 system_prompt: str | None, tasks: str) -> tuple[str, GenerationOptions, str | None, dict[str, Any]]:
+    """`export-requests --run DIR`: the model, generation options (its preset applied) and system
+    prompt the run recorded, and its tasks and data, wherever the command does not give them; given
+    options that differ from the run's are refused (the answers could not be imported into it)."""
+    from merabench.formats.results import read_results
+    from merabench.rows.jsonio import loads
+
+    with reading(out_dir / "run.json"):
+        identity = loads((out_dir / "run.json").read_bytes())
+    options = identity.get("options") if isinstance(identity, dict) else None
+    if not isinstance(options, dict):
+        raise ConfigError(f"{out_dir}/run.json records no options: export with explicit options")
+    recorded = GenerationOptions(
+        max_tokens=options.get("max_tokens", 4096), temperature=options.get("temperature"), seed=options.get("seed"),
+        stop=tuple(options.get("stop", ())), extra_body=options.get("extra_body", {}),
+        reasoning_effort=options.get("reasoning_effort"), api_profile=options.get("api_profile", "chat"),
+        drop_params=tuple(options.get("drop_params", ())))
+    if any(option_given(ctx, name) for name in GENERATION_FLAGS) and generation.fingerprint() != recorded.fingerprint():
+        changed = sorted(k for k in set(options) | set(generation.fingerprint())
+                         if options.get(k) != generation.fingerprint().get(k))
+        raise ConfigError(f"the run in {out_dir} was made with other generation options (differing: "
+                          f"{', '.join(changed)}); leave those flags out to export with the run's own")
+    if not option_given(ctx, "model"):
+        model = identity.get("model", model)
+    if not option_given(ctx, "system_prompt"):
+        system_prompt = identity.get("system_prompt")
+    taken = _recorded_tasks(ctx, out_dir, read_results(out_dir, strict=True) or {}, tasks)
+    if "tasks" not in taken and not option_given(ctx, "tasks"):  # a run killed before results.json: its samples
+        found = [name for name in TASKS if (out_dir / f"samples_{name}.jsonl").exists()]
+        if found:
+            taken["tasks"] = ",".join(found)
+    return model, recorded, system_prompt, taken
+
+
+def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any], tasks: str) -> dict[str, Any]:
+    """The tasks of results.json (those a partial rerun kept from an earlier run included, as the
+    report and the submission count them) and the data, split and limit each was run with, where
+    the command does not give them; tasks run with another --split or --limit cannot share one
+    export and are refused, naming them."""
+    from merabench.formats.results import task_settings
+    from merabench.rows.datasource import spec_for
+
+    recorded = [name for name in TASKS if name in (document.get("tasks") or {})]
+    chosen = [t.strip() for t in tasks.split(",") if t.strip()] if option_given(ctx, "tasks") else recorded
+    chosen = [name for name in chosen if name in recorded]
+    if not chosen:
+        return {}
+    taken: dict[str, Any] = {} if option_given(ctx, "tasks") else {"tasks": ",".join(chosen)}
+    settings = {name: task_settings(document, name) for name in chosen}
+    if not option_given(ctx, "data"):
+        specs = {name: spec_for(settings[name].get("data") or (), name) for name in chosen}
+        taken["data"] = ([next(iter(specs.values()))] if len(set(specs.values())) == 1
+                         else [f"{name}={spec}" for name, spec in specs.items()])
+    for key in ("split", "limit"):
+        if option_given(ctx, key):
+            continue
+        values = {name: settings[name].get(key) for name in chosen}
+        if len(set(values.values())) > 1:
+            shown = ", ".join(f"{name} {value if value is not None else 'unset'}" for name, value in values.items())
+            raise ConfigError(f"the tasks in {out_dir} were run with different --{key} ({shown}): export them "
+                              f"one at a time (--tasks), or give --{key}")
+        if values[chosen[0]] is not None:
+            taken[key] = values[chosen[0]]
+    return taken
+
+
+def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, system_prompt: str | None,
+               taken: dict[str, Any]) -> list[str]:
+    """The flags of what `export-requests --run DIR` took from the run rather than the command line:
+    the import's command gives them, so that it answers the same run."""
+    from merabench.formats.batch import generation_flags
+
+    flags = [] if option_given(ctx, "model") else ["--model", model]
+    if not any(option_given(ctx, name) for name in GENERATION_FLAGS):
+        flags += generation_flags(generation)
+    if system_prompt is not None and not option_given(ctx, "system_prompt"):
+        flags += ["--system-prompt", system_prompt]
+    for key, value in taken.items():
+        for one in (value if isinstance(value, list) else [value]):
+            flags += [f"--{key}", str(one)]
+    return flags
+
+
+@app.command(cls=PanelledCommand)
+def run(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random", rich_help_panel=MODEL)] = "reference",
+    tasks: Annotated[str, typer.Option(help="comma-separated tasks", rich_help_panel=DATA)] = ",".join(TASKS),
+    data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC", rich_help_panel=DATA)] = ["bundled"],  # noqa: B006
+    split: Annotated[str, typer.Option(help="split to evaluate", rich_help_panel=DATA)] = "test",
+    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)", rich_help_panel=CONTROL)] = None,
+    base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas", rich_help_panel=MODEL)] = [],  # noqa: B006
+    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)", rich_help_panel=MODEL)] = None,
+    concurrency: Annotated[str, typer.Option(help="requests in flight per endpoint: auto (grown while the server's "
+                                                  "throughput grows, cut when only its latency does) or a number",
+                                             rich_help_panel=CONTROL)] = "auto",
+    max_retries: Annotated[int, typer.Option(min=0, help="retries of a failed request (timeouts, 429, 5xx)", rich_help_panel=CONTROL)] = 5,
+    timeout: Annotated[float, typer.Option(help="per-request timeout, seconds", rich_help_panel=CONTROL)] = 600.0,
+    retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds", rich_help_panel=CONTROL)] = 1.0,
+    preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
+                                                    "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, max=MAX_TOKENS, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0]", rich_help_panel=GENERATION)] = None,
+    seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
+    extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
+    api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
+                                                  "(max_completion_tokens, no temperature or stop unless set), auto "
+                                                  "(chat, adapting to parameters the server refuses)", rich_help_panel=MODEL)] = "chat",
+    drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
+    system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
+    cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
+    cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
+    cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
+                                                  "model: from any endpoint serving the same model name (judge replies likewise)",
+                                                  rich_help_panel=CONTROL)] = "endpoint",
+    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
+                                                   "the leaderboard scores them as text; GorillaHard always removes them)",
+                                              rich_help_panel=GENERATION)] = False,
+    log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record", rich_help_panel=OUTPUT)] = False,
+    fail_on_error: Annotated[float | None, typer.Option(
+        help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]", rich_help_panel=CONTROL)] = None,
+    progress: Annotated[bool, typer.Option(help="live progress bars", rich_help_panel=CONTROL)] = True,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeUrls = [],  # noqa: B006
+    judge_api_key: JudgeKey = None,
+    judge_concurrency: JudgeConcurrency = 16,
+    judge_prompt: JudgePrompt = None,
+    price_in: Annotated[float | None, typer.Option(help="price per million prompt tokens: cost in results and report", rich_help_panel=COST)] = None,
+    price_out: Annotated[float | None, typer.Option(help="price per million completion tokens (reasoning included)", rich_help_panel=COST)] = None,
+    price_file: Annotated[Path | None, typer.Option(help='TOML prices by model: ["gpt-4o-mini"] input = 0.15, output = 0.6', rich_help_panel=COST)] = None,
+    max_cost: Annotated[float | None, typer.Option(help="stop sending once fresh answers cost this much (needs prices); "
+                                                        "rerun to continue", rich_help_panel=COST)] = None,
+    deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue", rich_help_panel=COST)] = None,
+    serve: Annotated[str | None, typer.Option(help="start the model's server for the run: vllm or sglang "
+                                                   "(--model is then the checkpoint path or hub id)", rich_help_panel=SERVING)] = None,
+    serve_cmd: Annotated[str | None, typer.Option(help="the server command instead of --serve, with {port} "
+                                                       "(and {model}) filled in", rich_help_panel=SERVING)] = None,
+    serve_args: Annotated[str | None, typer.Option(help="arguments passed to the server, e.g. "
+                                                        "'--tensor-parallel-size 2 --max-model-len 32768'", rich_help_panel=SERVING)] = None,
+    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each (at most 64, and "
+                                                            "one per GPU present)", rich_help_panel=SERVING)] = 1,
+    serve_gpus: Annotated[str | None, typer.Option(help="each replica's CUDA_VISIBLE_DEVICES, ';' between replicas: "
+                                                        "'0,1;2,3' [default: replica n gets GPU n]", rich_help_panel=SERVING)] = None,
+    serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models", rich_help_panel=SERVING)] = 600.0,
+    serve_env: Annotated[list[str] | None, typer.Option(
+        help="pass this environment variable to the server although it looks like a credential (HF_TOKEN), "
+             "repeatable", rich_help_panel=SERVING)] = None,
+    export_requests: Annotated[Path | None, typer.Option(
+        help="write the requests still to send as OpenAI Batch input lines to this file, and stop", rich_help_panel=OUTPUT)] = None,
+    import_responses: Annotated[Path | None, typer.Option(
+        help="answer from a batch output (OpenAI Batch output, or {custom_id, text} lines) instead of an endpoint", rich_help_panel=MODEL)] = None,
+    config: Annotated[Path | None, typer.Option(help="a TOML file of these options (the flags' names as keys); "
+                                                     "flags given here override it", rich_help_panel=CONTROL)] = None,
+    dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop", rich_help_panel=CONTROL)] = False,
+) -> None:
+    """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
+    register_flag_secrets(api_key, judge_api_key, [*base_url, *judge_base_url])
+    if dump_config:
+        from merabench.cli.config_file import dump
+
+        sys.stdout.write(dump(ctx.params, ctx.command.params))
+        return
+    check_finite("--timeout", timeout, low=0, low_inclusive=False)
+    check_finite("--retry-delay", retry_delay, low=0)
+    check_request_fields(stop, drop_param, reasoning_effort)
+    for url in base_url:
+        check_endpoint(url, "--base-url")
+    if export_requests is not None and import_responses is not None:
+        raise ConfigError("--export-requests and --import-responses exclude each other: export the requests, "
+                          "answer them, then import the answers in a second command")
+    check_finite("--temperature", temperature, low=0)
+    check_finite("--fail-on-error", fail_on_error, low=0, high=1)
+    check_finite("--max-cost", max_cost, low=0, low_inclusive=False)
+    prices = resolve_prices(price_in, price_out, price_file, model)
+    deadline_s = parse_duration(deadline) if deadline is not None else None
+    if cache_scope not in ("endpoint", "model"):
+        raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
+    params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
+                              "stop": tuple(stop) if stop else None})
+    generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
+                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
+                                   reasoning_effort=reasoning_effort, api_profile=api_profile,
+                                   drop_params=tuple(drop_param or ()))
+    if api_profile not in ("chat", "openai-reasoning", "auto"):
+        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    recorded_flags: list[str] = []
+    if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
+        model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation,
+                                                                  system_prompt, tasks)
+        tasks, data, split, limit = (recorded.get(k, v) for k, v in
+                                     (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
+        recorded_flags = _spelt_out(ctx, model, generation, system_prompt, recorded)
+    urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
+    served = None
+    if serve is not None or serve_cmd is not None:
+        import shlex
+
+        from merabench.models.serving import ServeSpec
+
+        check_finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
+        if base_url:
+            raise ConfigError("--serve starts its own endpoint: leave out --base-url")
+        name = model.removeprefix("openai:")
+        try:
+            args = tuple(shlex.split(serve_args or ""))
+        except ValueError as exc:  # an unclosed quotation
+            raise ConfigError(f"--serve-args cannot be split into words: {exc}") from None
+        served = ServeSpec(engine=serve, model=name, args=args, command=serve_cmd,
+                           replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
+                           timeout_s=serve_timeout, env=tuple(serve_env or ()))
+        model = f"openai:{name}"  # the base URLs are known once the servers run
+    config = RunConfig(
+        model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
+        out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
+        concurrency=parse_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
+        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
+        cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
+        log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
+        import_responses=import_responses, serve=served,
+        command=tuple((ctx.obj or {}).get("argv") or ()),
+        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
+                               max_retries, timeout, retry_delay, cache_scope))
+    if export_requests is not None:
+        from merabench.formats.batch import import_command
+
+        count = export_pending(config, export_requests)
+        command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
+        say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input); answer them, then import the "
+            f"batch's output file in place of OUTPUT.jsonl with: {command}")
+        return
+    sink = None
+    if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and stderr_console().is_terminal:
+        from merabench.cli.progress import RichProgress  # rich's live display: only for a terminal
+
+        sink = RichProgress(stderr_console())
+    if sink is not None:
+        with sink:
+            result = evaluate(config, progress=sink, say=say)
+    else:
+        result = evaluate(config, say=say)
+    print_evaluation(result, prices)
+    say(f"answers and results in {result.out}/ (open report.html)")
+    judge_failed = _said_judge_failed(result)
+    if result.stopped_by:
+        stopped = result.document.get("stopped", {})
+        say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
+            f"{stopped.get('continue', 'the same command')} (exit {STOPPED_EXIT})")
+        raise typer.Exit(STOPPED_EXIT)
+    failing = failing_tasks(list(result.tasks.values()), fail_on_error)
+    if failing:
+        reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
+        say(f"{reason}: " + "; ".join(failing))
+        raise typer.Exit(1)
+    if judge_failed:
+        raise typer.Exit(1)
+
+
+def _said_judge_failed(result: Evaluation) -> bool:
+    """Say which tasks lack their judge metrics because the judge answered nothing; the answers
+    are kept, so the same command asks the judge again."""
+    failed = judge_failed_tasks(list(result.tasks.values()))
+    if failed:
+        say("; ".join(failed) + " (the answers are kept: once the judge answers, the same command judges them "
+            "again)")
+    return bool(failed)
+
+
+@app.command(cls=PanelledCommand)
+def score(
+    task: Annotated[str, typer.Argument(help="the task the predictions answer")],
+    predictions: Annotated[Path, typer.Option(help="{id, output} records as JSONL or a JSON list, a merabench "
+                                                   "samples file, a MERA submission JSON/ZIP, or lm-eval "
+                                                   "samples_*.jsonl; - reads standard input")],
+    data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
+    split: str = "test",
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
+    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
+                                                   "the leaderboard scores them as text; GorillaHard always removes them)")] = False,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeUrls = [],  # noqa: B006
+    judge_api_key: JudgeKey = None,
+    judge_concurrency: JudgeConcurrency = 16,
+    judge_prompt: JudgePrompt = None,
+    cache: Annotated[bool, typer.Option(help="use the cache for judge replies")] = True,
+    cache_path: Annotated[Path | None, typer.Option(help="sqlite cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
+    explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
+) -> None:
+    """Score saved answers without any model (an LLM judge is asked only if one is set)."""
+    register_flag_secrets(None, judge_api_key, judge_base_url)
+    the_task = get_task(task)
+    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
+    found = read_predictions(predictions, the_task.mera_name)
+    answers = found.answers
+    if explain is not None:
+        _explainable(the_task.name, data, split, answers, explain)
+    config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
+                         data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
+                         cache_path=cache_path, judge=judge, made=found)
+    result = score_predictions(config, say=say)
+    print_evaluation(result)
+    if explain is not None:
+        _explain(the_task.name, data, split, answers, explain, strip_think)
+    if _said_judge_failed(result):
+        raise typer.Exit(1)
+
+
+def _explainable(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int) -> None:
+    """--explain's row exists and has an answer: checked before any scoring."""
+    if not any(r.id == row_id for r in load_task_data(get_task(task_name), data, split).rows):
+        raise ConfigError(f"--explain {row_id}: no row with that id in {data}")
+    if answers.get(row_id) is None:
+        raise ConfigError(f"--explain {row_id}: the predictions have no answer for that row")
+
+
+def _explain(task_name: str, data: str, split: str, answers: dict[int, str | None], row_id: int, strip: bool) -> None:
+    task = get_task(task_name)
+    row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
+    stdout_console().print(f"\n[bold]row {row_id}[/bold]")
+    stdout_console().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+              highlight=False)

@@ -1,0 +1,274 @@
+"""The commands around a run: generate and validate GorillaHard sets, submission, export, report,
+compare and tasks."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from merabench.cli.app import app, escape, say, stderr_console, stdout_console
+from merabench.cli.options import seed_option
+from merabench.errors import ConfigError, writing
+from merabench.report.html import write_report
+from merabench.rows.datasource import load_task_data
+from merabench.tasks import TASKS, get_task
+
+#: the largest set `generate` makes (about 8.5 times the card's; it is built in memory, ~26 KB a row)
+MAX_GENERATED_ROWS = 10_000
+
+
+def _generator_task(task: str, command: str) -> None:
+    if get_task(task).name != "gorillahard":
+        does = {"generate": "makes new GorillaHard question sets",
+                "validate": "checks a GorillaHard set made by `merabench generate`"}[command]
+        raise ConfigError(f"{command} {does}; only gorillahard has a question generator, not {task} "
+                          "(other tasks' data is checked as it is read, by run or score --data PATH)")
+
+
+@app.command()
+def generate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for test.jsonl, shots.jsonl, manifest.json")],
+    seed: Annotated[int, seed_option("a new seed gives a new set; the same seed, the same bytes")] = 0,
+    rows: Annotated[int, typer.Option(min=1, max=MAX_GENERATED_ROWS,
+                                      help="evaluated rows, dialogue turns included")] = 1169,
+    dialogues: Annotated[int, typer.Option(min=0, help="dialogues (2-5 turns each) among the rows")] = 30,
+    force: Annotated[bool, typer.Option("--force", help="write over a set --out already holds (refused without "
+                                                        "it)")] = False,
+) -> None:
+    """Generate a fresh GorillaHard-style question set."""
+    _generator_task(task, "generate")
+    from merabench.tasks.gorillahard.generator.build.generate import SetPlan, existing_set, write_set
+
+    _check_sizes(rows, dialogues)
+    held = existing_set(out_dir) if out_dir.is_dir() else None
+    if held is not None and not force:
+        raise ConfigError(f"--out {out_dir} already holds {held}; pass --force to write over it, or give another --out")
+    started = time.monotonic()
+    test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
+    say(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
+        f"check it with: merabench validate {task} {out_dir}")
+
+
+def _check_sizes(rows: int, dialogues: int) -> None:
+    """--rows and --dialogues make a set: its rows hold each dialogue's evaluated turn and at least
+    one single-turn row per question maker; else one line with the numbers given and those that work."""
+    from merabench.tasks.gorillahard.generator.build.generate import MIN_SINGLES
+
+    singles = rows - dialogues
+    if singles >= MIN_SINGLES:
+        return
+    works = []
+    if dialogues + MIN_SINGLES <= MAX_GENERATED_ROWS:
+        works.append(f"--rows {dialogues + MIN_SINGLES} or more")
+    if rows >= MIN_SINGLES:
+        works.append(f"--dialogues {rows - MIN_SINGLES} or fewer")
+    if not works:
+        works.append(f"--rows {MAX_GENERATED_ROWS} with --dialogues {MAX_GENERATED_ROWS - MIN_SINGLES} or fewer")
+    fix = f"give {', or '.join(works)}"
+    if dialogues >= rows:
+        raise ConfigError(f"--dialogues {dialogues} must be fewer than --rows {rows} (the rows count each dialogue's "
+                          f"evaluated turn, beside at least {MIN_SINGLES} single-turn rows): {fix}")
+    raise ConfigError(f"--rows {rows} with --dialogues {dialogues} leaves {singles} single-turn rows; a set needs at "
+                      f"least {MIN_SINGLES} (one per question maker): {fix}")
+
+
+@app.command()
+def validate(
+    task: Annotated[str, typer.Argument(help="gorillahard")],
+    folder: Annotated[Path, typer.Argument(help="a folder with test.jsonl and shots.jsonl")],
+    audit: Annotated[bool, typer.Option(help="also print the set's variety and the shortcut baselines' scores "
+                                             "(against a set of the next seed)")] = False,
+) -> None:
+    """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
+    _generator_task(task, "validate")
+    from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
+
+    checks = run_checks(folder)
+    for check in checks:
+        mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
+        stdout_console().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)
+    if audit:
+        from merabench.tasks.gorillahard.generator.checks.audit import audit_lines
+
+        for line in audit_lines(folder):
+            stdout_console().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
+    failed = [c.name for c in checks if not c.ok and c.enforced]
+    if failed:
+        stderr_console().print(f"[red]{len(failed)} check(s) failed:[/red] {escape(', '.join(failed))}", highlight=False)
+        raise typer.Exit(1)
+
+
+@app.command()
+def submission(
+    run_dir: Annotated[Path | None, typer.Option("--run", help="a `merabench run` folder to package")] = None,
+    out_zip: Annotated[Path, typer.Option("--out", help="the ZIP to write, or to check with --check")] = Path(
+        "submission.zip"),
+    check: Annotated[bool, typer.Option(help="only check --out against the format (and --data's test ids)")] = False,
+    data: Annotated[str | None, typer.Option(help="bundled | hub | PATH: check ids against this test split")] = None,
+    allow_incomplete: Annotated[bool, typer.Option(help="package a run with missing tasks or rows anyway")] = False,
+) -> None:
+    """Write a MERA submission ZIP from a run folder, or check one."""
+    from merabench.formats.submission import check_submission, write_submission
+
+    counts: dict[str, int] = {}
+    incomplete: list[str] = []
+    if not check:
+        if run_dir is None:
+            raise ConfigError("--run DIR is needed to write a submission (or pass --check)")
+        counts, incomplete = write_submission(run_dir, out_zip, allow_incomplete=allow_incomplete)
+        say(f"wrote {out_zip}: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
+        for problem in incomplete:
+            say(f"incomplete (--allow-incomplete): {problem}")
+    expected = None
+    if data is not None:
+        expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
+    found = check_submission(out_zip, expected)
+    allowed: list[str] = []
+    if not check and allow_incomplete:  # what --allow-incomplete let through: named below, not an error
+        allowed = [p for p in found if p.endswith(": missing") or "missing (first" in p]
+        found = [p for p in found if p not in allowed]
+    for problem in found:
+        say(f"problem: {problem}")
+    if found:
+        raise typer.Exit(1)
+    if allowed or incomplete:
+        say(f"{out_zip}: the format is right, but it is incomplete: {_gaps(counts, incomplete)}; MERA needs every "
+            "task and row (`submission --check` fails until they are there)")
+        return
+    say(f"{out_zip}: the format is right, " + ("and every test row is there" if expected else
+        "with every task; rows were not checked against a test split (--data hub|PATH does that)"))
+
+
+def _gaps(counts: dict[str, int], incomplete: list[str]) -> str:
+    """What an --allow-incomplete submission lacks, by task: `GorillaHard missing; SAGE: rows without an answer`."""
+    missing = [t.mera_name for t in TASKS.values() if t.mera_name not in counts]
+    short = [name for name in counts if any(p.startswith(f"{name}:") for p in incomplete)]
+    parts = ([f"{', '.join(missing)} missing"] if missing else []) + (
+        [f"{', '.join(short)}: rows without an answer"] if short else [])
+    return "; ".join(parts) or "; ".join(incomplete)
+
+
+@app.command()
+def export(
+    kind: Annotated[str, typer.Argument(help="the format: lmeval (lm-evaluation-harness 0.4 logs)")],
+    run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")],
+    out: Annotated[Path, typer.Option(help="the folder to write results_<stamp>.json and samples_<task>_<stamp>.jsonl")],
+    allow_incomplete: Annotated[bool, typer.Option(help="export a run with failed or unasked rows, leaving them out")] = False,
+) -> None:
+    """Write a finished run's logs in another tool's format (lmeval: what lm-eval and MERA's packer read)."""
+    if kind != "lmeval":
+        raise ConfigError(f"unknown export format '{kind}'; known: lmeval")
+    from merabench.formats.lmeval import export_lmeval
+
+    written, left_out = export_lmeval(run_dir, out, allow_incomplete=allow_incomplete)
+    for path in written:
+        say(f"wrote {path}")
+    for problem in left_out:
+        say(f"left out (--allow-incomplete): {problem}")
+
+
+@app.command()
+def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")]) -> None:
+    """Write (again) the self-contained report.html of a run or score folder."""
+    if not (run_dir / "results.json").exists():
+        raise ConfigError(f"{run_dir} has no results.json")
+    say(f"wrote {write_report(run_dir)}")  # a folder's name is text, not markup: runs/[exp]/
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="two run or score folders (a paired comparison), or more "
+                                                     "(a leaderboard)")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="also write the comparison here")] = None,
+    html_out: Annotated[Path | None, typer.Option("--html", help="also write the leaderboard as a self-contained "
+                                                                 "page here")] = None,
+) -> None:
+    """Two runs: second minus first per metric, in the metric's own unit, with 95 % paired bootstrap
+    intervals. More runs: a leaderboard of their headline metrics. Only rows whose content is equal
+    in every run are compared."""
+    from merabench.formats.compare import compare_runs, leaderboard, to_json
+
+    if len(runs) < 2:
+        raise ConfigError("compare needs at least two run folders")
+    if len(runs) == 2:
+        result = compare_runs(runs[0], runs[1])
+        _print_paired(result)
+    else:
+        result = leaderboard(runs)
+        _print_leaderboard(result)
+    if html_out is not None:
+        from merabench.formats.samples import write_atomic
+        from merabench.report.leaderboard import render
+
+        with writing(html_out, "--html"):  # a folder, a missing parent: one line, not a traceback
+            write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
+        say(f"wrote {html_out}")
+    if json_out is not None:
+        from merabench.formats.samples import write_atomic
+
+        with writing(json_out, "--json"):
+            write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
+
+
+def _print_paired(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from merabench.formats.compare import headline_first
+
+    table = Table(title=escape(f"{result['second']} minus {result['first']}"), title_justify="left")
+    for column in ("task", "metric", "unit", "first", "second", "difference", "95 % interval", "units",
+                   "second better", "first better"):
+        table.add_column(column, justify="left" if column in ("task", "metric", "unit") else "right")
+    for task, metrics in result["tasks"].items():
+        for n, name in enumerate(headline_first(task, metrics)):
+            m = metrics[name]
+            significant = m["low"] > 0 or m["high"] < 0
+            table.add_row(task if n == 0 else "", name, m["unit"], f"{m['first']:.4f}", f"{m['second']:.4f}",
+                          f"{m['difference']:+.4f}" + (" *" if significant else ""),
+                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]),
+                          "" if m["second_better"] is None else str(m["second_better"]),
+                          "" if m["first_better"] is None else str(m["first_better"]))
+    stdout_console().print(table)
+    stdout_console().print("* the interval excludes 0")
+    for note in result["notes"]:
+        say(f"note: {note}")
+
+
+def _print_leaderboard(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from merabench.report.leaderboard import cell_text, versus_best
+
+    for name, task in result["tasks"].items():
+        metrics = [m.name for m in TASKS[name].metrics if any(m.name in r["metrics"] for r in task["runs"])]
+        table = Table(title=f"{name}: {task['rows']} rows shared by every run, ranked by {task['ranked_by']}",
+                      title_justify="left")
+        for column in ("rank", "run", "model", "data", *metrics):
+            table.add_column(column, justify="left" if column in ("run", "model", "data") else "right")
+        for run in task["runs"]:
+            cells = [f"{cell_text(c)}\n{versus_best(c)}" if (c := run["metrics"].get(m)) else "—" for m in metrics]
+            table.add_row(str(run.get("rank", "")), escape(run["folder"]), escape(run["model"]), escape(run["data"]),
+                          *(escape(c) for c in cells))
+        stdout_console().print(table)
+    stdout_console().print("each value with its 95 % interval; under it the paired difference from the best run "
+                    "(*: its interval excludes 0)")
+    for note in result["notes"]:
+        say(f"note: {note}")
+
+
+@app.command("tasks")
+def list_tasks() -> None:
+    """List the tasks with their data sources and metrics."""
+    for t in TASKS.values():
+        stdout_console().print(f"[bold]{t.name}[/bold] ({t.mera_name}) — {t.description}", soft_wrap=True)
+        if t.uses_judge:
+            stdout_console().print("  judge:   --judge-model openai:<model> --judge-base-url URL (or LM_EVAL_JUDGE_*)", soft_wrap=True)
+        stdout_console().print(f"  data:    bundled (default) | hub: {t.hub_id} (splits test, shots) | "
+                  "local: JSONL, JSON list, task JSON, folder with test.jsonl/shots.jsonl", soft_wrap=True)
+        for m in t.metrics:
+            stdout_console().print(f"  metric:  {m.name}{' (headline)' if m.headline else ''} — {m.description}", soft_wrap=True)
+        stdout_console().print()

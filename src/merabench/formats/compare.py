@@ -1,0 +1,449 @@
+"""Runs side by side, every metric in its own unit.
+
+Two runs (`compare_runs`): per task and metric, the second run's aggregate minus the first's over
+the units both share - rows for a mean, groups for an all-or-nothing group metric (dialogues for
+GorillaHard's dialog_pass_rate), levers for balance_score, and corpus-level metrics recomputed over
+the shared rows - with a paired bootstrap interval that resamples that unit (stats.py).
+
+Rows are matched by content, not by id alone: a row is shared when every run's data hold the same
+row (the hash of its canonical JSON) under its id, so runs of different data are compared only
+over what they share, and the result says how many rows were left out. Several runs
+(`leaderboard`): each run's headline metrics over the rows all runs share, with their 95 %
+intervals, a rank, and whether each run differs significantly from the best one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from merabench.errors import ConfigError, DataError, reading
+from merabench.formats.results import RESULTS_FILE, task_settings
+from merabench.formats.samples import read_records, samples_path
+from merabench.rows.datasource import load_task_data, spec_for
+from merabench.rows.row import Row, rows_sha256
+from merabench.scoring.stats import (
+    interval,
+    metric_interval,
+    paired_balance_difference,
+    paired_difference,
+    resampled,
+)
+from merabench.tasks import TASKS
+from merabench.tasks.aggregation import (
+    aggregate_metric,
+    geometric_mean,
+    group_means,
+    group_outcome,
+    groups_of,
+    values_of,
+)
+from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
+
+# corpus-level figures are recomputed whole on each resample: 200 resamples, fewer past 1,000 rows
+# (at least 50) so a big set stays within seconds; the count depends only on the rows, so reruns agree
+CORPUS_RESAMPLES = 200
+CORPUS_CELLS = 200_000
+
+
+@dataclass(frozen=True)
+class TaskRecords:
+    """One task of one run: its rows (None when its data cannot be loaded again as they were) and
+    a score per record (None where the row was not scored)."""
+
+    source: str
+    data_sha256: str | None
+    rows: dict[int, Row] | None
+    scores: dict[int, SampleScore | None]
+    own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
+    scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
+
+
+@dataclass(frozen=True)
+class Run:
+    folder: Path
+    model: str
+    tasks: dict[str, TaskRecords]
+
+
+@functools.cache
+def _load(task_name: str, spec: str, split: str) -> tuple[Row, ...] | None:
+    """A task's rows from a data spec, loaded once per process (runs of one set share them)."""
+    try:
+        return tuple(load_task_data(TASKS[task_name], spec, split).rows)
+    except (ConfigError, DataError):
+        return None
+
+
+def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dict[int, Row] | None:
+    """The run's rows loaded again from its data spec, if they are still what the run evaluated."""
+    loaded = _load(task.name, spec_for(list(settings.get("data") or ()), task.name), settings.get("split") or "test")
+    if loaded is None:
+        return None
+    rows = list(loaded)
+    if isinstance(settings.get("limit"), int):
+        rows = rows[:settings["limit"]]
+    if recorded_sha is not None and rows_sha256(rows) != recorded_sha:
+        return None  # the file changed since the run: its rows are not the ones scored
+    return {row.id: row for row in rows}
+
+
+def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+    """The settings a task's scores depend on besides the answers: --strip-think (for a task whose
+    scoring keeps think blocks) and the judge (for a judged task)."""
+    out: dict[str, Any] = {}
+    think = result.get("think")
+    if isinstance(think, dict) and "strip_think" in think:
+        out["strip_think"] = bool(think["strip_think"])
+    if task.uses_judge:
+        judge = settings.get("judge")
+        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if isinstance(judge, dict) else None
+    return out
+
+
+def load_run(folder: Path) -> Run:
+    path = folder / RESULTS_FILE
+    if not path.exists():
+        raise ConfigError(f"{folder}: not a run or score folder (no {RESULTS_FILE})")
+    with reading(path):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
+        raise DataError("has no tasks", file=str(path))
+    tasks = {}
+    for name, result in doc["tasks"].items():
+        if name not in TASKS or not samples_path(folder, name).exists():
+            continue
+        records = read_records(samples_path(folder, name))
+        scores = {i: SampleScore(r["metrics"], r.get("details") or {}) if r.get("metrics") else None
+                  for i, r in records.items()}
+        sha = result.get("data_sha256") if isinstance(result, dict) else None
+        settings = task_settings(doc, name)  # a task kept from an earlier run in the folder: that run's
+        tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
+                                  own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
+                                  scoring=_scoring(TASKS[name], result, settings))
+    return Run(folder, str(doc.get("model", "")), tasks)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The rows every run holds with the same content, in the first run's order."""
+
+    ids: list[int]
+    rows: list[Row] | None      # None: matched by the data hash, rows unavailable (no group metrics)
+    left_out: int
+    note: str | None = None
+
+
+def shared_rows(task: str, parts: Sequence[TaskRecords]) -> Shared:
+    every = set().union(*(p.scores for p in parts))
+    common = set.intersection(*(set(p.scores) for p in parts))
+    if all(p.rows is not None for p in parts):
+        first = parts[0].rows or {}
+        hashes = [{i: rows_sha256([r]) for i, r in (p.rows or {}).items() if i in common} for p in parts]
+        ids = [i for i in first if i in common and all(h.get(i) == hashes[0][i] for h in hashes[1:])]
+        return Shared(ids, [first[i] for i in ids], len(every) - len(ids))
+    shas = {p.data_sha256 for p in parts}
+    if len(shas) == 1 and None not in shas:
+        ids = sorted(common)
+        return Shared(ids, None, len(every) - len(ids), f"{task}: a run's data could not be loaded again; rows "
+                      "paired by id (the data hashes are equal), group and corpus metrics left out")
+    raise ConfigError(f"{task}: cannot tell which rows the runs share: a run's data cannot be loaded again as it "
+                      "was and the runs' data hashes differ")
+
+
+def _scores(part: TaskRecords, ids: Sequence[int]) -> list[SampleScore | None]:
+    return [part.scores.get(i) for i in ids]
+
+
+def _aggregate(spec: MetricSpec, rows: Sequence[Row] | None, scores: Sequence[SampleScore | None]) -> float | None:
+    if spec.aggregation is not Aggregation.MEAN and rows is None:
+        return None
+    return aggregate_metric(spec, rows or [], scores)[0]
+
+
+def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+                 second: Sequence[SampleScore | None]) -> tuple[list[float], list[float]] | None:
+    """One per-row metric's values in the units both runs carry it in (rows for a mean, group
+    outcomes or means for a group metric), paired; None for a group metric without the rows."""
+    a, b = values_of(spec.name, first), values_of(spec.name, second)
+    if spec.aggregation is Aggregation.MEAN:
+        keep = [k for k in range(len(a)) if a[k] is not None and b[k] is not None]
+        return [a[k] for k in keep], [b[k] for k in keep]  # type: ignore[misc]
+    if rows is None:
+        return None
+    if spec.aggregation is Aggregation.ALL_OR_NOTHING:
+        oa = {k: group_outcome(m) for k, m in groups_of(spec, rows, a).items()}
+        ob = {k: group_outcome(m) for k, m in groups_of(spec, rows, b).items()}
+        keys = [k for k, v in oa.items() if v is not None and ob.get(k) is not None]
+        return [oa[k] for k in keys], [ob[k] for k in keys]  # type: ignore[misc]
+    ma, mb = group_means(groups_of(spec, rows, a)), group_means(groups_of(spec, rows, b))
+    keys = [k for k in ma if k in mb]
+    return [ma[k] for k in keys], [mb[k] for k in keys]
+
+
+def metric_difference(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+                      second: Sequence[SampleScore | None]) -> dict[str, Any] | None:
+    """second - first for one per-row metric over the units both carry it in, with its interval
+    (None with fewer than two such units, or for a group metric without the rows)."""
+    paired = paired_units(spec, rows, first, second)
+    if paired is None or len(paired[0]) < 2:
+        return None
+    pa, pb = paired
+    if spec.aggregation is Aggregation.BALANCE:
+        result = paired_balance_difference(pa, pb, spec.floor)
+        levels = (geometric_mean(pa, spec.floor), geometric_mean(pb, spec.floor))
+    else:
+        result = paired_difference(pa, pb)
+        levels = (float(np.mean(pa)), float(np.mean(pb)))
+    if result is None:
+        return None
+    return {**result, "unit": spec.unit_name, "first": levels[0], "second": levels[1]}
+
+
+def left_out(task: Task, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
+             second: Sequence[SampleScore | None], compared: dict[str, Any]) -> list[str]:
+    """A line per metric of the task that has no comparison, saying why."""
+    lines, neither = [], []
+    for spec in task.metrics:
+        if spec.name in compared:
+            continue
+        if spec.derived:
+            if rows is not None:
+                lines.append(f"{task.name}: {spec.name} left out: fewer than 2 rows both runs scored")
+            continue  # without the rows: shared_rows's note says group and corpus metrics are left out
+        paired = paired_units(spec, rows, first, second)
+        if paired is None:
+            continue
+        if not any(v is not None for v in values_of(spec.name, first) + values_of(spec.name, second)):
+            neither.append(spec.name)
+            continue
+        pa, pb = paired
+        unit = spec.unit_name.rstrip("s") if len(pa) == 1 else spec.unit_name
+        values = f" (first {pa[0]:.4f}, second {pb[0]:.4f})" if len(pa) == 1 else ""
+        lines.append(f"{task.name}: {spec.name} left out: {len(pa)} {unit} both runs score{values}; a paired "
+                     "interval needs at least 2")
+    if neither:
+        lines.append(f"{task.name}: {', '.join(neither)} left out: in neither run's scores (e.g. no judge, or no "
+                     "row it applies to)")
+    return lines
+
+
+def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleScore | None],
+                       second: Sequence[SampleScore | None]) -> dict[str, dict[str, Any]]:
+    """The task's corpus-level metrics recomputed over the rows both scored, and an interval from
+    resampling those rows (each resample aggregated whole)."""
+    derived = [m.name for m in task.metrics if m.derived]
+    keep = [k for k in range(len(rows)) if first[k] is not None and second[k] is not None]
+    if not derived or len(keep) < 2:
+        return {}
+    kept_rows = [rows[k] for k in keep]
+    # derived figures come from the details, not the per-row values: without those, each resample's
+    # aggregation skips the per-row means it does not need
+    a = [SampleScore({}, first[k].details) for k in keep]  # type: ignore[union-attr]
+    b = [SampleScore({}, second[k].details) for k in keep]  # type: ignore[union-attr]
+
+    def both(indices: Sequence[int]) -> tuple[dict[str, float], dict[str, float]]:
+        picked = [kept_rows[i] for i in indices]
+        return (task.aggregate(picked, [a[i] for i in indices]).metrics,
+                task.aggregate(picked, [b[i] for i in indices]).metrics)
+
+    whole = both(range(len(keep)))
+    draws = resampled(len(keep), both, max(50, min(CORPUS_RESAMPLES, CORPUS_CELLS // len(keep))))
+    out = {}
+    for name in derived:
+        if name not in whole[0] or name not in whole[1]:
+            continue
+        deltas = np.asarray([d[1][name] - d[0][name] for d in draws if name in d[0] and name in d[1]])
+        low, high = interval(deltas) if deltas.size else (float("nan"), float("nan"))
+        out[name] = {"difference": whole[1][name] - whole[0][name], "low": low, "high": high, "n": len(keep),
+                     "unit": "rows (corpus)", "first": whole[0][name], "second": whole[1][name],
+                     "second_better": None, "first_better": None}
+    return out
+
+
+def _task_comparison(task: Task, shared: Shared, first: TaskRecords, second: TaskRecords
+                     ) -> tuple[dict[str, Any], list[str]]:
+    """The task's metric differences, and a line per metric left out."""
+    a, b = _scores(first, shared.ids), _scores(second, shared.ids)
+    metrics = {}
+    for spec in task.metrics:
+        if spec.derived:
+            continue
+        result = metric_difference(spec, shared.rows, a, b)
+        if result:
+            metrics[spec.name] = result
+    if shared.rows is not None:
+        metrics.update(corpus_differences(task, shared.rows, a, b))
+    return metrics, left_out(task, shared.rows, a, b, metrics)
+
+
+def unscored_note(task: str, runs: Sequence[Run], ids: Sequence[int], *, board: bool = False) -> str | None:
+    """Of the shared rows, those some run has no score for (its request failed, or the row was not
+    scored): a paired difference is over the rest (and so, for two runs, are the values shown)."""
+    missing = [sum(1 for i in ids if r.tasks[task].scores.get(i) is None) for r in runs]
+    if not any(missing):
+        return None
+    both = sum(1 for i in ids if all(r.tasks[task].scores.get(i) is not None for r in runs))
+    per_run = ", ".join(f"{n} in {r.folder}" for n, r in zip(missing, runs, strict=True) if n)
+    if board:
+        return (f"{task}: {len(ids) - both} of the {len(ids)} shared rows are unscored (failed or not asked) in a "
+                f"run ({per_run}): each value is over the rows its run scored, each paired difference over the "
+                f"{both} every run scored")
+    return (f"{task}: compared over the {both} row(s) both runs scored; {len(ids) - both} left out, unscored "
+            f"(failed or not asked) in a run: {per_run}")
+
+
+def own_figures_note(task: str, runs: Sequence[Run], values: Sequence[dict[str, float]]) -> str | None:
+    """Where a headline figure compared differs from the run's own (results.json), both, so that a
+    value in the comparison is not taken for the run's score."""
+    differ = []
+    for run, shown in zip(runs, values, strict=True):
+        own = run.tasks[task].own
+        for name, value in shown.items():
+            recorded = own.get("metrics", {}).get(name)
+            if isinstance(recorded, int | float) and abs(recorded - value) > 5e-5:
+                differ.append(f"{run.folder} {name} {value:.4f} here, {recorded:.4f} in its results.json "
+                              f"(over its {own.get('n')} rows)")
+    if not differ:
+        return None
+    return f"{task}: the figures are over the shared rows, not each run's own: " + "; ".join(differ)
+
+
+def scoring_notes(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+    """Tasks whose runs were scored with different settings (--strip-think, the judge): a note
+    each, and {task: {setting: [value per run]}} for the JSON."""
+    lines, found = [], {}
+    for task in tasks:
+        parts = [r.tasks[task].scoring for r in runs]
+        for key in sorted(set().union(*parts)):
+            values = [p.get(key) for p in parts]
+            if any(v != values[0] for v in values[1:]):
+                found.setdefault(task, {})[key] = values
+                said = ", ".join(f"{_setting_text(key, v)} in {r.folder}" for v, r in zip(values, runs, strict=True))
+                lines.append(f"{task}: scored differently ({said}): the difference is partly the scoring's, not "
+                             "the answers' alone")
+    return lines, found
+
+
+def _setting_text(key: str, value: Any) -> str:
+    if key == "strip_think":
+        return "--strip-think " + ("on" if value else "off")
+    if key == "judge":
+        return f"judge {value.get('model')}" if isinstance(value, dict) else "no judge"
+    return f"{key} {value}"
+
+
+def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
+    """The shared rows of every task all runs have, and a line per task about what was left out."""
+    shared, lines = {}, []
+    for task in TASKS.values():
+        parts = [r.tasks.get(task.name) for r in runs]
+        if any(p is None for p in parts):
+            if any(p is not None for p in parts):
+                lines.append(f"{task.name}: not in every run, left out")
+            continue
+        found = shared_rows(task.name, parts)  # type: ignore[arg-type]
+        if found.note:
+            lines.append(found.note)
+        if not found.ids:
+            lines.append(f"{task.name}: no row with the same content in every run ({found.left_out} left out)")
+            continue
+        if found.left_out:
+            lines.append(f"{task.name}: compared over the {len(found.ids)} row(s) whose content is equal in every "
+                         f"run; {found.left_out} row(s) left out (different data)")
+        shared[task.name] = found
+    if not shared:
+        names = ", ".join(str(r.folder) for r in runs)
+        raise ConfigError(f"{names} share no row with the same content in any task: nothing to compare")
+    return shared, lines
+
+
+def compare_runs(first: Path, second: Path) -> dict[str, Any]:
+    """{"tasks": {task: {metric: difference}}, "notes": [...], "scored_differently": {task:
+    {setting: [first, second]}}} for the tasks both folders have; every metric, row or task left
+    out is named in the notes."""
+    runs = [load_run(first), load_run(second)]
+    shared, lines = _pairs(runs)
+    tasks = {}
+    for name, found in shared.items():
+        unscored = unscored_note(name, runs, found.ids)
+        lines += [unscored] if unscored else []
+        tasks[name], omitted = _task_comparison(TASKS[name], found, runs[0].tasks[name], runs[1].tasks[name])
+        headline = [m.name for m in TASKS[name].metrics if m.headline and m.name in tasks[name]]
+        figures = own_figures_note(name, runs, [{m: tasks[name][m][side] for m in headline}
+                                                for side in ("first", "second")])
+        lines += omitted + ([figures] if figures else [])
+    differently, found_settings = scoring_notes(runs, list(shared))
+    return {"first": str(first), "second": str(second), "tasks": tasks, "notes": differently + lines,
+            "scored_differently": found_settings}
+
+
+def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
+    """Every run's headline metrics over the rows all runs share, ranked per task by the first
+    headline metric; each value with its 95 % interval and its paired difference from the best run
+    of that metric."""
+    runs = [load_run(f) for f in folders]
+    shared, lines = _pairs(runs)
+    tasks: dict[str, Any] = {}
+    for name, found in shared.items():
+        task = TASKS[name]
+        scores = [_scores(r.tasks[name], found.ids) for r in runs]
+        specs = [m for m in task.metrics if m.headline and (found.rows is not None or m.aggregation is Aggregation.MEAN)]
+        entries: list[dict[str, Any]] = [{"folder": str(r.folder), "model": r.model,
+                                          "data": _data_label(r.tasks[name]), "metrics": {}} for r in runs]
+        unscored = unscored_note(name, runs, found.ids, board=True)
+        lines += [unscored] if unscored else []
+        left = [m.name for m in task.metrics if m.headline and m not in specs]
+        if left:
+            lines.append(f"{name}: {', '.join(left)} left out: a group metric needs the rows, which could not be "
+                         "loaded again")
+        for spec in specs:
+            values = [_aggregate(spec, found.rows, s) for s in scores]
+            if any(v is None for v in values):
+                lines.append(f"{name}: {spec.name} left out: not every run has a value for it over the shared rows")
+                continue
+            sign = 1 if spec.higher_is_better else -1
+            best = max(range(len(runs)), key=lambda k: sign * values[k])  # type: ignore[operator]
+            for k, entry in enumerate(entries):
+                ci = metric_interval(spec, found.rows or [], scores[k])
+                cell: dict[str, Any] = {"value": values[k], "ci95": [round(b, 6) for b in ci] if ci else None,
+                                        "best": k == best}
+                if k != best:
+                    diff = metric_difference(spec, found.rows, scores[best], scores[k])
+                    if diff:
+                        cell["vs_best"] = {key: diff[key] for key in ("difference", "low", "high", "n", "unit")}
+                        cell["vs_best"]["significant"] = diff["low"] > 0 or diff["high"] < 0
+                entry["metrics"][spec.name] = cell
+        figures = own_figures_note(name, runs, [{m: c["value"] for m, c in e["metrics"].items()} for e in entries])
+        if figures:
+            lines.append(figures)
+        ranked_by = next((s.name for s in specs if s.name in entries[0]["metrics"]), None)
+        if ranked_by is not None:
+            sign = 1 if task.spec(ranked_by).higher_is_better else -1  # type: ignore[union-attr]
+            order = sorted(range(len(entries)), key=lambda k: -sign * entries[k]["metrics"][ranked_by]["value"])
+            ranked = [entries[k]["metrics"][ranked_by]["value"] for k in order]
+            for place, k in enumerate(order):
+                entries[k]["rank"] = ranked.index(ranked[place]) + 1  # ties share a rank
+            entries = [entries[k] for k in order]
+        tasks[name] = {"ranked_by": ranked_by, "rows": len(found.ids), "runs": entries}
+    differently, found_settings = scoring_notes(runs, list(shared))
+    return {"tasks": tasks, "notes": differently + lines, "scored_differently": found_settings}
+
+
+def _data_label(part: TaskRecords) -> str:
+    return part.source + (f" · {part.data_sha256[:8]}" if part.data_sha256 else "")
+
+
+def headline_first(task: str, metrics: dict[str, Any]) -> list[str]:
+    headline = [m.name for m in TASKS[task].metrics if m.headline]
+    return [m for m in headline if m in metrics] + [m for m in metrics if m not in headline]
+
+
+def to_json(result: dict[str, Any]) -> str:
+    return json.dumps(result, ensure_ascii=False, indent=1)

@@ -1,0 +1,181 @@
+"""results.json and the end-of-run summary table."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from merabench import __version__
+from merabench.errors import reading
+from merabench.formats.samples import samples_path, write_atomic
+from merabench.rows.jsonio import loads
+from merabench.runner.budget import Prices
+from merabench.scoring.score import TaskResult
+from merabench.tasks import TASKS, get_task
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+RESULTS_FILE = "results.json"
+#: bumped when a field changes meaning or disappears (adding one does not); the JSON Schema in
+#: merabench/schemas/results.schema.json describes this version
+SCHEMA_VERSION = 1
+
+
+def git_commit() -> str | None:
+    """The commit of merabench's own checkout when it runs from one (an editable install), read
+    from .git without running git."""
+    root = Path(__file__).resolve().parents[3]
+    head = root / ".git" / "HEAD"
+    try:
+        ref = head.read_text(encoding="ascii").strip()
+        if not ref.startswith("ref: "):
+            return ref or None
+        name = ref[5:]
+        loose = root / ".git" / name
+        if loose.exists():
+            return loose.read_text(encoding="ascii").strip() or None
+        for line in (root / ".git" / "packed-refs").read_text(encoding="ascii").splitlines():
+            if line.endswith(" " + name):
+                return line.split(" ", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: float | None,
+                     settings: dict[str, Any] | None = None, notes: Sequence[str] = (),
+                     prices: Prices | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "merabench_version": __version__,
+        "merabench_commit": git_commit(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "model": model,
+        "settings": settings or {},
+        "wall_time_s": None if wall_time_s is None else round(wall_time_s, 3),
+        "tasks": {r.task: r.to_json() for r in results},
+    }
+    if prices is not None:  # an estimate over every answer of the run, cached ones included
+        for r in results:
+            doc["tasks"][r.task]["tokens"]["cost"] = round(r.usage.cost(prices), 6)
+        doc["cost"] = round(sum(t["tokens"]["cost"] for t in doc["tasks"].values()), 6)
+    if notes:
+        doc["notes"] = list(notes)
+    if len(results) == 1:  # a single task's metrics also at the top, as `score` users expect
+        only = doc["tasks"][results[0].task]
+        doc.update({k: only[k] for k in ("metrics", "denominators", "n")})
+    return doc
+
+
+#: results.json's record of the tasks kept from an earlier run in the folder: {task: {"created",
+#: "settings", "wall_time_s"}}, the settings that task was run and scored with
+KEPT = "kept"
+
+
+def task_settings(doc: dict[str, Any], task: str) -> dict[str, Any]:
+    """The settings a task of results.json was run and scored with: the document's own, or, for a
+    task kept from an earlier run in the folder, that run's."""
+    kept = doc.get(KEPT)
+    entry = kept.get(task) if isinstance(kept, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("settings"), dict):
+        return entry["settings"]
+    settings = doc.get("settings")
+    return settings if isinstance(settings, dict) else {}
+
+
+def read_results(out_dir: Path, *, strict: bool = False) -> dict[str, Any] | None:
+    """The folder's results.json, or None when it has none that reads as one (a JSON object with
+    "tasks"). `strict`: a results.json there that cannot be read or is not JSON is a DataError
+    naming it (`export-requests --run` says so rather than export as if the run had none)."""
+    path = out_dir / RESULTS_FILE
+    if strict and path.exists():
+        with reading(path):
+            doc = loads(path.read_bytes())
+    else:
+        try:
+            doc = loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):  # a UnicodeDecodeError or JSONDecodeError is a ValueError
+            return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("tasks"), dict) else None
+
+
+def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
+    """A run of some tasks into a folder that holds others (`--tasks sage` after a run of all
+    three): the results of the tasks it did not run stay, as the folder's previous results.json
+    had them (their samples files are still there, untouched), each with the settings it was run
+    with under "kept"; nothing in the folder drops out of results.json, the report, the exports
+    or `compare`. A task whose samples file is in the folder but in no results.json is named in a
+    note (it is scored again by running it)."""
+    previous = read_results(out_dir)
+    ran = list(doc["tasks"])
+    kept: dict[str, Any] = {}
+    if previous is not None and previous.get("model") == doc.get("model"):
+        earlier = previous.get(KEPT) if isinstance(previous.get(KEPT), dict) else {}
+        for name, result in previous["tasks"].items():
+            if name in doc["tasks"] or name not in TASKS or not isinstance(result, dict) \
+                    or not samples_path(out_dir, name).exists():
+                continue
+            doc["tasks"][name] = result
+            kept[name] = earlier.get(name) or {"created": previous.get("created"),
+                                               "settings": previous.get("settings") or {},
+                                               "wall_time_s": previous.get("wall_time_s")}
+    notes = list(doc.get("notes") or [])
+    if kept:
+        doc["tasks"] = {name: doc["tasks"][name] for name in TASKS if name in doc["tasks"]}
+        doc[KEPT] = kept
+        for key in ("metrics", "denominators", "n"):  # a single task's figures at the top: no longer one task
+            doc.pop(key, None)
+        if "cost" in doc:
+            doc["cost"] = round(sum(t.get("tokens", {}).get("cost") or 0 for t in doc["tasks"].values()), 6)
+        when = sorted({str(k.get("created")) for k in kept.values()})
+        notes.append(f"{', '.join(kept)}: kept from the earlier run in this folder ({', '.join(when)}), with the "
+                     f"settings it was run with; this run redid {', '.join(ran)} (run a task again to redo it)")
+    unscored = [name for name in TASKS if name not in doc["tasks"] and samples_path(out_dir, name).exists()]
+    if unscored:
+        notes.append(f"{', '.join(f'samples_{n}.jsonl' for n in unscored)}: in this folder but in no results.json; "
+                     f"run --tasks {','.join(unscored)} into it to score them (only rows with no answer are asked)")
+    if notes:
+        doc["notes"] = notes
+    return doc
+
+
+def write_results(out_dir: Path, doc: dict[str, Any]) -> Path:
+    path = out_dir / RESULTS_FILE
+    write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    return path
+
+
+def warm_up_summary() -> None:
+    """Load what `summary_table` and its printing use (rich), ahead of the end of a run."""
+    import rich.console  # noqa: F401
+    import rich.table  # noqa: F401
+
+
+def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, prices: Prices | None = None) -> Table:
+    from rich.table import Table
+
+    title = "merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")
+    table = Table(title=title, title_justify="left")
+    columns = ("task", "rows", "errors", "metric", "value", "n", "tokens in/out") + (("cost",) if prices else ())
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("rows", "errors", "value", "n") else "left",
+                         no_wrap=column in ("task", "metric", "value"))
+    for r in results:
+        headline = [m.name for m in get_task(r.task).metrics if m.headline]
+        metrics = r.aggregate.metrics if r.aggregate else {}
+        shown = [m for m in headline if m in metrics] or list(metrics)[:3] or ["—"]
+        tokens = f"{r.usage.prompt:,}/{r.usage.completion:,}"
+        for i, name in enumerate(shown):
+            value = metrics.get(name)
+            denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
+            first = i == 0
+            cost = (f"{r.usage.cost(prices):.4f}",) if prices else ()
+            table.add_row(r.task if first else "", str(r.n_rows) if first else "",
+                          (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
+                          name, "—" if value is None else f"{value:.4f}", str(denominator),
+                          tokens if first else "", *(cost if first else ("",) * len(cost)))
+    return table

@@ -1,0 +1,168 @@
+"""samples_<task>.jsonl: one line per row, streamed as answers arrive and rewritten sorted, with
+the metrics, when the run is scored.
+
+While a run is under way answer records are appended and flushed to the OS after every batch
+(so a killed process loses nothing the OS has), and fsync'd at most every second (so a power cut
+loses at most that). A crash can leave a partial last line; readers skip it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from merabench.records import Answer
+from merabench.rows.jsonio import loads
+from merabench.runner.redaction import redact, redact_stream
+
+FSYNC_INTERVAL_S = 1.0
+
+
+def samples_path(out_dir: Path, task_name: str) -> Path:
+    return out_dir / f"samples_{task_name}.jsonl"
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """A record's JSON line, the run's secrets masked (every samples line is written from here)."""
+    try:
+        return redact(orjson.dumps(record).decode("utf-8"))
+    except TypeError:  # e.g. a lone surrogate in a model's answer, which orjson refuses: keep it escaped
+        return redact(json.dumps(record, ensure_ascii=True, separators=(",", ":")))
+
+
+def read_lines(path: Path) -> Iterable[dict[str, Any]]:
+    """Every JSON object line; unreadable lines (a write cut short by a crash) are skipped."""
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for text in fh:
+            try:
+                record = loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                yield record
+
+
+def read_records(path: Path) -> dict[int, dict[str, Any]]:
+    """The last raw line per id (for tools that read the scored fields too)."""
+    return {r["id"]: r for r in read_lines(path) if isinstance(r.get("id"), int)}
+
+
+def read_answers(path: Path) -> dict[int, Answer]:
+    """The last answer record per id."""
+    answers = {}
+    for line in read_lines(path):
+        answer = Answer.from_json(line)
+        if answer is not None:
+            answers[answer.id] = answer
+    return answers
+
+
+class SampleWriter:
+    """Appends records to one samples file; `flush` after each batch, fsync at most every second."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = path.open("a", encoding="utf-8")
+        # a crash mid-write leaves a partial line; start ours on a fresh one
+        if self._fh.tell() > 0:
+            with path.open("rb") as check:
+                check.seek(-1, os.SEEK_END)
+                if check.read(1) != b"\n":
+                    self._fh.write("\n")
+        self._last_sync = time.monotonic()
+
+    def write_many(self, answers: Iterable[Answer]) -> None:
+        self._fh.write("".join(dumps(a.to_json()) + "\n" for a in answers))
+        self._fh.flush()
+        if time.monotonic() - self._last_sync >= FSYNC_INTERVAL_S:
+            self.sync()
+
+    def sync(self) -> None:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._last_sync = time.monotonic()
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            try:
+                self.sync()
+            finally:
+                with contextlib.suppress(OSError):  # a full disk: the unwritten tail is asked again on resume
+                    self._fh.close()
+
+
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a file; `text` may come
+    in pieces (written as they come, never joined). A lone surrogate (a model can emit one) is
+    written as its escape `\\udXXX`, which JSON reads back as itself. The run's secrets are
+    masked (redaction.py): results.json, the report, exported requests and logs come through here."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
+            if isinstance(text, str):
+                fh.write(redact(text))
+            else:
+                fh.writelines(redact_stream(text))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class SamplesFile:
+    """The final samples file, written a line at a time to a temporary file that replaces the
+    old one only when complete (a reader never sees half of it); `None`: write nothing."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp") if path else None
+        self._fh: Any = None
+
+    def __enter__(self) -> SamplesFile:
+        if self._tmp is not None:
+            self._fh = self._tmp.open("w", encoding="utf-8", errors="backslashreplace")
+        return self
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        if self._fh is not None:
+            self._fh.write(dumps(record) + "\n")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if self._fh is None or self._tmp is None or self.path is None:
+            return
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            if kind is None:
+                os.replace(self._tmp, self.path)
+        finally:
+            self._fh.close()
+            self._tmp.unlink(missing_ok=True)
+
+
+def missing_answers(label: str, failed: Sequence[int], answered_or_failed: int, planned: int | None,
+                    unasked: int = 0, *, scoring: bool = False) -> list[str]:
+    """What keeps a task's samples from being a complete set of answers, one line each: rows
+    without an answer (`unasked` of them never sent: the run stopped early), and rows missing
+    from the samples (fewer records than the run planned). `scoring`: the samples of a
+    `merabench score` folder, whose missing answers were missing from the predictions."""
+    problems = []
+    if failed:
+        never = f", {unasked} of them never asked" if unasked else ""
+        fix = ("the predictions scored into this folder had none for them" if scoring
+               else "rerun the same command to retry them")
+        problems.append(f"{label}: {len(failed)} row(s) have no answer{never} (first ids: {list(failed)[:5]}); {fix}")
+    if isinstance(planned, int) and answered_or_failed < planned:
+        problems.append(f"{label}: {answered_or_failed} of {planned} rows answered")
+    return problems

@@ -1,0 +1,212 @@
+"""MERA submission ZIPs: write one from a run folder, and check one before it is uploaded.
+
+A submission is a ZIP with one JSON per task at its top level, named SAGE.json,
+RussianRegions.json, GorillaHard.json, each `{"data": {"test": [{"outputs": "<answer>",
+"meta": {"id": <int>}}, ...]}}` with one entry per test row, ids unique and complete, and
+`logs_public.zip` beside them: the run's logs in lm-eval's layout (`samples_<task>_<stamp>.jsonl`
+and `results_<stamp>.json`, at its top level), which MERA asks for with a public submission. A
+ZIP made by MERA's own packer also holds the JSONs of MERA's other tasks: those are left
+unchecked.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from merabench.errors import DataError, reading, writing
+from merabench.formats.results import RESULTS_FILE
+from merabench.formats.samples import missing_answers, read_answers, read_records, samples_path
+from merabench.rows.jsonio import loads
+from merabench.runner.redaction import redact
+from merabench.runner.rundir import RUN_FILE
+from merabench.tasks import TASKS
+
+LOGS_FILE = "logs_public.zip"
+
+
+def _finished_counts(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / RESULTS_FILE
+    if not path.exists():
+        raise DataError("the run has not finished (no results.json): rerun the same command to finish it, "
+                        "or pass --allow-incomplete", file=str(run_dir))
+    with reading(path):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    tasks = doc.get("tasks") if isinstance(doc, dict) else None
+    if not isinstance(tasks, dict):
+        raise DataError("has no tasks", file=str(path))
+    return tasks
+
+
+def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False) -> tuple[dict[str, int], list[str]]:
+    """Write the ZIP; returns the answers per task and what is incomplete (only allowed with
+    `allow_incomplete`): a task not run, a row without an answer, a run that did not finish."""
+    problems: list[str] = []
+    finished: dict[str, Any] | None
+    try:
+        finished = _finished_counts(run_dir)
+    except DataError as exc:
+        if not allow_incomplete:
+            raise
+        finished, problems = None, [str(exc)]
+    entries: dict[str, list[dict[str, Any]]] = {}
+    scoring = not (run_dir / RUN_FILE).exists()  # a `merabench score` folder: one task's scored predictions
+    for task in TASKS.values():
+        path = samples_path(run_dir, task.name)
+        if not path.exists():
+            problems.append(f"{task.mera_name}: not in this score folder (it holds one task; a submission comes "
+                            "from a `merabench run` folder)"
+                            if scoring else f"{task.mera_name}: not in this run (run it with --tasks {task.name})")
+            continue
+        if finished is not None and task.name not in finished:  # results.json, the report and the logs lack it
+            problems.append(f"{task.mera_name}: {path.name} is in the folder but not in its results.json "
+                            f"(run --tasks {task.name} into it to score it; only rows with no answer are asked)")
+            continue
+        answers = read_answers(path)
+        lines = read_records(path)
+        failed = sorted(i for i, a in answers.items() if not a.ok)
+        expected = ((finished or {}).get(task.name) or {}).get("n")
+        problems += missing_answers(task.mera_name, failed, len(answers), expected,
+                                    sum(a.unasked for a in answers.values()), scoring=scoring)
+        # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
+        entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
+                                   for i, a in sorted(answers.items()) if a.ok]
+    if not entries:
+        raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
+    if problems and not allow_incomplete:
+        raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
+    logs = _public_logs(run_dir, allow_incomplete) if (run_dir / RESULTS_FILE).exists() else None
+    if logs is None:
+        problems.append(f"{LOGS_FILE}: left out, the run has no results.json to export")
+    with writing(out, "--out"):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, items in entries.items():
+                # ASCII-escaped: a lone surrogate in an answer must not stop the write
+                zf.writestr(f"{name}.json", redact(json.dumps({"data": {"test": items}})))
+            if logs is not None:
+                zf.writestr(LOGS_FILE, logs)
+        tmp.replace(out)
+    return {name: len(items) for name, items in entries.items()}, problems
+
+
+def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
+    """logs_public.zip: the run's lm-eval-style samples and results files at its top level."""
+    from merabench.formats.lmeval import export_lmeval
+
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for path in export_lmeval(run_dir, Path(tmp), allow_incomplete=allow_incomplete)[0]:
+            zf.write(path, path.name)
+    return buffer.getvalue()
+
+
+def _check_logs(zf: zipfile.ZipFile) -> list[str]:
+    """logs_public.zip, when present: a ZIP whose samples files read as MERA's packer reads them
+    (`doc.meta.id`, `filtered_resps`) and whose results file matches their stamp."""
+    try:
+        inner = zipfile.ZipFile(io.BytesIO(zf.read(LOGS_FILE)))
+    except zipfile.BadZipFile:
+        return [f"{LOGS_FILE}: not a ZIP file"]
+    unreadable = _unreadable_entries(inner)
+    problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
+    names = [n for n in inner.namelist() if not n.endswith("/")]
+    samples = [n for n in names if Path(n).name.startswith("samples_") and ".json" in n]
+    stamps = {Path(n).name.split(".json")[0].split("_")[-1] for n in samples}
+    results = {Path(n).name.split(".json")[0].split("_")[-1] for n in names if Path(n).name.startswith("results_")}
+    if not samples:
+        problems.append(f"{LOGS_FILE}: no samples_<task>_<stamp>.jsonl")
+    if stamps - results:
+        problems.append(f"{LOGS_FILE}: no results_<stamp>.json for the samples of {sorted(stamps - results)}")
+    for name in samples:
+        if name in unreadable:
+            continue
+        for n, text in enumerate(inner.read(name).decode("utf-8", "replace").splitlines(), start=1):
+            if not text.strip():
+                continue
+            try:
+                line = loads(text)
+                int(line["doc"]["meta"]["id"])
+                line["filtered_resps"]  # noqa: B018 - the packer reads it
+            except (ValueError, KeyError, TypeError):
+                problems.append(f"{LOGS_FILE}!{name}: line {n} has no doc.meta.id or filtered_resps")
+                break
+    return problems
+
+
+def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
+    try:
+        with reading(f"{zf.filename}!{name}"):
+            doc = loads(zf.read(name))
+    except DataError as exc:
+        return [str(exc)]
+    items = doc.get("data", {}).get("test") if isinstance(doc, dict) and isinstance(doc.get("data"), dict) else None
+    if not isinstance(items, list):
+        return [f'{name}: not {{"data": {{"test": [...]}}}} with a list']
+    problems, ids = [], []
+    for n, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("outputs"), str):
+            problems.append(f"{name}: entry {n} has no string outputs")
+            continue
+        meta = item.get("meta")
+        row_id = meta.get("id") if isinstance(meta, dict) else None
+        if isinstance(row_id, bool) or not isinstance(row_id, int):
+            problems.append(f"{name}: entry {n} has no integer meta.id")
+            continue
+        ids.append(row_id)
+    seen: set[int] = set()
+    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+    if duplicates:
+        problems.append(f"{name}: duplicate ids {duplicates[:5]}")
+    if expected is not None:
+        missing, extra = sorted(expected - set(ids)), sorted(set(ids) - expected)
+        if missing:
+            problems.append(f"{name}: {len(missing)} test row(s) missing (first {missing[:5]})")
+        if extra:
+            problems.append(f"{name}: {len(extra)} id(s) not in the test split (first {extra[:5]})")
+    return problems
+
+
+def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None) -> list[str]:
+    """Every problem of a submission ZIP. Each of merabench's tasks must be there; with
+    `expected_ids` (by MERA name) every test row must be too. A file that is not a readable ZIP
+    is a DataError (nothing can be checked), not a problem."""
+    with reading(path, "submission"):
+        if not path.is_file():
+            raise DataError("no such file" if not path.exists() else "is a folder, not a ZIP file", file=str(path))
+        if not zipfile.is_zipfile(path):
+            raise DataError("is not a ZIP file", file=str(path))
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            problems = [f"{name}: inside a folder; MERA reads the task files at the top level"
+                        for name in names if "/" in name and name.endswith(".json")]
+            unreadable = _unreadable_entries(zf)
+            problems += unreadable.values()
+            for task in TASKS.values():
+                name = f"{task.mera_name}.json"
+                if name not in names:
+                    problems.append(f"{name}: missing")
+                    continue
+                if name not in unreadable:
+                    problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
+            if LOGS_FILE in names and LOGS_FILE not in unreadable:
+                problems += _check_logs(zf)
+            return problems
+
+
+def _unreadable_entries(zf: zipfile.ZipFile) -> dict[str, str]:
+    """Entries that cannot count, by name: encrypted ones (MERA has no password) and names given
+    twice (which copy a reader takes is up to the reader)."""
+    found: dict[str, str] = {}
+    names = zf.namelist()
+    for info in zf.infolist():
+        if info.flag_bits & 0x1:
+            found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        found[name] = f"{name}: in the ZIP {names.count(name)} times; only one copy may be there"
+    return found

@@ -1,0 +1,1 @@
+"""Rows in: `--data` specs, the MERA row model, local/hub/bundled loading, and prompt rendering."""

@@ -1,0 +1,171 @@
+"""What a run may spend: money (`--price-in/--price-out` or `--price-file`, `--max-cost`) and wall
+time (`--deadline`). When a limit is reached no new request is sent; the requests in flight
+finish, every answer so far is saved, and rerunning the same command continues the run.
+
+Cost is an estimate from the token counts the endpoint reports (reasoning tokens are part of the
+completion tokens, as OpenAI-compatible servers count them) at prices per million tokens, over the
+answers of the run folder that an endpoint was asked for: the ones kept from earlier runs into the
+folder and this run's fresh ones, so `--max-cost` caps what the folder's answers cost, the same
+figure as the summary table's. Answers from the cache cost nothing. An answer without usable
+token counts (usage.py) is not in the estimate, and the budget says how many there were.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import time
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from merabench.errors import ConfigError, reading
+from merabench.records import Answer
+from merabench.runner.usage import priced
+
+#: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
+STOPPED_EXIT = 3
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Prices per million tokens."""
+
+    input_per_million: float
+    output_per_million: float
+
+    def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float:
+        return ((prompt_tokens or 0) * self.input_per_million + (completion_tokens or 0) * self.output_per_million) / 1e6
+
+    def to_json(self) -> dict[str, float]:
+        return {"input_per_million": self.input_per_million, "output_per_million": self.output_per_million}
+
+
+def _price(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0 or value == float("inf"):
+        raise ConfigError(f"{what} must be a price per million tokens (a number >= 0), got {value!r}")
+    return float(value)
+
+
+def prices_from_file(path: Path, model: str) -> Prices:
+    """The prices of `model` from a TOML file of `["model name"]` tables with `input` and `output`
+    (per million tokens); the name may be the full spec (`openai:gpt-4o-mini`) or without its
+    backend prefix."""
+    with reading(path, "--price-file"):  # a missing file, bad UTF-8 or bad TOML: one line naming the file
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    bare = model.split(":", 1)[1] if ":" in model else model
+    entry = table.get(model, table.get(bare))
+    if not isinstance(entry, dict):
+        known = ", ".join(sorted(k for k, v in table.items() if isinstance(v, dict))) or "none"
+        raise ConfigError(f"{path} has no prices for '{bare}' (has: {known})")
+    return Prices(_price(entry.get("input"), f"{path} [{bare}] input"), _price(entry.get("output"), f"{path} [{bare}] output"))
+
+
+def resolve_prices(price_in: float | None, price_out: float | None, price_file: Path | None, model: str) -> Prices | None:
+    if price_file is not None:
+        if price_in is not None or price_out is not None:
+            raise ConfigError("--price-file and --price-in/--price-out are alternatives: give one")
+        return prices_from_file(price_file, model)
+    if price_in is None and price_out is None:
+        return None
+    if price_in is None or price_out is None:
+        raise ConfigError("--price-in and --price-out go together (per million tokens)")
+    return Prices(_price(price_in, "--price-in"), _price(price_out, "--price-out"))
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|min|h)?\s*$")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from "3600", "90s", "45m" or "2h"."""
+    match = _DURATION.match(text)
+    if not match or float(match.group(1)) <= 0:
+        raise ConfigError(f"--deadline must be a duration such as 3600, 90m or 2h, got {text!r}")
+    return float(match.group(1)) * {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}[match.group(2)]
+
+
+@dataclass
+class Budget:
+    """Counts what fresh completions cost and says when to stop sending."""
+
+    prices: Prices | None = None
+    max_cost: float | None = None
+    deadline_s: float | None = None
+    clock: Callable[[], float] = time.monotonic
+    spent: float = 0.0
+    stopped_by: str | None = None
+    earlier: float = 0.0        # the part of `spent` from answers kept from earlier runs into the folder
+    without_usage: int = 0      # fresh answers whose token counts were missing or implausible
+    _started: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        if self.max_cost is not None and self.prices is None:
+            raise ConfigError("--max-cost needs prices: --price-in and --price-out, or --price-file")
+        self._started = self.clock()
+
+    def restart(self) -> None:
+        self._started = self.clock()
+
+    def add(self, prompt_tokens: int | None, completion_tokens: int | None) -> None:
+        """A fresh answer's counts (None: missing or implausible, not in the estimate)."""
+        if self.prices is None:
+            return
+        if priced(prompt_tokens, completion_tokens):
+            self.spent += self.prices.cost(prompt_tokens, completion_tokens)
+        else:
+            self.without_usage += 1
+
+    def add_kept(self, answer: Answer) -> None:
+        """An answer kept from an earlier run into the folder: what it cost counts too."""
+        if self.prices is not None and answer.ok and not answer.cached and priced(answer.prompt_tokens,
+                                                                                     answer.completion_tokens):
+            cost = self.prices.cost(answer.prompt_tokens, answer.completion_tokens)
+            self.spent += cost
+            self.earlier += cost
+
+    @property
+    def summary(self) -> str | None:
+        """Why the run stopped, with the estimate as it ends (the requests in flight at the limit
+        finished and count too), or None."""
+        if self.stopped_by is None or self.prices is None:
+            return self.stopped_by
+        return (f"{self.stopped_by} (estimated {self.spent:.4f} spent on the folder's answers, "
+                f"{self.spent - self.earlier:.4f} of it in this run)")
+
+    @property
+    def limit(self) -> str | None:
+        """What stopped the run: --max-cost, --deadline, or the server's refusal to serve."""
+        if self.stopped_by is None:
+            return None
+        return self.stopped_by.split(" ", 1)[0] if self.stopped_by.startswith("--") else "the server's refusal"
+
+    def should_stop(self) -> bool:
+        if self.stopped_by is None:
+            if self.max_cost is not None and self.spent >= self.max_cost:
+                self.stopped_by = f"--max-cost {self.max_cost:g} reached"
+            elif self.deadline_s is not None and self.clock() - self._started >= self.deadline_s:
+                self.stopped_by = f"--deadline {self.deadline_s:g} s reached"
+        return self.stopped_by is not None
+
+    def continue_command(self, argv: Sequence[str]) -> str:
+        """What continues the run once a limit stopped it: the same command, or, stopped by
+        --max-cost (a cap on what the folder's answers cost, reached), the same without it (twice
+        it when a config file set it). A --deadline counts per invocation: the same command."""
+        if not argv:
+            return ("the same run again without --max-cost (or with a higher one)" if self.limit == "--max-cost"
+                    else "the same run again")
+        words = list(argv)
+        if self.limit == "--max-cost":
+            kept = [w for n, w in enumerate(words) if not (w == "--max-cost" or w.startswith("--max-cost=")
+                                                           or (n and words[n - 1] == "--max-cost"))]
+            words = kept if len(kept) < len(words) else [*kept, "--max-cost", f"{2 * (self.max_cost or 0):g}"]
+        return shlex.join(["merabench", *words])
+
+    def notes(self) -> list[str]:
+        """What the estimate could not see."""
+        if not self.without_usage:
+            return []
+        return [f"{self.without_usage} fresh answer(s) came without usable token counts and are not in the cost "
+                "estimate" + ("; --max-cost counts only the answers with counts" if self.max_cost is not None else "")]

@@ -1,0 +1,406 @@
+"""The async evaluation loop: work items -> answers, with cache and resume.
+
+A fixed set of `concurrency` workers pulls requests from one work queue shared by all tasks
+(never a coroutine per row); how many of them an endpoint serves at once is the backend's
+business (models/endpoints.py). Whether a request may still be sent (a cost or time budget, every
+endpoint refusing to serve, a full disk) is decided in one place, the runner's `may_send`, asked as the
+request leaves: by the worker as it takes the request, and by the backend again after any wait
+for room (`Request.may_send`: with `--concurrency auto` there are more workers than an endpoint
+is sent at once, and a fixed limit halves on 429). Once it says no, the rows not answered stay
+unasked for the rerun. An answer is written to its task's samples file at the end of the
+event-loop turn that received it, so a killed run loses only the requests in flight; the response
+cache gets answers in batches, at most CACHE_BATCH_S later (a commit per answer would cap a fast
+endpoint). On a rerun into the same folder, rows already answered there (same messages) are
+kept, and the cache answers any it has.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Protocol
+
+from merabench.errors import BackendError, DataError, NotSent, ServerRefused
+from merabench.formats.samples import SampleWriter, read_answers, samples_path
+from merabench.models.base import Backend, Completion, Request
+from merabench.models.baselines import BaselineKind, baseline_answer
+from merabench.records import Answer, Status
+from merabench.rows.prompts import HistoryIndex, Message, messages_digest
+from merabench.rows.row import Row, TaskData
+from merabench.runner.aio import run_pool
+from merabench.runner.cache import ResponseCache, request_key
+from merabench.runner.usage import within_prompt
+from merabench.scoring.think import think_text
+from merabench.tasks.base import Task
+
+CACHE_BATCH_S = 0.05
+CACHE_LOOKUP_BATCH = 256  # cache lookups per query while preparing requests
+# ... or fewer: prepared requests wait in the batch, and 256 GorillaHard prompts are 15 MB
+CACHE_LOOKUP_CHARS = 1_000_000
+
+
+class ProgressSink(Protocol):
+    def start(self, task: str, total: int, done: int) -> None: ...
+    def advance(self, task: str, *, error: bool) -> None: ...
+    def finish(self) -> None: ...
+
+
+class NoProgress:
+    def start(self, task: str, total: int, done: int) -> None:
+        pass
+
+    def advance(self, task: str, *, error: bool) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class TaskRun:
+    task: Task
+    data: TaskData
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    task: Task
+    row: Row
+    messages: tuple[Message, ...]
+    digest: str
+    cache_key: str | None = None  # set when the cache was asked for it, so a fresh answer is stored under it
+
+    @property
+    def messages_hash(self) -> str:
+        return self.digest[:16]
+
+
+class AnswerSource(Protocol):
+    """Whatever answers the work items: a backend, or a baseline."""
+
+    name: str
+
+    def cache_key(self, item: WorkItem) -> str | None: ...
+    async def preflight(self) -> list[str]: ...
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
+        """The answer; NotSent when `may_send()` says no as the request is about to leave after
+        a wait (a source that never waits need not ask: the worker asked just before)."""
+        ...
+    def notes(self) -> list[str]: ...
+    def run_facts(self) -> dict[str, Any]: ...
+    async def aclose(self) -> None: ...
+
+
+@dataclass
+class BackendSource:
+    backend: Backend
+    cache_scope: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    def cache_key(self, item: WorkItem) -> str | None:
+        return request_key(self.backend.name, self._fingerprint, item.digest, self.cache_scope)
+
+    @cached_property
+    def _fingerprint(self) -> dict[str, Any]:  # the options do not change during a run
+        return self.backend.options.fingerprint()
+
+    async def preflight(self) -> list[str]:
+        return await self.backend.preflight()
+
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
+        return await self.backend.generate(Request(item.messages, may_send))
+
+    def notes(self) -> list[str]:
+        return self.backend.notes()
+
+    def run_facts(self) -> dict[str, Any]:
+        return self.backend.run_facts()
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+
+@dataclass
+class BaselineSource:
+    kind: BaselineKind
+    seed: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kind
+
+    def cache_key(self, item: WorkItem) -> str | None:
+        return None  # instant and deterministic: never cached
+
+    async def preflight(self) -> list[str]:
+        return []
+
+    async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
+        return Completion(text=baseline_answer(self.kind, item.task, item.row, self.seed), finish_reason="stop",
+                          attempts=1)
+
+    def notes(self) -> list[str]:
+        return []
+
+    def run_facts(self) -> dict[str, Any]:
+        return {}
+
+    async def aclose(self) -> None:
+        pass
+
+
+def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_prompts: bool) -> Answer:
+    return Answer(
+        id=item.row.id, status=Status.OK, output=completion.text, messages_hash=item.messages_hash, cached=cached,
+        attempts=0 if cached else completion.attempts, latency_s=round(completion.latency_s, 4),
+        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
+        reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
+        finish_reason=completion.finish_reason, endpoint=completion.endpoint,
+        messages=item.messages if log_prompts else None, usage_note=completion.usage_note)
+
+
+def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:
+    """A row's request, or the error that keeps it from being asked (a turn without its history)."""
+    try:
+        messages = tuple(task.messages(row, history, system_prompt))
+    except DataError as exc:
+        return Answer.failed(row.id, str(exc))
+    return WorkItem(task, row, messages, messages_digest(messages))
+
+
+def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: str | None) -> set[int]:
+    """Ids of the rows answered in a folder before, for the same messages: not asked again."""
+    history = HistoryIndex(run.data.shots)
+    done = set()
+    for row in run.data.rows:
+        previous = existing.get(row.id)
+        if previous is None or not previous.ok:
+            continue
+        prepared = prepare(run.task, history, row, system_prompt)
+        if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
+            done.add(row.id)
+    return done
+
+
+@dataclass
+class Runner:
+    source: AnswerSource
+    out_dir: Path
+    concurrency: int = 32
+    cache: ResponseCache | None = None
+    system_prompt: str | None = None
+    progress: ProgressSink = field(default_factory=NoProgress)
+    log_prompts: bool = False
+    #: asked as each new request leaves (may_send); once true, no new request is sent (a cost or time budget)
+    should_stop: Callable[[], bool] = lambda: False
+    #: called with each fresh completion (cost accounting)
+    on_completion: Callable[[Completion], None] = lambda completion: None
+    #: called with each answer kept from an earlier run into the folder (cost accounting)
+    on_kept: Callable[[Answer], None] = lambda answer: None
+    #: called with each answer once it is written, fresh, cached or failed (scoring on the way); at
+    #: the end of the loop turn, so a worker sends its next request before the answer is scored
+    on_answer: Callable[[str, Answer], None] = lambda task, answer: None
+    #: called once, at the run's first idle moment: every worker has a request in flight, or the
+    #: last request is sent (work the end of the run needs can start in the background then)
+    on_idle: Callable[[], None] = lambda: None
+    notes: list[str] = field(default_factory=list)
+    #: why the run stopped sending before the end (every endpoint refused to serve), else None
+    stopped_by: str | None = None
+    #: what the source learnt during the run, for results.json (concurrency, request shape)
+    facts: dict[str, Any] = field(default_factory=dict)
+    _idle_called: bool = field(default=False, init=False, repr=False)
+
+    def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
+        return answered_before(run, existing, self.system_prompt)
+
+    def _prepare(self, task: Task, history: HistoryIndex, row: Row) -> WorkItem | Answer:
+        return prepare(task, history, row, self.system_prompt)
+
+    def _pending(self, runs: Sequence[TaskRun], done: dict[str, set[int]],
+                 emit: Callable[[str, Answer], None]) -> Iterator[WorkItem]:
+        """The requests still to send, prepared as the workers reach them (the first request leaves
+        before the last row is rendered); answers the cache has, and rows that cannot be asked,
+        are emitted on the way, looked up CACHE_LOOKUP_BATCH at a time."""
+        batch: list[WorkItem] = []
+        batch_chars = 0
+        for run in runs:
+            history = HistoryIndex(run.data.shots)
+            for row in run.data.rows:
+                if row.id in done[run.task.name]:
+                    continue
+                prepared = self._prepare(run.task, history, row)
+                if isinstance(prepared, Answer):
+                    emit(run.task.name, prepared)
+                    continue
+                if self.cache is None:
+                    yield prepared
+                    continue
+                batch.append(prepared)
+                batch_chars += sum(len(m["content"]) for m in prepared.messages if isinstance(m.get("content"), str))
+                if len(batch) >= CACHE_LOOKUP_BATCH or batch_chars >= CACHE_LOOKUP_CHARS:
+                    yield from self._uncached(batch, emit)
+                    batch, batch_chars = [], 0
+        yield from self._uncached(batch, emit)
+        self._idle()
+
+    def _idle(self) -> None:
+        if not self._idle_called:
+            self._idle_called = True
+            self.on_idle()
+
+    def _uncached(self, items: list[WorkItem], emit: Callable[[str, Answer], None]) -> list[WorkItem]:
+        """Emit the answers the cache has for these items; return the others."""
+        keyed = [replace(item, cache_key=self.source.cache_key(item)) for item in items]
+        hits = self._cached({item.digest: item.cache_key for item in keyed})
+        remaining = []
+        for item in keyed:
+            hit = hits.get(item.digest)
+            if hit is None:
+                remaining.append(item)
+            else:
+                emit(item.task.name, answer_of(item, hit, cached=True, log_prompts=self.log_prompts))
+        return remaining
+
+    async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
+        """Answer every row of every task; return the answers by task and id."""
+        try:
+            return await self._run(runs)
+        finally:
+            self.progress.finish()  # the display's thread ends with the answering
+            self.notes += [n for n in self.source.notes() if n not in self.notes]
+            self.facts = self.source.run_facts()
+            await self.source.aclose()
+
+    async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
+        writers: dict[str, SampleWriter] = {}
+        answers: dict[str, dict[int, Answer]] = {}
+        done: dict[str, set[int]] = {}
+        for run in runs:
+            path = samples_path(self.out_dir, run.task.name)
+            answers[run.task.name] = read_answers(path)
+            done[run.task.name] = self.resumed(run, answers[run.task.name])
+            for row_id in done[run.task.name]:
+                self.on_kept(answers[run.task.name][row_id])
+            writers[run.task.name] = SampleWriter(path)
+            self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
+
+        loop = asyncio.get_running_loop()
+        unwritten: dict[str, list[Answer]] = {name: [] for name in writers}
+        uncached: list[tuple[str, str, Completion]] = []
+        flush_scheduled = False
+        cache_due = asyncio.Event()
+
+        write_failed: list[OSError] = []
+
+        def flush() -> None:
+            # to the OS at the end of this loop turn: a killed process loses nothing written, and a
+            # power cut at most the last second (SampleWriter fsyncs about every second)
+            nonlocal flush_scheduled
+            flush_scheduled = False
+            for name, batch in unwritten.items():
+                if batch:
+                    try:
+                        writers[name].write_many(batch)
+                    except OSError as exc:  # a full disk: nothing more is sent; raised once the pool stops
+                        write_failed.append(exc)
+                        return
+                    for answer in batch:
+                        self.on_answer(name, answer)
+                    batch.clear()
+
+        def emit(task_name: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
+            nonlocal flush_scheduled
+            unwritten[task_name].append(answer)
+            answers[task_name][answer.id] = answer
+            if key is not None and completion is not None:
+                uncached.append((key, self.source.name, completion))
+                cache_due.set()
+            if not flush_scheduled:
+                flush_scheduled = True
+                loop.call_soon(flush)
+            self.progress.advance(task_name, error=not answer.ok)
+
+        async def cache_saver() -> None:
+            while True:
+                await cache_due.wait()
+                cache_due.clear()
+                self._save(uncached)
+                await asyncio.sleep(CACHE_BATCH_S)
+
+        in_flight = 0
+
+        async def answer_one(item: WorkItem) -> None:
+            nonlocal in_flight
+            started = time.monotonic()
+            in_flight += 1
+            if in_flight == self.concurrency:
+                loop.call_soon(self._idle)  # after this worker's request has left
+            try:
+                completion = await self.source.complete(item, may_send)
+            except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
+                self.stopped_by = str(exc)
+                return
+            except NotSent:  # the run stopped sending while it waited for room: unasked too
+                return
+            except BackendError as exc:
+                emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
+                                                   time.monotonic() - started, attempts=exc.attempts))
+                return
+            finally:
+                in_flight -= 1
+            completion = within_prompt(completion, item.messages)  # the server's counts, checked (usage.py)
+            self.on_completion(completion)
+            emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
+                 item.cache_key, completion)
+
+        def may_send() -> bool:
+            return self.stopped_by is None and not write_failed and not self.should_stop()
+
+        saver = asyncio.create_task(cache_saver())
+        try:
+            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency, stop=lambda: not may_send())
+        finally:
+            saver.cancel()
+            try:
+                flush()
+                self._save(uncached)
+            finally:
+                for writer in writers.values():
+                    writer.close()
+        if write_failed:
+            raise write_failed[0]
+        return answers
+
+    def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:
+        """Answers the cache already has, by messages digest, looked up in bulk before any request."""
+        wanted = {key: digest for digest, key in keys.items() if key is not None}
+        if self.cache is None or not wanted:
+            return {}
+        try:
+            found = self.cache.get_many(list(wanted))
+        except sqlite3.Error as exc:
+            self._cache_failed(exc)
+            return {}
+        return {wanted[key]: completion for key, completion in found.items()}
+
+    def _save(self, uncached: list[tuple[str, str, Completion]]) -> None:
+        if self.cache is None or not uncached:
+            uncached.clear()
+            return
+        try:
+            self.cache.put_many(uncached)
+        except sqlite3.Error as exc:
+            self._cache_failed(exc)
+        uncached.clear()
+
+    def _cache_failed(self, exc: Exception) -> None:
+        self.notes.append(f"the response cache stopped working ({exc}); answers are still in the samples files")
+        self.cache = None

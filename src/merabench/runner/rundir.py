@@ -1,0 +1,187 @@
+"""A run folder: one writer at a time, and one model with one set of settings per folder.
+
+The lock is an advisory `flock` on `.merabench.lock`, held while a run or a scoring writes the
+folder; the kernel drops it when the process dies (Ctrl-C, kill -9), and a forked child (the
+scoring's workers) closes its copy at once, so no dead run leaves a held lock behind.
+`run.json` names the model, the settings that shape its answers, the split and each task's data
+(the `--data` spec in one spelling, a generated set's generator, the hub dataset's commit):
+resuming a folder with other ones would mix two runs, and is refused. `--limit` is not among
+them: it takes the first N rows of the same data, so a larger limit into the folder extends the
+run (the answers it has are kept, only the new rows are asked), and a smaller one scores fewer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from merabench.errors import ConfigError
+from merabench.formats.samples import write_atomic
+
+RUN_FILE = "run.json"
+LOCK_FILE = ".merabench.lock"
+
+
+def make_folder(path: Path, what: str = "--out") -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: cannot create the folder ({exc.strerror or exc})") from None
+    if not os.access(path, os.W_OK):
+        raise ConfigError(f"{what} {path}: the folder is not writable")
+
+
+#: the lock files this process holds open: a forked child (the scoring's workers) closes its copies
+_HELD: set[IO[str]] = set()
+
+
+def _close_held_locks() -> None:
+    """In a forked child: drop its share of the parent's locks (closing a copy releases nothing);
+    a child still at work when its parent is killed then holds no dead run's folder."""
+    for handle in list(_HELD):
+        handle.close()
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_held_locks)
+
+
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the folder's lock, or fail at once when another merabench process holds it."""
+    make_folder(path)
+    handle = (path / LOCK_FILE).open("a+")
+    _HELD.add(handle)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise ConfigError(f"{path} is being written by another merabench run ({holder}); wait for it, "
+                              "or use another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        _HELD.discard(handle)
+        handle.close()
+
+
+def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
+    """Refuse to resume a folder that holds a run with another model, other settings or other data.
+
+    `identity["data"]` is by task ({task: {"spec": ..., "generator": ...}}): a task the folder has
+    data of must come with the same data, a task new to the folder adds its own. A field the
+    folder's run.json lacks (one written before merabench recorded it) is not compared; it is
+    recorded from now on."""
+    path = out_dir / RUN_FILE
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            previous = None
+        if isinstance(previous, dict):
+            found = changes(previous, identity)
+            if found:
+                raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
+                                  "use another --out, or delete the folder to start over")
+            identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
+    write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+
+
+def _merged(was: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
+    """The tasks' data records of the folder and of this run, entry by entry: a task new to the
+    folder adds its own, and a hub commit not known now (offline) stays recorded."""
+    merged = dict(was)
+    for task, entry in now.items():
+        earlier = was.get(task)
+        merged[task] = {**earlier, **entry} if isinstance(earlier, dict) and isinstance(entry, dict) else entry
+    return merged
+
+
+FLAGS = {"drop_params": "--drop-param", "options": "generation options"}
+
+
+def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Each setting of `now` that differs from the folder's, named by its flag, with the folder's
+    value and this run's (`--max-tokens 256 in the folder, 512 now`); the generation options are
+    looked into, the data task by task (a task new to the folder is no change). A field the
+    folder's run.json lacks (written before merabench recorded it) is not compared."""
+    found = []
+    for key in sorted(k for k in now if k in previous):
+        if key == "data":
+            was = _data(previous)
+            found += [f"--data of {task} {_spec(was[task])} in the folder, {_spec(spec)} now"
+                      + (" (the hub dataset changed since)" if _revised(was[task], spec) else "")
+                      for task, spec in _data(now).items() if task in was and _differ(was[task], spec)]
+        else:
+            found += _differences(key, previous[key], now[key])
+    return found
+
+
+def _differences(key: str, old: Any, new: Any) -> list[str]:
+    if old == new:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [line for k in sorted(set(old) | set(new)) for line in _differences(k, old.get(k), new.get(k))]
+    return [f"{FLAGS.get(key, '--' + key.replace('_', '-'))} {_shown(old)} in the folder, {_shown(new)} now"]
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _data(identity: dict[str, Any]) -> dict[str, Any]:
+    data = identity.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def _differ(was: Any, now: Any) -> bool:
+    """Two records of a task's data differ: in what both name (a hub commit is known only when
+    the hub was reached; one run offline is compared on its spec alone)."""
+    if not isinstance(was, dict) or not isinstance(now, dict):
+        return was != now
+    return was.get("spec") != now.get("spec") or any(was[k] != now[k] for k in set(was) & set(now))
+
+
+def _revised(was: Any, now: Any) -> bool:
+    return isinstance(was, dict) and isinstance(now, dict) and was.get("spec") == now.get("spec") == "hub" \
+        and None not in (was.get("revision"), now.get("revision")) and was["revision"] != now["revision"]
+
+
+def _spec(entry: Any) -> str:
+    """A task's recorded data as the message shows it: `generated:0 (merabench.gorillahard/v16)`,
+    `hub (revision 1a2b3c…)`."""
+    if not isinstance(entry, dict):
+        return _shown(entry)
+    return (_shown(entry.get("spec")) + (f" ({entry['generator']})" if entry.get("generator") else "")
+            + (f" (revision {entry['revision']})" if entry.get("revision") else ""))
+
+
+def check_score_folder(out_dir: Path, source: str, task: str) -> None:
+    """`score --out` writes results.json and samples_<task>.jsonl: into a run's folder (its raw
+    answers) or another scoring's it would overwrite what was there; only the folder of this same
+    scoring (the same predictions, the same task) is written again."""
+    if (out_dir / RUN_FILE).exists():
+        raise ConfigError(f"--out {out_dir} holds a run (its answers would be overwritten); score into another folder")
+    results = out_dir / "results.json"
+    if not results.exists():
+        return
+    try:
+        previous = json.loads(results.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError, OSError, RecursionError):
+        previous = None
+    settings = previous.get("settings") if isinstance(previous, dict) else None
+    same = isinstance(settings, dict) and previous.get("model") == source and settings.get("tasks") == [task]
+    if not same:
+        raise ConfigError(f"--out {out_dir} holds other results (not a scoring of these predictions for {task}); "
+                          "score into another folder")

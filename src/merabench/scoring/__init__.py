@@ -1,0 +1,1 @@
+"""Scoring: answers (+ judgements) to scored rows, on every core, and bootstrap intervals."""

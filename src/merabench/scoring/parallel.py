@@ -1,0 +1,81 @@
+"""Scoring rows on every core: a task's scorer is pure, so rows can be scored anywhere.
+
+Only for sets big enough to repay the workers (`Task.parallel_from`: a few hundred SAGE texts to
+align, about a thousand GorillaHard answers). The workers are forked after everything is loaded
+(the dictionaries, the tokenizer tables, the caches, the rows themselves), so they start at once
+and are sent only index ranges, never the rows; where fork is not the safe default (not Linux),
+scoring stays in this process. MERABENCH_SCORING_WORKERS sets the number of workers (1: none).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator, Sequence
+
+from merabench.records import Judgement
+from merabench.rows.row import Row
+from merabench.tasks.base import SampleScore, Task
+
+CHUNKS_PER_WORKER = 8   # enough chunks that a few long texts do not stall one worker
+MAX_CHUNK = 200         # and small enough that only a few chunks' details are held at once
+
+Job = tuple[Row, str, Judgement | None]
+
+
+def workers() -> int:
+    configured = os.environ.get("MERABENCH_SCORING_WORKERS")
+    if configured and configured.isdigit():
+        return max(1, int(configured))
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(available, 8))
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Scoring makes many small objects and no reference cycles: the cyclic collector would only
+    rescan them (about a tenth of the time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+_SHARED: Sequence[Job] = ()  # the jobs of the scoring under way: the forked workers inherit them
+
+
+def _score_range(args: tuple[str, int, int]) -> list[SampleScore]:
+    from merabench.tasks import get_task
+
+    task = get_task(args[0])
+    with _collector_paused():
+        return [task.score(row, text, judgement) for row, text, judgement in _SHARED[args[1]:args[2]]]
+
+
+def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
+    """`task.score` of every job, in order, as they are done; on several cores when it pays."""
+    global _SHARED
+    count = workers()
+    if task.parallel_from is None or count < 2 or len(jobs) < task.parallel_from or sys.platform != "linux":
+        with _collector_paused():
+            for row, text, judgement in jobs:
+                yield task.score(row, text, judgement)
+        return
+    task.warm_up()  # loaded once here, shared by the forked workers
+    size = max(1, min(MAX_CHUNK, -(-len(jobs) // (count * CHUNKS_PER_WORKER))))
+    chunks = [(task.name, i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
+    _SHARED = jobs
+    gc.freeze()  # the inherited heap stays untouched in the workers (no collector writes to it)
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            for part in pool.imap(_score_range, chunks):
+                yield from part
+    finally:
+        gc.unfreeze()
+        _SHARED = ()

@@ -1,0 +1,114 @@
+"""Proofs that a generated (or hand-made) GorillaHard set is sound: a line per check.
+
+Structural checks read only the written files. Derived quantities are recomputed by each
+family's own checker (independent parsing, see families.py), and every reference answer, in
+test and in shots, goes through the real scorer: a set passes only if each scores
+sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
+
+This module runs the checks in their report order; they live in modules named by what they
+check (`checks_structure`, `checks_dialogues`, `checks_catalogs`, `checks_files`,
+`checks_picks`, `checks_composition`, `checks_tiers`, `checks_wording`, `checks_answers`,
+`checks_shortcuts`),
+over the readers of a written row in `checks_rows`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from merabench.errors import reading
+from merabench.rows.row import read_local
+from merabench.tasks.gorillahard.generator.checks.answers import check_derivations, check_scorer
+from merabench.tasks.gorillahard.generator.checks.catalogs import check_catalogs, check_limits
+from merabench.tasks.gorillahard.generator.checks.composition import (
+    check_clarify_kinds,
+    check_composition,
+    check_mechanisms,
+    check_prompt_lengths,
+    check_refusal_mechanisms,
+    check_variety,
+)
+from merabench.tasks.gorillahard.generator.checks.dialogues import check_dialogues, check_history_needed
+from merabench.tasks.gorillahard.generator.checks.files import (
+    check_attachments,
+    check_duplicate_keys,
+    check_file_layouts,
+    check_findings_unsaid,
+    check_format_traps,
+    check_level_patterns,
+    check_paths_unsaid,
+)
+from merabench.tasks.gorillahard.generator.checks.picks import check_pick_criteria, check_told_apart
+from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, card_size, parsed_catalog
+from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
+from merabench.tasks.gorillahard.generator.checks.structure import (
+    check_duplicate_rows,
+    check_ids,
+    check_prompts,
+    check_unique_prompts,
+    check_well_formed,
+)
+from merabench.tasks.gorillahard.generator.checks.tiers import check_tiers
+from merabench.tasks.gorillahard.generator.checks.wording import (
+    check_numerals,
+    check_phrasing,
+    check_spelling,
+)
+from merabench.tasks.gorillahard.metrics import catalogs_reused
+
+
+def validate(folder: Path) -> list[Check]:
+    try:
+        with catalogs_reused():  # the scorer check and the shortcut baselines score each row again
+            return _validate(folder)
+    finally:  # the per-row caches hold this set's files and catalogs: not past its validation
+        attached_files.cache_clear()
+        parsed_catalog.cache_clear()
+
+
+def _validate(folder: Path) -> list[Check]:
+    splits = read_local(folder)
+    test, shots = splits["test"], splits.get("shots", [])
+    check_well_formed(test + shots, folder)
+    manifest_path = folder / "manifest.json"
+    with reading(manifest_path):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    nearest = None
+    if "seed" in manifest:  # made meanwhile: the next seed's set and its nearest questions
+        from merabench.tasks.gorillahard.generator.checks.audit import nearest_in_next_seed
+
+        nearest = nearest_in_next_seed(test, manifest)
+    assembly, test_prompts, shot_prompts = check_prompts(test, shots)
+    return [
+        check_ids(test, shots),
+        assembly,
+        check_dialogues(test, shots),
+        check_history_needed(test, shots),
+        check_unique_prompts(test_prompts + shot_prompts),
+        check_duplicate_rows(test),
+        *check_catalogs(test + shots),
+        check_limits(test + shots),
+        check_tiers(test + shots),
+        check_attachments(test + shots),
+        check_paths_unsaid(test + shots),
+        check_told_apart(test + shots),
+        check_pick_criteria(test) if card_size(manifest) else Check("pick_criteria", True, "not a card-size set"),
+        check_findings_unsaid(test + shots),
+        check_composition(test, manifest),
+        check_prompt_lengths(test_prompts, manifest),
+        check_format_traps(test + shots),
+        check_level_patterns(test + shots),
+        check_duplicate_keys(test + shots),
+        check_file_layouts(test + shots, manifest),
+        check_numerals(test + shots),
+        check_spelling(test + shots),
+        check_phrasing(test + shots),
+        check_refusal_mechanisms(test, manifest),
+        check_derivations(test, shots),
+        check_clarify_kinds(test, manifest),
+        check_scorer(test, shots),
+        check_variety(test, manifest),
+        check_mechanisms(test, manifest),
+        check_shortcuts(test, manifest, nearest),
+    ]
