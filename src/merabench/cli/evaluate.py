@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -41,6 +41,9 @@ from merabench.pipeline import export_requests as export_pending
 from merabench.rows.datasource import load_task_data
 from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
 from merabench.tasks import TASKS, get_task
+
+if TYPE_CHECKING:
+    from merabench.models.serving import ServeSpec
 
 
 def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
@@ -209,14 +212,8 @@ def run(
 
         sys.stdout.write(dump(ctx.params, ctx.command.params))
         return
-    check_finite("--timeout", timeout, low=0, low_inclusive=False)
-    check_finite("--retry-delay", retry_delay, low=0)
-    check_request_fields(stop, drop_param, reasoning_effort)
-    for url in base_url:
-        check_endpoint(url, "--base-url")
-    if export_requests is not None and import_responses is not None:
-        raise ConfigError("--export-requests and --import-responses exclude each other: export the requests, "
-                          "answer them, then import the answers in a second command")
+    _check_request_flags(timeout, retry_delay, stop, drop_param, reasoning_effort, base_url,
+                         export_requests, import_responses)
     check_finite("--temperature", temperature, low=0)
     check_finite("--fail-on-error", fail_on_error, low=0, high=1)
     check_finite("--max-cost", max_cost, low=0, low_inclusive=False)
@@ -224,14 +221,8 @@ def run(
     deadline_s = parse_duration(deadline) if deadline is not None else None
     if cache_scope not in ("endpoint", "model"):
         raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
-    params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
-                              "stop": tuple(stop) if stop else None})
-    generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
-                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
-                                   reasoning_effort=reasoning_effort, api_profile=api_profile,
-                                   drop_params=tuple(drop_param or ()))
-    if api_profile not in ("chat", "openai-reasoning", "auto"):
-        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    generation = _generation_options(preset, max_tokens, temperature, seed, stop, extra_body, reasoning_effort,
+                                     api_profile, drop_param)
     recorded_flags: list[str] = []
     if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
         model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation,
@@ -242,22 +233,9 @@ def run(
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     served = None
     if serve is not None or serve_cmd is not None:
-        import shlex
-
-        from merabench.models.serving import ServeSpec
-
-        check_finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
-        if base_url:
-            raise ConfigError("--serve starts its own endpoint: leave out --base-url")
-        name = model.removeprefix("openai:")
-        try:
-            args = tuple(shlex.split(serve_args or ""))
-        except ValueError as exc:  # an unclosed quotation
-            raise ConfigError(f"--serve-args cannot be split into words: {exc}") from None
-        served = ServeSpec(engine=serve, model=name, args=args, command=serve_cmd,
-                           replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
-                           timeout_s=serve_timeout, env=tuple(serve_env or ()))
-        model = f"openai:{name}"  # the base URLs are known once the servers run
+        served = _serve_spec(model, base_url, serve, serve_cmd, serve_args, serve_replicas, serve_gpus,
+                             serve_timeout, serve_env)
+        model = f"openai:{served.model}"  # the base URLs are known once the servers run
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
         out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
@@ -270,25 +248,87 @@ def run(
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))
     if export_requests is not None:
-        from merabench.formats.batch import import_command
-
-        count = export_pending(config, export_requests)
-        command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
-        say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input); answer them, then import the "
-            f"batch's output file in place of OUTPUT.jsonl with: {command}")
+        _export(ctx, config, export_requests, recorded_flags)
         return
-    sink = None
+    result = _evaluate_showing_progress(config, progress)
+    print_evaluation(result, prices)
+    say(f"answers and results in {result.out}/ (open report.html)")
+    _exit_as_run_went(result, fail_on_error)
+
+
+def _check_request_flags(timeout: float, retry_delay: float, stop: list[str] | None, drop_param: list[str] | None,
+                         reasoning_effort: str | None, base_url: list[str], export_requests: Path | None,
+                         import_responses: Path | None) -> None:
+    """Refuse request flags no endpoint could be asked with, before anything is read or sent."""
+    check_finite("--timeout", timeout, low=0, low_inclusive=False)
+    check_finite("--retry-delay", retry_delay, low=0)
+    check_request_fields(stop, drop_param, reasoning_effort)
+    for url in base_url:
+        check_endpoint(url, "--base-url")
+    if export_requests is not None and import_responses is not None:
+        raise ConfigError("--export-requests and --import-responses exclude each other: export the requests, "
+                          "answer them, then import the answers in a second command")
+
+
+def _generation_options(preset: str | None, max_tokens: int | None, temperature: float | None, seed: int | None,
+                        stop: list[str] | None, extra_body: str | None, reasoning_effort: str | None,
+                        api_profile: str, drop_param: list[str] | None) -> GenerationOptions:
+    """The request parameters: the preset's, with the flags given overriding them."""
+    params = resolve(preset, {"max_tokens": max_tokens, "temperature": temperature, "seed": seed,
+                              "stop": tuple(stop) if stop else None})
+    generation = GenerationOptions(max_tokens=params["max_tokens"], temperature=params["temperature"],
+                                   seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
+                                   reasoning_effort=reasoning_effort, api_profile=api_profile,
+                                   drop_params=tuple(drop_param or ()))
+    if api_profile not in ("chat", "openai-reasoning", "auto"):
+        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    return generation
+
+
+def _serve_spec(model: str, base_url: list[str], serve: str | None, serve_cmd: str | None, serve_args: str | None,
+                serve_replicas: int, serve_gpus: str | None, serve_timeout: float,
+                serve_env: list[str] | None) -> ServeSpec:
+    """The servers `--serve` / `--serve-cmd` start for the run, the model named without its openai: prefix."""
+    import shlex
+
+    from merabench.models.serving import ServeSpec
+
+    check_finite("--serve-timeout", serve_timeout, low=0, low_inclusive=False)
+    if base_url:
+        raise ConfigError("--serve starts its own endpoint: leave out --base-url")
+    name = model.removeprefix("openai:")
+    try:
+        args = tuple(shlex.split(serve_args or ""))
+    except ValueError as exc:  # an unclosed quotation
+        raise ConfigError(f"--serve-args cannot be split into words: {exc}") from None
+    return ServeSpec(engine=serve, model=name, args=args, command=serve_cmd,
+                     replicas=serve_replicas, gpus=tuple(serve_gpus.split(";")) if serve_gpus else (),
+                     timeout_s=serve_timeout, env=tuple(serve_env or ()))
+
+
+def _export(ctx: typer.Context, config: RunConfig, export_requests: Path, recorded_flags: list[str]) -> None:
+    """--export-requests: write the requests still to send, and say the command that imports their answers."""
+    from merabench.formats.batch import import_command
+
+    count = export_pending(config, export_requests)
+    command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
+    say(f"wrote {count} request(s) to {export_requests} (OpenAI Batch input); answer them, then import the "
+        f"batch's output file in place of OUTPUT.jsonl with: {command}")
+
+
+def _evaluate_showing_progress(config: RunConfig, progress: bool) -> Evaluation:
+    """The run, with live progress bars when --progress is on and stderr is a terminal."""
     if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and stderr_console().is_terminal:
         from merabench.cli.progress import RichProgress  # rich's live display: only for a terminal
 
-        sink = RichProgress(stderr_console())
-    if sink is not None:
-        with sink:
-            result = evaluate(config, progress=sink, say=say)
-    else:
-        result = evaluate(config, say=say)
-    print_evaluation(result, prices)
-    say(f"answers and results in {result.out}/ (open report.html)")
+        with RichProgress(stderr_console()) as sink:
+            return evaluate(config, progress=sink, say=say)
+    return evaluate(config, say=say)
+
+
+def _exit_as_run_went(result: Evaluation, fail_on_error: float | None) -> None:
+    """Say what kept the run from a clean end and exit with its code: STOPPED_EXIT for a run stopped
+    early (rerun to continue), 1 for tasks failing --fail-on-error or lacking their judge's metrics."""
     judge_failed = _said_judge_failed(result)
     if result.stopped_by:
         stopped = result.document.get("stopped", {})

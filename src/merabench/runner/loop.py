@@ -280,6 +280,23 @@ class Runner:
             await self.source.aclose()
 
     async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
+        answers, done, writers = self._open(runs)
+        answering = _Answering(self, writers, answers)
+        saver = asyncio.create_task(answering.save_cache_batches())
+        try:
+            await run_pool(self._pending(runs, done, answering.emit), answering.answer_one, self.concurrency,
+                           stop=lambda: not answering.may_send())
+        finally:
+            saver.cancel()
+            answering.close()
+        if answering.write_failed:
+            raise answering.write_failed[0]
+        return answers
+
+    def _open(self, runs: Sequence[TaskRun]) -> tuple[dict[str, dict[int, Answer]], dict[str, set[int]],
+                                                       dict[str, SampleWriter]]:
+        """Each task's samples file: the answers already in it, the rows of those kept (not asked
+        again, counted as kept), and its writer; each task's progress starts from what is kept."""
         writers: dict[str, SampleWriter] = {}
         answers: dict[str, dict[int, Answer]] = {}
         done: dict[str, set[int]] = {}
@@ -291,93 +308,7 @@ class Runner:
                 self.on_kept(answers[run.task.name][row_id])
             writers[run.task.name] = SampleWriter(path)
             self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
-
-        loop = asyncio.get_running_loop()
-        unwritten: dict[str, list[Answer]] = {name: [] for name in writers}
-        uncached: list[tuple[str, str, Completion]] = []
-        flush_scheduled = False
-        cache_due = asyncio.Event()
-
-        write_failed: list[OSError] = []
-
-        def flush() -> None:
-            # to the OS at the end of this loop turn: a killed process loses nothing written, and a
-            # power cut at most the last second (SampleWriter fsyncs about every second)
-            nonlocal flush_scheduled
-            flush_scheduled = False
-            for name, batch in unwritten.items():
-                if batch:
-                    try:
-                        writers[name].write_many(batch)
-                    except OSError as exc:  # a full disk: nothing more is sent; raised once the pool stops
-                        write_failed.append(exc)
-                        return
-                    for answer in batch:
-                        self.on_answer(name, answer)
-                    batch.clear()
-
-        def emit(task_name: str, answer: Answer, key: str | None = None, completion: Completion | None = None) -> None:
-            nonlocal flush_scheduled
-            unwritten[task_name].append(answer)
-            answers[task_name][answer.id] = answer
-            if key is not None and completion is not None:
-                uncached.append((key, self.source.name, completion))
-                cache_due.set()
-            if not flush_scheduled:
-                flush_scheduled = True
-                loop.call_soon(flush)
-            self.progress.advance(task_name, error=not answer.ok)
-
-        async def cache_saver() -> None:
-            while True:
-                await cache_due.wait()
-                cache_due.clear()
-                self._save(uncached)
-                await asyncio.sleep(CACHE_BATCH_S)
-
-        in_flight = 0
-
-        async def answer_one(item: WorkItem) -> None:
-            nonlocal in_flight
-            started = time.monotonic()
-            in_flight += 1
-            if in_flight == self.concurrency:
-                loop.call_soon(self._idle)  # after this worker's request has left
-            try:
-                completion = await self.source.complete(item, may_send)
-            except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
-                self.stopped_by = str(exc)
-                return
-            except NotSent:  # the run stopped sending while it waited for room: unasked too
-                return
-            except BackendError as exc:
-                emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
-                                                   time.monotonic() - started, attempts=exc.attempts))
-                return
-            finally:
-                in_flight -= 1
-            completion = within_prompt(completion, item.messages)  # the server's counts, checked (usage.py)
-            self.on_completion(completion)
-            emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=self.log_prompts),
-                 item.cache_key, completion)
-
-        def may_send() -> bool:
-            return self.stopped_by is None and not write_failed and not self.should_stop()
-
-        saver = asyncio.create_task(cache_saver())
-        try:
-            await run_pool(self._pending(runs, done, emit), answer_one, self.concurrency, stop=lambda: not may_send())
-        finally:
-            saver.cancel()
-            try:
-                flush()
-                self._save(uncached)
-            finally:
-                for writer in writers.values():
-                    writer.close()
-        if write_failed:
-            raise write_failed[0]
-        return answers
+        return answers, done, writers
 
     def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:
         """Answers the cache already has, by messages digest, looked up in bulk before any request."""
@@ -404,3 +335,94 @@ class Runner:
     def _cache_failed(self, exc: Exception) -> None:
         self.notes.append(f"the response cache stopped working ({exc}); answers are still in the samples files")
         self.cache = None
+
+
+class _Answering:
+    """One `Runner.run` under way: the answers not yet written to the samples files or stored in
+    the cache, the requests in flight, and whether writing has failed."""
+
+    def __init__(self, runner: Runner, writers: dict[str, SampleWriter],
+                 answers: dict[str, dict[int, Answer]]) -> None:
+        self.runner = runner
+        self.writers = writers
+        self.answers = answers
+        self.loop = asyncio.get_running_loop()
+        self.unwritten: dict[str, list[Answer]] = {name: [] for name in writers}
+        self.uncached: list[tuple[str, str, Completion]] = []
+        self.flush_scheduled = False
+        self.cache_due = asyncio.Event()
+        self.write_failed: list[OSError] = []
+        self.in_flight = 0
+
+    def flush(self) -> None:
+        # to the OS at the end of this loop turn: a killed process loses nothing written, and a
+        # power cut at most the last second (SampleWriter fsyncs about every second)
+        self.flush_scheduled = False
+        for name, batch in self.unwritten.items():
+            if batch:
+                try:
+                    self.writers[name].write_many(batch)
+                except OSError as exc:  # a full disk: nothing more is sent; raised once the pool stops
+                    self.write_failed.append(exc)
+                    return
+                for answer in batch:
+                    self.runner.on_answer(name, answer)
+                batch.clear()
+
+    def emit(self, task_name: str, answer: Answer, key: str | None = None,
+             completion: Completion | None = None) -> None:
+        """Record an answer; it is written at the end of this loop turn, and a fresh one (with its
+        cache key) is stored in the cache with the next batch."""
+        self.unwritten[task_name].append(answer)
+        self.answers[task_name][answer.id] = answer
+        if key is not None and completion is not None:
+            self.uncached.append((key, self.runner.source.name, completion))
+            self.cache_due.set()
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.loop.call_soon(self.flush)
+        self.runner.progress.advance(task_name, error=not answer.ok)
+
+    async def save_cache_batches(self) -> None:
+        while True:
+            await self.cache_due.wait()
+            self.cache_due.clear()
+            self.runner._save(self.uncached)
+            await asyncio.sleep(CACHE_BATCH_S)
+
+    def may_send(self) -> bool:
+        runner = self.runner
+        return runner.stopped_by is None and not self.write_failed and not runner.should_stop()
+
+    async def answer_one(self, item: WorkItem) -> None:
+        runner = self.runner
+        started = time.monotonic()
+        self.in_flight += 1
+        if self.in_flight == runner.concurrency:
+            self.loop.call_soon(runner._idle)  # after this worker's request has left
+        try:
+            completion = await runner.source.complete(item, self.may_send)
+        except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
+            runner.stopped_by = str(exc)
+            return
+        except NotSent:  # the run stopped sending while it waited for room: unasked too
+            return
+        except BackendError as exc:
+            self.emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
+                                                    time.monotonic() - started, attempts=exc.attempts))
+            return
+        finally:
+            self.in_flight -= 1
+        completion = within_prompt(completion, item.messages)  # the server's counts, checked (usage.py)
+        runner.on_completion(completion)
+        self.emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=runner.log_prompts),
+                  item.cache_key, completion)
+
+    def close(self) -> None:
+        """Write and store what is left, then close the samples files (whatever fails)."""
+        try:
+            self.flush()
+            self.runner._save(self.uncached)
+        finally:
+            for writer in self.writers.values():
+                writer.close()

@@ -211,20 +211,51 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
 
     A row's line is written as soon as it is scored, and of its details only what the task's
     aggregation reads is kept: a big run never holds every row's edits in memory."""
-    has_references = any(r.outputs.strip() for r in rows)
-    scorable = has_references or task.scores_without_reference
+    scorable = any(r.outputs.strip() for r in rows) or task.scores_without_reference
     judgements = judgements or {}
     early = early or {}
     row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
     texts = [task.scored_answer(a.output or "", strip_think=strip) if a.ok else None for a in row_answers]
-
-    def kept(row: Row, text: str | None) -> SampleScore | None:
-        found = early.get(row.id)
-        return found[1] if found and found[0] == text and row.id not in judgements else None
-
     jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
-            if text is not None and scorable and kept(row, text) is None]
+            if text is not None and scorable and _early_score(early, judgements, row, text) is None]
     done = score_rows(task, jobs)
+
+    def full_score(row: Row, text: str | None) -> SampleScore:
+        found = _early_score(early, judgements, row, text)
+        return found if found is not None else next(done)
+
+    scores, reasons = _write_samples(task, rows, row_answers, texts, judgements, full_score if scorable else None,
+                                     samples)
+    n_errors = sum(not a.ok for a in row_answers)
+    usage = Usage.of(row_answers)
+    n_think = None if task.removes_think else sum(a.ok and has_think(a.output or "") for a in row_answers)
+    n_scored = sum(s is not None for s in scores)
+    aggregate = task.aggregate(rows, scores) if n_scored else None
+    from merabench.scoring.stats import (
+        intervals,  # numpy: loaded when the first result is scored, not before the run
+    )
+
+    ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
+    return TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
+                      n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage,
+                      notes=_result_notes(reasons, scorable, n_think, strip, usage), ci95=ci95,
+                      data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think, strip_think=strip,
+                      n_unasked=sum(a.unasked for a in row_answers))
+
+
+def _early_score(early: Mapping[int, tuple[str, SampleScore]], judgements: Mapping[int, Judgement], row: Row,
+                 text: str | None) -> SampleScore | None:
+    """The score taken during the run, if it scored this very text and no judge is involved."""
+    found = early.get(row.id)
+    return found[1] if found and found[0] == text and row.id not in judgements else None
+
+
+def _write_samples(task: Task, rows: Sequence[Row], row_answers: Sequence[Answer], texts: Sequence[str | None],
+                   judgements: Mapping[int, Judgement], full_score: Callable[[Row, str | None], SampleScore] | None,
+                   samples: Path | None) -> tuple[list[SampleScore | None], Counter[str]]:
+    """Write each row's final samples line, in the data's order; return each row's score as the
+    aggregation reads it (None for a row not scored) and the failures counted by reason.
+    `full_score` is None for a set without references: its answers are kept, not scored."""
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
     with SamplesFile(samples) as out:
@@ -234,9 +265,8 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                 if not answer.unasked:  # a row never sent did not fail
                     reasons[str(answer.error or "unknown")[:160]] += 1
                 record = Scored(answer)
-            elif scorable:
-                full = kept(row, text)
-                full = full if full is not None else next(done)
+            elif full_score is not None:
+                full = full_score(row, text)
                 record = Scored(answer, full.metrics, full.details, None if text == answer.output else text,
                                 judgements.get(row.id))
                 score = SampleScore(full.metrics, {k: full.details[k] for k in task.aggregated_details
@@ -245,13 +275,16 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                 record = Scored(answer)
             out.write(record.to_json())
             scores.append(score)
-    n_errors = sum(not a.ok for a in row_answers)
-    n_unasked = sum(a.unasked for a in row_answers)
-    usage = Usage.of(row_answers)
+    return scores, reasons
+
+
+def _result_notes(reasons: Counter[str], scorable: bool, n_think: int | None, strip: bool,
+                  usage: Usage) -> tuple[str, ...]:
+    """What the task result says beside its scores: the commonest failures, a set without
+    references, <think> blocks in the answers, and token counts that are wrong or hit the limit."""
     notes = [f"{count} row(s) failed: {reason}" for reason, count in reasons.most_common(3)]
     if not scorable:  # a task that scores what it can without references says so itself
         notes.append("the set has no reference answers (public test split): predictions only, no scores")
-    n_think = None if task.removes_think else sum(a.ok and has_think(a.output or "") for a in row_answers)
     if n_think:
         notes.append(think_note(n_think, strip))
     if usage.implausible:
@@ -260,15 +293,4 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     if usage.truncated:
         notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
                      "scored as they are, as the leaderboard scores them")
-    n_scored = sum(s is not None for s in scores)
-    aggregate = task.aggregate(rows, scores) if n_scored else None
-    from merabench.scoring.stats import (
-        intervals,  # numpy: loaded when the first result is scored, not before the run
-    )
-
-    ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
-    result = TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
-                        n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage, notes=tuple(notes),
-                        ci95=ci95, data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think,
-                        strip_think=strip, n_unasked=n_unasked)
-    return result
+    return tuple(notes)
