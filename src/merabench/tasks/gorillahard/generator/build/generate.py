@@ -17,8 +17,12 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.rows.prompts import render
-from merabench.tasks.gorillahard.generator.wording import surface
-from merabench.tasks.gorillahard.generator.wording.asides import UNTOUCHED, with_asides
+from merabench.tasks.gorillahard.generator.build.dialogues import KINDS as DIALOG_KINDS
+from merabench.tasks.gorillahard.generator.build.dialogues import dialogue
+from merabench.tasks.gorillahard.generator.card import CARD, CARD_ROWS, VARIETY_GOALS
+from merabench.tasks.gorillahard.generator.checks.structure import item_keys
+from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
+from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
 from merabench.tasks.gorillahard.generator.library.catalog import (
     MAX_TOOLS,
     MIN_TOOLS,
@@ -26,14 +30,10 @@ from merabench.tasks.gorillahard.generator.library.catalog import (
     catalog_chars,
     catalog_json,
 )
-from merabench.tasks.gorillahard.generator.checks.composition import CARD, VARIETY_GOALS
-from merabench.tasks.gorillahard.generator.checks.rows import CARD_ROWS
-from merabench.tasks.gorillahard.generator.checks.structure import item_keys
-from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
-from merabench.tasks.gorillahard.generator.build.dialogues import KINDS as DIALOG_KINDS
-from merabench.tasks.gorillahard.generator.build.dialogues import dialogue
-from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
+from merabench.tasks.gorillahard.generator.library.providers import draw_served, serve
 from merabench.tasks.gorillahard.generator.model import Question, kind_of, reference_tools
+from merabench.tasks.gorillahard.generator.wording import surface
+from merabench.tasks.gorillahard.generator.wording.asides import UNTOUCHED, with_asides
 from merabench.tasks.gorillahard.generator.wording.prompts import (
     CARD_PROMPT_CHARS,
     FORMAT,
@@ -41,7 +41,6 @@ from merabench.tasks.gorillahard.generator.wording.prompts import (
     WORDINGS,
     wording_schedule,
 )
-from merabench.tasks.gorillahard.generator.library.providers import draw_served, serve
 
 GENERATOR_VERSION = "v26"  # part of cached sets' names: bump when the same seed would give other rows
 
