@@ -21,8 +21,10 @@ from redteam.catalog import (
 )
 from redteam.clauses import pick_clause
 from redteam.derive import Ask, Refuse, derived
+from redteam.dev_bank import ROOTS, bank
 from redteam.fanout import fanned_out
 from redteam.pick import _FORMAT_GROUPS, choose, main_file, named_files
+from redteam.questions import question_tokens, words
 
 _QUOTE = re.compile(r"«([^»]*)»")
 
@@ -67,9 +69,6 @@ def header_root(name: str) -> str:
     return bare
 
 
-ROOTS: dict[str, list[str]] = {}  # a column phrase -> the roots of the headers dev rows used for it (the bank's)
-
-
 def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, str]) -> str:
     t = rf.table(prompt.files.get(path, ""), path or "") if path else None
     header = t.header if t else ()
@@ -98,8 +97,6 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
 
 
 def _column_votes() -> Mapping[str, Mapping[str, int]]:
-    from redteam.solver import bank
-
     return bank().get("column_votes", {})
 
 
@@ -196,8 +193,6 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
     quotes = _QUOTE.findall(prompt.text)
     if t == "const":
         if choice:
-            from redteam.solver import words
-
             picked = _choice(choice, set(words(prompt.question)))
             return picked if picked is not None else spec["v"]
         return spec["v"]
@@ -233,11 +228,9 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
             return table.header[pos] if -len(table.header) <= pos < len(table.header) else None
         return spec["v"]
     if t == "qtok":
-        from redteam.solver import _question_tokens
-
-        tokens = _question_tokens(prompt.question, spec["shape"]) or _question_tokens(prompt.text, spec["shape"])
+        tokens = question_tokens(prompt.question, spec["shape"]) or question_tokens(prompt.text, spec["shape"])
         if not tokens and re.fullmatch(r"\[a-z\]\+(?:\\?[_-]\[a-z\]\+)*", spec["shape"]):
-            tokens = _question_tokens(prompt.question, r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")  # any identifier
+            tokens = question_tokens(prompt.question, r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")  # any identifier
         if not tokens:
             return spec.get("v")
         token = tokens[min(spec["i"], len(tokens) - 1)]
