@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from redteam import solver as redteam
+from redteam.dev_bank import BANK_PATH
 
 from merabench.rows.row import read_local
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
@@ -34,8 +35,8 @@ def rebuild_bank() -> None:
         write_set(SetPlan(seed=redteam.DEV_SEED), Path(tmp))
         splits = read_local(Path(tmp))
         bank = redteam.build_bank(splits["test"], splits.get("shots", []))
-    redteam.BANK_PATH.write_text(json.dumps(bank, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    print(f"wrote {redteam.BANK_PATH} ({len(bank['recipes'])} recipes, {len(bank['columns'])} column phrases)")
+    BANK_PATH.write_text(json.dumps(bank, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    print(f"wrote {BANK_PATH} ({len(bank['recipes'])} recipes, {len(bank['columns'])} column phrases)")
 
 
 def report_set(folder: Path) -> None:

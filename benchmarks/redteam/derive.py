@@ -97,12 +97,7 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
     if invoice and "invoice_id" in args:
         args["invoice_id"] = invoice.group()
     if op == "refund" and re.search(r"оспор|спорн|не соглас|несоглас|претенз|не устро", q) and invoice:
-        for p in prompt.files:
-            t = rf.table(prompt.files[p], p)
-            if t and {"invoice_id", "amount_rub"} <= set(t.header):
-                marked = [r for r in t.records() if r.get("invoice_id") == invoice.group()
-                          and r.get(t.header[-1]) in ("да", "оспорена", "disputed", "yes")]
-                args["amount"] = int(sum(rf.number(r.get("amount_rub", "")) or 0 for r in marked))
+        _disputed_amount(args, prompt, invoice.group())
     where = _SCOPE_WHERE.search(q)
     if "replicas" in args and where:
         column = {"дата-центре": "dc", "команды": "owner", "на": "os"}[where.group(1)]
@@ -117,40 +112,60 @@ def premises_and_counts(op: str, args: dict[str, Any], prompt: Any, path: str | 
         if re.search(r"закрыт|closed", state):
             raise Refuse("задача уже закрыта")
     if op == "download" and re.search(r"упал|не скачал|споткнул", q):
-        logs = [p for p in prompt.files if rf.extension(p) == "log"]
-        failed = []
-        for p in logs:  # a failure stands while no later line brings the same file
-            text_of = prompt.files[p]
-            lines = text_of.split("\n")
-            for n, level, line in rf.log_level_records(text_of):
-                if level != "ERROR" or "failed to download" not in line:
-                    continue
-                url = line.split("failed to download", 1)[1].split()[0].rstrip('"')
-                if not re.search(rf"{re.escape(url)}.*downloaded", "\n".join(lines[n:])):
-                    failed.append(url)
-        if logs and not failed:
-            raise Refuse("в журнале нет упавшей загрузки")
-        if failed:
-            args["url"] = failed[0]
+        _failed_download(args, prompt)
     if op == "read_lines" and re.search(r"от перв\w* до последн", q) and text:
-        # an event's first record to its last in one read: the span counted, held against the
-        # catalog's "Не более N строк за вызов"
-        for cue, pattern in _EVENTS:
-            if cue in q:
-                lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
-                if len(lines) >= 2:
-                    args["start"], args["end"] = lines[0], lines[-1]
-                    tool = next((t for t in prompt.tools if t.op == "read_lines"), None)
-                    most = re.search(r"(\d+) строк", tool.limits) if tool else None
-                    if most and lines[-1] - lines[0] + 1 > int(most.group(1)):
-                        raise Refuse(f"{lines[-1] - lines[0] + 1} строк — больше, чем читается за один вызов")
-                break
+        _event_span(args, prompt, text, q)
     if op == "invoice_void" and invoice:
         for record in _invoices(prompt, path):
             paid = record.get("status") == "paid" or bool(re.fullmatch(r"\d{4}-\d\d-\d\d", record.get("paid_at", "")))
             if record.get("invoice_id") == invoice.group() and paid:
                 raise Refuse(f"счёт {invoice.group()} уже оплачен")
     return args
+
+
+def _disputed_amount(args: dict[str, Any], prompt: Any, invoice: str) -> None:
+    """A refund of what is disputed: the sum of the invoice's rows marked as disputed."""
+    for p in prompt.files:
+        t = rf.table(prompt.files[p], p)
+        if t and {"invoice_id", "amount_rub"} <= set(t.header):
+            marked = [r for r in t.records() if r.get("invoice_id") == invoice
+                      and r.get(t.header[-1]) in ("да", "оспорена", "disputed", "yes")]
+            args["amount"] = int(sum(rf.number(r.get("amount_rub", "")) or 0 for r in marked))
+
+
+def _failed_download(args: dict[str, Any], prompt: Any) -> None:
+    """The download to retry: the first that failed and was not fetched later; none in the logs
+    is a refusal."""
+    logs = [p for p in prompt.files if rf.extension(p) == "log"]
+    failed = []
+    for p in logs:  # a failure stands while no later line brings the same file
+        text_of = prompt.files[p]
+        lines = text_of.split("\n")
+        for n, level, line in rf.log_level_records(text_of):
+            if level != "ERROR" or "failed to download" not in line:
+                continue
+            url = line.split("failed to download", 1)[1].split()[0].rstrip('"')
+            if not re.search(rf"{re.escape(url)}.*downloaded", "\n".join(lines[n:])):
+                failed.append(url)
+    if logs and not failed:
+        raise Refuse("в журнале нет упавшей загрузки")
+    if failed:
+        args["url"] = failed[0]
+
+
+def _event_span(args: dict[str, Any], prompt: Any, text: str, q: str) -> None:
+    """An event's first record to its last in one read: the span counted, held against the
+    catalog's "Не более N строк за вызов"."""
+    for cue, pattern in _EVENTS:
+        if cue in q:
+            lines = [i for i, line in rf.log_records(text) if re.search(pattern, line)]
+            if len(lines) >= 2:
+                args["start"], args["end"] = lines[0], lines[-1]
+                tool = next((t for t in prompt.tools if t.op == "read_lines"), None)
+                most = re.search(r"(\d+) строк", tool.limits) if tool else None
+                if most and lines[-1] - lines[0] + 1 > int(most.group(1)):
+                    raise Refuse(f"{lines[-1] - lines[0] + 1} строк — больше, чем читается за один вызов")
+            break
 
 
 _RACK = re.compile(r"\bстойк\w*\s+(r\d+)")  # over the lowered question
@@ -187,7 +202,23 @@ def _invoices(prompt: Any, path: str | None) -> list[dict[str, str]]:
 
 
 def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> dict[str, Any]:
+    """The recipe's arguments worked out afresh over this row's files: a server, replica count,
+    invoice or trace from the tables and exports; the ticket's own key, author and project; the
+    levels the question names; a file's first host, a dependency, a function; a config's value."""
     text = prompt.files.get(path, "") if path else ""
+    _server_args(op, args, prompt, path, q)
+    _invoice_args(op, args, prompt, path, q)
+    _trace_args(op, args, prompt, path, text)
+    _ticket_args(args, prompt, path, text, q)
+    _asked_levels(args, q)
+    _listed_or_declared(op, args, prompt, path, text, q)
+    _config_values(op, args, prompt, path, text, q)
+    return args
+
+
+def _server_args(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> None:
+    """The server the question means, by name or by its figures (one to decommission must be in
+    maintenance), and replicas as many as the servers or hosts counted."""
     if "host" in args and re.search(r"srv-|сервер|машин", q) and ("srv-" in str(args["host"]) or _SERVER.search(q)):
         server = _pick_server(q, _servers(prompt, path))
         if server:
@@ -203,35 +234,63 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             books = [p for p in prompt.files if rf.extension(p) in ("md", "txt") and rf.listed_hosts(prompt.files[p])]
             if books:
                 args["replicas"] = replicas.by_hosts(q, len(rf.listed_hosts(prompt.files[books[0]])))
-    if "invoice_id" in args:
-        records = _invoices(prompt, path)
-        scored = [(r, rf.number(r.get("amount_rub", ""))) for r in records]
-        scored = [(r, v) for r, v in scored if v is not None]
-        if scored:
-            if "перв" in q:
-                pick = scored[0]
-            elif "последн" in q:
-                pick = scored[-1]
-            else:
-                pick = max(scored, key=lambda rv: rv[1]) if not re.search(r"маленьк|дешёв|дешев|минимал", q) \
-                    else min(scored, key=lambda rv: rv[1])
-            args["invoice_id"] = pick[0]["invoice_id"]
-            if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
-                args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
-    if "trace_id" in args or ("first" in args and "second" in args and (op == "compare" or "tr-" in str(args["first"]))):
-        traces = [t for p in prompt.files if rf.extension(p) == "jsonl" for t in rf.trace_records(prompt.files[p])]
-        if path and rf.extension(path) == "jsonl":
-            traces = rf.trace_records(text) or traces
-        ranked = [trace for trace, _ in sorted(traces, key=lambda t: -t[1])]  # by latency, in ms whatever the layout
-        if ranked:
-            if "trace_id" in args:
-                args["trace_id"] = ranked[0]
-            elif len(ranked) > 1:
-                args["first"], args["second"] = ranked[0], ranked[1]
+
+
+def _invoice_args(op: str, args: dict[str, Any], prompt: Any, path: str | None, q: str) -> None:
+    """The invoice the question picks (first, last, largest or smallest) and, for a full refund,
+    its whole amount."""
+    if "invoice_id" not in args:
+        return
+    records = _invoices(prompt, path)
+    scored = [(r, rf.number(r.get("amount_rub", ""))) for r in records]
+    scored = [(r, v) for r, v in scored if v is not None]
+    if not scored:
+        return
+    if "перв" in q:
+        pick = scored[0]
+    elif "последн" in q:
+        pick = scored[-1]
+    else:
+        pick = max(scored, key=lambda rv: rv[1]) if not re.search(r"маленьк|дешёв|дешев|минимал", q) \
+            else min(scored, key=lambda rv: rv[1])
+    args["invoice_id"] = pick[0]["invoice_id"]
+    if op == "refund" and "amount" in args and ("всю" in q or "целиком" in q or "полн" in q or "всей" in q):
+        args["amount"] = int(pick[1]) if pick[1] == int(pick[1]) else pick[1]
+
+
+def _trace_args(op: str, args: dict[str, Any], prompt: Any, path: str | None, text: str) -> None:
+    """The slowest trace, or the two slowest to compare, from the attached exports."""
+    if not ("trace_id" in args or ("first" in args and "second" in args
+                                   and (op == "compare" or "tr-" in str(args["first"])))):
+        return
+    traces = [t for p in prompt.files if rf.extension(p) == "jsonl" for t in rf.trace_records(prompt.files[p])]
+    if path and rf.extension(path) == "jsonl":
+        traces = rf.trace_records(text) or traces
+    ranked = [trace for trace, _ in sorted(traces, key=lambda t: -t[1])]  # by latency, in ms whatever the layout
+    if ranked:
+        if "trace_id" in args:
+            args["trace_id"] = ranked[0]
+        elif len(ranked) > 1:
+            args["first"], args["second"] = ranked[0], ranked[1]
+
+
+def _ticket_args(args: dict[str, Any], prompt: Any, path: str | None, text: str, q: str) -> None:
+    """What the attached ticket says of itself: its key (for the issue, project and query the
+    recipe took from another ticket) and its author."""
     own = rf.ticket_key(text) if path and rf.extension(path) == "md" and text.strip() else ""  # the title's key
     if ("issue" in args and own and str(args["issue"]) != own and re.fullmatch(r"[A-Z]+-\d+", str(args["issue"]))
             and str(args["issue"]) not in prompt.question):
         args["issue"] = own
+    if "project" in args and own:
+        args["project"] = own.split("-")[0]
+    if "query" in args and own and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
+        args["query"] = own
+    if "user" in args and path and rf.extension(path) == "md" and re.search(r"автор|завёл|завел|создал|открыл\w* (?:эту )?задач", q):
+        args["user"] = rf.ticket_author(text) or args["user"]
+
+
+def _asked_levels(args: dict[str, Any], q: str) -> None:
+    """A severity and a resolution as the question words them."""
     severity = next((name for name in args if name.endswith("severity")), None)
     if severity:  # the lowest level the question accepts ("high и critical" -> high)
         levels = [lv for lv in ("low", "medium", "high", "critical") if re.search(rf"\b{lv}\b", q)]
@@ -244,12 +303,11 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
             args["resolution"] = "duplicate"
         elif re.search(r"исправ|починил|fixed", q):
             args["resolution"] = "fixed"
-    if "project" in args and own:
-        args["project"] = own.split("-")[0]
-    if "query" in args and own and re.fullmatch(r"[A-Z]+-\d+", str(args["query"])):
-        args["query"] = own
-    if "user" in args and path and rf.extension(path) == "md" and re.search(r"автор|завёл|завел|создал|открыл\w* (?:эту )?задач", q):
-        args["user"] = rf.ticket_author(text) or args["user"]
+
+
+def _listed_or_declared(op: str, args: dict[str, Any], prompt: Any, path: str | None, text: str, q: str) -> None:
+    """What the file lists or declares in order: its first host, the dependency the question names
+    (or the first), the n-th function of a module."""
     if "host" in args and "перв" in q and "хост" in q and path:
         listed = rf.listed_hosts(text)
         if listed:
@@ -269,38 +327,44 @@ def rules_by_table(op: str, args: dict[str, Any], prompt: Any, path: str | None,
         defs = re.findall(r"^def (\w+)\(", text, re.M)
         k = nth(q)
         args["name"] = defs[k - 1] if len(defs) >= k else args["name"]
-    if path and rf.extension(path) == "json" and "баз" in q and ("host" in args or "port" in args):
+
+
+def _config_values(op: str, args: dict[str, Any], prompt: Any, path: str | None, text: str, q: str) -> None:
+    """A value the attached config or build file sets: the database's host and port, the ingress
+    host, the exposed port, the created table, the base image, the image's repository, the queue."""
+    if not path:
+        return
+    if rf.extension(path) == "json" and "баз" in q and ("host" in args or "port" in args):
         doc = rf.json_doc(text)
         database = doc.get("database") if isinstance(doc, dict) else None
         if isinstance(database, dict):
             for name in ("host", "port"):
                 if name in args and name in database:
                     args[name] = database[name]
-    if "host" in args and "ingress" in q and path and rf.extension(path) in ("yaml", "yml"):
+    if "host" in args and "ingress" in q and rf.extension(path) in ("yaml", "yml"):
         section = re.search(r"^ingress:\s*\n((?:[ \t]+.*\n?)*)", text, re.M)
         host = re.search(r"^\s+host:\s*[\"']?([\w.-]+)", section.group(1), re.M) if section else None
         if host:
             args["host"] = host.group(1)
-    if "port" in args and path and rf.extension(path) == "dockerfile":  # EXPOSE ${APP_PORT}: the ARG's value
+    if "port" in args and rf.extension(path) == "dockerfile":  # EXPOSE ${APP_PORT}: the ARG's value
         args["port"] = readers.exposed_port(text) or args["port"]
-    if "table" in args and path and rf.extension(path) == "sql":  # IF NOT EXISTS, a quoted name, a string's CREATE
+    if "table" in args and rf.extension(path) == "sql":  # IF NOT EXISTS, a quoted name, a string's CREATE
         args["table"] = readers.created_table(text) or args["table"]
-    if op == "list_tags" and "image" in args and path and rf.extension(path) == "dockerfile":
+    if op == "list_tags" and "image" in args and rf.extension(path) == "dockerfile":
         base = re.search(r"^FROM\s+(\S+)", text, re.M)
         if base:
             args["image"] = base.group(1).split(":", 1)[0]
-    if op == "set_image" and "image" in args and path:
+    if op == "set_image" and "image" in args:
         live = rf.key_value(text, "image")
         version = re.findall(r"\b\d+\.\d+\.\d+\b", prompt.question)
         if live and version:
             args["image"] = live.rsplit(":", 1)[0] + ":" + version[-1]
-    if "queue" in args and path and rf.extension(path) == "ini":
+    if "queue" in args and rf.extension(path) == "ini":
         section = re.search(r"^\[queue\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
         name = rf.key_value(section.group(1), "name") if section else None
         if name:
             suffix = "-retry" if str(args["queue"]).endswith("-retry") else ""
             args["queue"] = name + suffix
-    return args
 
 
 # --- plans and time-outs seed 23's rows decide by reading (links, columns, settings, parts) ---

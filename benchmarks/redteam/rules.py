@@ -21,8 +21,10 @@ from redteam.catalog import (
 )
 from redteam.clauses import pick_clause
 from redteam.derive import Ask, Refuse, derived
+from redteam.dev_bank import ROOTS, bank
 from redteam.fanout import fanned_out
 from redteam.pick import _FORMAT_GROUPS, choose, main_file, named_files
+from redteam.questions import question_tokens, words
 
 _QUOTE = re.compile(r"«([^»]*)»")
 
@@ -67,9 +69,6 @@ def header_root(name: str) -> str:
     return bare
 
 
-ROOTS: dict[str, list[str]] = {}  # a column phrase -> the roots of the headers dev rows used for it (the bank's)
-
-
 def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, str]) -> str:
     t = rf.table(prompt.files.get(path, ""), path or "") if path else None
     header = t.header if t else ()
@@ -98,8 +97,6 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
 
 
 def _column_votes() -> Mapping[str, Mapping[str, int]]:
-    from redteam.solver import bank
-
     return bank().get("column_votes", {})
 
 
@@ -192,12 +189,12 @@ def earlier_first(prompt: Any) -> list[tuple[str, Any]]:
 
 def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
              columns: Mapping[str, str], choice: Mapping[str, Mapping[str, int]] | None = None) -> Any:
+    """One argument's value over this row, by where the recipe's came from (`spec["t"]`): a
+    constant, a path, a quote, a column, a token of the question, the history, a file's key."""
     t = spec["t"]
     quotes = _QUOTE.findall(prompt.text)
     if t == "const":
         if choice:
-            from redteam.solver import words
-
             picked = _choice(choice, set(words(prompt.question)))
             return picked if picked is not None else spec["v"]
         return spec["v"]
@@ -206,52 +203,73 @@ def value_of(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None,
     if t == "quote":
         return quotes[spec["i"]] if spec["i"] < len(quotes) else None
     if t == "colq":
-        own = _QUOTE.findall(prompt.question)
-        if not own and prompt.history:  # "the same column": the one the previous answer used
-            earlier = value_of({"t": "hist"}, name, prompt, path, columns)
-            if earlier is not None:
-                return earlier
-        if not own:  # a column named bare: "по колонке projects"
-            table = rf.table(prompt.files.get(path, ""), path or "") if path else None
-            bare = [h for h in (table.header if table else ()) if re.search(rf"(?<![\w-]){re.escape(h)}(?![\w-])",
-                                                                           prompt.question)]
-            if bare:
-                return bare[0]
-        own = own or quotes
-        if spec["i"] < len(own):
-            return _column(prompt, path, own[spec["i"]], columns)
-        return None
+        return _quoted_column(spec, name, prompt, path, columns, quotes)
     if t == "colname":
-        table = rf.table(prompt.files.get(path, ""), path or "") if path else None
-        if table and spec["v"] in table.header:
-            return spec["v"]
-        named = _QUOTE.findall(prompt.question)
-        if table and named:  # the question names its column: that one or none, never one by place
-            return _column(prompt, path, named[0], columns)
-        if table and table.header:
-            pos = spec["pos"]
-            return table.header[pos] if -len(table.header) <= pos < len(table.header) else None
-        return spec["v"]
+        return _named_column(spec, prompt, path, columns)
     if t == "qtok":
-        from redteam.solver import _question_tokens
-
-        tokens = _question_tokens(prompt.question, spec["shape"]) or _question_tokens(prompt.text, spec["shape"])
-        if not tokens and re.fullmatch(r"\[a-z\]\+(?:\\?[_-]\[a-z\]\+)*", spec["shape"]):
-            tokens = _question_tokens(prompt.question, r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")  # any identifier
-        if not tokens:
-            return spec.get("v")
-        token = tokens[min(spec["i"], len(tokens) - 1)]
-        if re.fullmatch(r"\d+", token):
-            return int(token)
-        return token
+        return _question_token(spec, prompt)
     if t == "hist":
-        for _, answer in earlier_first(prompt):
-            for step in steps_of(answer):
-                if name in step.get("args", {}):
-                    return step["args"][name]
-        return None
+        return _from_history(name, prompt)
     if t == "fkey":
         return _fkey(prompt, spec, path)
+    return None
+
+
+def _quoted_column(spec: Mapping[str, Any], name: str, prompt: Any, path: str | None, columns: Mapping[str, str],
+                   quotes: list[str]) -> Any:
+    """The column the question quotes (its own quote first, then the earlier turns'), the one the
+    previous answer used ("the same column"), or one named bare."""
+    own = _QUOTE.findall(prompt.question)
+    if not own and prompt.history:  # "the same column": the one the previous answer used
+        earlier = _from_history(name, prompt)
+        if earlier is not None:
+            return earlier
+    if not own:  # a column named bare: "по колонке projects"
+        table = rf.table(prompt.files.get(path, ""), path or "") if path else None
+        bare = [h for h in (table.header if table else ()) if re.search(rf"(?<![\w-]){re.escape(h)}(?![\w-])",
+                                                                       prompt.question)]
+        if bare:
+            return bare[0]
+    own = own or quotes
+    if spec["i"] < len(own):
+        return _column(prompt, path, own[spec["i"]], columns)
+    return None
+
+
+def _named_column(spec: Mapping[str, Any], prompt: Any, path: str | None, columns: Mapping[str, str]) -> Any:
+    """The recipe's column where this table has it, else the one the question names, else the
+    header at the recipe's place."""
+    table = rf.table(prompt.files.get(path, ""), path or "") if path else None
+    if table and spec["v"] in table.header:
+        return spec["v"]
+    named = _QUOTE.findall(prompt.question)
+    if table and named:  # the question names its column: that one or none, never one by place
+        return _column(prompt, path, named[0], columns)
+    if table and table.header:
+        pos = spec["pos"]
+        return table.header[pos] if -len(table.header) <= pos < len(table.header) else None
+    return spec["v"]
+
+
+def _question_token(spec: Mapping[str, Any], prompt: Any) -> Any:
+    """The question's token of the recipe's shape at its place (a number as a number)."""
+    tokens = question_tokens(prompt.question, spec["shape"]) or question_tokens(prompt.text, spec["shape"])
+    if not tokens and re.fullmatch(r"\[a-z\]\+(?:\\?[_-]\[a-z\]\+)*", spec["shape"]):
+        tokens = question_tokens(prompt.question, r"[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*")  # any identifier
+    if not tokens:
+        return spec.get("v")
+    token = tokens[min(spec["i"], len(tokens) - 1)]
+    if re.fullmatch(r"\d+", token):
+        return int(token)
+    return token
+
+
+def _from_history(name: str, prompt: Any) -> Any:
+    """The argument's value in the first earlier answer that passed it, in `earlier_first`'s order."""
+    for _, answer in earlier_first(prompt):
+        for step in steps_of(answer):
+            if name in step.get("args", {}):
+                return step["args"][name]
     return None
 
 

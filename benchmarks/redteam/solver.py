@@ -20,7 +20,6 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,13 +28,11 @@ from merabench.rows.row import Row
 from redteam import clarify as ambiguity
 from redteam import files as rf
 from redteam import generic, hosts, rules, standin
+from redteam.dev_bank import bank
+from redteam.questions import QUOTE, question_tokens, token_shape, words
 
 DEV_SEED = 23
 CATALOG_BONUS = 0.1  # a neighbour whose tool this catalog offers is likelier the request's
-BANK_PATH = Path(__file__).with_name("bank.json")
-_QUOTE = re.compile(r"«([^»]*)»")
-_PATHISH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|\b[\w-]+\.(?:csv|tsv|log|py|json|jsonl|yaml|yml|toml|ini|md|sql|xml|env|txt|wav)\b")
-_WORD = re.compile(r"[а-яёa-z]{3,}")
 _REFUSE = '{"abstain": true, "reason": "запрос невыполним с этим каталогом и этими файлами"}'
 
 
@@ -70,13 +67,6 @@ def prompt_of(row: Row, shots: Sequence[Row] = ()) -> Prompt:
 
 # --- similarity -------------------------------------------------------------------------------
 
-def words(question: str) -> list[str]:
-    """A question's word stems, and how many quoted names it holds (two columns: two calls)."""
-    text = _QUOTE.sub(" ", _PATHISH.sub(" ", question.lower()))
-    numbers = len(re.findall(r"\d+", text))
-    return [w[:6] for w in _WORD.findall(text)] + [f"#quotes{len(_QUOTE.findall(question))}", f"#numbers{min(numbers, 3)}"]
-
-
 def asked_words(prompt: Prompt) -> list[str]:
     """The words that say what is asked: the question without the sentence that picks one of two
     files (its criterion says nothing of the operation), the earlier turns, the turn count."""
@@ -86,36 +76,6 @@ def asked_words(prompt: Prompt) -> list[str]:
 
 
 # --- recipes: where each value of a dev reference came from -----------------------------------
-
-_CLASSES = {"d": r"\d+", "A": "[A-Z]+", "a": "[a-z]+", "Я": "[А-ЯЁ]+", "я": "[а-яё]+", "x": r"[^\W\d_]+"}
-
-
-def _class(ch: str) -> str:
-    if ch.isdigit():
-        return "d"
-    if "a" <= ch.lower() <= "z":
-        return "A" if ch.isupper() else "a"
-    if ch.isalpha():
-        return "Я" if ch.isupper() else "я"
-    return ch
-
-
-def _shape(value: str) -> str:
-    """A token's shape: runs of digits, Latin or Cyrillic letters by case, other characters as are."""
-    out, last = [], ""
-    for ch in value:
-        cls = _class(ch)
-        if cls != last or cls not in _CLASSES:
-            out.append(_CLASSES.get(cls, re.escape(cls)))
-        last = cls
-    return "".join(out)
-
-
-def _question_tokens(question: str, shape: str) -> list[str]:
-    text = _PATHISH.sub(" ", question)
-    before = r"(?<![\w.])(?<![A-Za-z0-9]-)" if shape == r"\d+" else r"(?<![\w.-])"  # "топ-3" is a number
-    return [m.group(0) for m in re.finditer(rf"{before}{shape}(?![\w-])", text)]
-
 
 def _line_prefix(text: str, value: str) -> tuple[str, int] | None:
     """The live line that holds `value` as a token: the text before it (numbers dropped) and how
@@ -150,22 +110,22 @@ def value_spec(value: Any, name: str, row_q: str, files: Mapping[str, str], used
             for earlier in rules.steps_of(answer):
                 if earlier.get("args", {}).get(name) == value:
                     return {"t": "hist", "arg": name}
-    quotes = _QUOTE.findall(row_q)
+    quotes = QUOTE.findall(row_q)
     if text in quotes:
         return {"t": "quote", "i": quotes.index(text)}
     if name == "column":
         for path in used:
             t = rf.table(files[path], path)
             if t and text in t.header:
-                said = _QUOTE.findall(own_q) or quotes  # a turn's own phrase, as the solver reads it
+                said = QUOTE.findall(own_q) or quotes  # a turn's own phrase, as the solver reads it
                 if said:
                     i = step if step < len(said) else 0
                     columns.setdefault(said[i].lower(), Counter())[text] += 1
                     return {"t": "colq", "i": i}
                 pos = t.header.index(text)
                 return {"t": "colname", "v": text, "pos": pos if pos == 0 else (-1 if pos == len(t.header) - 1 else pos)}
-    shape = _shape(text)
-    tokens = _question_tokens(own_q, shape)
+    shape = token_shape(text)
+    tokens = question_tokens(own_q, shape)
     if text in tokens:
         return {"t": "qtok", "shape": shape, "i": tokens.index(text), "v": value}
     for path in used:
@@ -268,14 +228,6 @@ def const_choices(recipes: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, d
                 if spec["t"] == "const" and isinstance(spec["v"], str) and spec["v"] != "$1":
                     seen[f"{step['op']}/{name}"][spec["v"]].update(set(r["words"]) | {"#n"})
     return {key: {v: dict(c) for v, c in values.items()} for key, values in seen.items() if len(values) > 1}
-
-
-@lru_cache(maxsize=1)
-def bank() -> dict[str, Any]:
-    known = json.loads(BANK_PATH.read_text(encoding="utf-8"))
-    rules.ROOTS.update(known.get("roots", {}))
-    rf.set_labels(known.get("labels", {}), known.get("shapes", {}))
-    return known
 
 
 # --- answering --------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import math
 from collections.abc import Hashable, Sequence
 
 from merabench.rows.row import Row
-from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore
+from merabench.tasks.metrics import Aggregate, Aggregation, MetricSpec, SampleScore
 
 
 def values_of(name: str, scores: Sequence[SampleScore | None]) -> list[float | None]:

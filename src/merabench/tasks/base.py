@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from merabench.judging.protocol import HarnessTemplate
@@ -18,46 +17,9 @@ from merabench.records import Judgement
 from merabench.rows.prompts import HistoryIndex, Message, build_messages
 from merabench.rows.row import Row
 from merabench.scoring import think
-
-
-class Aggregation(StrEnum):
-    """How a metric's per-row values become one number (and what an interval resamples)."""
-
-    MEAN = "mean"                       # mean over the rows that carry it; resample rows
-    ALL_OR_NOTHING = "all_or_nothing"   # share of groups whose every row scored 1; resample groups
-    BALANCE = "balance"                 # geometric mean of the groups' means, each floored; resample
-                                        # rows within each group
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    name: str
-    description: str
-    headline: bool = False
-    higher_is_better: bool = True
-    aggregation: Aggregation = Aggregation.MEAN
-    #: the group a row belongs to, for ALL_OR_NOTHING and BALANCE (None: the row is in no group)
-    group_of: Callable[[Row], Hashable | None] | None = None
-    #: BALANCE only: the least a group's mean counts as
-    floor: float = 0.0
-    #: computed by the task itself (corpus-level figures), not from per-row values
-    derived: bool = False
-    #: what one unit of the aggregation is called (default: rows for a mean, groups otherwise)
-    unit: str | None = None
-
-    @property
-    def unit_name(self) -> str:
-        if self.unit:
-            return self.unit
-        return "rows" if self.derived or self.aggregation is Aggregation.MEAN else "groups"
-
-
-@dataclass(frozen=True)
-class SampleScore:
-    """Per-sample result: the metrics that apply to this row, and why (task-specific details)."""
-
-    metrics: dict[str, float]
-    details: dict[str, Any] = field(default_factory=dict)
+from merabench.tasks.aggregation import aggregate_metrics
+from merabench.tasks.metrics import Aggregate, MetricSpec, SampleScore
+from merabench.tasks.metrics import Aggregation as Aggregation  # for the callers that take it from here
 
 
 @dataclass(frozen=True)
@@ -73,16 +35,6 @@ class Table:
     def to_json(self) -> dict[str, Any]:
         return {"title": self.title, "columns": list(self.columns), "bar": self.bar,
                 "rows": {label: dict(values) for label, values in self.rows.items()}}
-
-
-@dataclass(frozen=True)
-class Aggregate:
-    """Task-level results: each metric with the number of rows (or groups) it averages over."""
-
-    metrics: dict[str, float]
-    denominators: dict[str, int]
-    breakdowns: dict[str, Any] = field(default_factory=dict)  # Tables, and plain figures (counts, spreads)
-    notes: tuple[str, ...] = ()
 
 
 class Task(ABC):
@@ -158,8 +110,6 @@ class Task(ABC):
         """`scores[i]` belongs to `rows[i]`; None marks a row without a score (its request failed).
 
         Every declared metric by its own aggregation; a task adds breakdowns and notes."""
-        from merabench.tasks.aggregation import aggregate_metrics
-
         return aggregate_metrics(self.metrics, rows, scores)
 
     def spec(self, name: str) -> MetricSpec | None:

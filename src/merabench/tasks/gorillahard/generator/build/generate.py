@@ -17,8 +17,12 @@ from typing import Any
 
 from merabench.errors import writing
 from merabench.rows.prompts import render
-from merabench.tasks.gorillahard.generator.wording import surface
-from merabench.tasks.gorillahard.generator.wording.asides import UNTOUCHED, with_asides
+from merabench.tasks.gorillahard.generator.build.dialogues import KINDS as DIALOG_KINDS
+from merabench.tasks.gorillahard.generator.build.dialogues import dialogue
+from merabench.tasks.gorillahard.generator.card import CARD, CARD_ROWS, VARIETY_GOALS
+from merabench.tasks.gorillahard.generator.checks.structure import item_keys
+from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
+from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
 from merabench.tasks.gorillahard.generator.library.catalog import (
     MAX_TOOLS,
     MIN_TOOLS,
@@ -26,14 +30,10 @@ from merabench.tasks.gorillahard.generator.library.catalog import (
     catalog_chars,
     catalog_json,
 )
-from merabench.tasks.gorillahard.generator.checks.composition import CARD, VARIETY_GOALS
-from merabench.tasks.gorillahard.generator.checks.rows import CARD_ROWS
-from merabench.tasks.gorillahard.generator.checks.structure import item_keys
-from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
-from merabench.tasks.gorillahard.generator.build.dialogues import KINDS as DIALOG_KINDS
-from merabench.tasks.gorillahard.generator.build.dialogues import dialogue
-from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
+from merabench.tasks.gorillahard.generator.library.providers import draw_served, serve
 from merabench.tasks.gorillahard.generator.model import Question, kind_of, reference_tools
+from merabench.tasks.gorillahard.generator.wording import surface
+from merabench.tasks.gorillahard.generator.wording.asides import UNTOUCHED, with_asides
 from merabench.tasks.gorillahard.generator.wording.prompts import (
     CARD_PROMPT_CHARS,
     FORMAT,
@@ -41,7 +41,6 @@ from merabench.tasks.gorillahard.generator.wording.prompts import (
     WORDINGS,
     wording_schedule,
 )
-from merabench.tasks.gorillahard.generator.library.providers import draw_served, serve
 
 GENERATOR_VERSION = "v26"  # part of cached sets' names: bump when the same seed would give other rows
 
@@ -198,100 +197,134 @@ SHOT_FAMILIES = ("log_window", "table_stat", "two_means", "log_window_nth", "nea
 DIALOG_FAMILIES = {"args": "dialog_args", "tool": "dialog_tool", "trap,args": "dialog_trap"}
 
 
-def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
-    corpus = build_corpus(plan.seed)
-    surface.begin(plan.seed)  # the set's own wordings of the pools that draw them
-    test: list[dict] = []
-    shots: list[dict] = []
-    seen_prompts: set[str] = set()
-    # what every test row asks (`item_keys`): a row that differs from another only by its catalog,
-    # wording, provider or an aside asks the model the same thing twice
-    seen_rows: set[tuple[str, ...]] = set()
-    # (question, answer) pairs per split: shots must not give an evaluated answer away
-    pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
-    singles = plan.rows - plan.dialogues
-    # the card's split of wordings over the evaluated rows: singles first, then the dialogues
-    wordings = wording_schedule(plan.rows, random.Random(f"{plan.seed}:wordings"))
-    # one provider per tool family for the whole set, as one deployment's catalog would be (the
-    # card's set names each of its tools one way); another seed draws other providers
-    served = draw_served(random.Random(f"{plan.seed}:providers"))
+class _Uniques:
+    """What the rows placed so far ask, so that no prompt repeats, no test row asks what another
+    does, and the shots give no test answer away."""
 
-    def unique(*placed: tuple[dict, str, str]) -> bool:
-        """(row, split, its rendered prompt): no prompt repeats, and shots give no test answer away."""
+    def __init__(self) -> None:
+        self.prompts: set[str] = set()
+        # what every test row asks (`item_keys`): a row that differs from another only by its catalog,
+        # wording, provider or an aside asks the model the same thing twice
+        self.asked: set[tuple[str, ...]] = set()
+        # (question, answer) pairs per split: shots must not give an evaluated answer away
+        self.pairs: dict[str, set[tuple[str, str]]] = {"test": set(), "shots": set()}
+
+    def admit(self, *placed: tuple[dict, str, str]) -> bool:
+        """(row, split, its rendered prompt): whether the rows are new, and if so they are noted."""
         prompts = [prompt for _, _, prompt in placed]
         keys = [((row["inputs"]["question"], row["outputs"]), split) for row, split, _ in placed]
         asked = [key for row, split, _ in placed if split == "test" for key in item_keys_of(row)]
         other = {"test": "shots", "shots": "test"}
-        if (any(p in seen_prompts for p in prompts) or any(key in pairs[other[split]] for key, split in keys)
-                or any(key in seen_rows for key in asked) or len(set(asked)) < len(asked)):
+        if (any(p in self.prompts for p in prompts) or any(key in self.pairs[other[split]] for key, split in keys)
+                or any(key in self.asked for key in asked) or len(set(asked)) < len(asked)):
             return False
-        seen_prompts.update(prompts)
-        seen_rows.update(asked)
+        self.prompts.update(prompts)
+        self.asked.update(asked)
         for key, split in keys:
-            pairs[split].add(key)
+            self.pairs[split].add(key)
         return True
 
-    def fits(prompt: str, attempt: int) -> bool:
-        """Within the card's prompt lengths; a family that cannot get there in 40 drafts keeps its
-        row (the validator's prompt_lengths check then says so)."""
-        return attempt >= 40 or CARD_PROMPT_CHARS[0] <= len(prompt) <= CARD_PROMPT_CHARS[1]
 
-    # the single shots come from families whose answers vary with the files, so none repeats a test pair
-    shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
-    schedule = _schedule(singles) + [shot_families[n % len(shot_families)] for n in range(plan.single_shots)]
-    # 1,032 of the card's 1,169 rows call a tool (the rest refuse or ask back)
-    call_rows = plan.rows * sum(CARD["answer_kind"][k] for k in ("tool_call", "plan", "calls")) / CARD_ROWS
-    spread = Spread(corpus, int(VARIETY_GOALS["top_tool_share"] * call_rows))
-    for slot, family in enumerate(schedule):
+def _fits_card(prompt: str, attempt: int) -> bool:
+    """Within the card's prompt lengths; a family that cannot get there in 40 drafts keeps its
+    row (the validator's prompt_lengths check then says so)."""
+    return attempt >= 40 or CARD_PROMPT_CHARS[0] <= len(prompt) <= CARD_PROMPT_CHARS[1]
+
+
+class _SetDraw:
+    """One set being drawn: its corpus, wordings and providers, and the rows placed so far. Each
+    row's drafts draw from their own seeded generator, so the set depends on the seed alone."""
+
+    def __init__(self, plan: SetPlan) -> None:
+        self.plan = plan
+        self.corpus = build_corpus(plan.seed)
+        surface.begin(plan.seed)  # the set's own wordings of the pools that draw them
+        self.test: list[dict] = []
+        self.shots: list[dict] = []
+        self.uniques = _Uniques()
+        self.singles = plan.rows - plan.dialogues
+        # the card's split of wordings over the evaluated rows: singles first, then the dialogues
+        self.wordings = wording_schedule(plan.rows, random.Random(f"{plan.seed}:wordings"))
+        # one provider per tool family for the whole set, as one deployment's catalog would be (the
+        # card's set names each of its tools one way); another seed draws other providers
+        self.served = draw_served(random.Random(f"{plan.seed}:providers"))
+        # 1,032 of the card's 1,169 rows call a tool (the rest refuse or ask back)
+        call_rows = plan.rows * sum(CARD["answer_kind"][k] for k in ("tool_call", "plan", "calls")) / CARD_ROWS
+        self.spread = Spread(self.corpus, int(VARIETY_GOALS["top_tool_share"] * call_rows))
+
+    def schedule(self) -> list[Family]:
+        """The family of every single-turn slot: the test rows', then the single shots' (from families
+        whose answers vary with the files, so none repeats a test pair)."""
+        shot_families = [FAMILIES[name] for name in SHOT_FAMILIES]
+        return _schedule(self.singles) + [shot_families[n % len(shot_families)] for n in range(self.plan.single_shots)]
+
+    def draw_single(self, slot: int, family: Family) -> None:
+        """The slot's row, drafted until one fits the spread, the card's lengths and is new."""
+        seed, in_shots = self.plan.seed, slot >= self.singles
+        target = self.shots if in_shots else self.test
+        wording = slot - self.singles if in_shots else self.wordings[slot]
         for attempt in range(50):
-            rng = random.Random(f"{plan.seed}:{slot}:{attempt}")
-            question = family.make(rng, corpus)
-            if not spread.fits(question, attempt):
+            rng = random.Random(f"{seed}:{slot}:{attempt}")
+            question = family.make(rng, self.corpus)
+            if not self.spread.fits(question, attempt):
                 continue
             if family.name not in UNTOUCHED:
                 question = replace(question, question=with_asides(question.question, rng))
-            base_id = f"s{plan.seed}-q{slot}"
-            in_shots = slot >= singles
-            wording = slot - singles if in_shots else wordings[slot]
-            target = shots if in_shots else test
+            base_id = f"s{seed}-q{slot}"
             row = _row(question, family, row_id=len(target), base_id=base_id, dialog_id=base_id, turn=0, n_turns=1,
-                       needs_history="", wording=wording % len(WORDINGS), rng=rng, served=served)
+                       needs_history="", wording=wording % len(WORDINGS), rng=rng, served=self.served)
             prompt = rendered(row)
-            if not fits(prompt, attempt):
+            if not _fits_card(prompt, attempt):
                 continue
-            if unique((row, "shots" if in_shots else "test", prompt)):
+            if self.uniques.admit((row, "shots" if in_shots else "test", prompt)):
                 target.append(row)
-                spread.add(question)
-                break
-        else:
-            raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
+                self.spread.add(question)
+                return
+        raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
 
-    dialog_family = FAMILIES["table_stat"]  # the row builder needs one; the derivation names the dialogue kind
-    for number in range(plan.dialogues):
+    def draw_dialogue(self, number: int) -> None:
+        """The dialogue's earlier turns into the shots and its closing turn into test, drafted until
+        they fit; a dialogue with no fitting draft in 50 is left out."""
         kind = DIALOG_KINDS[number % len(DIALOG_KINDS)]
         for attempt in range(50):
-            rng = random.Random(f"{plan.seed}:dialog:{number}:{attempt}")
-            turns, needs = dialogue(kind, rng, corpus)
-            if not spread.fits(turns[-1], attempt):
+            rng = random.Random(f"{self.plan.seed}:dialog:{number}:{attempt}")
+            turns, needs = dialogue(kind, rng, self.corpus)
+            if not self.spread.fits(turns[-1], attempt):
                 continue
             turns[-1] = replace(turns[-1], family=DIALOG_FAMILIES[needs[-1]])
-            dialog_id = f"s{plan.seed}-d{number}"
-            wording = wordings[singles + number]
-            rows = [_row(turn, dialog_family, row_id=len(shots) + n if n < len(turns) - 1 else len(test),
-                         base_id=f"{dialog_id}-t{n}", dialog_id=dialog_id, turn=n, n_turns=len(turns),
-                         needs_history=needs[n],
-                         wording=wording, rng=rng, served=served)
-                    for n, turn in enumerate(turns)]
+            rows = self._dialogue_rows(number, kind, turns, needs, rng)
             prompt = rendered(rows[-1])
-            for row in rows:
-                row["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
             placed = [(row, "shots", rendered(row)) for row in rows[:-1]] + [(rows[-1], "test", prompt)]
-            if fits(prompt, attempt) and unique(*placed):
-                shots.extend(rows[:-1])
-                test.append(rows[-1])
-                spread.add(turns[-1])
-                break
-    return test, shots
+            if _fits_card(prompt, attempt) and self.uniques.admit(*placed):
+                self.shots.extend(rows[:-1])
+                self.test.append(rows[-1])
+                self.spread.add(turns[-1])
+                return
+
+    def _dialogue_rows(self, number: int, kind: str, turns: list[Question], needs: list[str],
+                       rng: random.Random) -> list[dict]:
+        """A dialogue's rows: the earlier turns numbered on in the shots, the closing turn in test."""
+        dialog_id = f"s{self.plan.seed}-d{number}"
+        wording = self.wordings[self.singles + number]
+        dialog_family = FAMILIES["table_stat"]  # the row builder needs one; the derivation names the dialogue kind
+        rows = [_row(turn, dialog_family, row_id=len(self.shots) + n if n < len(turns) - 1 else len(self.test),
+                     base_id=f"{dialog_id}-t{n}", dialog_id=dialog_id, turn=n, n_turns=len(turns),
+                     needs_history=needs[n], wording=wording, rng=rng, served=self.served)
+                for n, turn in enumerate(turns)]
+        for row in rows:
+            row["meta"]["derivation"] = {"maker": f"dialog:{kind}"}
+        return rows
+
+
+def generate(plan: SetPlan) -> tuple[list[dict], list[dict]]:
+    """The set's test rows and shots: the single-turn rows by the families' schedule, then the
+    dialogues."""
+    draw = _SetDraw(plan)
+    for slot, family in enumerate(draw.schedule()):
+        draw.draw_single(slot, family)
+    for number in range(plan.dialogues):
+        draw.draw_dialogue(number)
+    return draw.test, draw.shots
 
 
 SET_FILES = ("test.jsonl", "shots.jsonl", "manifest.json")  # what write_set writes, the manifest last

@@ -9,20 +9,23 @@ from typing import Any
 
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.aggregate import LEVERS
+from merabench.tasks.gorillahard.generator.card import (
+    CARD,
+    CARD_MEDIAN_CHARS,
+    CARD_SPECIALS,
+    CARD_WORDINGS,
+    VARIETY_GOALS,
+)
+from merabench.tasks.gorillahard.generator.checks.audit import phrase_shares, variety
 from merabench.tasks.gorillahard.generator.checks.rows import (
     Check,
     card_size,
     first_failures,
     reference_of,
 )
-from merabench.tasks.gorillahard.generator.wording.prompts import CARD_PROMPT_CHARS, CARD_WORDING_SPLIT
+from merabench.tasks.gorillahard.generator.wording.prompts import CARD_PROMPT_CHARS
 
 MIN_PER = {"lever": 6, "difficulty": 16, "answer_kind": 10, "corpus_format": 3}
-# the card's composition, which a default-size set must have exactly
-CARD = {"difficulty": {"T1_medium": 16, "T2_hard": 56, "T3_expert": 329, "T4_wild": 768},
-        "answer_kind": {"tool_call": 782, "plan": 51, "calls": 199, "clarify": 10, "abstain": 127}}
-CARD_SPECIALS = {"near_miss": 109, "cost_pick": 6, "injection": 6}
-CARD_WORDINGS = dict(enumerate(CARD_WORDING_SPLIT))  # evaluated rows per instruction wording
 
 
 def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
@@ -70,9 +73,6 @@ def check_composition(test: list[Row], manifest: dict[str, Any]) -> Check:
     summary = (f"{len(test)} rows, {families} families, tiers {dict(sorted(counts['difficulty'].items()))}, "
                f"kinds {dict(sorted(counts['answer_kind'].items()))}")
     return Check("composition", not problems, first_failures(problems) or summary)
-
-
-CARD_MEDIAN_CHARS = (17_500, 19_500)  # around the card's median of 18.5k
 
 
 def check_prompt_lengths(prompts: list[str], manifest: dict[str, Any]) -> Check:
@@ -152,18 +152,12 @@ def check_clarify_kinds(test: list[Row], manifest: dict[str, Any]) -> Check:
     return Check("clarify_kinds", not misses, "; ".join(misses) or summary)
 
 
-# what a publishable card-size set must reach (issue: variety and no shortcut)
-VARIETY_GOALS = {"templates": 900, "top_template_share": 0.015, "distinct_pairs": 1050, "answer_tools": 120,
-                 "top_tool_share": 0.04}
-
 PHRASE_SHARE = 0.03  # no opening or closing phrase (three words of the template) in more of the questions
 
 
 def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
     """Templates, pairs and answer tools as the audit counts them; enforced on card-size sets
     (a small set cannot have 400 templates)."""
-    from merabench.tasks.gorillahard.generator.checks.audit import variety
-
     figures = variety(test)
     summary = "; ".join(figures.lines())
     if not card_size(manifest):
@@ -179,8 +173,6 @@ def check_variety(test: list[Row], manifest: dict[str, Any]) -> Check:
         misses.append(f"{figures.answer_tools} answer tools < {VARIETY_GOALS['answer_tools']}")
     if figures.top_tool_share > VARIETY_GOALS["top_tool_share"]:
         misses.append(f"{figures.top_tool} in {figures.top_tool_share:.1%} of call rows")
-    from merabench.tasks.gorillahard.generator.checks.audit import phrase_shares
-
     for where, (phrase, share) in zip(("opens", "closes"), phrase_shares([r.inputs["question"] for r in test]),
                                       strict=True):
         if share > PHRASE_SHARE:

@@ -13,13 +13,11 @@ from typing import Any
 
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row
+from merabench.tasks.gorillahard.generator.card import CARD_DIALOGUES, CARD_ROWS
 from merabench.tasks.gorillahard.generator.families import View
 from merabench.tasks.gorillahard.generator.library.providers import canonical, canonical_text
 
 FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
-
-CARD_ROWS, CARD_DIALOGUES = 1169, 30  # a set of the card's size is held to its exact figures
-
 
 def card_size(manifest: dict[str, Any]) -> bool:
     return manifest.get("rows") == CARD_ROWS and manifest.get("dialogues") == CARD_DIALOGUES

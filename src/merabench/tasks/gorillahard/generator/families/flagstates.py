@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile, bulk
@@ -55,65 +56,95 @@ def described(flag: str) -> str:
     return f"{base} (черновик новой версии)" if flag.endswith("-v2") else base
 
 
+@dataclass(frozen=True)
+class _Sheet:
+    """What every layout writes: the flags' states per environment, the words for on and off, the
+    state left commented out above the live one (`old`: flag, env) and the legend's lines."""
+
+    flags: dict[str, dict[str, bool]]
+    envs: list[str]
+    spell: tuple[str, str]
+    old: tuple[str, str] | None
+    legend: list[str]
+
+    def state(self, value: bool) -> str:
+        return self.spell[0] if value else self.spell[1]
+
+
+def _yaml_flags(sheet: _Sheet, rng: random.Random) -> list[str]:
+    lines = ["# фича-флаги сервиса: состояние в каждом окружении", "flags:"]
+    for flag, states in sheet.flags.items():
+        lines += [f"  {flag}:", f"    description: {described(flag)}",
+                  f"    owner: team-{rng.choice(['cart', 'search', 'growth', 'platform'])}", "    environments:"]
+        for env in sheet.envs:
+            if sheet.old == (flag, env):
+                lines.append(f"      # {env}: {sheet.state(not states[env])}  # до отката")
+            lines.append(f"      {env}: {sheet.state(states[env])}")
+    return lines
+
+
+def _yaml_envs(sheet: _Sheet, rng: random.Random) -> list[str]:
+    lines = ["# что включено в каждом окружении", *sheet.legend, "environments:"]
+    for env in sheet.envs:
+        lines.append(f"  {env}:")
+        for flag, states in sheet.flags.items():
+            if sheet.old == (flag, env):
+                lines.append(f"    # {flag}: {sheet.state(not states[env])}")
+            lines.append(f"    {flag}: {sheet.state(states[env])}")
+    return lines
+
+
+def _env_keys(sheet: _Sheet, rng: random.Random) -> list[str]:
+    lines = ["# фича-флаги: FEATURE_<ФЛАГ>__<ОКРУЖЕНИЕ>", *sheet.legend]
+    for env in sheet.envs:
+        lines += ["", f"# --- {env} ---"]
+        for flag, states in sheet.flags.items():
+            if sheet.old == (flag, env):
+                lines.append(f"# FEATURE_{_key(flag)}__{env.upper()}={sheet.state(not states[env])}")
+            lines.append(f"FEATURE_{_key(flag)}__{env.upper()}={sheet.state(states[env])}")
+    return lines
+
+
+def _md_table(sheet: _Sheet, rng: random.Random) -> list[str]:
+    envs, old = sheet.envs, sheet.old
+    lines = ["# Фича-флаги", "", "Состояние флагов по окружениям (правит дежурный после каждого релиза).", "",
+             "| флаг | описание | " + " | ".join(envs) + " |", "| --- | --- | " + " | ".join("---" for _ in envs) + " |"]
+    for flag, states in sheet.flags.items():
+        row = f"| `{flag}` | {sheet.legend[list(sheet.flags).index(flag)].split(' — ', 1)[1]} | " \
+              + " | ".join(sheet.state(states[e]) for e in envs) + " |"
+        if old and old[0] == flag:
+            lines.append("<!-- " + row.replace(sheet.state(states[old[1]]), sheet.state(not states[old[1]]), 1) + " -->")
+        lines.append(row)
+    return lines
+
+
+def _ini_envs(sheet: _Sheet, rng: random.Random) -> list[str]:
+    lines = ["; фича-флаги по окружениям", *sheet.legend]
+    for env in sheet.envs:
+        lines += ["", f"[{env}]"]
+        for flag, states in sheet.flags.items():
+            if sheet.old == (flag, env):
+                lines.append(f"; {flag} = {sheet.state(not states[env])}")
+            lines.append(f"{flag} = {sheet.state(states[env])}")
+    return lines
+
+
+_WRITERS = {"yaml_flags": _yaml_flags, "yaml_envs": _yaml_envs, "env_keys": _env_keys, "md_table": _md_table,
+            "ini_envs": _ini_envs}
+
+
 def _render(layout: str, flags: dict[str, dict[str, bool]], envs: list[str], spell: tuple[str, str],
             old: tuple[str, str] | None, example: bool, rng: random.Random) -> str:
     """The file's text; `old`: (flag, env) whose previous state is left commented out above the live one."""
     fmt = _FMT[layout]
-    on, off = spell
-
-    def state(value: bool) -> str:
-        return on if value else off
-
-    lines: list[str] = []
     c = _COMMENT.get(fmt, "")
     legend = [f"{c} {flag if fmt != 'env' else _key(flag)} — {described(flag)}" for flag in flags]
-    if layout == "yaml_flags":
-        lines += ["# фича-флаги сервиса: состояние в каждом окружении", "flags:"]
-        for flag, states in flags.items():
-            lines += [f"  {flag}:", f"    description: {described(flag)}",
-                      f"    owner: team-{rng.choice(['cart', 'search', 'growth', 'platform'])}", "    environments:"]
-            for env in envs:
-                if old == (flag, env):
-                    lines.append(f"      # {env}: {state(not states[env])}  # до отката")
-                lines.append(f"      {env}: {state(states[env])}")
-    elif layout == "yaml_envs":
-        lines += ["# что включено в каждом окружении"] + legend + ["environments:"]
-        for env in envs:
-            lines.append(f"  {env}:")
-            for flag, states in flags.items():
-                if old == (flag, env):
-                    lines.append(f"    # {flag}: {state(not states[env])}")
-                lines.append(f"    {flag}: {state(states[env])}")
-    elif layout == "env_keys":
-        lines += ["# фича-флаги: FEATURE_<ФЛАГ>__<ОКРУЖЕНИЕ>"] + legend
-        for env in envs:
-            lines += ["", f"# --- {env} ---"]
-            for flag, states in flags.items():
-                if old == (flag, env):
-                    lines.append(f"# FEATURE_{_key(flag)}__{env.upper()}={state(not states[env])}")
-                lines.append(f"FEATURE_{_key(flag)}__{env.upper()}={state(states[env])}")
-    elif layout == "md_table":
-        lines += ["# Фича-флаги", "", "Состояние флагов по окружениям (правит дежурный после каждого релиза).", "",
-                  "| флаг | описание | " + " | ".join(envs) + " |", "| --- | --- | " + " | ".join("---" for _ in envs) + " |"]
-        for flag, states in flags.items():
-            row = f"| `{flag}` | {legend[list(flags).index(flag)].split(' — ', 1)[1]} | " \
-                  + " | ".join(state(states[e]) for e in envs) + " |"
-            if old and old[0] == flag:
-                lines.append("<!-- " + row.replace(state(states[old[1]]), state(not states[old[1]]), 1) + " -->")
-            lines.append(row)
-    else:
-        lines += ["; фича-флаги по окружениям"] + legend
-        for env in envs:
-            lines += ["", f"[{env}]"]
-            for flag, states in flags.items():
-                if old == (flag, env):
-                    lines.append(f"; {flag} = {state(not states[env])}")
-                lines.append(f"{flag} = {state(states[env])}")
+    lines = _WRITERS.get(layout, _ini_envs)(_Sheet(flags, envs, spell, old, legend), rng)
     if example and fmt != "md":
         flag = next(iter(flags))
-        lines[1:1] = [f"{c} пример записи (не настоящие значения): {flag} = {on} в {envs[-1]}"]
+        lines[1:1] = [f"{c} пример записи (не настоящие значения): {flag} = {spell[0]} в {envs[-1]}"]
     elif example:
-        lines += ["", f"Пример: чтобы включить флаг только в {envs[0]}, поставьте «{on}» в его столбце."]
+        lines += ["", f"Пример: чтобы включить флаг только в {envs[0]}, поставьте «{spell[0]}» в его столбце."]
     text = "\n".join(lines) + "\n"
     prefix = "<!--" if fmt == "md" else c
     notes = bulk.change_notes(rng, prefix, " -->" if fmt == "md" else "")

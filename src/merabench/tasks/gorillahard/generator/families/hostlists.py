@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, bulk
@@ -191,7 +192,6 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
     condition = _condition(rng, records)
     if condition is None:
         return None
-    where = condition["where"]
     if not asks_status(condition):
         # "хосты, на которых крутится веб-фронт" leaves a retired web host out as well as in: a
         # question that does not ask by status gets a list with none retired
@@ -201,49 +201,71 @@ def inventory(rng: random.Random, base: CorpusFile, layouts: tuple[str, ...]) ->
     markdown = layout.startswith("md")
     spell = _spell(rng, not markdown)
     decoys = rng.sample(DECOYS, rng.randint(1, 3))
-    live = list(records)
     extra = iter(names[n:])
+    live = _listed(rng, records, condition, decoys, layout, extra)
+    block = (_md_block if markdown else _txt_block)(layout, live, spell)
+    archived = [_matching_record(rng, condition, next(extra))
+                for _ in range(rng.randint(1, 2))] if "archived" in decoys else []
+    mentioned = next(extra) if "mentioned" in decoys else None
+    if markdown:
+        text = _in_runbook(base.file.text, block, rng, archived, layout, spell, mentioned)
+        file = File(f"docs/runbooks/hosts-{rng.randint(100, 999)}.md", "md", text)
+    else:
+        file = _txt_inventory(rng, layout, block, archived, spell, mentioned)
+    return file, {**condition, "hosts": _chosen(live, condition), "layout": layout, "decoys": sorted(decoys),
+                  "spell": spell}
 
-    def matching_record() -> dict[str, str]:
-        record = _record(rng, next(extra))
-        if condition.get("negated"):
-            record["env"] = rng.choice([v for v in VALUES["env"] if v != where[1]])
-        else:
-            record[where[0]] = where[1]
-        if condition.get("also"):
-            record[condition["also"][0]] = condition["also"][1]
-        return record
 
+def _matching_record(rng: random.Random, condition: dict[str, Any], host: str) -> dict[str, str]:
+    """A record for `host` that meets the condition: what a decoy (commented out, archived) holds,
+    so that only its being set aside keeps it out of the answer."""
+    where = condition["where"]
+    record = _record(rng, host)
+    if condition.get("negated"):
+        record["env"] = rng.choice([v for v in VALUES["env"] if v != where[1]])
+    else:
+        record[where[0]] = where[1]
+    if condition.get("also"):
+        record[condition["also"][0]] = condition["also"][1]
+    return record
+
+
+def _listed(rng: random.Random, records: list[dict[str, str]], condition: dict[str, Any], decoys: list[str],
+            layout: str, extra: Iterator[str]) -> list[dict[str, str]]:
+    """The records as the list holds them: a matching host listed twice, one commented out, and
+    grouped by environment where the layout groups."""
+    live = list(records)
     if "duplicate" in decoys:
         twin = rng.choice([r for r in records if _meets(r, condition)])
         live.insert(rng.randint(live.index(twin) + 1, len(live)), dict(twin))
     if "commented" in decoys:  # taken out of the list by hand, left in as a comment
-        live.insert(rng.randint(0, len(live)), {**matching_record(), "commented": "yes"})
+        live.insert(rng.randint(0, len(live)), {**_matching_record(rng, condition, next(extra)), "commented": "yes"})
     if layout in ("md_sections", "txt_groups"):  # grouped by environment: the order within groups
         live.sort(key=lambda r: VALUES["env"].index(r["env"]))
-    block = (_md_block if markdown else _txt_block)(layout, live, spell)
-    archived = [matching_record() for _ in range(rng.randint(1, 2))] if "archived" in decoys else []
-    mentioned = next(extra) if "mentioned" in decoys else None
-    if markdown:
-        text = _in_runbook(base.file.text, block, rng, archived, layout, spell, mentioned)
-        path = f"docs/runbooks/hosts-{rng.randint(100, 999)}.md"
-        fmt = "md"
-    else:
-        lines = ["# хосты для проверки", "# список ведёт дежурная смена; значения — окружение, роль, статус и "
-                 "результат последней проверки", ""] + block
-        if mentioned:
-            lines.insert(2, f"# {rng.choice(_NOTES).format(host=mentioned).replace('`', '')}")
-        if archived:
-            lines += ["", rng.choice(_ARCHIVE_TXT)] + _txt_block(layout, archived, spell)
-        text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
-        path = f"ops/inventory-{rng.randint(100, 999)}.txt"
-        fmt = "text"
-    chosen = []
+    return live
+
+
+def _txt_inventory(rng: random.Random, layout: str, block: list[str], archived: list[dict[str, str]],
+                   spell: dict[str, str], mentioned: str | None) -> File:
+    """The list as a plain text file: its header comments, a note naming a host that is not ours,
+    the archived hosts under their own heading."""
+    lines = ["# хосты для проверки", "# список ведёт дежурная смена; значения — окружение, роль, статус и "
+             "результат последней проверки", ""] + block
+    if mentioned:
+        lines.insert(2, f"# {rng.choice(_NOTES).format(host=mentioned).replace('`', '')}")
+    if archived:
+        lines += ["", rng.choice(_ARCHIVE_TXT)] + _txt_block(layout, archived, spell)
+    text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
+    return File(f"ops/inventory-{rng.randint(100, 999)}.txt", "text", text)
+
+
+def _chosen(live: list[dict[str, str]], condition: dict[str, Any]) -> list[str]:
+    """The answer: every listed host that meets the condition, once, in list order."""
+    chosen: list[str] = []
     for r in live:
         if not r.get("commented") and _meets(r, condition) and r["host"] not in chosen:
             chosen.append(r["host"])
-    return File(path, fmt, text), {**condition, "hosts": chosen, "layout": layout, "decoys": sorted(decoys),
-                                   "spell": spell}
+    return chosen
 
 
 def _in_runbook(runbook: str, block: list[str], rng: random.Random, archived: list[dict[str, str]], layout: str,
