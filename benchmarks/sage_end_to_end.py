@@ -1,6 +1,6 @@
 """SAGE scoring end to end against the reference scorer, each in a fresh process (not a test).
 
-    python benchmarks/sage_end_to_end.py [--reference-cmd "CMD"] [--pairs 2000] [--runs 3]
+    python benchmarks/sage_end_to_end.py [--reference-cmd "CMD"] [--pairs 2000] [--runs 5] [--keep DIR]
 
 The set: the 2,000 RUSpellRU pairs of tests/data, each hypothesis a realistic answer, built with a
 fixed seed: a random part of the source's word-level corrections applied, plus 0-2 new errors (a
@@ -10,8 +10,14 @@ merabench: `merabench score sage --data rows.jsonl --predictions answers.jsonl -
 also computes the intervals and writes results.json, the samples and report.html. The reference:
 CMD reading JSONL {"source", "reference", "hypothesis"} on stdin and writing one JSON score per
 line (the team's peer in ../shared/peers/sage: `setup.sh` builds it; a user with the real spaCy
-model points --reference-cmd at their own). Both are timed from process start to exit, best of
---runs; the script prints both, their ratio, and how many rows agree to 1e-9 (both round alike).
+model points --reference-cmd at their own). Both are timed from process start to exit.
+
+The machine may be shared, so the two run in alternating pairs (ours, then the reference, --runs
+times) after one untimed run of each (files cached, bytecode written: the reference's packages
+were compiled when pip installed them, so merabench runs without PYTHONDONTWRITEBYTECODE too).
+The script prints each pair, the medians, the median of the pairs' ratios (the figure to quote:
+a slow moment slows both sides of a pair alike) and how many rows agree to 1e-9 (both round
+alike). --keep DIR keeps the set and merabench's results there, to compare metrics across versions.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import argparse
 import contextlib
 import difflib
 import json
+import os
 import random
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,7 +38,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "ruspellru"
-PEER = ROOT.parent / "shared" / "peers" / "sage"
+# the team's shared folder sits beside the checkout, or beside the folder of worktrees
+PEER = next((p / "shared" / "peers" / "sage" for p in ROOT.parents if (p / "shared" / "peers" / "sage").exists()),
+            ROOT.parent / "shared" / "peers" / "sage")
 INSTRUCTION = "Исправь ошибки в тексте.\n\nТекст:\n{source}"
 
 
@@ -82,12 +92,30 @@ def build(n: int, folder: Path) -> tuple[Path, Path, Path]:
 
 
 def timed(command: list[str], stdin: Path | None = None, stdout: Path | None = None) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with contextlib.ExitStack() as files:
         fin = files.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
         fout = files.enter_context(stdout.open("wb")) if stdout else subprocess.DEVNULL
         started = time.perf_counter()
-        subprocess.run(command, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True)
+        subprocess.run(command, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True, env=env)
         return time.perf_counter() - started
+
+
+def alternating(ours: list[str], theirs: list[str], pairs: Path, reference_out: Path, runs: int
+                ) -> list[tuple[float, float]]:
+    """(our time, the reference's time) for each of `runs` pairs, after one untimed run of each."""
+    timed(ours)
+    timed(theirs, pairs, reference_out)
+    return [(timed(ours), timed(theirs, pairs, reference_out)) for _ in range(runs)]
+
+
+def agreement(reference_out: Path, samples: Path) -> tuple[int, int]:
+    """Rows whose spell_f1, punct_f1 and errant_f1 equal the reference's to 1e-9, and all rows."""
+    theirs_scores = [json.loads(line) for line in reference_out.read_text().splitlines()]
+    ours_scores = {r["id"]: r["metrics"] for r in map(json.loads, samples.read_text(encoding="utf-8").splitlines())}
+    agree = sum(all(abs(ours_scores[i][k] - t[k]) <= 1e-9 for k in ("spell_f1", "punct_f1", "errant_f1"))
+                for i, t in enumerate(theirs_scores))
+    return agree, len(theirs_scores)
 
 
 def main() -> None:
@@ -95,30 +123,32 @@ def main() -> None:
     default = f"/tmp/sagevenv/bin/python {PEER / 'score.py'}" if (PEER / "score.py").exists() else None
     parser.add_argument("--reference-cmd", default=default, help="the reference scorer's command (JSONL protocol)")
     parser.add_argument("--pairs", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="keep the set and merabench's results in this folder")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         rows, answers, pairs = build(args.pairs, folder)
         ours_cmd = [sys.executable, "-m", "merabench.cli.main", "score", "sage", "--data", str(rows), "--predictions",
                     str(answers), "--out", str(folder / "scored")]
-        ours = min(timed(ours_cmd) for _ in range(args.runs))
-        print(f"SAGE, {args.pairs} RUSpellRU pairs with realistic answers, process start to exit (best of {args.runs})")
-        print(f"  merabench score sage        {ours:7.2f} s   ({args.pairs / ours:,.0f} examples/s, with intervals, "
-              "results.json, samples and report.html)")
+        print(f"SAGE, {args.pairs} RUSpellRU pairs with realistic answers, process start to exit "
+              "(merabench with intervals, results.json, samples and report.html)")
         if not args.reference_cmd:
+            ours = statistics.median(timed(ours_cmd) for _ in range(args.runs + 1))
+            print(f"  merabench score sage: median {ours:.2f} s ({args.pairs / ours:,.0f} examples/s)")
             print("  reference: not given (--reference-cmd); build ../shared/peers/sage/setup.sh or point at yours")
             return
         reference_out = folder / "reference.jsonl"
-        theirs = min(timed(shlex.split(args.reference_cmd), pairs, reference_out) for _ in range(args.runs))
-        print(f"  reference scorer            {theirs:7.2f} s   ({args.pairs / theirs:,.0f} examples/s)")
-        print(f"  ratio reference / merabench {theirs / ours:7.1f}x   (goal >= 10x)")
-        theirs_scores = [json.loads(line) for line in reference_out.read_text().splitlines()]
-        ours_scores = {r["id"]: r["metrics"] for r in map(json.loads, (folder / "scored" / "samples_sage.jsonl")
-                                                          .read_text(encoding="utf-8").splitlines())}
-        agree = sum(all(abs(ours_scores[i][k] - t[k]) <= 1e-9 for k in ("spell_f1", "punct_f1", "errant_f1"))
-                    for i, t in enumerate(theirs_scores))
-        print(f"  rows with equal spell_f1, punct_f1 and errant_f1: {agree} of {len(theirs_scores)} "
+        times = alternating(ours_cmd, shlex.split(args.reference_cmd), pairs, reference_out, args.runs)
+        for n, (ours, theirs) in enumerate(times, 1):
+            print(f"  pair {n}: merabench {ours:6.2f} s   reference {theirs:6.2f} s   ratio {theirs / ours:5.1f}x")
+        ours, theirs = (statistics.median(side) for side in zip(*times, strict=True))
+        ratio = statistics.median(theirs / ours for ours, theirs in times)
+        print(f"  medians: merabench {ours:.2f} s ({args.pairs / ours:,.0f} examples/s), reference {theirs:.2f} s")
+        print(f"  median of the pairs' ratios {ratio:.1f}x   (goal >= 10x)")
+        agree, total = agreement(reference_out, folder / "scored" / "samples_sage.jsonl")
+        print(f"  rows with equal spell_f1, punct_f1 and errant_f1: {agree} of {total} "
               "(the peer's stand-in tags may differ from a real spaCy model on near-ties)")
 
 

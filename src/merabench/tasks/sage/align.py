@@ -88,27 +88,18 @@ def sub_cost(o: Token, c: Token) -> float:
     return cost
 
 
-def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
-          base: float = 0.0) -> tuple[list[list[str]], list[list[float]], set]:
-    """ERRANT's operation and cost matrices over the band for w (the whole matrix if w is None).
-
-    Also returns the cells whose transposition search looked at a cost that may not be exact.
-    `base` is the cost the path has when it enters the corner: the reference accumulates costs
-    from the origin, and ties are decided on those float sums, so a segment starts from it too.
-    """
-    n, m = len(orig), len(cor)
-    o_low = [t.lower for t in orig]
-    c_low = [t.lower for t in cor]
-    o_text = [t.text for t in orig]
-    c_text = [t.text for t in cor]
-    shift = m - n
+def _band(n: int, m: int, w: int | None, base: float) -> tuple[int, int, float]:
+    """(lowest diagonal, highest diagonal, the cost up to which a cell's banded cost is exact)."""
     if w is None:
-        d_lo, d_hi, slack = -n, m, _INF
-    else:
-        # the diagonals a path of cost <= w + 2 can use: it pays |d| to reach one, |shift - d| to leave
-        slack = base + w + 2
-        spare = (w + 2 - abs(shift)) // 2
-        d_lo, d_hi = min(0, shift) - spare, max(0, shift) + spare
+        return -n, m, _INF
+    # the diagonals a path of cost <= w + 2 can use: it pays |d| to reach one, |shift - d| to leave
+    shift = m - n
+    spare = (w + 2 - abs(shift)) // 2
+    return min(0, shift) - spare, max(0, shift) + spare, base + w + 2
+
+
+def _edge_matrices(n: int, m: int, d_lo: int, d_hi: int, base: float) -> tuple[list[list[str]], list[list[float]]]:
+    """The operation and cost matrices, unfilled but for the origin and the edges inside the band."""
     cost = [[_INF] * (m + 1) for _ in range(n + 1)]
     ops = [["O"] * (m + 1) for _ in range(n + 1)]
     cost[0][0] = base
@@ -118,38 +109,75 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
     for j in range(1, min(m, d_hi) + 1):
         cost[0][j] = cost[0][j - 1] + 1
         ops[0][j] = "I"
-    unsafe: set = set()
-    positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
-    for j, low in enumerate(c_low):
-        positions.setdefault(low, []).append(j)
-    last_in_orig: dict[str, int] = {}  # the latest row where each lower-cased token occurs in orig
+    return ops, cost
+
+
+def _similarity_row(o_txt: str) -> dict[str, float]:
+    """The cached character similarities of one original token (the cache is bounded)."""
+    row = _SIMILARITY.get(o_txt)
+    if row is None:
+        if len(_SIMILARITY) > 200_000:
+            _SIMILARITY.clear()
+        row = _SIMILARITY[o_txt] = {}
+    return row
+
+
+def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
+          base: float = 0.0) -> tuple[list[list[str]], list[list[float]], set]:
+    """ERRANT's operation and cost matrices over the band for w (the whole matrix if w is None).
+
+    Also returns the cells whose transposition search looked at a cost that may not be exact.
+    `base` is the cost the path has when it enters the corner: the reference accumulates costs
+    from the origin, and ties are decided on those float sums, so a segment starts from it too.
+    """
+    n, m = len(orig), len(cor)
+    d_lo, d_hi, slack = _band(n, m, w, base)
+    ops, cost = _edge_matrices(n, m, d_lo, d_hi, base)
+    fill = _RowFill(orig, cor, cost, ops, slack)
     for i in range(n):
-        row_prev, row, op_row = cost[i], cost[i + 1], ops[i + 1]
-        o_tok, o_txt, o_lw = orig[i], o_text[i], o_low[i]
+        fill.row(i, max(0, i + d_lo), min(m, i + 1 + d_hi))
+    return ops, cost, fill.unsafe
+
+
+class _RowFill:
+    """The band's cells filled row by row, each as the reference fills it (see `row`)."""
+
+    def __init__(self, orig: Sequence[Token], cor: Sequence[Token], cost: list[list[float]], ops: list[list[str]],
+                 slack: float) -> None:
+        self.orig, self.cor, self.cost, self.ops, self.slack = orig, cor, cost, ops, slack
+        self.o_low = [t.lower for t in orig]
+        self.c_low = [t.lower for t in cor]
+        self.c_text = [t.text for t in cor]
+        self.shift = len(cor) - len(orig)
+        self.unsafe: set = set()
+        self.positions: dict[str, list[int]] = {}  # where each lower-cased token occurs in cor
+        for j, low in enumerate(self.c_low):
+            self.positions.setdefault(low, []).append(j)
+        self.last_in_orig: dict[str, int] = {}  # the latest row where each lower-cased token occurs in orig
+
+    def row(self, i: int, j_first: int, j_stop: int) -> None:
+        """Row i + 1 over the columns j_first + 1 .. j_stop: a match, else the cheapest of a
+        substitution, an insertion, a deletion and a transposition (ties in that order reversed)."""
+        c_text, c_low, cor, last_in_orig = self.c_text, self.c_low, self.cor, self.last_in_orig
+        row_prev, row, op_row = self.cost[i], self.cost[i + 1], self.ops[i + 1]
+        o_tok = self.orig[i]
+        o_txt, o_lw = o_tok.text, self.o_low[i]
         last_in_orig[o_lw] = i
         known_row = _SUB_COSTS.get(o_txt) or {}
-        sim_row = _SIMILARITY.get(o_txt)
-        if sim_row is None:
-            if len(_SIMILARITY) > 200_000:
-                _SIMILARITY.clear()
-            sim_row = _SIMILARITY[o_txt] = {}
-        occurrences = positions.get(o_lw, ())
+        sim_row = _similarity_row(o_txt)
+        occurrences = self.positions.get(o_lw, ())
         n_occurrences = len(occurrences)
-        j_first, j_stop = max(0, i + d_lo), min(m, i + 1 + d_hi)
-        left = row[j_first]
-        diagonal = row_prev[j_first]
+        left, diagonal = row[j_first], row_prev[j_first]
         nearest, pointer = -1, 0
         for j in range(j_first, j_stop):
             up = row_prev[j + 1]
             c_txt = c_text[j]
             if o_txt == c_txt:
-                left = diagonal
-                row[j + 1] = left
+                left = row[j + 1] = diagonal
                 op_row[j + 1] = "M"
                 diagonal = up
                 continue
-            ins_cost = left + 1
-            del_cost = up + 1
+            ins_cost, del_cost = left + 1, up + 1
             one_sided = ins_cost if ins_cost < del_cost else del_cost
             if diagonal > one_sided:  # a substitution costs at least 0: it cannot win here
                 substitution = _INF
@@ -163,27 +191,15 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
             else:
                 substitution = diagonal + sub_cost(o_tok, cor[j])
             other = substitution if substitution <= one_sided else one_sided
-            trans_cost = _INF
-            k = 1
             # a transposition ending here needs o_low[i] among c_low[j - k .. j] and c_low[j] among
             # o_low[i - k .. i], with k <= other
             while pointer < n_occurrences and occurrences[pointer] <= j:
                 nearest = occurrences[pointer]
                 pointer += 1
             if nearest < 0 or j - nearest > other or i - last_in_orig.get(c_low[j], -_FAR) > other:
-                k = i + 1
+                trans_cost, k = _INF, i + 1  # as the search would end, should no cost be finite
             else:
-                limit = slack - abs(shift - (j - i))  # costs up to this are exact on this diagonal
-            while i - k >= 0 and j - k >= 0 and k <= other:
-                here, before = cost[i - k + 1][j - k + 1], cost[i - k][j - k]
-                if here > limit or before > limit:
-                    unsafe.add((i + 1, j + 1))
-                if here == before:
-                    break
-                if sorted(o_low[i - k:i + 1]) == sorted(c_low[j - k:j + 1]):
-                    trans_cost = before + k
-                    break
-                k += 1
+                trans_cost, k = self.transposition(i, j, other)
             if trans_cost <= other:
                 left = trans_cost
                 op_row[j + 1] = f"T{k + 1}"
@@ -192,7 +208,24 @@ def _fill(orig: Sequence[Token], cor: Sequence[Token], w: int | None,
                 op_row[j + 1] = "S" if substitution == other else ("I" if ins_cost == other else "D")
             row[j + 1] = left
             diagonal = up
-    return ops, cost, unsafe
+
+    def transposition(self, i: int, j: int, other: float) -> tuple[float, int]:
+        """The reference's search for a transposition ending at cell (i + 1, j + 1), with k up to
+        `other`: (its cost, k), or (inf, k) if none. Marks the cell unsafe if it looked at a cost
+        past what the band keeps exact on that diagonal."""
+        cost, o_low, c_low = self.cost, self.o_low, self.c_low
+        limit = self.slack - abs(self.shift - (j - i))  # costs up to this are exact on this diagonal
+        k = 1
+        while i - k >= 0 and j - k >= 0 and k <= other:
+            here, before = cost[i - k + 1][j - k + 1], cost[i - k][j - k]
+            if here > limit or before > limit:
+                self.unsafe.add((i + 1, j + 1))
+            if here == before:
+                break
+            if sorted(o_low[i - k:i + 1]) == sorted(c_low[j - k:j + 1]):
+                return before + k, k
+            k += 1
+        return _INF, k
 
 
 _WEIGHT_SEED = 20251201
