@@ -1,0 +1,139 @@
+"""The shape of the code, held where a change would break it: a package laid out by pipeline stage
+(few entries per level), no import circle between modules, no long function bodies, the red-team
+solver outside the package, and every data file of the package in the wheel's package data."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "merabench"
+GENERATOR = PACKAGE / "tasks" / "gorillahard" / "generator"
+#: where function length and import circles are held: the product and the team's own instruments
+CODE = (ROOT / "src", ROOT / "benchmarks", ROOT / "tools")
+LONGEST_BODY = 60
+
+
+def _entries(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name != "__pycache__")
+
+
+def test_the_package_and_the_generator_keep_few_entries_a_level() -> None:
+    assert len(_entries(PACKAGE)) <= 16, _entries(PACKAGE)
+    assert len(_entries(GENERATOR)) <= 15, _entries(GENERATOR)
+    assert {"cli", "rows", "runner", "models", "judging", "scoring", "formats", "report", "tasks"} <= set(_entries(PACKAGE))
+    assert {"build", "corpus", "families", "checks"} <= set(_entries(GENERATOR))
+
+
+def test_no_file_of_the_package_is_the_red_team_solver() -> None:
+    assert [p for p in PACKAGE.rglob("*") if "redteam" in p.name] == []
+
+
+def _modules() -> dict[str, Path]:
+    """Dotted name -> file, for every module under CODE (src/ by package, the rest by folder)."""
+    found = {}
+    for base in CODE:
+        for path in base.rglob("*.py"):
+            parts = list(path.relative_to(base).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def _imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """The repo's modules that `path` imports anywhere (a function-local import counts too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:  # `from pkg import module` is the module; `from module import name`, the module
+                targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return {t for t in targets if t in modules and t != name}
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_between_modules() -> None:
+    modules = _modules()
+    graph = {name: _imports(path, name, modules) for name, path in modules.items()}
+    assert _circles(graph) == []
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """From the first statement after `def ...:` (its docstring included) to the function's end."""
+    return node.body[-1].end_lineno - node.body[0].lineno + 1
+
+
+def test_no_function_body_is_longer_than_sixty_lines() -> None:
+    long = []
+    for base in CODE:
+        for path in sorted(base.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _body_lines(node) > LONGEST_BODY:
+                    long.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} {_body_lines(node)}")
+    assert long == []
+
+
+def test_every_data_file_of_the_package_is_in_its_package_data() -> None:
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-data"]["merabench"]
+    data = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*")
+            if p.is_file() and p.suffix not in {".py", ".pyc"} and "__pycache__" not in p.parts]
+    assert data, "the package ships data files (bundled rows, schemas, the report's assets)"
+    # setuptools' `**` also matches no folder at all, which fnmatch's `*` does not
+    missed = [d for d in data if not any(fnmatch.fnmatch(d, p) or fnmatch.fnmatch(d, p.replace("**/", "")) for p in patterns)]
+    assert missed == []
