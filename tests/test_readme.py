@@ -1,4 +1,4 @@
-"""The README's Python examples run as written (in a scratch folder, with the built-in data). A
+"""The Python examples of the README and of docs/ run as written (in a scratch folder, with the built-in data). A
 block fenced ```python with more words after it is an illustration for another system (Ray Data
 on a GPU cluster) and is not run here."""
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCKS = [block for page in PAGES for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)]
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{n}" for n in range(len(BLOCKS))])
