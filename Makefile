@@ -26,7 +26,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks tools
-	$(BIN)/python -m pytest
+	# one worker per core; a test file stays on one worker, so its module fixtures (a generated set,
+	# the real model's two runs) are made once
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/runner_throughput.py

@@ -6,7 +6,9 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -150,7 +152,16 @@ def test_rerun_with_another_model_into_the_same_folder_is_refused(tmp_path: Path
     assert other.returncode == 2 and "holds a run with other settings" in other.stderr
 
 
-def test_rerun_with_other_data_into_the_same_folder_is_refused(tmp_path: Path) -> None:
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A folder with a short path: messages shorten very long paths, and a parallel worker's
+    tmp_path is longer than a test alone gets."""
+    with tempfile.TemporaryDirectory(prefix="mb-", dir="/tmp") as name:
+        yield Path(name)
+
+
+def test_rerun_with_other_data_into_the_same_folder_is_refused(short_tmp: Path) -> None:
+    tmp_path = short_tmp
     first, second = write_jsonl(tmp_path / "a.jsonl", sage_rows(4)), write_jsonl(tmp_path / "b.jsonl", sage_rows(5))
     out = tmp_path / "run"
     assert run_cli("run", "--tasks", "sage", "--data", str(first), "--out", str(out), "--no-progress").returncode == 0
