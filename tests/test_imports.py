@@ -50,8 +50,8 @@ def test_demo_run_and_score_import_neither_spacy_nor_torch(tmp_path: Path) -> No
 
 
 def test_the_cli_modules_import_no_private_name_from_another_module() -> None:
-    """What the command's modules share has a public name (cli_evaluate used to import
-    `_judge`, `_print`, `_stderr`, ... from cli_options and cli_app)."""
+    """What the command's modules share has a public name (cli/evaluate.py used to import
+    `_judge`, `_print`, `_stderr`, ... from cli/options.py and cli/app.py)."""
     import ast
 
     package = Path(__file__).parents[1] / "src" / "merabench"

@@ -1,5 +1,5 @@
 """The `merabench` command's Typer app, its terminal output (consoles, one-line messages) and the
-`--version` flag; the commands live in cli_evaluate.py and cli_tools.py."""
+`--version` flag; the commands live in evaluate.py and tools.py beside it."""
 
 from __future__ import annotations
 

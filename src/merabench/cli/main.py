@@ -1,4 +1,4 @@
-"""The `merabench` process: the command group (the commands of cli_evaluate.py and cli_tools.py,
+"""The `merabench` process: the command group (the commands of cli/evaluate.py and cli/tools.py,
 and two derived from `run`), `run --config` defaults, redacted terminal streams, and exit codes.
 User mistakes print one clear line and exit 2; Ctrl-C exits 130."""
 

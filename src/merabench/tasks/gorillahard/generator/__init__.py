@@ -1,12 +1,11 @@
 """The GorillaHard question generator: whole new, fully answerable question sets from a seed.
 
+    build/       a set from a seed: the family schedule, rows, catalogs, prompts, dialogues, shots
     corpus/      working files of many formats, built from the seed (a module per format group)
-    library.py   the tool library (families, typed parameters, constraints, twins)
+    families/    one question maker per family, each with an independent checker
+    library/     the tool library (typed parameters, constraints, twins), other providers' names, catalogs
+    wording/     the Russian of the questions: address, asides, numerals, spelling, the instruction prompts
+    checks/      the validator: the proofs that a set is sound, a module per thing checked, and the audit
+    card.py      what the card asks of a set (rows per tier, specials, variety goals)
     model.py     the records: File, Question, reference envelopes
-    families.py  one question generator per family, each with an independent checker
-    catalog.py   per-question catalogs with the twin present and the reference placed fairly
-    prompts.py   the five instruction wordings and the format block
-    build.py     a set from a seed: rows, dialogues, shots
-    validate.py  the proofs that a set is sound: runs the checks, in report order
-    checks_*.py  the checks, a module per thing checked (files, picks, dialogues, wording...)
 """

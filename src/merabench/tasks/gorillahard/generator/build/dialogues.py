@@ -4,7 +4,7 @@ what changes and takes the rest from the conversation (the operation, the column
 Each turn's reference is the state after it; the evaluated turn is the last, and it never states
 its whole answer: a statistic's column, a count's pattern or a cancelled operation's column is
 named only in an earlier turn (`needs_history`: args), or the operation is (tool). The
-validator replays each dialogue turn by turn from the questions alone (`checks_dialogues.dialog_check`)
+validator replays each dialogue turn by turn from the questions alone (`checks/dialogues.py`'s `dialog_check`)
 and checks that the last turn's reference takes a value from the history (`history_needed`).
 """
 

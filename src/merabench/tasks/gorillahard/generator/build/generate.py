@@ -124,7 +124,7 @@ def quotas(singles: int) -> dict[str, int]:
     """Rows per family: the default counts (which add up to the card's tiers and answer kinds),
     scaled to the asked size by largest remainders, at least one row per family."""
     families = list(FAMILIES.values())
-    if singles < MIN_SINGLES:  # the CLI refuses such sizes first (cli_tools): here it is a caller's bug
+    if singles < MIN_SINGLES:  # the CLI refuses such sizes first (cli/tools.py): here it is a caller's bug
         raise ValueError(f"a set needs at least {MIN_SINGLES} single-turn rows (one per family); asked for {singles}")
     exact = {f.name: f.count * singles / DEFAULT_SINGLES for f in families}
     quota = {name: max(1, int(value)) for name, value in exact.items()}

@@ -6,10 +6,8 @@ test and in shots, goes through the real scorer: a set passes only if each score
 sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
 
 This module runs the checks in their report order; they live in modules named by what they
-check (`checks_structure`, `checks_dialogues`, `checks_catalogs`, `checks_files`,
-`checks_picks`, `checks_composition`, `checks_tiers`, `checks_wording`, `checks_answers`,
-`checks_shortcuts`),
-over the readers of a written row in `checks_rows`.
+check (`structure`, `dialogues`, `catalogs`, `files`, `picks`, `composition`, `tiers`,
+`wording`, `answers`, `shortcuts`, all in `checks/`), over the readers of a written row in `rows`.
 """
 
 from __future__ import annotations
