@@ -8,7 +8,7 @@ the values are worked out afresh over this row's files: the file the question na
 what it holds, tables parsed with their decoys, live config values, host lists, counts, extremes.
 A recipe whose operation the catalog lacks, a column no header holds, or a value past a limit the
 catalog states turns into a refusal. A set on which this solver passes more than the gate's share
-measures a template, not a model (`validate`'s `no_shortcut_redteam`).
+measures a template, not a model (the gate of `score.gate_line`, printed by benchmarks/gorillahard_redteam.py).
 """
 
 from __future__ import annotations
