@@ -86,9 +86,29 @@ class FakeServer:
         self.headers.append(dict(request.headers))
         action = self.plan(n, body)
         answer = self.reply(body) if action in ("ok", "slow", "truncate") else None
-        if self.slots is not None and not await self._take_slot(request):
+        if not await self._work(request, action, answer):
             self.abandoned += 1
             return web.Response(status=499)
+        if request.transport is None or request.transport.is_closing():
+            self.abandoned += 1  # computed for nobody
+        failed = self._failure(request, action, body)
+        if failed is not None:
+            return failed
+        payload = _completion_payload(n, body, answer)
+        if action == "truncate":
+            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+            resp.content_length = len(payload)
+            await resp.prepare(request)
+            await resp.write(payload[: len(payload) // 2])
+            request.transport.close()
+            return resp
+        return web.Response(body=payload, content_type="application/json")
+
+    async def _work(self, request: web.Request, action: str, answer: Any) -> bool:
+        """A slot (when the server has slots), then the request's latency; False when the client
+        left while queued for a slot."""
+        if self.slots is not None and not await self._take_slot(request):
+            return False
         try:
             self.served_at_once = max(self.served_at_once, self._busy)
             work = self.latency_s + self.token_latency_s * _tokens(answer)
@@ -100,8 +120,11 @@ class FakeServer:
             if self.slots is not None:
                 self._busy -= 1
                 self._hand_slots()
-        if request.transport is None or request.transport.is_closing():
-            self.abandoned += 1  # computed for nobody
+        return True
+
+    def _failure(self, request: web.Request, action: str, body: dict) -> web.StreamResponse | None:
+        """The response of a planned failure (an HTTP error, a dropped connection, a dying
+        server), or None for an answer."""
         if action in ("429", "503"):
             return web.json_response({"error": {"message": self.error_message or "slow down"}}, status=int(action),
                                      headers={"Retry-After": self.retry_after})
@@ -118,31 +141,7 @@ class FakeServer:
         if action == "die":
             self._die()
             return web.Response(status=200)
-        message: dict[str, Any] = {"role": "assistant"}
-        finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
-        if isinstance(answer, dict):
-            message["content"] = answer.get("content")
-            for key in ("reasoning_content", "reasoning"):
-                if key in answer:
-                    message[key] = answer[key]
-            finish = answer.get("finish_reason", finish)
-            usage = answer.get("usage", usage)
-        else:
-            message["content"] = answer
-        doc = {"id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
-               "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage}
-        try:
-            payload = json.dumps(doc, ensure_ascii=False).encode()
-        except UnicodeEncodeError:  # a lone surrogate: escaped, as a real server sends it
-            payload = json.dumps(doc).encode()
-        if action == "truncate":
-            resp = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
-            resp.content_length = len(payload)
-            await resp.prepare(request)
-            await resp.write(payload[: len(payload) // 2])
-            request.transport.close()
-            return resp
-        return web.Response(body=payload, content_type="application/json")
+        return None
 
     async def _take_slot(self, request: web.Request) -> bool:
         """Wait for a free slot in arrival order; False when the client left while queued."""
@@ -296,3 +295,25 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _completion_payload(n: int, body: dict, answer: Any) -> bytes:
+    """A chat completion's bytes: the answer as text, or a dict with content, reasoning fields,
+    finish_reason and usage."""
+    message: dict[str, Any] = {"role": "assistant"}
+    finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    if isinstance(answer, dict):
+        message["content"] = answer.get("content")
+        for key in ("reasoning_content", "reasoning"):
+            if key in answer:
+                message[key] = answer[key]
+        finish = answer.get("finish_reason", finish)
+        usage = answer.get("usage", usage)
+    else:
+        message["content"] = answer
+    doc = {"id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
+           "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage}
+    try:
+        return json.dumps(doc, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: escaped, as a real server sends it
+        return json.dumps(doc).encode()
