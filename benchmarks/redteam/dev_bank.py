@@ -13,12 +13,14 @@ from redteam import files as rf
 
 BANK_PATH = Path(__file__).with_name("bank.json")
 
-ROOTS: dict[str, list[str]] = {}  # a column phrase -> the roots of the headers dev rows used for it (the bank's)
-
-
 @lru_cache(maxsize=1)
 def bank() -> dict[str, Any]:
     known = json.loads(BANK_PATH.read_text(encoding="utf-8"))
-    ROOTS.update(known.get("roots", {}))
     rf.set_labels(known.get("labels", {}), known.get("shapes", {}))
     return known
+
+
+def column_roots() -> dict[str, list[str]]:
+    """A column phrase -> the roots of the headers dev rows used for it (read from the bank, so a
+    rule never sees them empty because nothing loaded the bank yet)."""
+    return bank().get("roots", {})

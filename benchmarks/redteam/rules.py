@@ -21,7 +21,7 @@ from redteam.catalog import (
 )
 from redteam.clauses import pick_clause
 from redteam.derive import Ask, Refuse, derived
-from redteam.dev_bank import ROOTS, bank
+from redteam.dev_bank import bank, column_roots
 from redteam.fanout import fanned_out
 from redteam.pick import _FORMAT_GROUPS, choose, main_file, named_files
 from redteam.questions import question_tokens, words
@@ -80,7 +80,7 @@ def _column(prompt: Any, path: str | None, phrase: str, columns: Mapping[str, st
     # the column under another spelling: a header whose root a dev row used for the phrase, or
     # the phrase transliterated; a look-alike (discount_code for «скидка») has another root
     stems = {w[:5] for w in re.findall(r"[а-яё]{4,}", phrase.lower())}  # «размер скидки» shares «скидка»'s stem
-    roots = {root for known, found in ROOTS.items() if stems & {w[:5] for w in re.findall(r"[а-яё]{4,}", known)}
+    roots = {root for known, found in column_roots().items() if stems & {w[:5] for w in re.findall(r"[а-яё]{4,}", known)}
              for root in found} | {header_root(phrase)} | {header_root(phrase.split()[0])}
     if mapped:
         roots.add(header_root(mapped))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,26 +84,30 @@ def _yaml_flags(sheet: _Sheet, rng: random.Random) -> list[str]:
     return lines
 
 
-def _yaml_envs(sheet: _Sheet, rng: random.Random) -> list[str]:
-    lines = ["# что включено в каждом окружении", *sheet.legend, "environments:"]
+def _by_env(sheet: _Sheet, head: list[str], section: Callable[[str], list[str]],
+            entry: Callable[[str, str, str, bool], str]) -> list[str]:
+    """A file grouped by environment: its head, then per environment a section of one entry a
+    flag, the rolled-back entry commented out above its live one."""
+    lines = list(head)
     for env in sheet.envs:
-        lines.append(f"  {env}:")
+        lines += section(env)
         for flag, states in sheet.flags.items():
             if sheet.old == (flag, env):
-                lines.append(f"    # {flag}: {sheet.state(not states[env])}")
-            lines.append(f"    {flag}: {sheet.state(states[env])}")
+                lines.append(entry(flag, env, sheet.state(not states[env]), True))
+            lines.append(entry(flag, env, sheet.state(states[env]), False))
     return lines
+
+
+def _yaml_envs(sheet: _Sheet, rng: random.Random) -> list[str]:
+    return _by_env(sheet, ["# что включено в каждом окружении", *sheet.legend, "environments:"],
+                   lambda env: [f"  {env}:"],
+                   lambda flag, env, state, old: f"    {'# ' if old else ''}{flag}: {state}")
 
 
 def _env_keys(sheet: _Sheet, rng: random.Random) -> list[str]:
-    lines = ["# фича-флаги: FEATURE_<ФЛАГ>__<ОКРУЖЕНИЕ>", *sheet.legend]
-    for env in sheet.envs:
-        lines += ["", f"# --- {env} ---"]
-        for flag, states in sheet.flags.items():
-            if sheet.old == (flag, env):
-                lines.append(f"# FEATURE_{_key(flag)}__{env.upper()}={sheet.state(not states[env])}")
-            lines.append(f"FEATURE_{_key(flag)}__{env.upper()}={sheet.state(states[env])}")
-    return lines
+    return _by_env(sheet, ["# фича-флаги: FEATURE_<ФЛАГ>__<ОКРУЖЕНИЕ>", *sheet.legend],
+                   lambda env: ["", f"# --- {env} ---"],
+                   lambda flag, env, state, old: f"{'# ' if old else ''}FEATURE_{_key(flag)}__{env.upper()}={state}")
 
 
 def _md_table(sheet: _Sheet, rng: random.Random) -> list[str]:
@@ -119,14 +124,9 @@ def _md_table(sheet: _Sheet, rng: random.Random) -> list[str]:
 
 
 def _ini_envs(sheet: _Sheet, rng: random.Random) -> list[str]:
-    lines = ["; фича-флаги по окружениям", *sheet.legend]
-    for env in sheet.envs:
-        lines += ["", f"[{env}]"]
-        for flag, states in sheet.flags.items():
-            if sheet.old == (flag, env):
-                lines.append(f"; {flag} = {sheet.state(not states[env])}")
-            lines.append(f"{flag} = {sheet.state(states[env])}")
-    return lines
+    return _by_env(sheet, ["; фича-флаги по окружениям", *sheet.legend],
+                   lambda env: ["", f"[{env}]"],
+                   lambda flag, env, state, old: f"{'; ' if old else ''}{flag} = {state}")
 
 
 _WRITERS = {"yaml_flags": _yaml_flags, "yaml_envs": _yaml_envs, "env_keys": _env_keys, "md_table": _md_table,
