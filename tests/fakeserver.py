@@ -233,6 +233,28 @@ class FakeServer:
         self._thread.join(10)
 
 
+def _completion_payload(n: int, body: dict, answer: Any) -> bytes:
+    """A chat completion's bytes: the answer as text, or a dict with content, reasoning fields,
+    finish_reason and usage."""
+    message: dict[str, Any] = {"role": "assistant"}
+    finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    if isinstance(answer, dict):
+        message["content"] = answer.get("content")
+        for key in ("reasoning_content", "reasoning"):
+            if key in answer:
+                message[key] = answer[key]
+        finish = answer.get("finish_reason", finish)
+        usage = answer.get("usage", usage)
+    else:
+        message["content"] = answer
+    doc = {"id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
+           "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage}
+    try:
+        return json.dumps(doc, ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate: escaped, as a real server sends it
+        return json.dumps(doc).encode()
+
+
 def _tokens(answer: Any) -> int:
     """Completion tokens of an answer: its usage's, else about a token per four characters."""
     if isinstance(answer, dict):
@@ -295,25 +317,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _completion_payload(n: int, body: dict, answer: Any) -> bytes:
-    """A chat completion's bytes: the answer as text, or a dict with content, reasoning fields,
-    finish_reason and usage."""
-    message: dict[str, Any] = {"role": "assistant"}
-    finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
-    if isinstance(answer, dict):
-        message["content"] = answer.get("content")
-        for key in ("reasoning_content", "reasoning"):
-            if key in answer:
-                message[key] = answer[key]
-        finish = answer.get("finish_reason", finish)
-        usage = answer.get("usage", usage)
-    else:
-        message["content"] = answer
-    doc = {"id": f"cmpl-{n}", "object": "chat.completion", "model": body.get("model"),
-           "choices": [{"index": 0, "finish_reason": finish, "message": message}], "usage": usage}
-    try:
-        return json.dumps(doc, ensure_ascii=False).encode()
-    except UnicodeEncodeError:  # a lone surrogate: escaped, as a real server sends it
-        return json.dumps(doc).encode()
