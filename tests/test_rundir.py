@@ -66,9 +66,16 @@ import multiprocessing, sys, time
 from pathlib import Path
 from merabench.runner.rundir import locked
 
+def nap(ready):
+    ready.set()  # the child runs: what happens at fork in a child has happened
+    time.sleep(120)
+
 with locked(Path(sys.argv[1])):
-    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(120,))
+    fork = multiprocessing.get_context("fork")
+    ready = fork.Event()
+    child = fork.Process(target=nap, args=(ready,))
     child.start()  # as the scoring forks its workers while the run holds the folder
+    ready.wait(60)  # on a loaded machine the child may not have run yet when start() returns
     print(child.pid, flush=True)
     time.sleep(120)
 """
