@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from merabench.errors import DataError, reading
+from merabench.formats.zipentries import listed, open_zip, read_entry
 from merabench.rows.inputfile import check_readable, is_stream, read_stream
 from merabench.rows.jsonio import json_lines, lines_of, loads
 
@@ -173,19 +174,19 @@ def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None,
 
 
 def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
-    with zipfile.ZipFile(source) as zf:
+    with open_zip(source, file) as zf:
         names = [n for n in zf.namelist() if n.endswith(".json")]
         wanted = f"{task_mera_name}.json" if task_mera_name else None
-        if wanted not in names:
-            raise DataError(f"the ZIP has no {wanted} (has: {', '.join(names) or 'nothing'})", file=file)
-        if names.count(wanted) > 1:
-            raise DataError(f"the ZIP holds {wanted} {names.count(wanted)} times; which one counts is unclear",
-                            file=file)
+        copies = names.count(wanted)
+        if not copies:
+            raise DataError(f"the ZIP has no {wanted} (has: {listed(names) or 'nothing'})", file=file)
+        if copies > 1:
+            raise DataError(f"the ZIP holds {wanted} {copies} times; which one counts is unclear", file=file)
         if zf.getinfo(wanted).flag_bits & 0x1:
             raise DataError(f"{wanted} is encrypted in the ZIP; give it unencrypted", file=file)
         label = f"{file}!{wanted}"
         with reading(label):
-            return _from_submission(loads(zf.read(wanted)), file=label)
+            return _from_submission(loads(read_entry(zf, wanted, label)), file=label)
 
 
 def _from_lines(lines: Iterable[tuple[int, Any]], *, file: str, hashes: dict[int, str]) -> dict[int, str | None]:

@@ -1,0 +1,118 @@
+"""ZIP entries read with a cap: a submission ZIP and its logs_public.zip come from anywhere.
+
+An entry is read a piece at a time and never past MAX_ENTRY_BYTES inflated, whatever its headers
+claim, so a ZIP bomb (a kilobyte that inflates to gigabytes) is refused by name with bounded
+memory. An entry that cannot be read — a compression method no reader knows, corrupt compressed
+bytes, a CRC-32 that does not match, a local header naming another file than the central
+directory does (two readers would see two files) — is a DataError naming the ZIP and the entry:
+`submission --check` lists it as a problem, `score` stops on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import lzma
+import re
+import zipfile
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from merabench.errors import DataError
+
+#: what one entry may inflate to: a task's answers or lm-eval samples are tens of megabytes
+MAX_ENTRY_BYTES = 256 << 20
+_CHUNK = 1 << 20
+_VISIBLE = re.compile(rb"\S")
+
+# what zipfile and the decompressors raise on an entry they cannot read (RuntimeError: encrypted)
+# (ValueError: an offset that points before the file's start)
+_UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError, OSError,
+               ValueError)
+
+
+def open_zip(source: Path | IO[bytes], label: str) -> zipfile.ZipFile:
+    """The ZIP, or a DataError naming `label` when its directory cannot be read (zipfile also
+    raises NotImplementedError for a version it does not know, ValueError for a negative offset)."""
+    try:
+        return zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, NotImplementedError, ValueError, EOFError) as exc:
+        raise DataError(f"not a readable ZIP file ({exc})", file=label) from None
+
+
+def _reason(info: zipfile.ZipInfo, exc: BaseException) -> str:
+    if isinstance(exc, NotImplementedError):
+        return f"stored with compression method {info.compress_type}, which no ZIP reader is bound to know"
+    if "CRC" in str(exc):
+        return "its bytes are corrupt (their CRC-32 differs from the one recorded)"
+    if "differ" in str(exc):  # zipfile: "File name in directory ... and header ... differ."
+        return f"its local header names another file than the ZIP's directory does ({exc})"
+    if isinstance(exc, zlib.error | lzma.LZMAError | EOFError):
+        return f"its compressed bytes are corrupt ({exc})"
+    return str(exc) or type(exc).__name__
+
+
+def _too_big() -> str:
+    return (f"inflates to more than {MAX_ENTRY_BYTES >> 20} MiB (a ZIP bomb, or no submission's file); "
+            "read no further")
+
+
+@contextlib.contextmanager
+def _opened(zf: zipfile.ZipFile, name: str, label: str) -> Iterator[IO[bytes]]:
+    info = zf.getinfo(name)
+    try:
+        with zf.open(info) as fh:
+            yield fh
+    except _UNREADABLE as exc:
+        raise DataError(f"cannot be read: {_reason(info, exc)}", file=label) from None
+
+
+def read_entry(zf: zipfile.ZipFile, name: str, label: str) -> bytes:
+    """The inflated bytes of `name`; a DataError naming `label` when they cannot be read or
+    pass MAX_ENTRY_BYTES (read one byte past the cap, no more)."""
+    with _opened(zf, name, label) as fh:
+        data = fh.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise DataError(_too_big(), file=label)
+    return data
+
+
+def entry_lines(zf: zipfile.ZipFile, name: str, label: str) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) for every non-blank line of `name`, read a megabyte at a time: memory
+    holds one piece (or one long line), never the entry; past MAX_ENTRY_BYTES it is a DataError."""
+    with _opened(zf, name, label) as fh:
+        lineno, pending, size = 1, [], 0
+        while chunk := fh.read(_CHUNK):
+            size += len(chunk)
+            if size > MAX_ENTRY_BYTES:
+                raise DataError(_too_big(), file=label)
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:  # inside one long line: kept as pieces, joined once the line ends
+                pending.append(chunk)
+                continue
+            piece = b"".join([*pending, chunk[:cut]])
+            pending = [chunk[cut:]]
+            yield from _non_blank(piece, lineno)
+            lineno += piece.count(b"\n")
+        yield from _non_blank(b"".join(pending), lineno)
+
+
+def _non_blank(text: bytes, lineno: int) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of `text` (whole lines) numbered from `lineno`, found by searching for
+    a visible byte: a run of blank lines costs one C-level scan, not a Python step per line."""
+    pos = counted = 0
+    while found := _VISIBLE.search(text, pos):
+        start = text.rfind(b"\n", 0, found.start()) + 1
+        end = text.find(b"\n", found.start())
+        end = len(text) if end < 0 else end
+        lineno += text.count(b"\n", counted, start)
+        counted = start
+        yield lineno, text[start:end]
+        pos = end + 1
+
+
+def listed(names: list[str], first: int = 5) -> str:
+    """Entry names for a message: the first few, then how many more (a ZIP may hold 100,000)."""
+    more = f" and {len(names) - first:,} more" if len(names) > first else ""
+    return ", ".join(names[:first]) + more
