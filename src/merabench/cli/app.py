@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -36,10 +37,15 @@ def stdout_console() -> Console:
     return Console(emoji=False) if sys.stdout.isatty() else Console(width=160, emoji=False)
 
 
+# control characters other than TAB, from a file name or a server's word, are shown as \x1b, never
+# sent: a raw ESC could clear the screen or retitle the terminal, a newline split a one-line message
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
 def escape(text: str) -> str:
     from rich.markup import escape as escape_markup
 
-    return escape_markup(text)
+    return escape_markup(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text))
 
 
 def say(message: str) -> None:
