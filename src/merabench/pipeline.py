@@ -45,8 +45,9 @@ from merabench.runner.redaction import (
     register_fields,
     register_secret,
     register_url,
+    unsendable_key,
 )
-from merabench.runner.rundir import check_identity, check_score_folder, locked, make_folder
+from merabench.runner.rundir import check_folder, check_identity, check_score_folder, locked, make_folder
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
@@ -139,11 +140,20 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
             register_argv(config.serve.argv(port=0))  # the words the server gets, quotes taken off
     for url in getattr(config, "base_urls", ()):
         register_url(url)
+    _check_key(getattr(config, "api_key", None), "the API key (--api-key, $OPENAI_API_KEY)")
     register_secret(getattr(config, "api_key", None))
     if config.judge is not None:
+        _check_key(config.judge.settings.api_key, "the judge's API key (--judge-api-key, $LM_EVAL_JUDGE_API_KEY)")
         register_secret(config.judge.settings.api_key)
         for url in config.judge.settings.base_urls:
             register_url(url)
+
+
+def _check_key(key: str | None, what: str) -> None:
+    """A key that cannot be sent as a header or masked safely stops the run before any file."""
+    reason = unsendable_key(key)
+    if reason:
+        raise ConfigError(f"{what} {reason}")
 
 
 def answer_source(config: RunConfig) -> AnswerSource:
@@ -350,8 +360,9 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
-    cache = ResponseCache(config.cache_path) if needs_cache else None
     out = config.out_dir()
+    check_folder(out)  # an --out that cannot be the run's folder stops before the cache is made
+    cache = ResponseCache(config.cache_path) if needs_cache else None
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
                              "system_prompt": config.system_prompt, "split": config.split,

@@ -102,7 +102,7 @@ class ResponseCache:
         JSON is ASCII-escaped: a lone surrogate in an answer must not stop the write."""
         now = time.time()
         # getattr, not dataclasses.asdict: asdict deep-copies every field, a fifth of a fast run's time
-        rows = [(key, model, now, redact(json.dumps({k: getattr(c, k) for k in _COMPLETION_FIELDS})))
+        rows = [(key, redact(model), now, redact(json.dumps({k: getattr(c, k) for k in _COMPLETION_FIELDS})))
                 for key, model, c in entries]
         with self._db:
             self._db.executemany(
@@ -121,7 +121,7 @@ class ResponseCache:
     def put_judgement(self, key: str, judge: str, reply: str) -> None:
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO judgements (key, judge, created, reply) VALUES (?, ?, ?, ?)",
-                             (key, judge, time.time(), redact(json.dumps(reply))))
+                             (key, redact(judge), time.time(), redact(json.dumps(reply))))
 
     def close(self) -> None:
         self._db.close()

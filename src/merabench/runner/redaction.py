@@ -16,7 +16,14 @@ A value shorter than MIN_SECRET_CHARS, or shorter than 12 characters and only le
 digits, is a placeholder (`EMPTY`, `dummy`, `changeme`, `123456`: the keys local servers ignore),
 not a secret: masking it in free text would cut words out of answers and digits out of numbers
 (breaking the JSON written), so it is masked only in the forms a secret takes in transit
-(`Bearer x`, `user:x@`, `api_key=x`).
+(`Bearer x`, `user:x@`, `api_key=x`). A secret is also masked in its reversible encodings: base64
+and URL-safe base64 (at each of the three byte alignments a key can take inside a longer blob,
+so `Bearer key` encoded whole is caught too).
+
+A key the run sends (`unsendable_key`) must be made of the characters API keys are made of: one
+with a line break or a non-ASCII letter cannot go in an HTTP header, and one with a quote, a
+colon or a space could match across the syntax of the JSON written, so masking it would cut
+the file's structure rather than a value. Such a key is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -33,6 +40,10 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit, urlunsplit
 
 MASK = "***"
 MIN_SECRET_CHARS = 6
+#: the shortest base64 run masked as an encoded secret (shorter ones turn up by chance in any blob)
+MIN_ENCODED_CHARS = 8
+#: what API keys are made of (OpenAI's sk-…, JWTs, hub tokens, base64 secrets)
+KEY_CHARACTERS = re.compile(r"[A-Za-z0-9._~+/=-]*")
 #: environment variables holding a secret a run may use (the model's and the judge's keys, the hub token)
 SECRET_ENV = ("OPENAI_API_KEY", "LM_EVAL_JUDGE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 #: environment variables holding a URL that may carry credentials
@@ -77,13 +88,26 @@ def _forms(value: str) -> list[str]:
     return [f for f in forms if f]
 
 
+def _encoded(value: str) -> list[str]:
+    """The base64 and URL-safe base64 text that encodes `value` wherever it sits in a longer
+    encoded blob: for each byte alignment, the characters that only the value's bytes decide."""
+    raw = value.encode("utf-8", "surrogatepass")
+    cores = []
+    for shift in range(3):
+        encoded = base64.b64encode(bytes(shift) + raw).decode()
+        core = encoded[-(-8 * shift // 6):8 * (shift + len(raw)) // 6]
+        if len(core) >= MIN_ENCODED_CHARS:
+            cores += [core, core.replace("+", "-").replace("/", "_")]
+    return cores
+
+
 def _add(*forms: str, transit: bool = False) -> None:
     """Forms to mask; `transit` forms (`Bearer x`, `api_key=x`, `user:x@`) keep what says what
     they were. Only those: a secret that itself holds `=` or `@` is masked whole."""
     global _version
     with _lock:
         for form in forms:
-            for variant in _forms(form):
+            for variant in _forms(form) + ([] if transit else _encoded(form)):
                 if variant not in _registered:
                     _registered[variant] = _transit_mask(variant) if transit else MASK
                     _version += 1
@@ -103,6 +127,20 @@ def _transit_mask(form: str) -> str:
 def placeholder(value: str) -> bool:
     """Too short or too plain to be a real secret (and masking it anywhere would do harm)."""
     return len(value) < MIN_SECRET_CHARS or (len(value) < 12 and (value.isalpha() or value.isdigit()))
+
+
+def unsendable_key(value: str | None) -> str | None:
+    """Why `value` cannot be used as an API key, or None when it can (an empty or placeholder
+    key included: local servers ignore it, and it is masked only as `Bearer x`)."""
+    if not value or KEY_CHARACTERS.fullmatch(value):
+        return None
+    odd = next(ch for ch in value if not KEY_CHARACTERS.fullmatch(ch))
+    if odd in "\r\n":
+        return "holds a line break, which no HTTP header can carry"
+    if not odd.isascii():
+        return f"holds {odd!r}, a non-ASCII character, which an HTTP header cannot carry as it is"
+    return (f"holds {odd!r}, which no API key holds (only letters, digits and ._~+/=-); "
+            "it could not be masked safely in the files written")
 
 
 def register_secret(value: str | None) -> None:

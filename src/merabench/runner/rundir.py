@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from merabench.errors import ConfigError
 from merabench.formats.samples import write_atomic
+from merabench.runner.redaction import redact
 
 RUN_FILE = "run.json"
 LOCK_FILE = ".merabench.lock"
@@ -34,6 +35,14 @@ def make_folder(path: Path, what: str = "--out") -> None:
         raise ConfigError(f"{what} {path}: cannot create the folder ({exc.strerror or exc})") from None
     if not os.access(path, os.W_OK):
         raise ConfigError(f"{what} {path}: the folder is not writable")
+
+
+def check_folder(path: Path, what: str = "--out") -> None:
+    """Refuse, before anything is made (the response cache, a lock), a folder path that is a
+    file or lies under one: make_folder would fail only after them."""
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ConfigError(f"{what} {path}: cannot create the folder ({existing} is a file)")
 
 
 #: the lock files this process holds open: a forked child (the scoring's workers) closes its copies
@@ -81,20 +90,44 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
     `identity["data"]` is by task ({task: {"spec": ..., "generator": ...}}): a task the folder has
     data of must come with the same data, a task new to the folder adds its own. A field the
     folder's run.json lacks (one written before merabench recorded it) is not compared; it is
-    recorded from now on."""
+    recorded from now on. The identity is compared as run.json holds it, secrets masked (a key
+    that is also the model's name is `openai:***` in the folder and now)."""
+    identity = json.loads(redact(json.dumps(identity, ensure_ascii=False)))
+    previous = recorded_identity(out_dir)
+    if previous is not None:
+        found = changes(previous, identity)
+        if found:
+            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
+                              "use another --out, or delete the folder to start over")
+        identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
+    write_atomic(out_dir / RUN_FILE, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+
+
+_START_OVER = "use another --out, or delete the folder to start over"
+
+
+def recorded_identity(out_dir: Path) -> dict[str, Any] | None:
+    """The folder's run.json, or None for a folder with no run yet. Answers whose run cannot be
+    read (run.json missing beside them, cut short, not an object, naming no model) could be any
+    model's: the folder is refused, never resumed as this run's."""
     path = out_dir / RUN_FILE
-    if path.exists():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            previous = None
-        if isinstance(previous, dict):
-            found = changes(previous, identity)
-            if found:
-                raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
-                                  "use another --out, or delete the folder to start over")
-            identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
-    write_atomic(path, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+    if not path.exists():
+        answers = sorted(p.name for p in out_dir.glob("samples_*.jsonl"))
+        if answers:
+            raise ConfigError(f"{out_dir} holds answers ({', '.join(answers)}) but no {RUN_FILE}: which model "
+                              f"gave them cannot be known, so they are not reused; {_START_OVER}")
+        return None
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+        damage = None if isinstance(previous, dict) else "is not a JSON object"
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        previous, damage = None, "is cut short or not JSON"
+    if damage is None and not isinstance(previous.get("model"), str):
+        damage = "names no model"
+    if damage:
+        raise ConfigError(f"{path} {damage}: the folder's run cannot be identified, so its answers are not "
+                          f"reused; {_START_OVER}")
+    return previous
 
 
 def _merged(was: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
