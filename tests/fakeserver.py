@@ -64,6 +64,8 @@ class FakeServer:
     props: bool = False               # answer GET /props with total_slots, as llama.cpp does
     metrics: bool = False             # answer GET /metrics with vLLM's running and waiting gauges
     metrics_reads: int = 0
+    slots_said: int | None = None     # what /props claims as total_slots (None: the truth, `slots`)
+    gauges_said: tuple[str, str] | None = None  # the running and waiting values /metrics shows (None: the truth)
     abandoned: int = 0                # requests whose client closed the connection before the answer
     served_at_once: int = 0           # the most requests in service at one moment
     _count: int = 0
@@ -183,16 +185,18 @@ class FakeServer:
     async def _props(self, request: web.Request) -> web.Response:
         if not self.props:
             return web.json_response({"error": {"message": "not found"}}, status=404)
-        return web.json_response({"total_slots": self.slots or 1, "model_path": "fake.gguf"})
+        said = self.slots_said if self.slots_said is not None else self.slots or 1
+        return web.json_response({"total_slots": said, "model_path": "fake.gguf"})
 
     async def _metrics(self, request: web.Request) -> web.Response:
         if not self.metrics:
             return web.Response(status=404, text="not found")
         self.metrics_reads += 1
         waiting = sum(1 for w in self._slot_waiters or () if not w.done())
+        running, queued = self.gauges_said or (str(float(self._busy)), str(float(waiting)))
         return web.Response(text="# HELP vllm:num_requests_running Number of requests running.\n"
-                                 f'vllm:num_requests_running{{model_name="fake"}} {float(self._busy)}\n'
-                                 f'vllm:num_requests_waiting{{model_name="fake"}} {float(waiting)}\n')
+                                 f'vllm:num_requests_running{{model_name="fake"}} {running}\n'
+                                 f'vllm:num_requests_waiting{{model_name="fake"}} {queued}\n')
 
     async def _models(self, request: web.Request) -> web.Response:
         if not self.ready:

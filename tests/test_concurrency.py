@@ -56,7 +56,7 @@ def test_the_server_s_own_word_on_its_slots_is_taken(tmp_path: Path, make_server
     result = narrow_run(tmp_path, server.url, "auto")
     chosen = next(iter(result.document["concurrency"].values()))
     assert chosen["server_slots"] == 3 and chosen["max"] == 4  # the slots plus one, from the start
-    assert any("serves 3 request(s) at once (its /props)" in note for note in result.notes)
+    assert any("says it serves 3 request(s) at once (its /props)" in note for note in result.notes)
     assert server.abandoned == 0
 
 

@@ -43,6 +43,12 @@ def headroom(capacity: float) -> int:
     return max(1, math.ceil(capacity / 8))
 
 
+def sent_for_slots(slots: int, ceiling: int = AUTO_MAX) -> int:
+    """What is sent at once to a server that says it serves `slots`: those, plus headroom, up to
+    the ceiling."""
+    return max(1, min(ceiling, slots + headroom(min(slots, ceiling))))
+
+
 @dataclass
 class AdaptiveLimit:
     limit: int = AUTO_START
@@ -70,7 +76,7 @@ class AdaptiveLimit:
     def told_slots(self, slots: int, now: float) -> None:
         """The server said how many requests it serves at once: send that many, plus headroom."""
         self.slots = slots
-        self._set(max(1, min(self.ceiling, slots + headroom(slots))), now)
+        self._set(sent_for_slots(slots, self.ceiling), now)
         self._growing = False
 
     def observe(self, latency: float, now: float) -> None:
@@ -161,6 +167,8 @@ class AdaptiveLimit:
     def told_queue(self, running: float, waiting: float, in_flight: int, now: float) -> None:
         """The server's gauges (vLLM, SGLang): requests waiting in its queue are requests it
         cannot serve yet; past the headroom, the limit drops to what it serves of ours."""
+        if not (math.isfinite(running) and math.isfinite(waiting)):
+            return  # a broken gauge (NaN, Inf) says nothing
         self.server_running = running
         if self.slots is not None or waiting <= headroom(max(1.0, running)):
             return

@@ -7,10 +7,13 @@ answers and its own word (llama.cpp's `/props`). Workers waiting for room wait i
 queue and are woken one per free place (never all at once).
 
 Back-pressure is the endpoint's state, not a request's: a 429/503 pauses the endpoint (every
-request for it) for the server's Retry-After, or an exponential back-off, once, however many of
-the requests in flight come back refused; the refusals of requests sent before that pause began
-add nothing. When a server asks for more than the back-off ceiling, or refuses for a minute with
-no answer in between, the endpoint is given up; once every endpoint is, `acquire` raises
+request for it) once, however many of the requests in flight come back refused; the refusals of
+requests sent before that pause began add nothing. The pause is the server's Retry-After, but
+never shorter than our own exponential back-off (at least MIN_PAUSE_S): a server saying "retry
+now" (0, a negative number, a past date, NaN) must not be sent thousands of requests a second.
+When a server asks for more than the back-off ceiling, refuses for a minute with no answer in
+between, or refuses more than `refusals_allowed` pauses in a row (REFUSALS_ALLOWED, or the run's
+--max-retries when higher: the give-up rule counts attempts, not only time), the endpoint is given up; once every endpoint is, `acquire` raises
 ServerRefused and the run stops sending (saved, scored, resumable). A pool made with
 `unreachable_after` (a run's model and judge) also gives an endpoint up when that many retries
 in a row, with no answer between, found it refusing or dropping connections: a server that died
@@ -39,6 +42,8 @@ from merabench.models.concurrency import AdaptiveLimit
 from merabench.runner.redaction import redact_url
 
 MAX_BACKOFF_S = 60.0
+REFUSALS_ALLOWED = 5   # pauses in a row with no answer between, at least, before an endpoint is given up
+MIN_PAUSE_S = 0.25     # the shortest pause after a 429/503, whatever the server and --retry-delay say
 REFUSING_FOR_S = 60.0  # refusals with no answer for this long: the endpoint is given up
 UNREACHABLE_AFTER = 3  # retries in a row that find no connection: the endpoint is given up (the run opts in)
 HUNG_AFTER = 3         # retries in a row that time out: the endpoint is given up (the judge opts in)
@@ -49,6 +54,14 @@ def jittered_backoff(base_s: float, n: int) -> float:
     waits that began together do not end together."""
     ceiling = min(MAX_BACKOFF_S, base_s * 2 ** (n - 1))
     return random.uniform(ceiling / 2, ceiling)
+
+
+def shown_wait(seconds: float) -> str:
+    """A server's Retry-After as a person reads it: `30 s`, `26,600 days`, never `inf` or `1e+40`."""
+    if seconds < 48 * 3600:
+        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.2g} s"
+    days = seconds / 86400
+    return f"{days:,.0f} days" if days < 365_000 else "more than 1,000 years"
 
 
 @dataclass(eq=False)
@@ -95,7 +108,7 @@ class EndpointPool:
 
     def __init__(self, urls: list[str], max_in_flight: int | None, *, timeout_s: float = 600.0,
                  retry_base_delay_s: float = 1.0, unreachable_after: int | None = None,
-                 hung_after: int | None = None) -> None:
+                 hung_after: int | None = None, refusals_allowed: int = REFUSALS_ALLOWED) -> None:
         """`max_in_flight` None: learnt per endpoint (`--concurrency auto`)."""
         self.endpoints = [Endpoint(u, max_in_flight or 1, AdaptiveLimit() if max_in_flight is None else None)
                           for u in urls]
@@ -103,6 +116,7 @@ class EndpointPool:
         self.retry_base_delay_s = retry_base_delay_s
         self.unreachable_after = unreachable_after
         self.hung_after = hung_after
+        self.refusals_allowed = max(REFUSALS_ALLOWED, refusals_allowed)
         self.stopped: str | None = None
         self._waiters: deque[asyncio.Future[Endpoint]] = deque()
         self._timer: asyncio.TimerHandle | None = None
@@ -199,7 +213,7 @@ class EndpointPool:
         if endpoint.gave_up is not None:
             return
         now = time.monotonic()
-        said = f"HTTP {status}" + (f" with Retry-After {retry_after:g} s" if retry_after is not None else "")
+        said = f"HTTP {status}" + (f" with Retry-After {shown_wait(retry_after)}" if retry_after is not None else "")
         if retry_after is not None and retry_after > MAX_BACKOFF_S:
             self._give_up(endpoint, f"{redact_url(endpoint.url)} answered {said}, longer than the "
                                     f"{MAX_BACKOFF_S:g} s back-off ceiling")
@@ -212,8 +226,8 @@ class EndpointPool:
         endpoint.refusals += 1
         if endpoint.refusing_since is None:
             endpoint.refusing_since = now
-        wait = retry_after if retry_after is not None else self._backoff(endpoint.refusals)
-        if now + wait - endpoint.refusing_since > REFUSING_FOR_S:
+        wait = max(retry_after or 0.0, self._backoff(endpoint.refusals))
+        if endpoint.refusals > self.refusals_allowed or now + wait - endpoint.refusing_since > REFUSING_FOR_S:
             self._give_up(endpoint, f"{redact_url(endpoint.url)} kept refusing ({said}, {endpoint.refusals} times) "
                                     f"with no answer for {now - endpoint.refusing_since:.0f} s")
             return
@@ -247,7 +261,8 @@ class EndpointPool:
                                     f"timed out after {self.timeout_s:g} s with no answer between (the last: {error})")
 
     def _backoff(self, refusals: int) -> float:
-        return jittered_backoff(self.retry_base_delay_s, refusals)  # replicas' pauses do not end together
+        # replicas' pauses do not end together; a --retry-delay of 0 still pauses
+        return max(MIN_PAUSE_S, jittered_backoff(self.retry_base_delay_s, refusals))
 
     def _give_up(self, endpoint: Endpoint, reason: str) -> None:
         endpoint.gave_up = reason

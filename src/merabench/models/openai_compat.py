@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -27,7 +28,7 @@ import aiohttp
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
-from merabench.models.concurrency import headroom
+from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.rows.jsonio import dumps_kept, loads
@@ -36,15 +37,19 @@ from merabench.runner.usage import token_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
+MAX_REPLY_BYTES = 64 << 20  # a reply body read no further (an answer of max_tokens is far below)
 AUTO = "auto"
 
 
 def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header: a number or an HTTP date."""
+    """Seconds from a Retry-After header: a number or an HTTP date; None when it says nothing
+    usable (NaN, text). A wait of 0, a negative one or a past date is 0: the pool's own back-off
+    is the floor of every pause (models/endpoints.py), whatever the server says."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
+        return None if math.isnan(seconds) else max(0.0, seconds)
     except ValueError:
         pass
     try:
@@ -153,9 +158,11 @@ class OpenAICompatBackend(Backend):
             slots = await server_word.total_slots(session, url)
             if slots is not None:
                 self._slots[url] = slots
-                sending = (f"sending {slots + headroom(slots)} at once" if self._concurrency == AUTO
+                sending = (f"sending {sent_for_slots(slots)} at once" if self._concurrency == AUTO
                            else "time-outs count from when one of them could take a request")
-                self._notes.append(f"{redact_url(url)} serves {slots} request(s) at once (its /props): {sending}")
+                claim = f"{slots:,}" + (" or more" if slots == server_word.MOST_SLOTS else "")
+                self._notes.append(f"{redact_url(url)} says it serves {claim} request(s) at once (its /props): "
+                                   f"{sending}")
             elif self._concurrency == AUTO and await server_word.read_gauges(session, url) is not None:
                 self._gauged.append(url)
                 self._notes.append(f"{redact_url(url)} shows its queue (/metrics): --concurrency auto reads it "
@@ -176,7 +183,8 @@ class OpenAICompatBackend(Backend):
         if self._pool is None:
             self._pool = EndpointPool(self.urls, None if self._concurrency == AUTO else int(self._concurrency),
                                       timeout_s=self.timeout_s, retry_base_delay_s=self.retry_base_delay_s,
-                                      unreachable_after=self.unreachable_after, hung_after=self.hung_after)
+                                      unreachable_after=self.unreachable_after, hung_after=self.hung_after,
+                                      refusals_allowed=self.max_retries)
             for url, slots in self._slots.items():
                 self._pool.told_slots(url, slots)
         return self._pool
@@ -279,7 +287,7 @@ class OpenAICompatBackend(Backend):
                 timed_out = False
                 try:
                     async with self._client().post(url, data=body) as resp:
-                        raw = await resp.read()
+                        raw = await read_capped(resp, shown)
                     self._delivered += 1
                 except BaseException as exc:
                     timed_out = clock.expired()
@@ -316,6 +324,22 @@ class OpenAICompatBackend(Backend):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def read_capped(resp: aiohttp.ClientResponse, url: str) -> bytes:
+    """The reply body, read no further than MAX_REPLY_BYTES: a chat answer is kilobytes, so a
+    body past the cap is a broken server (stopped early, not read for a minute into memory)."""
+    too_big = BackendError(f"the reply from {url} is larger than {MAX_REPLY_BYTES >> 20} MiB (no chat answer "
+                           "is): not read further", retryable=False)
+    if (resp.content_length or 0) > MAX_REPLY_BYTES:
+        raise too_big
+    pieces, size = [], 0
+    async for piece in resp.content.iter_chunked(1 << 20):
+        size += len(piece)
+        if size > MAX_REPLY_BYTES:
+            raise too_big
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def endpoint_url(base_url: str, path: str) -> str:
@@ -403,6 +427,10 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     if text is None:
         raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
+    if message.get("content") is None and not reasoning and not isinstance(choice.get("finish_reason"), str):
+        # no text, no reasoning and no reason for stopping: the server failed to answer, not the model
+        raise BackendError(f"no answer from {url}: the message content is null and no finish_reason says why",
+                           retryable=True)
     counts, note = token_counts({"prompt_tokens": usage.get("prompt_tokens"),
                                  "completion_tokens": usage.get("completion_tokens"),
                                  "reasoning_tokens": details.get("reasoning_tokens") if isinstance(details, dict) else None})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -21,6 +22,7 @@ import aiohttp
 from merabench.rows.jsonio import loads
 
 POLL_S = 1.0
+MOST_SLOTS = 10**12  # far past any engine: a bigger total_slots (400 digits) is read as this
 GAUGES = {"vllm": ("vllm:num_requests_running", "vllm:num_requests_waiting"),
           "sglang": ("sglang:num_running_reqs", "sglang:num_queue_reqs")}
 
@@ -38,12 +40,15 @@ async def total_slots(session: aiohttp.ClientSession, base_url: str) -> int | No
     except (aiohttp.ClientError, TimeoutError, ValueError):
         return None
     slots = doc.get("total_slots") if isinstance(doc, dict) else None
-    return slots if isinstance(slots, int) and not isinstance(slots, bool) and slots >= 1 else None
+    if not isinstance(slots, int) or isinstance(slots, bool) or slots < 1:
+        return None
+    return min(slots, MOST_SLOTS)  # a 400-digit count is a broken server, not a wider one
 
 
 def queue_gauges(text: str) -> tuple[float, float] | None:
     """(running, waiting) from a Prometheus text of vLLM or SGLang (summed over label sets), or
-    None when it has neither engine's gauges."""
+    None when it has neither engine's gauges. A gauge of NaN or Inf (a server's bug) makes its
+    sum NaN or Inf, which the reader skips (`usable`) while the server still shows its queue."""
     for running_name, waiting_name in GAUGES.values():
         sums = {running_name: 0.0, waiting_name: 0.0}
         seen = False
@@ -87,4 +92,9 @@ async def watch_gauges(session: aiohttp.ClientSession, base_url: str,
         gauges = queue_gauges(text)
         if gauges is None:
             return
-        tell(*gauges)
+        if usable(gauges):
+            tell(*gauges)
+
+
+def usable(gauges: tuple[float, float]) -> bool:
+    return all(math.isfinite(g) for g in gauges)
