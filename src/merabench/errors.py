@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import os
 import sqlite3
 import tomllib
 import zipfile
@@ -133,6 +134,20 @@ def writing(path: Path | str, what: str = "") -> Iterator[None]:
         raise
     except OSError as exc:
         raise ConfigError(f"{what} {path}: cannot be written ({_os_reason(exc)})".strip()) from None
+
+
+def check_writable(path: Path | str, what: str) -> None:
+    """Refuse, before the work that would fill it, a file that cannot be written: a folder, a
+    missing or read-only folder around it (a comparison's table printed, then a refusal, is
+    forty lines for a one-line mistake)."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ConfigError(f"{what} {path}: cannot be written (it is a folder; a file is expected here)")
+    if not folder.is_dir():
+        raise ConfigError(f"{what} {path}: cannot be written (the folder {folder} does not exist)")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{what} {path}: cannot be written (read-only)")
 
 
 FULL_DISK = (errno.ENOSPC, errno.EDQUOT)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -128,13 +129,37 @@ def _no_empty_paths(args: list[str]) -> None:
             raise ConfigError(f"{flag} '' is empty: give a file or folder (. for the current one)")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job's time-out, `kill`): unwinds as Ctrl-C does, so every temporary file is
+    removed, every lock released and every served engine stopped on the way out."""
+
+
+_TERMINATED: list[int] = []  # SIGTERM came (click may turn the Terminated into its own Abort)
+
+
+def _terminate(signum: int, frame: object) -> None:
+    _TERMINATED.append(signum)
+    raise Terminated
+
+
+def _interrupted() -> None:
+    say("interrupted: everything answered so far is saved; rerun the same command to resume")
+    sys.exit(128 + signal.SIGTERM if _TERMINATED else 130)
+
+
 def main(argv: list[str] | None = None) -> None:
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
     try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # called from another thread than the main one (a test, an embedding app)
+        previous = None
+    try:
         _main(argv)
     finally:
         sys.stdout, sys.stderr = streams
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: list[str] | None) -> None:
@@ -149,18 +174,14 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        say("interrupted: everything answered so far is saved; rerun the same command to resume")
-        sys.exit(130)
-    except _abort_types():
-        say("interrupted: everything answered so far is saved; rerun the same command to resume")
-        sys.exit(130)
+    except (KeyboardInterrupt, *_abort_types()):
+        _interrupted()
     except _usage_error_types() as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         stderr_console().print(f"[red]error:[/red] {escape(' '.join(message.split()))} (see merabench --help)", highlight=False)
         sys.exit(2)
     if code == 130:  # typer turns Ctrl-C into a returned 130
-        say("interrupted: everything answered so far is saved; rerun the same command to resume")
+        _interrupted()
     if isinstance(code, int) and code:
         sys.exit(code)
 

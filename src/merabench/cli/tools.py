@@ -11,7 +11,7 @@ import typer
 
 from merabench.cli.app import app, escape, say, stderr_console, stdout_console
 from merabench.cli.options import seed_option
-from merabench.errors import ConfigError, writing
+from merabench.errors import ConfigError, check_writable, writing
 from merabench.report.html import write_report
 from merabench.rows.datasource import load_task_data
 from merabench.tasks import TASKS, get_task
@@ -194,6 +194,9 @@ def compare(
 
     if len(runs) < 2:
         raise ConfigError("compare needs at least two run folders")
+    for target, flag in ((html_out, "--html"), (json_out, "--json")):
+        if target is not None:
+            check_writable(target, flag)
     if len(runs) == 2:
         result = compare_runs(runs[0], runs[1])
         _print_paired(result)

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from merabench.errors import ConfigError, DataError, reading
-from merabench.formats.results import RESULTS_FILE, task_settings
+from merabench.errors import ConfigError, DataError
+from merabench.formats.results import RESULTS_FILE, load_results, task_settings
 from merabench.formats.samples import read_records, samples_path
 from merabench.rows.datasource import load_task_data, spec_for
 from merabench.rows.row import Row, rows_sha256
@@ -111,10 +111,7 @@ def load_run(folder: Path) -> Run:
     path = folder / RESULTS_FILE
     if not path.exists():
         raise ConfigError(f"{folder}: not a run or score folder (no {RESULTS_FILE})")
-    with reading(path):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
-        raise DataError("has no tasks", file=str(path))
+    doc = load_results(folder)
     tasks = {}
     for name, result in doc["tasks"].items():
         if name not in TASKS or not samples_path(folder, name).exists():
@@ -360,7 +357,8 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
         shared[task.name] = found
     if not shared:
         names = ", ".join(str(r.folder) for r in runs)
-        raise ConfigError(f"{names} share no row with the same content in any task: nothing to compare")
+        why = f" ({'; '.join(lines)})" if lines else ""
+        raise ConfigError(f"{names} share no row with the same content in any task: nothing to compare{why}")
     return shared, lines
 
 

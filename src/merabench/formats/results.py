@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
-from merabench.errors import reading
+from merabench.errors import DataError, reading
 from merabench.formats.samples import samples_path, write_atomic
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
@@ -101,6 +101,20 @@ def read_results(out_dir: Path, *, strict: bool = False) -> dict[str, Any] | Non
         except (OSError, ValueError, RecursionError):  # a UnicodeDecodeError or JSONDecodeError is a ValueError
             return None
     return doc if isinstance(doc, dict) and isinstance(doc.get("tasks"), dict) else None
+
+
+def load_results(folder: Path) -> dict[str, Any]:
+    """The results.json of a run or score folder, for the tools that read one (report, compare,
+    leaderboard): a DataError naming it when it cannot be read, is cut short or is no results
+    document; a task whose entry is not an object is left out (the tools then say the task is
+    missing), never read as one."""
+    path = folder / RESULTS_FILE
+    with reading(path):
+        doc = loads(path.read_bytes())
+    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
+        raise DataError('is no results document (a JSON object with "tasks", as run and score write)', file=str(path))
+    doc["tasks"] = {name: result for name, result in doc["tasks"].items() if isinstance(result, dict)}
+    return doc
 
 
 def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ loses at most that). A crash can leave a partial last line; readers skip it.
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import time
@@ -52,8 +53,37 @@ def read_lines(path: Path) -> Iterable[dict[str, Any]]:
 
 
 def read_records(path: Path) -> dict[int, dict[str, Any]]:
-    """The last raw line per id (for tools that read the scored fields too)."""
-    return {r["id"]: r for r in read_lines(path) if isinstance(r.get("id"), int)}
+    """The last line per id (for tools that read the scored fields too), each as `trusted` makes it."""
+    return {r["id"]: r for r in map(trusted, read_lines(path)) if r is not None}
+
+
+#: the largest magnitude a per-row metric may have (F1s, rates, counts): 1e308 is a damaged line
+METRIC_BOUND = 1e12
+
+
+def _measure(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= METRIC_BOUND
+
+
+def trusted(record: dict[str, Any]) -> dict[str, Any] | None:
+    """A samples line with the types every reader relies on, or None without an integer id. A
+    file edited by hand or damaged (metrics a string, a NaN, details a list, output an object,
+    status a number) must cost the report or a comparison that row's figures, never a crash:
+    metrics keep only their finite numbers (none: the row is unscored), details are an object,
+    output, status and error are text or absent."""
+    row_id = record.get("id")
+    if not isinstance(row_id, int) or isinstance(row_id, bool):
+        return None
+    metrics = record.get("metrics")
+    if metrics is not None:
+        kept = {k: v for k, v in metrics.items() if _measure(v)} if isinstance(metrics, dict) else {}
+        record["metrics"] = kept or None
+    if not isinstance(record.get("details"), dict | None):
+        record["details"] = {}
+    for key in ("output", "status", "error"):
+        if not isinstance(record.get(key), str | None):
+            record[key] = None if key != "status" else "error"
+    return record
 
 
 def read_answers(path: Path) -> dict[int, Answer]:
@@ -105,7 +135,7 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     in pieces (written as they come, never joined). A lone surrogate (a model can emit one) is
     written as its escape `\\udXXX`, which JSON reads back as itself. The run's secrets are
     masked (redaction.py): results.json, the report, exported requests and logs come through here."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp = temporary_beside(path)
     try:
         with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             if isinstance(text, str):
@@ -119,17 +149,39 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def temporary_beside(path: Path) -> Path:
+    """The temporary file a write of `path` goes through (`<name>.<pid>.tmp`), after removing the
+    ones a killed earlier process left beside it (SIGKILL runs no clean-up; their pid is gone)."""
+    with contextlib.suppress(OSError):  # a folder that cannot be listed: the write says why
+        for stale in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
+            pid = stale.name[len(path.name) + 1:-len(".tmp")]
+            if pid.isdigit() and not _running(int(pid)):
+                stale.unlink(missing_ok=True)
+    return path.with_name(f"{path.name}.{os.getpid()}.tmp")
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process, or a name that is no pid: not ours to remove
+    return True
+
+
 class SamplesFile:
     """The final samples file, written a line at a time to a temporary file that replaces the
     old one only when complete (a reader never sees half of it); `None`: write nothing."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp") if path else None
+        self._tmp: Path | None = None
         self._fh: Any = None
 
     def __enter__(self) -> SamplesFile:
-        if self._tmp is not None:
+        if self.path is not None:
+            self._tmp = temporary_beside(self.path)
             self._fh = self._tmp.open("w", encoding="utf-8", errors="backslashreplace")
         return self
 
@@ -147,7 +199,8 @@ class SamplesFile:
             if kind is None:
                 os.replace(self._tmp, self.path)
         finally:
-            self._fh.close()
+            with contextlib.suppress(OSError):  # a full disk fails the close's flush again
+                self._fh.close()
             self._tmp.unlink(missing_ok=True)
 
 

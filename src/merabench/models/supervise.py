@@ -35,6 +35,11 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
+def die_with_parent(sig: int) -> bool:
+    """This process gets `sig` when its parent dies, however it dies (Linux; False elsewhere)."""
+    return _prctl(PR_SET_PDEATHSIG, sig)
+
+
 def descendants(root: int) -> list[int]:
     """Every living process below `root` (from /proc; empty where there is none)."""
     children: dict[int, list[int]] = {}

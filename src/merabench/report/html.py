@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from merabench.formats.results import KEPT, task_settings
+from merabench.formats.results import KEPT, load_results, task_settings
 from merabench.formats.samples import write_atomic
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
@@ -332,8 +332,8 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     """The page of a run or score folder, in pieces; `rows` are the evaluated rows per task (read
     again from the recorded data when not given). The rows' JSON is made and written one row at a
     time: the whole page as one string (and its escaped copies) would cost several times its size."""
-    doc = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
-    tasks = doc.get("tasks", {})
+    doc = load_results(run_dir)  # read before the old page is touched: a damaged one is one line, the page kept
+    tasks = doc["tasks"]
     data = dict(rows) if rows is not None else {}
     data.update(reload_rows(doc, [name for name in tasks if name not in data]))  # kept tasks of an earlier run
     scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.formats.samples import samples_path
+from merabench.formats.samples import samples_path, trusted
 from merabench.records import NOT_ASKED
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
@@ -137,15 +137,16 @@ def _lines(fh: BinaryIO) -> Iterator[tuple[int, dict[str, Any]]]:
             record = _parse(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and isinstance(record.get("id"), int):
+        if record is not None:
             yield at, record
 
 
 def _parse(line: bytes) -> Any:
     try:
-        return loads(line)  # the writer's lines are ASCII: no copy decoded first
+        record = loads(line)  # the writer's lines are ASCII: no copy decoded first
     except UnicodeDecodeError:
-        return loads(line.decode("utf-8", "replace"))
+        record = loads(line.decode("utf-8", "replace"))
+    return trusted(record) if isinstance(record, dict) else None
 
 
 def _record_at(fh: BinaryIO, offset: int) -> dict[str, Any]:
@@ -190,6 +191,15 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
                     rows is not None, note, FAILURE_HELP.get(task_name, ""), failure_counts, error_reasons, scoring)
 
 
+def _read(details_of: Callable[[], list[Any]]) -> list[Any]:
+    """What a view reads from a line's details, or nothing when their inner shape is not what
+    the scorer writes (a hand-edited or damaged line): the row shows without its verdicts."""
+    try:
+        return details_of()
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError):
+        return []
+
+
 def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: Any, score_metric: str | None,
            metric_names: list[str], strip_think: bool, spend: _Budget,
            failed: str = REQUEST_FAILED) -> tuple[dict[str, Any], list[str]]:
@@ -201,7 +211,7 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     score = metrics.get(score_metric) if state == "ok" else None
     raw = record.get("output") if isinstance(record.get("output"), str) else None
     failures = ([NOT_ASKED_CLASS if state == "unasked" else failed] if state != "ok" else
-                view.failures(record, row) if score is not None and score < 1.0 else [])
+                _read(lambda: view.failures(record, row)) if score is not None and score < 1.0 else [])
     metric_names.extend(k for k, v in metrics.items() if k not in metric_names and isinstance(v, int | float))
     measured = [_number(metrics.get(name)) for name in metric_names]
     while measured and measured[-1] is None:  # metrics a row lacks at the end of the names: left off
@@ -209,7 +219,7 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     entry = {"i": row_id, "s": state, "v": score if isinstance(score, int | float) else None,
              "a": view.attrs(row), "k": bool(raw and has_think(raw)), "c": record.get("finish_reason") == "length",
              "f": failures, "m": measured, "e": record.get("error"),
-             "d": [list(v) for v in view.verdicts(record, row)] if state == "ok" else []}
+             "d": [list(v) for v in _read(lambda: view.verdicts(record, row))] if state == "ok" else []}
     scored = view.scored_text(task, raw, strip_think) if task and raw is not None else None
     entry["o"], cut_o = spend.text(raw, FULL_CHARS)
     entry["r"], cut_r = spend.text(row.outputs if row is not None else None, FULL_CHARS)

@@ -13,9 +13,11 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Iterator, Sequence
 
+from merabench.models.supervise import die_with_parent
 from merabench.records import Judgement
 from merabench.rows.row import Row
 from merabench.tasks.base import SampleScore, Task
@@ -58,6 +60,17 @@ def _score_range(args: tuple[str, int, int]) -> list[SampleScore]:
         return [task.score(row, text, judgement) for row, text, judgement in _SHARED[args[1]:args[2]]]
 
 
+def _worker_start(parent: int) -> None:
+    """A forked worker leaves Ctrl-C and SIGTERM to merabench, which ends the pool (a worker's
+    own KeyboardInterrupt traceback would reach the terminal), and dies with it, even when
+    merabench is killed outright (no orphan left scoring, writing into a closed pipe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:  # merabench died before the death signal was armed
+        os._exit(0)
+
+
 def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
     """`task.score` of every job, in order, as they are done; on several cores when it pays."""
     global _SHARED
@@ -73,7 +86,7 @@ def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
     _SHARED = jobs
     gc.freeze()  # the inherited heap stays untouched in the workers (no collector writes to it)
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
+        with multiprocessing.get_context("fork").Pool(count, _worker_start, (os.getpid(),)) as pool:
             for part in pool.imap(_score_range, chunks):
                 yield from part
     finally:
