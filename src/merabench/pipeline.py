@@ -439,6 +439,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_secrets(config)
     task = get_task(config.task)
+    check_folder(config.out)  # before any warning about the answers: a mistake is one line
     check_score_folder(config.out, config.predictions_source, task.name)
     data = load_task_data(task, config.data, config.split)
     known = {r.id for r in data.rows}

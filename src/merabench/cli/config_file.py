@@ -11,12 +11,14 @@ line overrides it (a repeatable flag replaces the file's list, it does not add t
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, reading
+from merabench.rows.inputfile import read_text
 
 #: flags that describe the invocation, not the run: never read from or written to a config file
 NOT_IN_FILE = {"config", "dump_config", "help", "api_key", "judge_api_key"}
@@ -46,6 +48,12 @@ def _value(key: str, param: Any, value: Any) -> Any:
     if isinstance(value, bool) != is_flag:  # `concurrency = true` is no number; `cache = 1` no switch
         wanted = "true or false" if is_flag else "a value as its flag takes, not true/false"
         raise ConfigError(f"config key '{key}' must be {wanted}, got {_toml_value(value)}")
+    kind = getattr(param.type, "name", "")
+    whole = any(c.__name__ == "IntParamType" for c in type(param.type).__mro__)  # typer ships its own click
+    if isinstance(value, float) and whole:  # click would cut 2.7 to 2
+        raise ConfigError(f"config key '{key}' must be a whole number, got {_toml_value(value)}")
+    if kind == "path" and isinstance(value, str) and not value.strip():  # "" would mean the current folder
+        raise ConfigError(f"config key '{key}' is empty: give a file or folder (. for the current one)")
     if getattr(param, "multiple", False):
         items = value if isinstance(value, list) else [value]
         return [str(v) for v in items]
@@ -57,7 +65,7 @@ def _value(key: str, param: Any, value: Any) -> Any:
 def load_defaults(path: Path, params: list[Any]) -> dict[str, Any]:
     """The file's values by parameter name, for click's default_map."""
     with reading(path, "--config"):  # a missing file, bad UTF-8 or bad TOML: one line naming the file
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = tomllib.loads(read_text(path, "--config"))
     known = flag_keys(params)
     defaults: dict[str, Any] = {}
     for raw_key, value in document.items():
@@ -80,9 +88,13 @@ def _toml_value(value: Any) -> str:
         return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    text = str(value)
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{escaped}"'
+    return '"' + _TOML_ESCAPES.sub(lambda m: _TOML_SHORT.get(m.group(), f"\\u{ord(m.group()):04x}"), str(value)) + '"'
+
+
+# what a TOML basic string must escape: the quote, the backslash and every control character
+# (DEL included): a system prompt holding them still loads back as it was dumped
+_TOML_ESCAPES = re.compile(r'["\\\x00-\x1f\x7f]')
+_TOML_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def dump(values: Mapping[str, Any], params: list[Any]) -> str:

@@ -115,7 +115,10 @@ def read_predictions(path: Path, task_mera_name: str | None = None) -> Predictio
     """load_predictions's answers with the messages hashes and the recorded data (PredictionFile)."""
     hashes: dict[int, str] = {}
     with reading(path, "predictions"):
-        check_readable(path)
+        try:
+            check_readable(path)
+        except DataError as exc:  # a folder, a device: named as the flag that gave it
+            raise DataError(exc.reason, file=f"--predictions {path}") from None
         if is_stream(path):
             answers = _from_bytes(read_stream(path), file=str(path), task_mera_name=task_mera_name, hashes=hashes)
             return PredictionFile(answers, hashes)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from merabench.errors import ConfigError
+from merabench.rows.inputfile import read_text
 from merabench.rows.prompts import Message
 
 CRITERIA_NAME = "Правильность ответа"
@@ -91,7 +92,7 @@ def load_template(path: Path | None) -> HarnessTemplate | None:
     """From --judge-prompt FILE, else LM_EVAL_JUDGE_PROMPT, else None (the task's own prompt)."""
     if path is not None:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, "--judge-prompt")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"--judge-prompt {path}: cannot read it ({exc})") from None
         template = HarnessTemplate(text, str(path))

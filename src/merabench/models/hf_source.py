@@ -17,7 +17,7 @@ class ModelSource:
 
 
 def resolve_source(spec: str) -> ModelSource:
-    path = Path(spec).expanduser()
+    path = _local_path(spec)
     if path.is_file():
         if path.suffix.lower() != ".gguf":
             raise ConfigError(f"could not load the model {spec!r}: it is a file but not a .gguf; give hf: a model "
@@ -37,6 +37,24 @@ def resolve_source(spec: str) -> ModelSource:
     if spec.lower().endswith(".gguf") or spec.startswith((".", "/", "~")):
         raise ConfigError(f"could not load the model {spec!r}: no such file or folder")
     return ModelSource(spec, local=False)
+
+
+def _local_path(spec: str) -> Path:
+    """The spec as a local path. What names a path but cannot be one (`~nosuchuser/x`, a symlink
+    loop named like a hub id) is one line at once: asked of the hub, it would wait there a minute
+    and then fail on something else."""
+    try:
+        path = Path(spec).expanduser()
+    except RuntimeError:  # ~user with no such user
+        raise ConfigError(f"could not load the model {spec!r}: {spec.split('/', 1)[0]} is no user's home "
+                          "folder on this machine") from None
+    try:
+        path.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # ELOOP, EACCES, ENAMETOOLONG: a local path, but one that cannot be read
+        raise ConfigError(f"could not load the model {spec!r}: {path} cannot be read ({exc.strerror})") from None
+    return path
 
 
 def describe_load_failure(spec: str, source: ModelSource, exc: BaseException) -> str:

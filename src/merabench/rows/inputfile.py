@@ -45,11 +45,34 @@ def check_readable(path: Path, *, folder_ok: bool = False) -> None:
 def read_stream(path: Path) -> bytes:
     """All of a pipe or of standard input (at most MAX_BYTES)."""
     check_readable(path)
-    if str(path) == STDIN:
-        data = sys.stdin.buffer.read(MAX_BYTES + 1)
-    else:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+    data = sys.stdin.buffer.read(MAX_BYTES + 1) if str(path) == STDIN else _pipe_bytes(path)
     if len(data) > MAX_BYTES:
         raise DataError(f"gives more than {MAX_BYTES >> 30} GiB; endless input is refused", file=str(path))
     return data
+
+
+def _pipe_bytes(path: Path) -> bytes:
+    """A named pipe's bytes. Opened without waiting first: a FIFO that no process has open for
+    writing would block the open (and the read) forever, so it is refused by name at once; one
+    with a writer (`<(...)`, `cmd | merabench ... /dev/stdin`) is read to its end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            first = os.read(fd, 1 << 16)
+        except BlockingIOError:  # a writer holds it open and has written nothing yet: wait for it
+            first = None
+        if first == b"":
+            raise DataError("is a pipe that no process writes to; give a file, or start its writer first",
+                            file=str(path))
+        os.set_blocking(fd, True)
+        return (first or b"") + fh.read(MAX_BYTES + 1)
+
+
+def read_text(path: Path, what: str) -> str:
+    """A small text input (`--config`, `--price-file`, `--judge-prompt`) as UTF-8: a file or a pipe
+    with a writer; a folder, a device or a pipe nobody writes is one line naming `what` and it."""
+    try:
+        data = read_stream(path) if is_stream(path) else (check_readable(path), path.read_bytes())[1]
+    except DataError as exc:
+        raise DataError(exc.reason, file=f"{what} {path}") from None
+    return data.decode("utf-8")

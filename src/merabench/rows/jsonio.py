@@ -31,7 +31,9 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
     A leading UTF-8 byte order mark (Windows editors write one) is skipped."""
     text = _without_bom(text)
     try:
-        return orjson.loads(_utf8(text))
+        long_digits = _LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS
+        if not long_digits.search(text):  # orjson reads an integer past 64 bits as a float: 10**30 -> 1e+30
+            return orjson.loads(_utf8(text))
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit exceeded"):
             doc = exc.doc if isinstance(exc.doc, str) else bytes(exc.doc).decode("utf-8", "replace")
@@ -40,9 +42,11 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
         pass
     doc = text.decode("utf-8") if isinstance(text, bytes) else text
     try:
-        value = json.loads(doc)
+        value = json.loads(doc, parse_constant=_no_constant)
     except json.JSONDecodeError:
         raise
+    except _NotJson as exc:
+        raise json.JSONDecodeError(str(exc), doc, doc.find(exc.literal)) from None
     except ValueError:  # an integer past Python's 4,300-digit conversion limit: malformed here too
         limit = sys.get_int_max_str_digits()
         digits = re.search(rf"\d{{{limit},}}", doc)
@@ -52,6 +56,23 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
         raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "
                                    "character", text if isinstance(text, str) else text.decode("utf-8"), 0)
     return value
+
+
+#: a run of digits that may be an integer orjson cannot hold (19 digits: 2**63 has 19); such a
+#: text (rare: long numbers, or digits inside a string) goes to the standard parser, which is exact
+_LONG_DIGITS = re.compile(r"\d{19}")
+_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+
+
+class _NotJson(ValueError):
+    def __init__(self, literal: str) -> None:
+        super().__init__(f"{literal} is not a JSON value")
+        self.literal = literal
+
+
+def _no_constant(name: str) -> None:
+    """NaN, Infinity and -Infinity are no JSON (the standard parser takes them; orjson does not)."""
+    raise _NotJson(name)
 
 
 def _without_bom(text: str | bytes) -> str | bytes:

@@ -23,6 +23,7 @@ from typing import Any
 
 from merabench.errors import ConfigError, reading
 from merabench.records import Answer
+from merabench.rows.inputfile import read_text
 from merabench.runner.usage import priced
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
@@ -54,7 +55,7 @@ def prices_from_file(path: Path, model: str) -> Prices:
     (per million tokens); the name may be the full spec (`openai:gpt-4o-mini`) or without its
     backend prefix."""
     with reading(path, "--price-file"):  # a missing file, bad UTF-8 or bad TOML: one line naming the file
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        table = tomllib.loads(read_text(path, "--price-file"))
     bare = model.split(":", 1)[1] if ":" in model else model
     entry = table.get(model, table.get(bare))
     if not isinstance(entry, dict):

@@ -16,7 +16,9 @@ import json
 from pathlib import Path
 
 from merabench.errors import reading
+from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.rows.row import read_local
+from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
 from merabench.tasks.gorillahard.generator.checks.answers import check_derivations, check_scorer
 from merabench.tasks.gorillahard.generator.checks.catalogs import check_catalogs, check_limits
 from merabench.tasks.gorillahard.generator.checks.composition import (
@@ -72,6 +74,9 @@ def _validate(folder: Path) -> list[Check]:
     manifest_path = folder / "manifest.json"
     with reading(manifest_path):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    known = check_manifest(manifest, manifest_path.exists())
+    if not known.ok:  # its seed and sizes say nothing either: checked as a hand-made set
+        manifest = {}
     nearest = None
     if "seed" in manifest:  # made meanwhile: the next seed's set and its nearest questions
         from merabench.tasks.gorillahard.generator.checks.audit import nearest_in_next_seed
@@ -79,6 +84,7 @@ def _validate(folder: Path) -> list[Check]:
         nearest = nearest_in_next_seed(test, manifest)
     assembly, test_prompts, shot_prompts = check_prompts(test, shots)
     return [
+        known,
         check_ids(test, shots),
         assembly,
         check_dialogues(test, shots),
@@ -110,3 +116,24 @@ def _validate(folder: Path) -> list[Check]:
         check_mechanisms(test, manifest),
         check_shortcuts(test, manifest, nearest),
     ]
+
+
+def check_manifest(manifest: object, present: bool) -> Check:
+    """The set says what made it: this generator (a set of another version has other families and
+    rows, so the checks of its composition would judge it by the wrong card) from a seed a
+    `generated:SEED` could name. A set without one is hand-made: its rows are still checked."""
+    if not present:
+        return Check("manifest", False, "no manifest.json: which generator and seed made this set cannot be "
+                                        "known; checked as a hand-made set (composition without its plan)")
+    if not isinstance(manifest, dict):
+        return Check("manifest", False, "manifest.json is not a JSON object")
+    problems = []
+    if manifest.get("generator") != GENERATOR:
+        problems.append(f"made by {manifest.get('generator')!r}, this validator checks {GENERATOR!r} sets "
+                        "(generate it again, or validate with that version)")
+    seed = manifest.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not SEED_MIN <= seed <= SEED_MAX:
+        problems.append(f"its seed {seed!r} is no seed generate takes ({SEED_MIN} to {SEED_MAX})")
+    if problems:
+        return Check("manifest", False, "manifest.json " + "; ".join(problems))
+    return Check("manifest", True, f"{GENERATOR}, seed {seed}")
