@@ -287,7 +287,9 @@ class OpenAICompatBackend(Backend):
                 timed_out = False
                 try:
                     async with self._client().post(url, data=body) as resp:
-                        raw = await read_capped(resp, shown)
+                        size = resp.content_length  # said and small (every answer): one read, as ever
+                        raw = await (resp.read() if size is not None and size <= MAX_REPLY_BYTES
+                                     else read_capped(resp, shown))
                     self._delivered += 1
                 except BaseException as exc:
                     timed_out = clock.expired()
@@ -331,9 +333,9 @@ async def read_capped(resp: aiohttp.ClientResponse, url: str) -> bytes:
     body past the cap is a broken server (stopped early, not read for a minute into memory)."""
     too_big = BackendError(f"the reply from {url} is larger than {MAX_REPLY_BYTES >> 20} MiB (no chat answer "
                            "is): not read further", retryable=False)
-    if (resp.content_length or 0) > MAX_REPLY_BYTES:
+    if resp.content_length is not None and resp.content_length > MAX_REPLY_BYTES:
         raise too_big
-    pieces, size = [], 0
+    pieces, size = [], 0  # chunked: counted as it comes
     async for piece in resp.content.iter_chunked(1 << 20):
         size += len(piece)
         if size > MAX_REPLY_BYTES:

@@ -31,8 +31,7 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
     A leading UTF-8 byte order mark (Windows editors write one) is skipped."""
     text = _without_bom(text)
     try:
-        long_digits = _LONG_DIGITS_BYTES if isinstance(text, bytes) else _LONG_DIGITS
-        if not long_digits.search(text):  # orjson reads an integer past 64 bits as a float: 10**30 -> 1e+30
+        if not _long_digits(text):  # orjson reads an integer past 64 bits as a float: 10**30 -> 1e+30
             return orjson.loads(_utf8(text))
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit exceeded"):
@@ -60,8 +59,16 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
 
 #: a run of digits that may be an integer orjson cannot hold (19 digits: 2**63 has 19); such a
 #: text (rare: long numbers, or digits inside a string) goes to the standard parser, which is exact
-_LONG_DIGITS = re.compile(r"\d{19}")
-_LONG_DIGITS_BYTES = re.compile(rb"\d{19}")
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+_DIGITS_AS_ZEROS = bytes(ord("0") if 0x30 <= i <= 0x39 else ord(" ") for i in range(256))
+
+
+def _long_digits(text: str | bytes) -> bool:
+    """Whether `text` holds 19 digits in a row (bytes: mapped to zeros and searched, ten times
+    faster than the pattern on a reply body, which is read once per request)."""
+    if isinstance(text, bytes):
+        return b"0" * 19 in text.translate(_DIGITS_AS_ZEROS)
+    return _LONG_DIGITS.search(text) is not None
 
 
 class _NotJson(ValueError):
