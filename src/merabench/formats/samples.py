@@ -62,7 +62,9 @@ METRIC_BOUND = 1e12
 
 
 def _measure(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and abs(value) <= METRIC_BOUND
+    # type(), not isinstance: True is no measure; NaN and inf fail the comparison (read per value
+    # of every line, twice, by the report)
+    return type(value) in (int, float) and -METRIC_BOUND <= value <= METRIC_BOUND
 
 
 def trusted(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,8 +78,11 @@ def trusted(record: dict[str, Any]) -> dict[str, Any] | None:
         return None
     metrics = record.get("metrics")
     if metrics is not None:
-        kept = {k: v for k, v in metrics.items() if _measure(v)} if isinstance(metrics, dict) else {}
-        record["metrics"] = kept or None
+        if not isinstance(metrics, dict):
+            metrics = None
+        elif not all(map(_measure, metrics.values())):
+            metrics = {k: v for k, v in metrics.items() if _measure(v)}
+        record["metrics"] = metrics or None
     if not isinstance(record.get("details"), dict | None):
         record["details"] = {}
     for key in ("output", "status", "error"):
