@@ -111,6 +111,8 @@ def test_n09_a_server_claiming_more_slots_than_it_serves_times_out_nothing(tmp_p
     rows = read_jsonl(tmp_path / "out" / "samples_russianregions.jsonl")
     errors = [r for r in rows if r.get("status") != "ok"]
     assert not errors, f"{len(errors)} error rows: {errors[:1]}"
+    assert len(server.requests) == ROWS, "no request timed out and was sent again"
+    assert "its first answers showed far fewer: its word was dropped" in result.stderr
 
 
 # -- n10-n12: what /metrics says -----------------------------------------------------------------

@@ -197,6 +197,9 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
         if entry.get("mode") != "auto" or entry.get("sent") == 0:  # nothing sent: every answer was at hand
             continue
         slots = f"; it says it serves {entry['server_slots']} at once" if entry.get("server_slots") else ""
+        if entry.get("server_said_slots"):
+            slots = (f"; it said it serves {entry['server_said_slots']} at once (/props), its first answers showed far "
+                     "fewer: its word was dropped and the limit learnt from its answers")
         sent = (f"was sent {entry['sent']:,} request(s), at most {entry['peak']} at once; "
                 if isinstance(entry.get("sent"), int) else "")
         limit = (f"its limit moved between {entry['min']} and {entry['max']}, {entry['final']} at the end"

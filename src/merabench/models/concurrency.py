@@ -29,6 +29,7 @@ MIN_WINDOW = 16      # answers in a window, at least
 WINDOW_LATENCIES = 3  # a window lasts at least this many mean latencies
 PROBE_EVERY = 8      # windows held before one step up
 TRACE_MAX = 400
+WORD_BELIED = 8      # a server serving an eighth of the slots it claims is not believed
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ def sent_for_slots(slots: int, ceiling: int = AUTO_MAX) -> int:
 class AdaptiveLimit:
     limit: int = AUTO_START
     ceiling: int = AUTO_MAX
-    slots: int | None = None                  # what the server said it serves at once
+    slots: int | None = None                  # what the server said it serves at once (None: not said, or belied)
+    said_slots: int | None = None             # what it said when its answers showed far fewer
     server_running: float | None = None       # its last word on how many it runs (vLLM, SGLang /metrics)
     trace: list[tuple[float, int]] = field(default_factory=list)  # (seconds since start, limit)
     _growing: bool = True                     # doubling, until a step does not pay
@@ -82,7 +84,8 @@ class AdaptiveLimit:
     def observe(self, latency: float, now: float) -> None:
         """One answer, `latency` seconds after it was sent."""
         if self.slots is not None:
-            return  # the server's word holds
+            self._weigh_word(latency, now)  # the server's word holds, unless its answers belie it
+            return
         if self._window_start is None:
             if now - latency < self._changed_at:
                 return  # sent under the previous limit: says nothing about this one
@@ -103,6 +106,22 @@ class AdaptiveLimit:
         mean = self._latency_sum / self._count
         if now - self._window_start >= WINDOW_LATENCIES * mean:  # long enough to even out cohorts sent together
             self._judge(Window(self.limit, self._count / (now - self._window_start), mean), now)
+
+    def _weigh_word(self, latency: float, now: float) -> None:
+        """The first BURST_WINDOW answers to a server that said how many it serves: when they show
+        far fewer served at once (throughput x the fastest latency, Little's law) than it said,
+        its word is dropped and the limit is learnt from its answers (a `/props` claiming 64
+        slots on a 2-slot server would otherwise start 64 time-out clocks at once)."""
+        if self._window_start is None:
+            self._window_start = now - latency
+        self._count += 1
+        self._fastest = min(self._fastest, latency)
+        if self._count != BURST_WINDOW or self.slots is None:
+            return
+        serving = self._count / max(1e-9, now - self._window_start) * self._fastest
+        if serving * WORD_BELIED < self.slots:
+            self.said_slots, self.slots, self._growing = self.slots, None, True
+            self._set(max(1, min(self.ceiling, math.ceil(serving) + headroom(serving))), now)
 
     def _first_burst(self, now: float) -> None:
         rate = self._count / max(1e-9, now - (now if self._window_start is None else self._window_start))
@@ -192,5 +211,6 @@ class AdaptiveLimit:
 
     def describe(self) -> dict[str, object]:
         limits = [n for _, n in self.trace] or [self.limit]
-        return {"mode": "auto", "server_slots": self.slots, "final": self.limit, "min": min(limits),
+        said = {"server_said_slots": self.said_slots} if self.said_slots is not None else {}
+        return {"mode": "auto", "server_slots": self.slots, **said, "final": self.limit, "min": min(limits),
                 "max": max(limits), "trace": [list(p) for p in self.trace]}

@@ -98,8 +98,9 @@ class Endpoint:
         tell: its slots when it says; with `auto`, only the oldest (what the server serves at
         once is what is being learnt, and even a one-slot server could have started the oldest);
         with a fixed concurrency, every one (as the user chose)."""
-        if self.slots is not None:
-            return float(self.slots)
+        slots = self.adaptive.slots if self.adaptive is not None else self.slots  # its word, unless belied
+        if slots is not None:
+            return float(slots)
         return 1.0 if self.adaptive is not None else float("inf")
 
 
