@@ -185,3 +185,30 @@ def test_the_generators_own_manifest_passes(generated: Path) -> None:
 
 if sys.platform != "linux":  # FIFOs and /proc are what these cases are about
     pytestmark = pytest.mark.skip(reason="Linux only")
+
+
+# -- from the outside helper's 30 cases (its #15, #18, #26, #29, #30) ------------------------------
+
+MORE = [
+    Mistake("out = a list in a config", lambda t: [*RUN, "--config", str(text_file(t, "c.toml", 'out = ["a", "b"]\n'))],
+            "config key 'out' takes one path, not a list"),
+    Mistake("--concurrency 10^7", lambda t: [*RUN, "--concurrency", "10000000"],
+            "--concurrency must be auto or a whole number from 1 to 10,000"),
+    Mistake("--retry-delay 1e300", lambda t: [*RUN, "--retry-delay", "1e300"], "--retry-delay"),
+    Mistake("generate more rows than the families hold", lambda t: [
+        "generate", "gorillahard", "--seed", "0", "--rows", "1600", "--out", str(t / "g")],
+            "--rows 1600: the generator could not draw a question unlike the others"),
+]
+
+
+@pytest.mark.parametrize("mistake", MORE, ids=[m.name for m in MORE])
+def test_more_mistakes_are_one_line(mistake: Mistake, tmp_path: Path) -> None:
+    test_one_line_exit_2_and_nothing_written(mistake, tmp_path)
+
+
+def test_dump_config_masks_the_credentials_of_extra_body() -> None:
+    body = '{"api_key": "TOPSECRET12345abc", "x": {"password": "PASSWORDSECRET999"}}'
+    dumped = run_cli(*RUN, "--extra-body", body, "--dump-config")
+    assert dumped.returncode == 0, dumped.stderr
+    assert "TOPSECRET12345abc" not in dumped.stdout and "PASSWORDSECRET999" not in dumped.stdout
+    assert "extra-body" in dumped.stdout

@@ -161,3 +161,49 @@ def test_s13_a_key_that_is_also_the_model_name_is_masked_and_the_rerun_resumes(t
     assert again.returncode == 0, again.stderr
     assert len(fake_server.requests) == asked, "the identical rerun asks nothing again"
     assert key not in written(tmp_path) + again.stderr + again.stdout
+
+
+# -- the run's own files, from the outside helper's 30 cases (its #19, #21, #22) -------------------
+
+def a_fifo(path: Path) -> None:
+    import os
+
+    path.unlink()
+    os.mkfifo(path)
+
+
+def a_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def a_link_outside(path: Path) -> None:
+    outside = path.parent.parent / "elsewhere.jsonl"
+    outside.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(outside)
+
+
+OWN_FILES = [
+    ("run.json a FIFO", "run.json", a_fifo, "run.json is no regular file"),
+    ("the samples file a folder", "samples_russianregions.jsonl", a_folder, "samples_russianregions.jsonl is a folder"),
+    ("the samples file a link outside the folder", "samples_russianregions.jsonl", a_link_outside,
+     "samples_russianregions.jsonl is a symbolic link"),
+]
+
+
+@pytest.mark.parametrize(("name", "damage"), [(o[1], o[2:]) for o in OWN_FILES], ids=[o[0] for o in OWN_FILES])
+def test_a_run_file_that_is_no_regular_file_is_refused(name: str, damage: tuple, tmp_path: Path, fake_server) -> None:
+    change, says = damage
+    out = tmp_path / "out"
+    assert run_cli(*run_args(fake_server.url, out)).returncode == 0
+    asked = len(fake_server.requests)
+    outside = tmp_path / "elsewhere.jsonl"
+    change(out / name)
+    before = outside.read_bytes() if outside.exists() else None
+    again = run_cli(*run_args(fake_server.url, out), timeout=30)
+    lines = [line for line in again.stderr.splitlines() if line.strip()]
+    assert again.returncode == 2 and len(lines) == 1 and says in lines[0], again.stderr
+    assert len(fake_server.requests) == asked
+    if before is not None:
+        assert outside.read_bytes() == before, "nothing appended to a file outside the run folder"

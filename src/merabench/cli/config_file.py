@@ -52,6 +52,8 @@ def _value(key: str, param: Any, value: Any) -> Any:
     whole = any(c.__name__ == "IntParamType" for c in type(param.type).__mro__)  # typer ships its own click
     if isinstance(value, float) and whole:  # click would cut 2.7 to 2
         raise ConfigError(f"config key '{key}' must be a whole number, got {_toml_value(value)}")
+    if kind == "path" and isinstance(value, list) and not getattr(param, "multiple", False):
+        raise ConfigError(f"config key '{key}' takes one path, not a list")
     if kind == "path" and isinstance(value, str) and not value.strip():  # "" would mean the current folder
         raise ConfigError(f"config key '{key}' is empty: give a file or folder (. for the current one)")
     if getattr(param, "multiple", False):

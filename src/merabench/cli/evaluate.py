@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -35,11 +37,13 @@ from merabench.cli.options import (
 from merabench.errors import ConfigError, reading
 from merabench.formats.predictions import read_predictions
 from merabench.models import GenerationOptions
+from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.rows.datasource import load_task_data
 from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
+from merabench.runner.redaction import register_fields
 from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
@@ -210,6 +214,10 @@ def run(
     if dump_config:
         from merabench.cli.config_file import dump
 
+        if extra_body:
+            with contextlib.suppress(ValueError):  # not JSON: the run refuses it; the dump shows it as given
+                register_fields(json.loads(extra_body))
+
         sys.stdout.write(dump(ctx.params, ctx.command.params))
         return
     _check_request_flags(timeout, retry_delay, stop, drop_param, reasoning_effort, base_url,
@@ -261,7 +269,7 @@ def _check_request_flags(timeout: float, retry_delay: float, stop: list[str] | N
                          import_responses: Path | None) -> None:
     """Refuse request flags no endpoint could be asked with, before anything is read or sent."""
     check_finite("--timeout", timeout, low=0, low_inclusive=False)
-    check_finite("--retry-delay", retry_delay, low=0)
+    check_finite("--retry-delay", retry_delay, low=0, high=MAX_BACKOFF_S)  # 1e300 would wait for ever
     check_request_fields(stop, drop_param, reasoning_effort)
     for url in base_url:
         check_endpoint(url, "--base-url")

@@ -166,6 +166,10 @@ def parse_concurrency(text: str) -> int | Literal["auto"]:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise ConfigError(f"--concurrency must be auto or a whole number >= 1, got {text!r}")
+    if not 1 <= value <= MAX_CONCURRENCY:
+        raise ConfigError(f"--concurrency must be auto or a whole number from 1 to {MAX_CONCURRENCY:,}, got {text!r}")
     return value
+
+
+#: requests in flight at most (every one holds a task and a connection: 10^7 took 5 GB and never started)
+MAX_CONCURRENCY = 10_000

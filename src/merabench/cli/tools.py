@@ -41,14 +41,22 @@ def generate(
 ) -> None:
     """Generate a fresh GorillaHard-style question set."""
     _generator_task(task, "generate")
-    from merabench.tasks.gorillahard.generator.build.generate import SetPlan, existing_set, write_set
+    from merabench.tasks.gorillahard.generator.build.generate import (
+        SetPlan,
+        UniquesExhausted,
+        existing_set,
+        write_set,
+    )
 
     _check_sizes(rows, dialogues)
     held = existing_set(out_dir) if out_dir.is_dir() else None
     if held is not None and not force:
         raise ConfigError(f"--out {out_dir} already holds {held}; pass --force to write over it, or give another --out")
     started = time.monotonic()
-    test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
+    try:
+        test_path, shots_path = write_set(SetPlan(seed=seed, rows=rows, dialogues=dialogues), out_dir)
+    except UniquesExhausted as exc:
+        raise ConfigError(f"--rows {rows}: {exc}; give fewer --rows (1,500 or fewer draw on every seed tried)") from None
     say(f"wrote {test_path} and {shots_path} in {time.monotonic() - started:.1f} s; "
         f"check it with: merabench validate {task} {out_dir}")
 

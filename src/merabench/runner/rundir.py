@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -106,11 +107,25 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
 _START_OVER = "use another --out, or delete the folder to start over"
 
 
+def _check_plain_file(path: Path) -> None:
+    """A run's own file is a regular file in its folder: a FIFO would hang the read, a folder
+    crash it, a symlink make the run append its answers to a file outside the folder."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        what = "a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "no regular file"
+        raise ConfigError(f"{path} is {what}, not the file a run writes; {_START_OVER}")
+
+
 def recorded_identity(out_dir: Path) -> dict[str, Any] | None:
     """The folder's run.json, or None for a folder with no run yet. Answers whose run cannot be
     read (run.json missing beside them, cut short, not an object, naming no model) could be any
     model's: the folder is refused, never resumed as this run's."""
     path = out_dir / RUN_FILE
+    for own in [path, *out_dir.glob("samples_*.jsonl")]:
+        _check_plain_file(own)
     if not path.exists():
         answers = sorted(p.name for p in out_dir.glob("samples_*.jsonl"))
         if answers:

@@ -60,12 +60,16 @@ def _score_range(args: tuple[str, int, int]) -> list[SampleScore]:
         return [task.score(row, text, judgement) for row, text, judgement in _SHARED[args[1]:args[2]]]
 
 
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _worker_start(parent: int) -> None:
     """A forked worker leaves Ctrl-C and SIGTERM to merabench, which ends the pool (a worker's
     own KeyboardInterrupt traceback would reach the terminal), and dies with it, even when
     merabench is killed outright (no orphan left scoring, writing into a closed pipe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)  # held by the parent while it forked
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # merabench died before the death signal was armed
         os._exit(0)
@@ -86,7 +90,13 @@ def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
     _SHARED = jobs
     gc.freeze()  # the inherited heap stays untouched in the workers (no collector writes to it)
     try:
-        with multiprocessing.get_context("fork").Pool(count, _worker_start, (os.getpid(),)) as pool:
+        # a Ctrl-C between a fork and the worker's own handlers would print its traceback: held till then
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+        try:
+            pool = multiprocessing.get_context("fork").Pool(count, _worker_start, (os.getpid(),))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        with pool:
             for part in pool.imap(_score_range, chunks):
                 yield from part
     finally:

@@ -117,6 +117,10 @@ def _row(question: Question, family: Family, *, row_id: int, base_id: str, dialo
 
 DEFAULT_SINGLES = sum(f.count for f in FAMILIES.values())  # 1,139: the card's 1,169 less 30 dialogue turns
 MIN_SINGLES = len(FAMILIES)  # a set's fewest single-turn rows: one per question maker
+class UniquesExhausted(RuntimeError):
+    """A set asked for more rows than its families have distinct questions."""
+
+
 GENERATOR = f"merabench.gorillahard/{GENERATOR_VERSION}"  # what a set's manifest and a run's run.json name
 
 
@@ -280,7 +284,8 @@ class _SetDraw:
                 target.append(row)
                 self.spread.add(question)
                 return
-        raise RuntimeError(f"could not draw a unique question for slot {slot} ({family.name})")
+        raise UniquesExhausted(f"the generator could not draw a question unlike the others for slot {slot} "
+                               f"({family.name}): the families run out of distinct questions")
 
     def draw_dialogue(self, number: int) -> None:
         """The dialogue's earlier turns into the shots and its closing turn into test, drafted until
