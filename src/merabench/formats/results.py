@@ -108,11 +108,10 @@ def load_results(folder: Path) -> dict[str, Any]:
     leaderboard): a DataError naming it when it cannot be read, is cut short or is no results
     document; a task whose entry is not an object is left out (the tools then say the task is
     missing), never read as one."""
-    path = folder / RESULTS_FILE
-    with reading(path):
-        doc = loads(path.read_bytes())
-    if not isinstance(doc, dict) or not isinstance(doc.get("tasks"), dict):
-        raise DataError('is no results document (a JSON object with "tasks", as run and score write)', file=str(path))
+    doc = read_results(folder, strict=True)
+    if doc is None:
+        raise DataError('is no results document (a JSON object with "tasks", as run and score write)',
+                        file=str(folder / RESULTS_FILE))
     doc["tasks"] = {name: result for name, result in doc["tasks"].items() if isinstance(result, dict)}
     return doc
 

@@ -72,7 +72,11 @@ def read_text(path: Path, what: str) -> str:
     """A small text input (`--config`, `--price-file`, `--judge-prompt`) as UTF-8: a file or a pipe
     with a writer; a folder, a device or a pipe nobody writes is one line naming `what` and it."""
     try:
-        data = read_stream(path) if is_stream(path) else (check_readable(path), path.read_bytes())[1]
+        if is_stream(path):
+            data = read_stream(path)
+        else:
+            check_readable(path)
+            data = path.read_bytes()
     except DataError as exc:
         raise DataError(exc.reason, file=f"{what} {path}") from None
     return data.decode("utf-8")

@@ -98,8 +98,7 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
     if previous is not None:
         found = changes(previous, identity)
         if found:
-            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); "
-                              "use another --out, or delete the folder to start over")
+            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); {_START_OVER}")
         identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
     write_atomic(out_dir / RUN_FILE, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
 
@@ -124,12 +123,12 @@ def recorded_identity(out_dir: Path) -> dict[str, Any] | None:
     read (run.json missing beside them, cut short, not an object, naming no model) could be any
     model's: the folder is refused, never resumed as this run's."""
     path = out_dir / RUN_FILE
-    for own in [path, *out_dir.glob("samples_*.jsonl")]:
+    answers = sorted(out_dir.glob("samples_*.jsonl"))
+    for own in [path, *answers]:
         _check_plain_file(own)
     if not path.exists():
-        answers = sorted(p.name for p in out_dir.glob("samples_*.jsonl"))
         if answers:
-            raise ConfigError(f"{out_dir} holds answers ({', '.join(answers)}) but no {RUN_FILE}: which model "
+            raise ConfigError(f"{out_dir} holds answers ({', '.join(p.name for p in answers)}) but no {RUN_FILE}: which model "
                               f"gave them cannot be known, so they are not reused; {_START_OVER}")
         return None
     try:
