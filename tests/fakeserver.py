@@ -8,7 +8,8 @@ the request's Authorization header and query string, as careless servers do), or
 stops listening and resets every connection, as a killed process does: later requests are
 refused at connect). `reply(body)` gives the
 answer: a string, or a dict with `content` (None for a null content), and optionally
-`reasoning_content`, `reasoning`, `finish_reason` and `usage`. Every request is logged with its
+`reasoning_content`, `reasoning`, `tool_calls` (as the API's message carries them), `finish_reason`
+and `usage`. Every request is logged with its
 headers and body.
 
 Like an engine with a batch limit (llama.cpp's slots): with `slots` set, that many requests are
@@ -244,10 +245,10 @@ def _completion_payload(n: int, body: dict, answer: Any) -> bytes:
     finish, usage = "stop", {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
     if isinstance(answer, dict):
         message["content"] = answer.get("content")
-        for key in ("reasoning_content", "reasoning"):
+        for key in ("reasoning_content", "reasoning", "tool_calls"):
             if key in answer:
                 message[key] = answer[key]
-        finish = answer.get("finish_reason", finish)
+        finish = answer.get("finish_reason", "tool_calls" if answer.get("tool_calls") else finish)
         usage = answer.get("usage", usage)
     else:
         message["content"] = answer

@@ -51,6 +51,8 @@ from merabench.runner.rundir import check_folder, check_identity, check_score_fo
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
+from merabench.tasks.base import Task
+from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
@@ -98,6 +100,7 @@ class RunConfig:
     deadline_s: float | None = None       # stop sending after this much wall time
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
+    tool_mode: str = "text"               # GorillaHard: "native" asks through OpenAI tools (tasks/gorillahard/native/)
     command: tuple[str, ...] = ()         # the CLI's arguments: the command that continues a stopped run
 
     def out_dir(self) -> Path:
@@ -157,6 +160,10 @@ def _check_key(key: str | None, what: str) -> None:
 
 
 def answer_source(config: RunConfig) -> AnswerSource:
+    if config.tool_mode != TEXT and (config.import_responses is not None or config.model.startswith("hf:")):
+        raise ConfigError("--tool-mode native needs a chat endpoint that takes OpenAI tools (an openai: model, or a "
+                          "baseline): " + ("a batch job's answers" if config.import_responses else
+                                           "an hf: model is asked in the text protocol only"))
     if config.import_responses is not None:
         from merabench.formats.batch import ImportedSource, served_model
 
@@ -212,7 +219,7 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
     return {"tasks": list(tasks), "data": recorded_specs(config.data), "split": config.split, "preset": config.preset,
             "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
-            "concurrency": config.concurrency, "strip_think": config.strip_think,
+            "concurrency": config.concurrency, "strip_think": config.strip_think, "tool_mode": config.tool_mode,
             "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
             "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
             "max_cost": config.max_cost, "deadline_s": config.deadline_s,
@@ -319,12 +326,23 @@ def check_prompts(run: TaskRun) -> None:
 
 def planned_runs(config: RunConfig) -> list[TaskRun]:
     """The tasks and rows a run covers, every prompt checked before anything is sent."""
-    task_list = parse_task_list(",".join(config.tasks))
+    task_list = with_tool_mode(parse_task_list(",".join(config.tasks)), config)
     datasets = _limited(load_for_tasks(task_list, config.data, config.split), config.limit)
     runs = [TaskRun(t, datasets[t.name]) for t in task_list]
     for run in runs:
         check_prompts(run)
     return runs
+
+
+def with_tool_mode(tasks: list[Task], config: RunConfig) -> list[Task]:
+    """The run's tasks, GorillaHard asked through native tool calls when --tool-mode native says so."""
+    if config.tool_mode == TEXT:
+        return tasks
+    if config.tool_mode != NATIVE:
+        raise ConfigError(f"--tool-mode must be {TEXT} or {NATIVE}, got {config.tool_mode!r}")
+    if not any(t.name == "gorillahard" for t in tasks):
+        raise ConfigError("--tool-mode native applies to gorillahard only, which --tasks leaves out")
+    return [GorillaHardNativeTask() if t.name == "gorillahard" else t for t in tasks]
 
 
 def export_requests(config: RunConfig, path: Path) -> int:
@@ -334,6 +352,9 @@ def export_requests(config: RunConfig, path: Path) -> int:
 
     register_secrets(config)
     model = served_model(config.model)
+    if config.tool_mode != TEXT:
+        raise ConfigError("--tool-mode native cannot go through a batch job: each row is a conversation, a "
+                          "request per tool-calling step; run it against an endpoint")
     runs = planned_runs(config)
     out = config.out_dir()
     return write_requests(path, request_lines(runs, model, config.generation, config.system_prompt,
@@ -368,6 +389,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     cache = ResponseCache(config.cache_path) if needs_cache else None
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
+                             **({"tool_mode": config.tool_mode} if config.tool_mode != TEXT else {}),
                              "system_prompt": config.system_prompt, "split": config.split,
                              "data": data_identity(task_list, config.data, {r.task.name: r.data.revision for r in runs})})
         started = time.monotonic()

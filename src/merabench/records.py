@@ -57,6 +57,8 @@ class Answer:
     endpoint: str | None = None
     messages: tuple[Mapping[str, Any], ...] | None = None   # the full request, with --log-prompts
     usage_note: str | None = None         # token counts the server reported that cannot be right (usage.py)
+    #: native tool calling: the replies and how the answer was given (runner/tool_loop.py)
+    exchange: Mapping[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -96,6 +98,8 @@ class Answer:
             out["messages"] = [dict(m) for m in self.messages]
         if self.usage_note is not None:
             out["usage_note"] = self.usage_note
+        if self.exchange is not None:
+            out["tool_exchange"] = dict(self.exchange)
         return out
 
     @classmethod
@@ -114,6 +118,7 @@ class Answer:
             completion_tokens=_int(obj.get("completion_tokens")), reasoning_tokens=_int(obj.get("reasoning_tokens")),
             reasoning=_str(obj.get("reasoning")), finish_reason=_str(obj.get("finish_reason")),
             endpoint=_str(obj.get("endpoint")), usage_note=_str(obj.get("usage_note")),
+            exchange=obj.get("tool_exchange") if isinstance(obj.get("tool_exchange"), dict) else None,
             messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
 
 

@@ -163,6 +163,9 @@ def run(
     drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
     reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
+    tool_mode: Annotated[str, typer.Option(help="gorillahard: text (the leaderboard's protocol: the catalog in the prompt, "
+                                           "one JSON envelope back) or native (the catalog as OpenAI tools, answered "
+                                           "by tool calls; not leaderboard-comparable)", rich_help_panel=GENERATION)] = "text",
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
@@ -251,7 +254,7 @@ def run(
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
-        import_responses=import_responses, serve=served,
+        import_responses=import_responses, serve=served, tool_mode=tool_mode,
         command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))

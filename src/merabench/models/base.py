@@ -50,6 +50,9 @@ def always() -> bool:
 @dataclass(frozen=True)
 class Request:
     messages: Sequence[Message]
+    #: OpenAI `tools` (function definitions), sent with tool_choice "auto"; () in text mode, which
+    #: sends neither field (GorillaHard's --tool-mode native: tasks/gorillahard/native/)
+    tools: Sequence[Mapping[str, Any]] = ()
     #: asked as the request is about to leave, after any wait for room (an endpoint's in-flight
     #: limit, a local model's turn), and only then: False and it is not sent, the backend raises
     #: NotSent. A run's --max-cost and --deadline reach every concurrency mode through it.
@@ -68,6 +71,27 @@ class Completion:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     usage_note: str | None = None    # token counts the server reported that cannot be right (usage.py)
+    #: the reply's tool calls, each {"id", "name", "arguments"} with `arguments` as it came (a JSON
+    #: string, or whatever else a server put there); () when it made none
+    tool_calls: tuple[Mapping[str, Any], ...] = ()
+    #: a tool-calling conversation's replies, as runner/tool_loop.py records them (the final
+    #: Completion's `text` is then the envelope they map to); None for one request
+    exchange: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A request answered by native tool calling: a conversation (runner/tool_loop.py), not one
+    request. Each reply's tool calls get a stub result naming the step's result ("$1", "$2", ...)
+    and the model is asked again, until it answers without a call, calls one of `ends_on`, or has
+    replied `max_replies` times; `finish` maps the replies to the task's answer text and a word on
+    how it was answered. `policy` names this shape: part of the request's identity (cache, resume)."""
+
+    tools: tuple[Mapping[str, Any], ...]
+    finish: Callable[[Sequence[Completion]], tuple[str, str]] = field(compare=False)
+    ends_on: frozenset[str] = frozenset()
+    max_replies: int = 4
+    policy: str = ""
 
 
 class Backend(ABC):

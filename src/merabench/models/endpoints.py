@@ -261,6 +261,12 @@ class EndpointPool:
             self._give_up(endpoint, f"{redact_url(endpoint.url)} stopped answering: {endpoint.hung} retries in a row "
                                     f"timed out after {self.timeout_s:g} s with no answer between (the last: {error})")
 
+    def refuses_tools(self, endpoint: Endpoint, line: str) -> None:
+        """The endpoint cannot take native tool calls (models/tool_support.py): every request would
+        fail the same way, so it is given up at its first such reply."""
+        if endpoint.gave_up is None:
+            self._give_up(endpoint, line)
+
     def _backoff(self, refusals: int) -> float:
         # replicas' pauses do not end together; a --retry-delay of 0 still pauses
         return max(MIN_PAUSE_S, jittered_backoff(self.retry_base_delay_s, refusals))

@@ -31,6 +31,7 @@ from merabench.models.base import Backend, Completion, GenerationOptions, Reques
 from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.models.tool_support import refusal_line, refuses_tools
 from merabench.rows.jsonio import dumps_kept, loads
 from merabench.runner.redaction import redact_url, register_secret, register_url
 from merabench.runner.usage import token_counts
@@ -213,7 +214,11 @@ class OpenAICompatBackend(Backend):
         return self._session
 
     def payload(self, request: Request) -> dict[str, Any]:
-        return self.shaper.body(self.model, list(request.messages), self.options)
+        body = self.shaper.body(self.model, list(request.messages), self.options)
+        if request.tools:  # native tool calling: the model may call any of them, or answer in text
+            body["tools"] = list(request.tools)
+            body["tool_choice"] = "auto"
+        return body
 
     async def generate(self, request: Request) -> Completion:
         if self._watchers is None:
@@ -241,6 +246,11 @@ class OpenAICompatBackend(Backend):
                     throttled += 1
                     continue
                 self.pool.release(endpoint, ok=exc.status == 400)
+                said = error_message(exc.body) or str(exc)
+                if request.tools and refuses_tools(exc.status, said):  # the next acquire raises ServerRefused
+                    self.pool.refuses_tools(endpoint, refusal_line(redact_url(endpoint.url), exc.status, said))
+                    attempt -= 1
+                    continue
                 if exc.status == 400 and self.shaper.adapt(exc.body, body):
                     attempt -= 1  # the same request again, shaped as the server wants: not a retry
                     continue
@@ -429,7 +439,9 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     if text is None:
         raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
-    if message.get("content") is None and not reasoning and not isinstance(choice.get("finish_reason"), str):
+    calls = tool_calls_of(message.get("tool_calls"))
+    if (message.get("content") is None and not reasoning and not calls
+            and not isinstance(choice.get("finish_reason"), str)):
         # no text, no reasoning and no reason for stopping: the server failed to answer, not the model
         raise BackendError(f"no answer from {url}: the message content is null and no finish_reason says why",
                            retryable=True)
@@ -438,4 +450,21 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
                                  "reasoning_tokens": details.get("reasoning_tokens") if isinstance(details, dict) else None})
     return {"text": text, **counts, "usage_note": note,
             "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-            "reasoning": reasoning if isinstance(reasoning, str) else None}
+            "reasoning": reasoning if isinstance(reasoning, str) else None, "tool_calls": calls}
+
+
+def tool_calls_of(value: Any) -> tuple[dict[str, Any], ...]:
+    """A message's `tool_calls` as {"id", "name", "arguments"} each, `arguments` as it came (a JSON
+    string by the API; some servers send an object): what it holds is the model's answer, read by
+    the task (tasks/gorillahard/native/envelope.py), never here. A call without a function name
+    keeps an empty name, so that it shows and is scored, not dropped."""
+    if not isinstance(value, list):
+        return ()
+    calls = []
+    for entry in value:
+        function = entry.get("function") if isinstance(entry, dict) else None
+        function = function if isinstance(function, dict) else {}
+        name = function.get("name")
+        calls.append({"id": entry.get("id") if isinstance(entry, dict) and isinstance(entry.get("id"), str) else None,
+                      "name": name if isinstance(name, str) else "", "arguments": function.get("arguments")})
+    return tuple(calls)

@@ -24,7 +24,7 @@ from typing import Any
 from merabench.models.base import GenerationOptions
 
 RENAMES = {"max_tokens": "max_completion_tokens"}
-PROTECTED = frozenset({"model", "messages"})
+PROTECTED = frozenset({"model", "messages", "tools", "tool_choice"})  # never dropped: the request would mean another thing
 _REFUSAL_WORDS = ("unsupported", "not supported", "unrecognized", "unknown", "does not support", "not allowed",
                   "extra inputs", "not permitted", "invalid parameter", "only the default")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from typing import TypedDict
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 
@@ -25,6 +25,8 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 class Message(TypedDict):
     role: str
     content: str
+    tool_calls: NotRequired[list[dict[str, Any]]]   # an assistant's calls (native tool calling)
+    tool_call_id: NotRequired[str]                  # a tool result: the call it answers
 
 
 def render(instruction: str, inputs: dict[str, str], *, row_id: object = None) -> str:
@@ -95,6 +97,15 @@ def build_messages(row: Row, history: Sequence[Row] = (), *, system_prompt: str 
 def messages_digest(messages: Sequence[Message]) -> str:
     """sha256 of the message list: the identity of a request's content."""
     return hashlib.sha256(orjson.dumps(list(messages), option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def request_digest(messages: Sequence[Message], tools: Sequence[Any] = (), policy: str = "") -> str:
+    """The identity of a request's content: its messages, and with native tool calling the tools
+    and the conversation's policy too (text-mode digests are the messages' alone, as ever)."""
+    if not tools:
+        return messages_digest(messages)
+    blob = {"messages": list(messages), "tools": list(tools), "policy": policy}
+    return hashlib.sha256(orjson.dumps(blob, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def messages_hash(messages: Sequence[Message]) -> str:

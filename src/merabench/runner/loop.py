@@ -27,13 +27,14 @@ from typing import Any, Protocol
 
 from merabench.errors import BackendError, DataError, NotSent, ServerRefused
 from merabench.formats.samples import SampleWriter, read_answers, samples_path
-from merabench.models.base import Backend, Completion, Request
+from merabench.models.base import Backend, Completion, Request, ToolSpec
 from merabench.models.baselines import BaselineKind, baseline_answer
 from merabench.records import Answer, Status
-from merabench.rows.prompts import HistoryIndex, Message, messages_digest
+from merabench.rows.prompts import HistoryIndex, Message, request_digest
 from merabench.rows.row import Row, TaskData
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
+from merabench.runner.tool_loop import converse
 from merabench.runner.usage import within_prompt
 from merabench.scoring.think import think_text
 from merabench.tasks.base import Task
@@ -74,6 +75,7 @@ class WorkItem:
     messages: tuple[Message, ...]
     digest: str
     cache_key: str | None = None  # set when the cache was asked for it, so a fresh answer is stored under it
+    tools: ToolSpec | None = None  # native tool calling: the row is a conversation (runner/tool_loop.py)
 
     @property
     def messages_hash(self) -> str:
@@ -116,7 +118,9 @@ class BackendSource:
         return await self.backend.preflight()
 
     async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
-        return await self.backend.generate(Request(item.messages, may_send))
+        if item.tools is not None:
+            return await converse(self.backend, item.messages, item.tools, may_send)
+        return await self.backend.generate(Request(item.messages, may_send=may_send))
 
     def notes(self) -> list[str]:
         return self.backend.notes()
@@ -164,7 +168,8 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
         reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
         finish_reason=completion.finish_reason, endpoint=completion.endpoint,
-        messages=item.messages if log_prompts else None, usage_note=completion.usage_note)
+        messages=item.messages if log_prompts else None, usage_note=completion.usage_note,
+        exchange=completion.exchange)
 
 
 def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:
@@ -173,7 +178,9 @@ def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | No
         messages = tuple(task.messages(row, history, system_prompt))
     except DataError as exc:
         return Answer.failed(row.id, str(exc))
-    return WorkItem(task, row, messages, messages_digest(messages))
+    tools = task.tool_spec(row)
+    digest = request_digest(messages, tools.tools, tools.policy) if tools else request_digest(messages)
+    return WorkItem(task, row, messages, digest, tools=tools)
 
 
 def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: str | None) -> set[int]:

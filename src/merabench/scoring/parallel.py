@@ -49,15 +49,17 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-_SHARED: Sequence[Job] = ()  # the jobs of the scoring under way: the forked workers inherit them
+# the scoring under way, which the forked workers inherit: its jobs, and the task object itself
+# (not its name: GorillaHard with --tool-mode native scores by another rule under the same name)
+_SHARED: Sequence[Job] = ()
+_SHARED_TASK: Task | None = None
 
 
-def _score_range(args: tuple[str, int, int]) -> list[SampleScore]:
-    from merabench.tasks import get_task
-
-    task = get_task(args[0])
+def _score_range(args: tuple[int, int]) -> list[SampleScore]:
+    task = _SHARED_TASK
+    assert task is not None
     with _collector_paused():
-        return [task.score(row, text, judgement) for row, text, judgement in _SHARED[args[1]:args[2]]]
+        return [task.score(row, text, judgement) for row, text, judgement in _SHARED[args[0]:args[1]]]
 
 
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -77,7 +79,7 @@ def _worker_start(parent: int) -> None:
 
 def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
     """`task.score` of every job, in order, as they are done; on several cores when it pays."""
-    global _SHARED
+    global _SHARED, _SHARED_TASK
     count = workers()
     if task.parallel_from is None or count < 2 or len(jobs) < task.parallel_from or sys.platform != "linux":
         with _collector_paused():
@@ -86,8 +88,8 @@ def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
         return
     task.warm_up()  # loaded once here, shared by the forked workers
     size = max(1, min(MAX_CHUNK, -(-len(jobs) // (count * CHUNKS_PER_WORKER))))
-    chunks = [(task.name, i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
-    _SHARED = jobs
+    chunks = [(i, min(i + size, len(jobs))) for i in range(0, len(jobs), size)]
+    _SHARED, _SHARED_TASK = jobs, task
     gc.freeze()  # the inherited heap stays untouched in the workers (no collector writes to it)
     try:
         # a Ctrl-C between a fork and the worker's own handlers would print its traceback: held till then
@@ -101,4 +103,4 @@ def score_rows(task: Task, jobs: Sequence[Job]) -> Iterator[SampleScore]:
                 yield from part
     finally:
         gc.unfreeze()
-        _SHARED = ()
+        _SHARED, _SHARED_TASK = (), None

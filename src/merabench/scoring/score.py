@@ -91,6 +91,7 @@ class TaskResult:
     judge_failed: str | None = None  # why the judge gave no reply at all, or was given up (its metrics lack rows)
     #: the line that says so, "judge metrics missing: ..." or "judge metrics incomplete: ..." (not in results.json)
     judge_headline: str | None = None
+    tool_mode: str = "text"     # GorillaHard: "native" when asked through tool calls (tasks/gorillahard/native/)
 
     @property
     def all_failed(self) -> bool:
@@ -104,6 +105,7 @@ class TaskResult:
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             **({"n_unasked": self.n_unasked} if self.n_unasked else {}),
             **({"judge_failed": self.judge_failed} if self.judge_failed else {}),
+            **({"tool_mode": self.tool_mode} if self.tool_mode != "text" else {}),
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
             "tokens": self.usage.to_json(),
@@ -238,9 +240,10 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     ci95 = intervals(task.metrics, rows, scores) if aggregate else {}
     return TaskResult(task=task.name, source=source, n_rows=len(rows), n_answered=len(rows) - n_errors,
                       n_errors=n_errors, n_scored=n_scored, aggregate=aggregate, usage=usage,
-                      notes=_result_notes(reasons, scorable, n_think, strip, usage), ci95=ci95,
+                      notes=(*_result_notes(reasons, scorable, n_think, strip, usage), *task.answer_notes(row_answers)),
+                      ci95=ci95,
                       data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think, strip_think=strip,
-                      n_unasked=sum(a.unasked for a in row_answers))
+                      n_unasked=sum(a.unasked for a in row_answers), tool_mode=task.tool_mode)
 
 
 def _early_score(early: Mapping[int, tuple[str, SampleScore]], judgements: Mapping[int, Judgement], row: Row,

@@ -10,16 +10,19 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from merabench.judging.protocol import HarnessTemplate
-from merabench.records import Judgement
+from merabench.records import Answer, Judgement
 from merabench.rows.prompts import HistoryIndex, Message, build_messages
 from merabench.rows.row import Row
 from merabench.scoring import think
 from merabench.tasks.aggregation import aggregate_metrics
 from merabench.tasks.metrics import Aggregate, MetricSpec, SampleScore
 from merabench.tasks.metrics import Aggregation as Aggregation  # for the callers that take it from here
+
+if TYPE_CHECKING:
+    from merabench.models.base import ToolSpec
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,18 @@ class Task(ABC):
 
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
+
+    #: how the model is asked: "text" (the leaderboard's protocol), or "native" tool calls
+    tool_mode: ClassVar[str] = "text"
+
+    def tool_spec(self, row: Row) -> ToolSpec | None:
+        """How the row is answered by native tool calling; None: by one request (every task but
+        GorillaHard with --tool-mode native)."""
+        return None
+
+    def answer_notes(self, answers: Sequence[Answer]) -> list[str]:
+        """What the task says of how its rows were answered (native tool calls: by which way)."""
+        return []
 
     #: the inputs every row of the task carries (its template and its scorer read them): a row
     #: without them belongs to another task

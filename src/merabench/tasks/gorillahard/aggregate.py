@@ -52,11 +52,17 @@ def breakdown(name: str, rows: Sequence[Row], scores: Sequence[SampleScore | Non
             for label in labels(row):
                 cells.setdefault(label, []).append(score)
     return Table(f"sample_pass_rate by {name.replace('_', ' ')}", ("n", "sample_pass_rate", "format_pass_rate"),
-                 {label: {"n": len(members),
-                          "sample_pass_rate": sum(s.metrics["sample_pass_rate"] for s in members) / len(members),
-                          "format_pass_rate": sum(s.metrics["format_pass_rate"] for s in members) / len(members)}
+                 {label: {"n": len(members), "sample_pass_rate": _mean("sample_pass_rate", members),
+                          "format_pass_rate": _mean("format_pass_rate", members)}
                   for label, members in sorted(cells.items(), key=lambda kv: (-len(kv[1]), kv[0]))},
                  bar="sample_pass_rate")
+
+
+def _mean(name: str, scores: Sequence[SampleScore]) -> float | None:
+    """The metric's mean over the scores, None where they do not carry it (format_pass_rate with
+    --tool-mode native)."""
+    values = [s.metrics[name] for s in scores if name in s.metrics]
+    return sum(values) / len(values) if values else None
 
 
 def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence[SampleScore | None]) -> Aggregate:
