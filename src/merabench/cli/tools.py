@@ -244,9 +244,32 @@ def _print_paired(result: dict[str, Any]) -> None:
                           "" if m["second_better"] is None else str(m["second_better"]),
                           "" if m["first_better"] is None else str(m["first_better"]))
     stdout_console().print(table)
+    _print_breakdowns(result)
     stdout_console().print("* the interval excludes 0")
     for note in result["notes"]:
         say(f"note: {note}")
+
+
+def _print_breakdowns(result: dict[str, Any]) -> None:
+    """Per lever and per answer kind (GorillaHard), the headline metric paired within each label."""
+    from rich.table import Table
+
+    for task, within in result.get("breakdowns", {}).items():
+        modes = result.get("tool_modes", {}).get(task)
+        sides = modes if modes else ["first", "second"]
+        for dimension, cells in within.items():
+            if dimension == "metric":
+                continue
+            table = Table(title=escape(f"{task} {within['metric']} by {dimension.replace('_', ' ')}: {sides[1]} minus "
+                                       f"{sides[0]}"), title_justify="left")
+            for column in (dimension.replace("_", " "), "rows", sides[0], sides[1], "difference", "95 % interval"):
+                table.add_column(column, justify="left" if column == dimension.replace("_", " ") else "right")
+            for label, c in cells.items():
+                significant = c["low"] is not None and (c["low"] > 0 or c["high"] < 0)
+                table.add_row(escape(label), str(c["n"]), f"{c['first']:.3f}", f"{c['second']:.3f}",
+                              f"{c['difference']:+.3f}" + (" *" if significant else ""),
+                              "—" if c["low"] is None else f"{c['low']:+.3f} … {c['high']:+.3f}")
+            stdout_console().print(table)
 
 
 def _print_leaderboard(result: dict[str, Any]) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from merabench.errors import ConfigError, DataError
+from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
 from merabench.formats.samples import read_records, samples_path
 from merabench.rows.datasource import load_task_data, spec_for
@@ -46,6 +47,8 @@ from merabench.tasks.aggregation import (
 )
 from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
 
+#: GorillaHard's metrics of the text envelope's format, which a --tool-mode native run does not have
+TEXT_ONLY = ("format_pass_rate", "constraint_pass_rate")
 # corpus-level figures are recomputed whole on each resample: 200 resamples, fewer past 1,000 rows
 # (at least 50) so a big set stays within seconds; the count depends only on the rows, so reruns agree
 CORPUS_RESAMPLES = 200
@@ -62,6 +65,7 @@ class TaskRecords:
     rows: dict[int, Row] | None
     scores: dict[int, SampleScore | None]
     own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
+    tool_mode: str = "text"                                  # GorillaHard: how the model was asked
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
 
 
@@ -123,7 +127,8 @@ def load_run(folder: Path) -> Run:
         settings = task_settings(doc, name)  # a task kept from an earlier run in the folder: that run's
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
                                   own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
-                                  scoring=_scoring(TASKS[name], result, settings))
+                                  scoring=_scoring(TASKS[name], result, settings),
+                                  tool_mode=str(result.get("tool_mode") or "text"))
     return Run(folder, str(doc.get("model", "")), tasks)
 
 
@@ -368,18 +373,30 @@ def compare_runs(first: Path, second: Path) -> dict[str, Any]:
     out is named in the notes."""
     runs = [load_run(first), load_run(second)]
     shared, lines = _pairs(runs)
-    tasks = {}
+    tasks: dict[str, Any] = {}
+    breakdowns: dict[str, Any] = {}
+    tool_modes: dict[str, list[str]] = {}
     for name, found in shared.items():
         unscored = unscored_note(name, runs, found.ids)
         lines += [unscored] if unscored else []
         tasks[name], omitted = _task_comparison(TASKS[name], found, runs[0].tasks[name], runs[1].tasks[name])
+        a, b = _scores(runs[0].tasks[name], found.ids), _scores(runs[1].tasks[name], found.ids)
+        if within := breakdown_differences(name, found.rows, a, b):
+            breakdowns[name] = within
+        modes = [r.tasks[name].tool_mode for r in runs]
+        if modes[0] != modes[1]:
+            tool_modes[name] = modes
+            omitted = [line for line in omitted if not line.startswith(tuple(f"{name}: {m} " for m in TEXT_ONLY))]
+            lines.append(f"{name}: asked in two protocols ({modes[0]} in {first}, {modes[1]} in {second}): the "
+                         f"difference is the protocol's on the same rows; {', '.join(TEXT_ONLY)} apply to text "
+                         "runs only")
         headline = [m.name for m in TASKS[name].metrics if m.headline and m.name in tasks[name]]
         figures = own_figures_note(name, runs, [{m: tasks[name][m][side] for m in headline}
                                                 for side in ("first", "second")])
         lines += omitted + ([figures] if figures else [])
     differently, found_settings = scoring_notes(runs, list(shared))
-    return {"first": str(first), "second": str(second), "tasks": tasks, "notes": differently + lines,
-            "scored_differently": found_settings}
+    return {"first": str(first), "second": str(second), "tasks": tasks, "breakdowns": breakdowns,
+            "tool_modes": tool_modes, "notes": differently + lines, "scored_differently": found_settings}
 
 
 def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
