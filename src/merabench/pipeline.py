@@ -366,6 +366,8 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
     register_secrets(config)
     runs = planned_runs(config)
+    if config.serve is not None and config.tool_mode != TEXT:
+        config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
     with disk_space(config.out_dir()):
         if config.serve is None:
             return _evaluate(config, runs, progress=progress, say=say)
@@ -373,6 +375,16 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
 
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
             return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
+
+
+def _serving_tools(serve: ServeSpec, say: Callable[[str], None]) -> ServeSpec:
+    """The served engine with the flags native tool calls need (models/tool_support.py)."""
+    from merabench.models.tool_support import serving_flags
+
+    added, line = serving_flags(serve.engine, serve.model, serve.args)
+    if line:
+        say(line)
+    return dataclasses.replace(serve, args=(*serve.args, *added))
 
 
 def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink | None,

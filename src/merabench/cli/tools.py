@@ -180,11 +180,15 @@ def export(
 
 
 @app.command()
-def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")]) -> None:
+def report(run_dir: Annotated[Path, typer.Argument(help="a run or score folder with results.json")],
+           text_run: Annotated[Path | None, typer.Option(
+               help="a text-protocol run of the same GorillaHard rows: shown beside a --tool-mode native run's "
+                    "rows, each linked to its row there")] = None) -> None:
     """Write (again) the self-contained report.html of a run or score folder."""
-    if not (run_dir / "results.json").exists():
-        raise ConfigError(f"{run_dir} has no results.json")
-    say(f"wrote {write_report(run_dir)}")  # a folder's name is text, not markup: runs/[exp]/
+    for folder in (run_dir, text_run):
+        if folder is not None and not (folder / "results.json").exists():
+            raise ConfigError(f"{folder} has no results.json")
+    say(f"wrote {write_report(run_dir, text_run=text_run)}")  # a folder's name is text, not markup: runs/[exp]/
 
 
 @app.command()

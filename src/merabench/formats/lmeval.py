@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
-from merabench.formats.results import RESULTS_FILE, task_settings
+from merabench.formats.results import RESULTS_FILE, check_text_protocol, task_settings
 from merabench.formats.samples import dumps, missing_answers, read_records, samples_path, write_atomic
 from merabench.records import NOT_ASKED
 from merabench.rows.prompts import HistoryIndex
@@ -187,6 +187,7 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
         document = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(document, dict) or not isinstance(document.get("tasks"), dict):
         raise DataError("has no tasks", file=str(path))
+    check_text_protocol(document, run_dir, "an lm-eval export")
     stamp = stamp_of(document.get("created"))
     records_of = {name: read_records(samples_path(run_dir, name)) for name in document["tasks"] if name in TASKS}
     problems = [p for name, records in records_of.items() for p in missing_answers(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
-from merabench.errors import DataError, reading
+from merabench.errors import ConfigError, DataError, reading
 from merabench.formats.samples import samples_path, write_atomic
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
@@ -192,3 +192,14 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
                           name, "—" if value is None else f"{value:.4f}", str(denominator),
                           tokens if first else "", *(cost if first else ("",) * len(cost)))
     return table
+
+
+def check_text_protocol(document: Any, folder: Path, what: str) -> None:
+    """`what` (a submission, an lm-eval export) takes only the leaderboard's text protocol: a run
+    asked with --tool-mode native is refused in one line."""
+    tasks = document.get("tasks") if isinstance(document, dict) else None
+    native = sorted(name for name, result in (tasks or {}).items()
+                    if isinstance(result, dict) and result.get("tool_mode") == "native")
+    if native:
+        raise ConfigError(f"{folder}: {', '.join(native)} was asked with --tool-mode native, which the leaderboard "
+                          f"does not take: {what} needs a run in the text protocol (--tool-mode text, the default)")

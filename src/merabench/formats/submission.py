@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import DataError, reading, writing
-from merabench.formats.results import RESULTS_FILE
+from merabench.formats.results import RESULTS_FILE, check_text_protocol
 from merabench.formats.samples import missing_answers, read_answers, read_records, samples_path
 from merabench.formats.zipentries import entry_lines, listed, open_zip, read_entry
 from merabench.rows.jsonio import loads
@@ -41,6 +41,7 @@ def _finished_counts(run_dir: Path) -> dict[str, Any]:
     tasks = doc.get("tasks") if isinstance(doc, dict) else None
     if not isinstance(tasks, dict):
         raise DataError("has no tasks", file=str(path))
+    check_text_protocol(doc, run_dir, "a submission")
     return tasks
 
 

@@ -24,3 +24,34 @@ def refuses_tools(status: int | None, message: str) -> bool:
 
 def refusal_line(url: str, status: int | None, message: str) -> str:
     return f"{url} does not take native tool calls (HTTP {status}: {message[:200]}): {ENABLE}"
+
+
+#: the tool-call parser each engine needs, by a word of the model's name (first match; the engines'
+#: documented parsers); a model none names gets the engine's most common one, and a note says so
+PARSERS = {
+    "vllm": (("qwen3-coder", "qwen3_coder"), ("qwen", "hermes"), ("hermes", "hermes"), ("llama-4", "llama4_pythonic"),
+             ("llama4", "llama4_pythonic"), ("llama", "llama3_json"), ("mistral", "mistral"), ("mixtral", "mistral"),
+             ("deepseek", "deepseek_v3"), ("gpt-oss", "openai"), ("granite", "granite"), ("glm", "glm45"),
+             ("kimi", "kimi_k2"), ("internlm", "internlm")),
+    "sglang": (("qwen", "qwen25"), ("llama", "llama3"), ("mistral", "mistral"), ("deepseek", "deepseekv3"),
+               ("gpt-oss", "gpt-oss"), ("glm", "glm45"), ("kimi", "kimi_k2")),
+}
+DEFAULT_PARSER = {"vllm": "hermes", "sglang": "qwen25"}
+
+
+def serving_flags(engine: str | None, model: str, args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The flags an engine started by --serve needs for native tool calls, beyond those in `args`
+    (what the user gave wins), and a line saying what was added (None: nothing)."""
+    if engine not in PARSERS:
+        return (), None
+    added: list[str] = []
+    if engine == "vllm" and "--enable-auto-tool-choice" not in args:
+        added.append("--enable-auto-tool-choice")
+    if not any(a == "--tool-call-parser" or a.startswith("--tool-call-parser=") for a in args):
+        lowered = model.lower()
+        parser = next((p for word, p in PARSERS[engine] if word in lowered), None)
+        added += ["--tool-call-parser", parser or DEFAULT_PARSER[engine]]
+        if parser is None:
+            return tuple(added), (f"--tool-mode native: {engine} started with {' '.join(added)} (no parser is known "
+                                  f"for {model}: set the right one with --serve-args '--tool-call-parser NAME')")
+    return tuple(added), (f"--tool-mode native: {engine} started with {' '.join(added)}" if added else None)

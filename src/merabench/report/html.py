@@ -25,6 +25,7 @@ from typing import Any
 
 from merabench.formats.results import KEPT, load_results, task_settings
 from merabench.formats.samples import write_atomic
+from merabench.report.beside import text_answers
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
 from merabench.rows.row import Row
@@ -290,7 +291,8 @@ def _settings_text(doc: dict[str, Any]) -> str:
              f"preset {settings['preset']}" if settings.get("preset") else "",
              f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else "",
              f"limit {settings['limit']}" if settings.get("limit") else "",
-             "strip_think" if settings.get("strip_think") else ""]
+             "strip_think" if settings.get("strip_think") else "",
+             "tool mode native (not leaderboard-comparable)" if settings.get("tool_mode") == "native" else ""]
     return " · ".join(p for p in parts if p)
 
 
@@ -300,7 +302,7 @@ def _settings_line(doc: dict[str, Any]) -> str:
 
 #: what a row opens to: in a second JSON element after the code, so the table is drawn while
 #: the browser still reads the long texts (read on the first row opened)
-DETAIL = ("o", "r", "src", "x", "p", "d", "m", "e", "short")
+DETAIL = ("o", "r", "src", "x", "p", "d", "m", "e", "short", "tc", "tv")
 PREVIEW = 160  # characters of the answer and reference in the table's cells
 CHUNK = 1 << 16  # characters of the rows' JSON written at a time
 
@@ -328,7 +330,8 @@ def _json_list(items: Iterable[Any]) -> Iterator[str]:
     yield ("" if first or not batch else ",") + ",".join(batch) + "]"
 
 
-def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iterator[str]:
+def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None, text_run: Path | None = None
+         ) -> Iterator[str]:
     """The page of a run or score folder, in pieces; `rows` are the evaluated rows per task (read
     again from the recorded data when not given). The rows' JSON is made and written one row at a
     time: the whole page as one string (and its escaped copies) would cost several times its size."""
@@ -337,7 +340,8 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     data = dict(rows) if rows is not None else {}
     data.update(reload_rows(doc, [name for name in tasks if name not in data]))  # kept tasks of an earlier run
     scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made
-    collected = {name: collect_rows(run_dir, name, data.get(name), scoring=scoring,
+    beside = {"gorillahard": text_answers(run_dir, text_run)} if text_run is not None else {}
+    collected = {name: collect_rows(run_dir, name, data.get(name), scoring=scoring, beside=beside.get(name),
                                     strip_think=bool(task_settings(doc, name).get("strip_think"))) for name in tasks}
     del data
     payload = [c for c in collected.values()]
@@ -370,12 +374,13 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Iter
     yield "</script></body></html>\n"
 
 
-def render(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> str:
+def render(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None, text_run: Path | None = None) -> str:
     """The whole page as one string (tests; write_report writes it in pieces)."""
-    return "".join(page(run_dir, rows))
+    return "".join(page(run_dir, rows, text_run))
 
 
-def write_report(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None) -> Path:
+def write_report(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None, text_run: Path | None = None) -> Path:
+    """`text_run`: a text-protocol run of the same GorillaHard rows, shown beside a native run's."""
     path = run_dir / "report.html"
-    write_atomic(path, page(run_dir, rows))
+    write_atomic(path, page(run_dir, rows, text_run))
     return path

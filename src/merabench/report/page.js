@@ -223,6 +223,14 @@
     parts.push(el("div", {cls: "pair"}, [block("reference", d.r === null ? "(not in the data read)" : d.r),
                                           block("answer (raw)", d.o)]));
     if (d.x !== null && d.x !== undefined) parts.push(block("scored text (what the scorer read)", d.x));
+    if (d.tc) parts.push(block("the tool-calling conversation (--tool-mode native; the answer above is the envelope " +
+                               "it maps to)", d.tc));
+    if (d.tv) {
+      var passed = d.tv.v === null || d.tv.v === undefined ? "not scored" : d.tv.v >= 1 ? "passed" : "failed";
+      parts.push(el("div", {}, [el("h4", {text: "the text-protocol run's answer to this row (" + passed + ")"}),
+                                el("pre", {text: d.tv.o === null ? "—" : d.tv.o}),
+                                el("a", {href: d.tv.href, text: "open it in the text run's report"})]));
+    }
     if (d.d.length) {
       var vt = el("table", {cls: "verdicts"});
       d.d.forEach(function (v) {

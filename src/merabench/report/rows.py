@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, overload
 from merabench.errors import MerabenchError
 from merabench.formats.samples import samples_path, trusted
 from merabench.records import NOT_ASKED
+from merabench.report.beside import exchange_text
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row, rows_sha256
@@ -155,7 +156,8 @@ def _record_at(fh: BinaryIO, offset: int) -> dict[str, Any]:
 
 
 def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, strip_think: bool,
-                 budget: int = TEXT_BUDGET // 3, scoring: bool = False) -> TaskRows:
+                 budget: int = TEXT_BUDGET // 3, scoring: bool = False,
+                 beside: Mapping[int, dict[str, Any]] | None = None) -> TaskRows:
     """The task's entries, worst first. The samples file is read twice rather than held: once
     for where each id's last line is and how bad it is, then line by line in that order (the
     order the text budget is spent in), so one record at a time is in memory."""
@@ -180,6 +182,8 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
         for _, offset in order:
             entry, failures = _entry(_record_at(fh, offset), by_id, task, view, score_metric, metric_names,
                                      strip_think, spend, NO_ANSWER if scoring else REQUEST_FAILED)
+            if beside is not None and entry["i"] in beside:  # the same row's text-mode answer (report/beside.py)
+                entry["tv"] = dict(beside[entry["i"]], o=spend.text(beside[entry["i"]]["o"], FULL_CHARS)[0])
             failure_counts.update(failures)
             if entry["s"] == "error":
                 error_reasons[str(entry["e"]).split(": ", 1)[0][:120]] += 1
@@ -229,6 +233,8 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     entry["x"], cut_x = spend.text(scored if scored is not None and scored != raw else None, FULL_CHARS,
                                    preview=False)
     entry["p"], cut_p = spend.text(_prompt(record), PROMPT_CHARS, preview=False)
+    if (conversation := exchange_text(record.get("tool_exchange"))) is not None:  # --tool-mode native
+        entry["tc"] = spend.text(conversation, FULL_CHARS, preview=False)[0]
     if spend.left <= 0 and len(entry["d"]) > VERDICTS_PAST_BUDGET:
         extra = len(entry["d"]) - VERDICTS_PAST_BUDGET
         entry["d"] = entry["d"][:VERDICTS_PAST_BUDGET] + [[f"… {extra} more", None, "in the samples file"]]
