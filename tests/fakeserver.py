@@ -229,6 +229,12 @@ class FakeServer:
         ready.wait(10)
         return self
 
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         async def shutdown() -> None:
             await self._runner.cleanup()

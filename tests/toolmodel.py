@@ -23,9 +23,12 @@ from merabench.tasks.gorillahard.native.prompt import native_prompt
 DONE = "Готово."
 
 
+def _guess(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
 def _sent_name(name: str, sent: Sequence[str]) -> str:
-    guess = re.sub(r"[^A-Za-z0-9_-]", "_", name)
-    return guess if guess in sent else name
+    return _guess(name) if _guess(name) in sent else name
 
 
 def _call(n: int, name: str, args: Any, sent: Sequence[str], *, as_object: bool = False) -> dict[str, Any]:
@@ -58,7 +61,9 @@ class ToolModel:
 
     def __post_init__(self) -> None:
         self._text = {render_row(r): r for r in self.rows}
-        self._native = {native_prompt(r): r for r in self.rows}
+        # a dialogue's turn may read as another's: told apart by its catalog, as the server sees it
+        self._native = {(native_prompt(r), frozenset(_guess(t["name"]) for t in json.loads(r.inputs["tools"]))): r
+                        for r in self.rows}
 
     def reply(self, body: dict[str, Any]) -> Any:
         self.bodies.append(body)
@@ -67,8 +72,8 @@ class ToolModel:
         prompt = messages[last_user]["content"]
         if not body.get("tools"):
             return self._text[prompt].outputs
-        row = self._native[prompt]
         sent = [t["function"]["name"] for t in body["tools"]]
+        row = self._native[(prompt, frozenset(sent) - {"clarify", "abstain"})]
         steps = _steps(json.loads(row.outputs), sent)
         if self.twist is not None:
             steps = self.twist(row, steps)

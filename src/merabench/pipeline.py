@@ -401,7 +401,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     cache = ResponseCache(config.cache_path) if needs_cache else None
     with locked(out):
         check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
-                             **({"tool_mode": config.tool_mode} if config.tool_mode != TEXT else {}),
+                             "tool_mode": config.tool_mode,
                              "system_prompt": config.system_prompt, "split": config.split,
                              "data": data_identity(task_list, config.data, {r.task.name: r.data.revision for r in runs})})
         started = time.monotonic()
