@@ -9,16 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fakeserver import FakeServer
 from helpers import read_jsonl, run_cli
+from toolmodel import ToolModel
+
 from merabench.models.base import Completion
 from merabench.rows.row import read_bundled, read_local
 from merabench.tasks.gorillahard import metrics
 from merabench.tasks.gorillahard.native.envelope import envelope_of
 from merabench.tasks.gorillahard.native.prompt import native_instruction, native_prompt
 from merabench.tasks.gorillahard.native.tools import native_catalog
-from toolmodel import ToolModel
 
 BUNDLED = read_bundled("gorillahard")
 VLLM_REFUSAL = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
