@@ -9,7 +9,11 @@ what to enable, rather than the run filling with an error row per question.
 
 from __future__ import annotations
 
-REFUSING_STATUS = frozenset({400, 404, 422, 500, 501})
+REFUSING_STATUS = frozenset({400, 404, 422, 501})
+#: a 500 is a server's failure, often passing: it refuses tools only in the words engines use for that
+#: (llama.cpp without --jinja answers 500 "tools param requires --jinja flag")
+REFUSING_500 = ("--jinja", "tool choice requires", "auto-tool-choice", "does not support tools", "tools param",
+                "tools are not supported", "tools is not supported", "tool calling is not supported")
 ENABLE = ("start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for the model> (merabench's "
           "--serve vllm adds them with --tool-mode native), SGLang with --tool-call-parser <parser>, llama.cpp's "
           "server with --jinja; or run --tool-mode text")
@@ -19,6 +23,8 @@ _WORDS = ("tool", "function call", "jinja")
 def refuses_tools(status: int | None, message: str) -> bool:
     """Whether a reply to a request that carried `tools` says the server cannot take them."""
     lowered = message.lower()
+    if status == 500:
+        return any(phrase in lowered for phrase in REFUSING_500)
     return status in REFUSING_STATUS and any(word in lowered for word in _WORDS)
 
 
