@@ -65,6 +65,9 @@ class FakeServer:
     props: bool = False               # answer GET /props with total_slots, as llama.cpp does
     metrics: bool = False             # answer GET /metrics with vLLM's running and waiting gauges
     metrics_reads: int = 0
+    #: llama.cpp's POST /apply-template: None, no such endpoint; True, a chat template that drops
+    #: the tools it is sent (renders the messages only); False, one that renders them
+    template_drops_tools: bool | None = None
     slots_said: int | None = None     # what /props claims as total_slots (None: the truth, `slots`)
     gauges_said: tuple[str, str] | None = None  # the running and waiting values /metrics shows (None: the truth)
     abandoned: int = 0                # requests whose client closed the connection before the answer
@@ -189,6 +192,15 @@ class FakeServer:
         said = self.slots_said if self.slots_said is not None else self.slots or 1
         return web.json_response({"total_slots": said, "model_path": "fake.gguf"})
 
+    async def _apply_template(self, request: web.Request) -> web.Response:
+        if self.template_drops_tools is None:
+            return web.json_response({"error": {"message": "not found"}}, status=404)
+        body = await request.json()
+        prompt = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in body["messages"])
+        if not self.template_drops_tools:
+            prompt = f"<tools>{json.dumps(body.get('tools'))}</tools>\n" + prompt
+        return web.json_response({"prompt": prompt + "<|im_start|>assistant\n"})
+
     async def _metrics(self, request: web.Request) -> web.Response:
         if not self.metrics:
             return web.Response(status=404, text="not found")
@@ -215,6 +227,7 @@ class FakeServer:
             app.router.add_get("/v1/models", self._models)
             app.router.add_get("/props", self._props)
             app.router.add_get("/metrics", self._metrics)
+            app.router.add_post("/apply-template", self._apply_template)
             self._runner = web.AppRunner(app, access_log=None)
             self._loop.run_until_complete(self._runner.setup())
             site = web.TCPSite(self._runner, "127.0.0.1", self.port)

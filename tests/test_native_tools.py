@@ -241,6 +241,40 @@ def test_the_paired_compare_prints_each_lever_and_kind_with_intervals(both_runs:
     assert len(texts) == 10 and all(r["metrics"]["clarify_recall"] == 0.0 for r in texts)
 
 
+def _wire_mistakes(row: Any, steps: list[list[dict]]) -> list[list[dict]]:
+    """By row: a call to an invented tool, arguments cut mid-JSON, arguments as an object, and a
+    first call without a function name (servers send all of these)."""
+    first = steps[0][0]["function"]
+    mistake = row.id % 4
+    if mistake == 0:
+        first["name"] = "table_average"
+    elif mistake == 1:
+        first["arguments"] = first["arguments"][: len(first["arguments"]) // 2]
+    elif mistake == 2:
+        first["arguments"] = json.loads(first["arguments"])
+    else:
+        first["name"] = None
+    return steps
+
+
+def test_tool_calls_as_servers_send_them_are_scored_as_the_model_earned(tmp_path: Path) -> None:
+    rows = [r for r in BUNDLED["test"] if json.loads(r.outputs).get("tool") and r.meta.get("n_turns", 1) == 1]
+    model = ToolModel(BUNDLED["test"], twist=lambda row, steps: _wire_mistakes(row, steps) if row in rows else steps)
+    with FakeServer(reply=model.reply) as server:
+        done = run_cli("run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "gorillahard",
+                       "--tool-mode", "native", "--out", str(tmp_path / "w"), "--no-cache", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    records = {r["id"]: r for r in read_jsonl(tmp_path / "w" / "samples_gorillahard.jsonl")}
+    want = {0: "tool_not_in_catalog", 1: "args_not_object", 3: "tool_not_in_catalog"}
+    for row in rows:
+        record = records[row.id]
+        if row.id % 4 == 2:  # an object is taken as the arguments it is
+            assert record["metrics"]["sample_pass_rate"] == 1.0, record
+        else:
+            assert want[row.id % 4] in record["details"]["reasons"], record
+    assert len({r.id % 4 for r in rows}) == 4
+
+
 def test_a_native_run_resumes_without_a_request_and_a_text_rerun_is_refused(both_runs: dict[str, Any],
                                                                               generated: Path) -> None:
     with FakeServer(reply=lambda body: "ни слова") as server:
@@ -291,6 +325,23 @@ def test_a_server_that_rejects_tools_stops_the_run_with_one_line_naming_what_to_
     assert "does not take native tool calls" in last and "--enable-auto-tool-choice" in last and "--jinja" in last
     records = read_jsonl(tmp_path / "r" / "samples_gorillahard.jsonl")
     assert all(r["error"].startswith("not asked") for r in records)  # nothing failed: a rerun asks them
+
+
+def test_a_server_whose_template_drops_the_tools_is_one_line_before_any_request(tmp_path: Path) -> None:
+    """llama.cpp with a model whose chat template has no tool support (SmolLM2) renders the prompt
+    without the tools: seen through its /apply-template, before anything is asked or written."""
+    for drops in (True, False):
+        with FakeServer(reply=ToolModel(BUNDLED["test"]).reply, template_drops_tools=drops) as server:
+            done = run_cli("run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "gorillahard",
+                           "--tool-mode", "native", "--out", str(tmp_path / str(drops)), "--no-cache", "--no-progress",
+                           "--limit", "3")
+            sent = len(server.requests)
+        if drops:
+            assert done.returncode == 2 and sent == 0 and not (tmp_path / "True").exists()
+            assert "renders its chat prompt without the tools" in done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1
+        else:
+            assert done.returncode == 0 and sent > 0, done.stderr
 
 
 @pytest.mark.parametrize(("args", "said"), [

@@ -377,6 +377,17 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
             return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
 
 
+async def _check_tools_reach_model(config: RunConfig) -> None:
+    """Native tool calls where the model would never see the tools (models/tool_support.py): one
+    line before any file."""
+    from merabench.models.tool_support import dropped_line, template_drops_tools
+
+    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
+    for url in config.base_urls:
+        if await template_drops_tools(url, headers):
+            raise ConfigError(dropped_line(redact_url(url)))
+
+
 def _serving_tools(serve: ServeSpec, say: Callable[[str], None]) -> ServeSpec:
     """The served engine with the flags native tool calls need (models/tool_support.py)."""
     from merabench.models.tool_support import serving_flags
@@ -393,6 +404,8 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     source = answer_source(config)
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
+    if config.tool_mode != TEXT and isinstance(source, BackendSource):
+        asyncio.run(_check_tools_reach_model(config))
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
     needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)

@@ -187,7 +187,8 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
             denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
             first = i == 0
             cost = (f"{r.usage.cost(prices):.4f}",) if prices else ()
-            table.add_row(r.task if first else "", str(r.n_rows) if first else "",
+            label = r.task + (" (native tools)" if r.tool_mode != "text" else "")  # not the leaderboard's protocol
+            table.add_row(label if first else "", str(r.n_rows) if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
                           name, "—" if value is None else f"{value:.4f}", str(denominator),
                           tokens if first else "", *(cost if first else ("",) * len(cost)))

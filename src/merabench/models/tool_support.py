@@ -61,3 +61,35 @@ def serving_flags(engine: str | None, model: str, args: tuple[str, ...]) -> tupl
             return tuple(added), (f"--tool-mode native: {engine} started with {' '.join(added)} (no parser is known "
                                   f"for {model}: set the right one with --serve-args '--tool-call-parser NAME')")
     return tuple(added), (f"--tool-mode native: {engine} started with {' '.join(added)}" if added else None)
+
+
+PROBE_TOOL = "merabench_probe_tool"
+
+
+async def template_drops_tools(base_url: str, headers: dict[str, str]) -> bool:
+    """Whether the server renders a prompt without the `tools` it is sent: llama.cpp's
+    /apply-template shows the prompt its chat template makes, and a template with no tool support
+    (SmolLM2's, for one) leaves them out without a word, so the model would never see the catalog.
+    False when the server has no such endpoint or says nothing clear (nothing is known then)."""
+    import aiohttp
+
+    root = base_url.rstrip("/").removesuffix("/v1")
+    body = {"messages": [{"role": "user", "content": "?"}],
+            "tools": [{"type": "function", "function": {"name": PROBE_TOOL, "description": "probe",
+                                                        "parameters": {"type": "object", "properties": {}}}}]}
+    try:
+        async with aiohttp.ClientSession(headers=headers, timeout=aiohttp.ClientTimeout(total=5.0)) as session, \
+                session.post(f"{root}/apply-template", json=body) as resp:
+            if resp.status != 200:
+                return False
+            doc = await resp.json(content_type=None)
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return False
+    prompt = doc.get("prompt") if isinstance(doc, dict) else None
+    return isinstance(prompt, str) and PROBE_TOOL not in prompt
+
+
+def dropped_line(url: str) -> str:
+    return (f"{url} renders its chat prompt without the tools it is sent (its /apply-template): the model would never "
+            "see the catalog. Its chat template has no tool support: serve a model whose template has, or give "
+            "llama.cpp's server one with --chat-template-file; or run --tool-mode text")

@@ -68,4 +68,8 @@ class GorillaHardNativeTask(GorillaHardTask):
         ways = Counter(str(e.get("via")) for e in exchanges)
         requests = sum(e.get("requests", 0) for e in exchanges if isinstance(e.get("requests"), int))
         said = ", ".join(f"{n} by {VIA_WORDS.get(via, via)}" for via, n in ways.most_common())
-        return [f"answered natively: {said}; {requests:,} request(s) for {len(exchanges):,} row(s)"]
+        notes = [f"answered natively: {said}; {requests:,} request(s) for {len(exchanges):,} row(s)"]
+        if set(ways) == {"text"}:
+            notes.append("no reply called a tool: check that the server passes the tools to the model (a chat "
+                         "template without tool support drops them silently; vLLM needs --enable-auto-tool-choice)")
+        return notes
