@@ -200,8 +200,9 @@ def compare(
                                                                  "page here")] = None,
 ) -> None:
     """Two runs: second minus first per metric, in the metric's own unit, with 95 % paired bootstrap
-    intervals. More runs: a leaderboard of their headline metrics. Only rows whose content is equal
-    in every run are compared."""
+    intervals (GorillaHard also within each lever and answer kind: a text run against a
+    --tool-mode native one). More runs: a leaderboard of their headline metrics. Only rows whose
+    content is equal in every run are compared."""
     from merabench.formats.compare import compare_runs, leaderboard, to_json
 
     if len(runs) < 2:
