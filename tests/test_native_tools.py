@@ -287,6 +287,17 @@ def test_a_native_run_resumes_without_a_request_and_a_text_rerun_is_refused(both
     assert len(mixed.stderr.strip().splitlines()) == 1
 
 
+def test_score_reads_a_native_runs_samples_by_the_native_rules(both_runs: dict[str, Any], generated: Path,
+                                                                 tmp_path: Path) -> None:
+    done = run_cli("score", "gorillahard", "--data", str(generated), "--predictions",
+                   str(both_runs["base"] / "native" / "samples_gorillahard.jsonl"), "--out", str(tmp_path / "s"))
+    assert done.returncode == 0, done.stderr
+    assert "scored as --tool-mode native" in done.stderr
+    result = json.loads((tmp_path / "s" / "results.json").read_text())["tasks"]["gorillahard"]
+    assert result["tool_mode"] == "native" and result["metrics"]["sample_pass_rate"] == 1.0
+    assert "format_pass_rate" not in result["metrics"]
+
+
 def test_the_report_shows_the_conversation_and_the_text_runs_answer(both_runs: dict[str, Any]) -> None:
     native, text = both_runs["base"] / "native", both_runs["base"] / "text"
     done = run_cli("report", str(native), "--text-run", str(text))

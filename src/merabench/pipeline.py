@@ -489,6 +489,10 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_secrets(config)
     task = get_task(config.task)
+    if config.made is not None and config.made.tool_mode != TEXT:  # a native run's own samples file
+        task = with_tool_mode([task], RunConfig(tool_mode=config.made.tool_mode))[0]
+        say(f"scored as --tool-mode {config.made.tool_mode}, as the run beside the answers asked: format metrics "
+            "do not apply")
     check_folder(config.out)  # before any warning about the answers: a mistake is one line
     check_score_folder(config.out, config.predictions_source, task.name)
     data = load_task_data(task, config.data, config.split)

@@ -103,6 +103,7 @@ class PredictionFile:
     hashes: dict[int, str] = field(default_factory=dict)
     made_on: str | None = None
     system_prompt: str | None = None
+    tool_mode: str = "text"   # GorillaHard: how the run beside the file asked (native: tasks/gorillahard/native/)
 
 
 def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int, str | None]:
@@ -132,23 +133,25 @@ def read_predictions(path: Path, task_mera_name: str | None = None) -> Predictio
     return PredictionFile(answers, hashes, *_recorded_beside(path))
 
 
-def _recorded_beside(path: Path) -> tuple[str | None, str | None]:
-    """(the --data, the system prompt) of the run whose folder holds this samples file, from its
-    results.json and run.json; (None, None) for a file elsewhere."""
+def _recorded_beside(path: Path) -> tuple[str | None, str | None, str]:
+    """(the --data, the system prompt, the tool mode) of the run whose folder holds this samples
+    file, from its results.json and run.json; (None, None, "text") for a file elsewhere."""
     from merabench.formats.results import read_results, task_settings
     from merabench.rows.datasource import spec_for
 
     task = path.name.removeprefix("samples_").removesuffix(".jsonl")
     doc = read_results(path.parent) if path.name.startswith("samples_") else None
     if doc is None or task not in doc["tasks"]:
-        return None, None
+        return None, None, "text"
     try:
         identity = loads((path.parent / "run.json").read_bytes())
     except (OSError, ValueError):
         identity = None
     prompt = identity.get("system_prompt") if isinstance(identity, dict) else None
     data = spec_for([str(s) for s in task_settings(doc, task).get("data") or ()], task)
-    return data, prompt if isinstance(prompt, str) else None
+    result = doc["tasks"][task]
+    mode = result.get("tool_mode") if isinstance(result, dict) else None
+    return data, prompt if isinstance(prompt, str) else None, mode if mode == "native" else "text"
 
 
 def _check_task_file(path: Path, task_mera_name: str | None) -> None:
