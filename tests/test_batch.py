@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import mixed_answers, read_jsonl, run_cli
 
 from merabench.rows.row import read_bundled
@@ -264,3 +265,19 @@ def test_an_export_from_a_folder_without_a_readable_results_json(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert "--tasks sage" in " ".join(done.stderr.split())
     assert len(read_jsonl(tmp_path / "r.jsonl")) == len(read_bundled("sage")["test"]) - 3  # no --limit recorded
+
+
+@pytest.mark.parametrize("command", [
+    pytest.param(["export-requests", "--out", "{tmp}/requests.jsonl", "--tasks", "sage"], id="export-requests"),
+    pytest.param(["import-responses", "{tmp}/output.jsonl", "--out", "{tmp}/run", "--tasks", "sage"],
+                 id="import-responses"),
+])
+def test_the_batch_commands_ask_for_the_model_rather_than_defaulting_to_a_baseline(tmp_path: Path,
+                                                                                   command: list[str]) -> None:
+    (tmp_path / "output.jsonl").write_text("", encoding="utf-8")
+    done = run_cli(*(a.format(tmp=tmp_path) for a in command))
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"error: {command[0]} needs --model openai:<model name>, the name the batch "
+                                   "engine serves")
+    assert not (tmp_path / "requests.jsonl").exists() and not (tmp_path / "run").exists()
+    assert "(required;" in run_cli(command[0], "--help").stdout

@@ -54,11 +54,18 @@ class PanelledCommand(TyperCommand):
                 with formatter.section("Options" if len(groups) == 1 else name):
                     formatter.write_dl(records)
 
-def renamed_option(param: Any, flag: str, *, help: str | None = None, panel: str | None = None) -> Any:
-    """The same parameter (same name, type and default: the callback gets it as before) under
-    another flag."""
+_KEEP: Any = object()
+
+
+def renamed_option(param: Any, flag: str, *, help: str | None = None, panel: str | None = None,
+                   default: Any = _KEEP) -> Any:
+    """The same parameter (same name and type; the same default unless another is given: the
+    callback gets it as before) under another flag."""
     clone = copy.copy(param)
     clone.opts, clone.secondary_opts = [flag], []
+    if default is not _KEEP:
+        clone.default = default
+        clone.show_default = False
     if help is not None:
         clone.help = help
     if panel is not None:

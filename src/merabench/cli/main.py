@@ -4,6 +4,7 @@ User mistakes print one clear line and exit 2; Ctrl-C exits 130."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import signal
@@ -38,14 +39,37 @@ def _abort_types() -> tuple[type[BaseException], ...]:
     return _click_types("Abort")
 
 
+BATCH_MODEL_HELP = ("openai:<model name>, the name the batch engine serves (required; export-requests --run DIR "
+                    "takes the run's)")
+
+
+def _batch_model(values: dict[str, Any], command: str) -> None:
+    """The batch commands have no default model (a baseline cannot answer a batch): the one given,
+    or the one the run folder named by --run recorded."""
+    if values.get("model") is not None:
+        return
+    run_json = Path(values["out_dir"]) / "run.json" if command == "export-requests" and values.get("out_dir") else None
+    if run_json is not None and run_json.is_file():
+        from merabench.rows.jsonio import loads
+
+        with contextlib.suppress(OSError, ValueError):
+            recorded = loads(run_json.read_bytes())
+            if isinstance(recorded, dict) and isinstance(recorded.get("model"), str):
+                values["model"] = recorded["model"]
+                return
+    raise ConfigError(f"{command} needs --model openai:<model name>, the name the batch engine serves")
+
+
 def _needs_requests_file(values: dict[str, Any]) -> None:
     if values.get("export_requests") is None:
         raise ConfigError("export-requests needs --out FILE (the requests to write)")
+    _batch_model(values, "export-requests")
 
 
 def _needs_batch_output(values: dict[str, Any]) -> None:
     if values.get("import_responses") is None:
         raise ConfigError("import-responses needs the batch output file: import-responses FILE --out RUN_DIR ...")
+    _batch_model(values, "import-responses")
 
 
 @functools.cache
@@ -58,17 +82,19 @@ def command_group() -> Any:
     group = typer.main.get_command(app)
     run_command = group.commands["run"]  # type: ignore[attr-defined]
     option = {p.name: p for p in run_command.params}
+    model = renamed_option(option["model"], "--model", help=BATCH_MODEL_HELP, default=None)
     export = derived_command(
         "export-requests", run_command, drop=("import_responses", "dump_config"), check=_needs_requests_file,
         help="Write the requests a run still needs as OpenAI Batch input lines, and stop: `run` with "
              "--export-requests FILE (the same options describe the same run).",
-        replace={"export_requests": renamed_option(option["export_requests"], "--out",
+        replace={"model": model,
+                 "export_requests": renamed_option(option["export_requests"], "--out",
                                                    help="the file to write the requests to"),
                  "out_dir": renamed_option(option["out_dir"], "--run",
                                            help="a run folder: only the requests it has no answer for")})
     imported = derived_command(
         "import-responses", run_command, drop=("import_responses", "export_requests", "dump_config"),
-        check=_needs_batch_output,
+        check=_needs_batch_output, replace={"model": model},
         help="Answer a run from a batch output (OpenAI Batch output, or {custom_id, text} lines) and score it: "
              "`run` with --import-responses FILE.",
         leading=[as_argument(option["import_responses"], "FILE", "the batch output (JSONL)")])
