@@ -116,7 +116,7 @@ def test_exported_results_follow_lm_eval_layout(mixed_run: Path, tmp_path: Path)
 
 def test_submission_carries_public_logs_and_checks(mixed_run: Path, tmp_path: Path) -> None:
     zip_path = tmp_path / "sub.zip"
-    done = run_cli("submission", "--run", str(mixed_run), "--out", str(zip_path))
+    done = run_cli("submission", "--allow-unofficial", "--run", str(mixed_run), "--out", str(zip_path))
     assert done.returncode == 0, done.stderr + done.stdout
     with zipfile.ZipFile(zip_path) as zf:
         assert {"SAGE.json", "RussianRegions.json", "GorillaHard.json", "logs_public.zip"} <= set(zf.namelist())
@@ -257,7 +257,7 @@ def test_export_writes_only_answered_rows_and_refuses_an_incomplete_run(tmp_path
     doc = json.loads((tmp_path / "s" / "results.json").read_text(encoding="utf-8"))
     assert rescored.returncode == 0 and (doc["tasks"]["sage"]["n_scored"], doc["tasks"]["sage"]["n_errors"]) == (4, 2)
 
-    zipped = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
+    zipped = run_cli("submission", "--allow-unofficial", "--run", str(run), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
     assert zipped.returncode == 0, zipped.stderr
     with zipfile.ZipFile(tmp_path / "sub.zip") as zf:
         logs = zipfile.ZipFile(io.BytesIO(zf.read("logs_public.zip")))

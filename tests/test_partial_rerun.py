@@ -49,7 +49,7 @@ def test_a_rerun_of_one_task_keeps_the_others_everywhere(tmp_path: Path) -> None
     assert set(json.loads((tmp_path / "c.json").read_text())["tasks"]) == {"sage", "russianregions", "gorillahard"}
     assert "not in every run" not in compared.stderr
 
-    made = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "s.zip"))
+    made = run_cli("submission", "--allow-unofficial", "--run", str(run), "--out", str(tmp_path / "s.zip"))
     assert made.returncode == 0 and "with every task" in made.stderr, made.stderr
     with zipfile.ZipFile(tmp_path / "s.zip") as zf:
         logs = zipfile.ZipFile(zf.open("logs_public.zip"))
@@ -62,7 +62,7 @@ def test_a_samples_file_no_results_json_has_is_named_not_packaged(tmp_path: Path
     doc = results(run)  # as an older merabench left a folder rerun with --tasks sage
     doc["tasks"] = {"sage": doc["tasks"]["sage"]}
     (run / "results.json").write_text(json.dumps(doc), encoding="utf-8")
-    made = run_cli("submission", "--run", str(run), "--out", str(tmp_path / "s.zip"))
+    made = run_cli("submission", "--allow-unofficial", "--run", str(run), "--out", str(tmp_path / "s.zip"))
     assert made.returncode == 2
     assert "samples_russianregions.jsonl is in the folder but not in its results.json" in made.stderr
     again = run_cli("run", "--model", "copy", "--tasks", "sage", "--out", str(run), "--no-progress")
@@ -72,4 +72,4 @@ def test_a_samples_file_no_results_json_has_is_named_not_packaged(tmp_path: Path
     assert run_cli("run", "--model", "copy", "--tasks", "russianregions,gorillahard", "--out", str(run),
                    "--no-progress").returncode == 0
     assert list(results(run)["tasks"]) == ["sage", "russianregions", "gorillahard"]
-    assert run_cli("submission", "--run", str(run), "--out", str(tmp_path / "s.zip")).returncode == 0
+    assert run_cli("submission", "--allow-unofficial", "--run", str(run), "--out", str(tmp_path / "s.zip")).returncode == 0

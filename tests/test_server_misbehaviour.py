@@ -103,7 +103,7 @@ def test_any_unicode_flows_through_run_cache_score_report_and_submission(tmp_pat
                        "--out", str(tmp_path / "s"))
     assert rescored.returncode == 0, rescored.stderr
     assert [r["metrics"] for r in read_jsonl(tmp_path / "s" / "samples_sage.jsonl")] == [r["metrics"] for r in records]
-    packed = run_cli("submission", "--run", str(out), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
+    packed = run_cli("submission", "--allow-unofficial", "--run", str(out), "--out", str(tmp_path / "sub.zip"), "--allow-incomplete")
     assert packed.returncode == 0, packed.stderr
     back = run_cli("score", "sage", "--data", str(data), "--predictions", str(tmp_path / "sub.zip"),
                    "--out", str(tmp_path / "s2"))

@@ -135,7 +135,7 @@ MISTAKES = [
             "GorillaHard.json": b'{"data": {"test": []}}'}))], "with a list", code=1),
     Mistake("check: a task missing", lambda t, u: ["submission", "--check", "--out", str(zip_file(
         t, {"SAGE.json": b'{"data": {"test": []}}'}))], "GorillaHard.json: missing", code=1),
-    Mistake("package a folder that is no run", lambda t, u: ["submission", "--run", str(t), "--out",
+    Mistake("package a folder that is no run", lambda t, u: ["submission", "--allow-unofficial", "--run", str(t), "--out",
                                                             str(t / "s.zip")], "has not finished"),
     Mistake("generate into a file", lambda t, u: ["generate", "gorillahard", "--out", str(a_file(t) / "set")],
             "cannot be written"),

@@ -188,9 +188,19 @@ def main(argv: list[str] | None = None) -> None:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _old_spellings(args: list[str]) -> list[str]:
+    """Earlier versions' spellings that still work: `submission --check --out FILE` (--check
+    was a switch checking --out) is `submission --check FILE`."""
+    if args[:1] == ["submission"] and "--check" in args:
+        at = args.index("--check")
+        if args[at + 1:at + 2] == ["--out"] and len(args) > at + 2:
+            return [*args[:at + 1], *args[at + 2:]]
+    return args
+
+
 def _main(argv: list[str] | None) -> None:
     try:
-        args = list(sys.argv[1:] if argv is None else argv) or ["--help"]  # bare `merabench`: the help
+        args = _old_spellings(list(sys.argv[1:] if argv is None else argv) or ["--help"])  # bare: the help
         _no_empty_paths(args)
         # without standalone mode click returns (not raises) the code of a typer.Exit
         code = command_group().main(args=args, prog_name="merabench", standalone_mode=False,

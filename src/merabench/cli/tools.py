@@ -113,42 +113,61 @@ def validate(
 @app.command()
 def submission(
     run_dir: Annotated[Path | None, typer.Option("--run", help="a `merabench run` folder to package")] = None,
-    out_zip: Annotated[Path, typer.Option("--out", help="the ZIP to write, or to check with --check")] = Path(
-        "submission.zip"),
-    check: Annotated[bool, typer.Option(help="only check --out against the format (and --data's test ids)")] = False,
+    out_zip: Annotated[Path, typer.Option("--out", help="the ZIP to write")] = Path("submission.zip"),
+    into: Annotated[Path | None, typer.Option(help="the ZIP the official MERA harness packed for the other tasks: "
+                                                   "ours are merged into a copy of it (its entries kept as they are)")] = None,
+    check: Annotated[Path | None, typer.Option(help="only check this ZIP against the format (and --data's test ids)")] = None,
     data: Annotated[str | None, typer.Option(help="bundled | hub | PATH: check ids against this test split")] = None,
     allow_incomplete: Annotated[bool, typer.Option(help="package a run with missing tasks or rows anyway")] = False,
+    allow_unofficial: Annotated[bool, typer.Option(
+        help="package a run the leaderboard would not score as its own (bundled or generated rows, --limit, no "
+             "--preset mera) anyway; the ZIP's comment says so")] = False,
 ) -> None:
-    """Write a MERA submission ZIP from a run folder, or check one."""
+    """Write a MERA submission ZIP from a run folder (into the harness's ZIP with --into), or check one."""
     from merabench.formats.submission import check_submission, write_submission
 
-    counts: dict[str, int] = {}
-    incomplete: list[str] = []
-    if not check:
+    if check is not None and str(check).startswith("-"):
+        raise ConfigError("--check takes the ZIP to check: merabench submission --check FILE")
+    written = None
+    if check is None:
         if run_dir is None:
-            raise ConfigError("--run DIR is needed to write a submission (or pass --check)")
-        counts, incomplete = write_submission(run_dir, out_zip, allow_incomplete=allow_incomplete)
-        say(f"wrote {out_zip}: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
-        for problem in incomplete:
-            say(f"incomplete (--allow-incomplete): {problem}")
+            raise ConfigError("--run DIR is needed to write a submission (or --check FILE to check one)")
+        written = write_submission(run_dir, out_zip, allow_incomplete=allow_incomplete,
+                                   allow_unofficial=allow_unofficial, into=into)
+        _say_written(out_zip, written)
+    target = check if check is not None else out_zip
     expected = None
     if data is not None:
         expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
-    found = check_submission(out_zip, expected)
+    found = check_submission(target, expected)
     allowed: list[str] = []
-    if not check and allow_incomplete:  # what --allow-incomplete let through: named below, not an error
+    if written is not None and allow_incomplete:  # what --allow-incomplete let through: named below, not an error
         allowed = [p for p in found if p.endswith(": missing") or "missing (first" in p]
         found = [p for p in found if p not in allowed]
     for problem in found:
         say(f"problem: {problem}")
     if found:
         raise typer.Exit(1)
-    if allowed or incomplete:
-        say(f"{out_zip}: the format is right, but it is incomplete: {_gaps(counts, incomplete)}; MERA needs every "
+    if allowed or (written is not None and written.incomplete):
+        say(f"{target}: the format is right, but it is incomplete: "
+            f"{_gaps(written.counts if written else {}, written.incomplete if written else [])}; MERA needs every "
             "task and row (`submission --check` fails until they are there)")
         return
-    say(f"{out_zip}: the format is right, " + ("and every test row is there" if expected else
+    say(f"{target}: the format is right, " + ("and every test row is there" if expected else
         "with every task; rows were not checked against a test split (--data hub|PATH does that)"))
+
+
+def _say_written(out_zip: Path, written: Any) -> None:
+    say(f"wrote {out_zip}: " + ", ".join(f"{name} {n}" for name, n in written.counts.items()))
+    merged = written.merged
+    if merged is not None:
+        said = f"; replaced the harness's {', '.join(merged.replaced)}" if merged.replaced else ""
+        logs = (f"; replaced its logs {', '.join(merged.replaced_logs)}" if merged.replaced_logs else "")
+        say(f"merged into a copy of the harness's ZIP: its other entries kept as they are{said}{logs}")
+    for problem in written.incomplete:
+        say(f"incomplete (--allow-incomplete): {problem}")
+    for cause in written.unofficial:
+        say(f"not for the leaderboard (--allow-unofficial): {cause}")
 
 
 def _gaps(counts: dict[str, int], incomplete: list[str]) -> str:

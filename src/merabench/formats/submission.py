@@ -16,10 +16,13 @@ import json
 import tempfile
 import zipfile
 from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import DataError, reading, writing
+from merabench.errors import ConfigError, DataError, reading, writing
+from merabench.formats.harness_zip import LOGS_FILE, Merged, merged_entries
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
 from merabench.formats.samples import missing_answers, read_answers, read_records, samples_path
 from merabench.formats.zipentries import entry_lines, listed, open_zip, read_entry
@@ -27,8 +30,6 @@ from merabench.rows.jsonio import loads
 from merabench.runner.redaction import redact
 from merabench.runner.rundir import RUN_FILE
 from merabench.tasks import TASKS
-
-LOGS_FILE = "logs_public.zip"
 
 
 def _finished_counts(run_dir: Path) -> dict[str, Any]:
@@ -45,9 +46,56 @@ def _finished_counts(run_dir: Path) -> dict[str, Any]:
     return tasks
 
 
-def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False) -> tuple[dict[str, int], list[str]]:
-    """Write the ZIP; returns the answers per task and what is incomplete (only allowed with
-    `allow_incomplete`): a task not run, a row without an answer, a run that did not finish."""
+@dataclass
+class Written:
+    """What `write_submission` wrote: answers per task, what is incomplete (allowed with
+    `allow_incomplete`), why the run is not for the leaderboard (allowed with `allow_unofficial`,
+    and said in the ZIP's comment), and what of the harness's ZIP ours replaced (`into`)."""
+
+    counts: dict[str, int]
+    incomplete: list[str]
+    unofficial: list[str] = field(default_factory=list)
+    merged: Merged | None = None
+
+
+def unofficial_causes(run_dir: Path) -> list[str]:
+    """Why the run's answers are not what the leaderboard scores, a line per cause naming the
+    tasks it holds for: rows that are not the test set (the bundled samples, a generated set,
+    another split), a --limit, request parameters other than the harness's (--preset mera). A
+    `merabench score` folder sent no request: no preset is asked of it."""
+    from merabench.formats.results import read_results, task_settings
+
+    doc = read_results(run_dir)
+    if doc is None:
+        return []
+    found: dict[str, list[str]] = {}
+    for name in (n for n in TASKS if n in doc["tasks"]):
+        for cause in _task_causes(name, task_settings(doc, name), sent=(run_dir / RUN_FILE).exists()):
+            found.setdefault(cause, []).append(name)
+    every = [n for n in TASKS if n in doc["tasks"]]
+    return [cause if tasks == every else f"{cause} ({', '.join(tasks)})" for cause, tasks in found.items()]
+
+
+def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str]:
+    from merabench.rows.datasource import is_generated, spec_for
+
+    spec = spec_for([str(d) for d in settings.get("data") or ()], name)
+    causes = []
+    if spec == "bundled" or is_generated(spec):
+        causes.append(f"run on {'the bundled sample rows' if spec == 'bundled' else 'a generated set'}, not MERA's "
+                      "test set (--data hub)")
+    if settings.get("split") not in (None, "test"):
+        causes.append(f"run on the {settings['split']} split, not test")
+    if isinstance(settings.get("limit"), int):
+        causes.append(f"run with --limit {settings['limit']}, only the first rows")
+    if sent and settings.get("preset") != "mera":
+        causes.append("run without --preset mera, the leaderboard's request parameters")
+    return causes
+
+
+def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False, allow_unofficial: bool = False,
+                     into: Path | None = None) -> Written:
+    """Write the ZIP (merged into the harness's ZIP `into`, when given); see `Written`."""
     problems: list[str] = []
     finished: dict[str, Any] | None
     try:
@@ -56,6 +104,32 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         if not allow_incomplete:
             raise
         finished, problems = None, [str(exc)]
+    unofficial = unofficial_causes(run_dir)
+    if unofficial and not allow_unofficial:
+        raise ConfigError("not for the leaderboard: " + "; ".join(unofficial) + " (--allow-unofficial packages it "
+                          "anyway, and says so in the ZIP's comment)")
+    entries, more = _task_entries(run_dir, finished)
+    problems += more
+    if not entries:
+        raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
+    if problems and not allow_incomplete:
+        raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
+    logs = _public_logs(run_dir, allow_incomplete) if (run_dir / RESULTS_FILE).exists() else None
+    if logs is None:
+        problems.append(f"{LOGS_FILE}: left out, the run has no results.json to export")
+    # ASCII-escaped: a lone surrogate in an answer must not stop the write
+    ours = {f"{name}.json": redact(json.dumps({"data": {"test": items}})).encode() for name, items in entries.items()}
+    merged = Merged() if into is not None else None
+    pieces = (merged_entries(into, ours, logs, set(TASKS), merged) if into is not None and merged is not None
+              else [*ours.items(), *([(LOGS_FILE, logs)] if logs is not None else [])])
+    comment = ("merabench: not for the leaderboard (--allow-unofficial): " + "; ".join(unofficial)) if unofficial else ""
+    _write_zip(out, pieces, comment)
+    return Written({name: len(items) for name, items in entries.items()}, problems, unofficial, merged)
+
+
+def _task_entries(run_dir: Path, finished: dict[str, Any] | None) -> tuple[dict[str, list[dict[str, Any]]], list[str]]:
+    """Each task's submission entries (answered rows, as scored), and what is missing."""
+    problems: list[str] = []
     entries: dict[str, list[dict[str, Any]]] = {}
     scoring = not (run_dir / RUN_FILE).exists()  # a `merabench score` folder: one task's scored predictions
     for task in TASKS.values():
@@ -78,24 +152,24 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
         # the answer as it was scored: the harness's filter (left-stripped; think blocks out only with --strip-think)
         entries[task.mera_name] = [{"outputs": lines[i].get("answer", a.output) or "", "meta": {"id": i}}
                                    for i, a in sorted(answers.items()) if a.ok]
-    if not entries:
-        raise DataError("no samples_<task>.jsonl in this folder: is it a `merabench run` folder?", file=str(run_dir))
-    if problems and not allow_incomplete:
-        raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete)", file=str(run_dir))
-    logs = _public_logs(run_dir, allow_incomplete) if (run_dir / RESULTS_FILE).exists() else None
-    if logs is None:
-        problems.append(f"{LOGS_FILE}: left out, the run has no results.json to export")
+    return entries, problems
+
+
+def _write_zip(out: Path, pieces: Iterable[tuple[zipfile.ZipInfo | str, bytes]], comment: str) -> None:
+    """The ZIP at `out`, written beside it and renamed: nothing is left of it when a piece fails
+    (a harness ZIP found broken half-way)."""
     with writing(out, "--out"):
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.name + ".tmp")
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            for name, items in entries.items():
-                # ASCII-escaped: a lone surrogate in an answer must not stop the write
-                zf.writestr(f"{name}.json", redact(json.dumps({"data": {"test": items}})))
-            if logs is not None:
-                zf.writestr(LOGS_FILE, logs)
-        tmp.replace(out)
-    return {name: len(items) for name, items in entries.items()}, problems
+        try:
+            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                for name, data in pieces:
+                    zf.writestr(name, data)
+                zf.comment = comment.encode("utf-8")[:65535]
+            tmp.replace(out)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
