@@ -275,6 +275,30 @@ def test_tool_calls_as_servers_send_them_are_scored_as_the_model_earned(tmp_path
     assert len({r.id % 4 for r in rows}) == 4
 
 
+def test_token_counts_are_checked_against_what_each_request_sent_tools_included(tmp_path: Path) -> None:
+    """A prompt count past the messages' bytes is right when the tools went too (llama.cpp's real
+    counts did that); each request of a conversation is checked against its own size."""
+    model = ToolModel(BUNDLED["test"][:4])
+
+    def counted(body: dict[str, Any]) -> Any:
+        answer = model.reply(body)
+        sent = sum(len(m["content"].encode()) for m in body["messages"] if isinstance(m.get("content"), str))
+        answer["usage"] = {"prompt_tokens": sent + len(json.dumps(body["tools"], ensure_ascii=False).encode()),
+                           "completion_tokens": 9}
+        return answer
+
+    with FakeServer(reply=counted) as server:
+        done = run_cli("run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "gorillahard",
+                       "--tool-mode", "native", "--out", str(tmp_path / "t"), "--no-cache", "--no-progress", "--limit", "4")
+        sent = server.requests
+    assert done.returncode == 0, done.stderr
+    records = read_jsonl(tmp_path / "t" / "samples_gorillahard.jsonl")
+    assert not any(r.get("usage_note") for r in records)
+    assert sum(r["prompt_tokens"] for r in records) == sum(
+        sum(len(m["content"].encode()) for m in b["messages"] if isinstance(m.get("content"), str))
+        + len(json.dumps(b["tools"], ensure_ascii=False).encode()) for b in sent)
+
+
 def test_a_native_run_resumes_without_a_request_and_a_text_rerun_is_refused(both_runs: dict[str, Any],
                                                                               generated: Path) -> None:
     with FakeServer(reply=lambda body: "ни слова") as server:

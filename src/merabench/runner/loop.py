@@ -420,7 +420,8 @@ class _Answering:
             return
         finally:
             self.in_flight -= 1
-        completion = within_prompt(completion, item.messages)  # the server's counts, checked (usage.py)
+        if item.tools is None:  # the server's counts, checked (usage.py); a conversation checked each of its own
+            completion = within_prompt(completion, item.messages)
         runner.on_completion(completion)
         self.emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=runner.log_prompts),
                   item.cache_key, completion)

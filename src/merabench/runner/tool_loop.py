@@ -22,6 +22,7 @@ from typing import Any
 
 from merabench.models.base import Backend, Completion, Request, ToolSpec
 from merabench.rows.prompts import Message
+from merabench.runner.usage import within_prompt
 
 
 def stub_result(step: int) -> str:
@@ -82,7 +83,7 @@ async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec
     step = 0
     while len(replies) < spec.max_replies:
         reply = await backend.generate(Request(tuple(history), spec.tools, may_send))
-        replies.append(reply)
+        replies.append(within_prompt(reply, history, spec.tools))  # each request's count, checked against it
         if not reply.tool_calls or any(c["name"] in spec.ends_on for c in reply.tool_calls):
             break
         turn = call_message(reply, step + 1)

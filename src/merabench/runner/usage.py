@@ -10,6 +10,7 @@ byte-level or byte-fallback tokenizer covers at least one byte of the text).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,12 +52,17 @@ def _note(problems: Sequence[str]) -> str | None:
     return f"token counts recorded as missing: {'; '.join(problems)}" if problems else None
 
 
-def within_prompt(completion: Completion, messages: Sequence[Mapping[str, Any]]) -> Completion:
-    """The completion, its prompt count dropped (with a note) if the prompt cannot hold that many."""
+def within_prompt(completion: Completion, messages: Sequence[Mapping[str, Any]],
+                  tools: Sequence[Mapping[str, Any]] = ()) -> Completion:
+    """The completion, its prompt count dropped (with a note) if the prompt cannot hold that many:
+    the messages' text, their tool calls and the tools sent beside them (native tool calling)."""
     count = completion.prompt_tokens
     if count is None or count <= TEMPLATE_SLACK_TOKENS:
         return completion
     size = sum(len(m["content"].encode("utf-8", "surrogatepass")) for m in messages if isinstance(m.get("content"), str))
+    calls = [m["tool_calls"] for m in messages if m.get("tool_calls")]
+    if tools or calls:
+        size += len(json.dumps([list(tools), calls], ensure_ascii=False).encode("utf-8", "surrogatepass"))
     if count <= size + TEMPLATE_SLACK_TOKENS:
         return completion
     problem = f"prompt_tokens {count} is more than a prompt of {size:,} bytes can have"
