@@ -286,6 +286,8 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]]
                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                             early=early.scores.get(run.task.name) if early else None,
                             data_sha256=early.data_sha256(run.task.name) if early else None)
+        if run.data.note:  # what the rows are (the public SAGE pairs), said beside the scores
+            result = dataclasses.replace(result, notes=(*result.notes, run.data.note))
         failed = judge_failure(outcome) if outcome is not None else None
         if failed is not None:  # the headline judge metrics are missing or partial: said, and the CLI exits 1
             result = dataclasses.replace(result, judge_failed=failed.reason, judge_headline=failed.headline(run.task.name),

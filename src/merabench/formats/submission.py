@@ -81,9 +81,10 @@ def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str
 
     spec = spec_for([str(d) for d in settings.get("data") or ()], name)
     causes = []
-    if spec == "bundled" or is_generated(spec):
-        causes.append(f"run on {'the bundled sample rows' if spec == 'bundled' else 'a generated set'}, not MERA's "
-                      "test set (--data hub)")
+    if spec == "bundled" or is_generated(spec) or spec.startswith("spellcheck:"):
+        rows = ("the bundled sample rows" if spec == "bundled" else "a generated set" if is_generated(spec)
+                else "the public SAGE benchmark's pairs")
+        causes.append(f"run on {rows}, not MERA's test set (--data hub)")
     if settings.get("split") not in (None, "test"):
         causes.append(f"run on the {settings['split']} split, not test")
     if isinstance(settings.get("limit"), int):

@@ -2,7 +2,8 @@
 
 A spec is `bundled` (the samples shipped in the package, the default), `hub` (the MERA dataset
 on the Hugging Face hub), `generated[:SEED]` (a GorillaHard set made by the generator and kept
-in the cache folder), or a local path; `task=SPEC` applies to one task only, e.g.
+in the cache folder), `spellcheck:SUBSET|PATH` (SAGE rows from the public SAGE benchmark's pairs:
+rows/spellcheck.py), or a local path; `task=SPEC` applies to one task only, e.g.
 `--data bundled --data sage=my_sage.jsonl`.
 """
 
@@ -25,6 +26,7 @@ from merabench.rows.row import (
     read_local,
     to_task_data,
 )
+from merabench.rows.spellcheck import is_spellcheck, load_spellcheck, spelt_spellcheck
 from merabench.tasks import TASKS
 from merabench.tasks.base import Task
 
@@ -85,10 +87,12 @@ def generated_set(task: Task, spec: str) -> Path:
 
 
 def spelt(spec: str) -> str:
-    """A --data spec in one spelling: `generated` as `generated:0`, a local path absolute, the
-    rest (`bundled`, `hub`, `-`) as given."""
+    """A --data spec in one spelling: `generated` as `generated:0`, a local path absolute (a
+    `spellcheck:` one too), the rest (`bundled`, `hub`, `-`, a spellcheck subset) as given."""
     if spec in ("bundled", "hub", STDIN):
         return spec
+    if is_spellcheck(spec):
+        return spelt_spellcheck(spec)
     if is_generated(spec):
         return f"generated:{generated_seed(spec)}"
     return os.path.abspath(spec)  # not resolved: /dev/fd/63 of `<(...)` is one spelling each time, its target is not
@@ -153,11 +157,23 @@ def _load(task: Task, spec: str, split: str) -> TaskData:
         return to_task_data(read_hub(task.hub_id), source=source, split=split, revision=revision)
     if is_generated(spec):
         return to_task_data(read_local(generated_set(task, spec)), source=spec, split=split)
+    if is_spellcheck(spec):
+        _spellcheck_for_sage(task, spec)
+        return load_spellcheck(spec, split)
     return to_task_data(read_local(Path(spec)), source=spec, split=split)
+
+
+def _spellcheck_for_sage(task: Task, spec: str) -> None:
+    if task.name != "sage":
+        raise ConfigError(f"--data {spec}: the spellcheck pairs are SAGE rows; give them to sage alone "
+                          f"(--data sage={spec})")
 
 
 def load_for_tasks(tasks: Sequence[Task], specs: Sequence[str], split: str = "test") -> dict[str, TaskData]:
     unknown = set(split_specs(specs)[1]) - {t.name for t in tasks}
     if unknown:
         raise ConfigError(f"--data names task(s) not being run: {', '.join(sorted(unknown))}")
+    for task in tasks:  # before anything is loaded: a mistake costs no download
+        if is_spellcheck(spec_for(specs, task.name)):
+            _spellcheck_for_sage(task, spec_for(specs, task.name))
     return {t.name: load_task_data(t, spec_for(specs, t.name), split) for t in tasks}

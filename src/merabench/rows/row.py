@@ -51,6 +51,7 @@ class TaskData:
     rows: tuple[Row, ...]
     shots: tuple[Row, ...] = field(default=())
     revision: str | None = None
+    note: str | None = None  # what the summary says of these rows (the public SAGE pairs: not MERA's test set)
 
     @property
     def has_references(self) -> bool:

@@ -1,0 +1,161 @@
+"""SAGE rows from the public SAGE benchmark's gold pairs (`--data sage=spellcheck:SUBSET|PATH`).
+
+MERA's SAGE test answers are hidden; the public benchmark it was drawn from,
+`ai-forever/spellcheck_punctuation_benchmark` (MIT; subsets RUSpellRU, MultidomainGold,
+MedSpellchecker, GitHubTypoCorpusRu; columns `source` and `correction`, punctuation included), has
+gold corrections for thousands of texts. Each pair becomes a SAGE row: `source` the input,
+`correction` the reference, rendered with the task's own five prompts in rotation (row n gets
+prompt n mod 5, one prompt per row as the card distributes them), ids 0, 1, 2, ... in the order
+the pairs are read, so the same file gives the same ids on every run.
+
+    spellcheck:RUSpellRU            the subset's test split from the hub
+    spellcheck:RUSpellRU/train      another split
+    spellcheck:PATH                 a local copy: a JSONL, JSON, CSV or parquet file, or a folder of them
+                                    (a folder with test.* / train.* files: the test ones)
+
+The dataset has been published with a loading script, which recent `datasets` versions do not
+run: the hub's parquet conversion (refs/convert/parquet) is read then, and the source says which.
+Scores on these pairs are comparable in kind with the leaderboard's, not equal to them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from merabench.errors import ConfigError, DataError, reading
+from merabench.rows.jsonio import json_lines, loads
+from merabench.rows.row import Row, TaskData, read_bundled
+
+PREFIX = "spellcheck:"
+DATASET = "ai-forever/spellcheck_punctuation_benchmark"
+SUBSETS = ("RUSpellRU", "MultidomainGold", "MedSpellchecker", "GitHubTypoCorpusRu")
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+PUBLIC_PAIRS = ("these are the public SAGE benchmark's pairs, not MERA's SAGE test set: scores are comparable in "
+                "kind with the leaderboard's, not equal to them")
+LOCAL_FORM = "--data sage=spellcheck:PATH (a JSONL, JSON, CSV or parquet file with source and correction, or a folder of them)"
+
+
+def is_spellcheck(spec: str) -> bool:
+    return spec.startswith(PREFIX)
+
+
+def subset_of(spec: str) -> tuple[str, str] | None:
+    """(subset, split) when the spec names a hub subset, else None (a local path)."""
+    name, _, split = spec[len(PREFIX):].partition("/")
+    return (name, split or "test") if name in SUBSETS else None
+
+
+def spelt_spellcheck(spec: str) -> str:
+    """One spelling: a subset as given, a local path absolute."""
+    return spec if subset_of(spec) else PREFIX + os.path.abspath(spec[len(PREFIX):])
+
+
+def task_prompts() -> list[str]:
+    """The SAGE task's own prompts, in the order the bundled rows first use them."""
+    prompts: list[str] = []
+    for row in read_bundled("sage")["test"]:
+        if row.instruction not in prompts:
+            prompts.append(row.instruction)
+    return prompts
+
+
+def as_rows(pairs: list[dict[str, Any]], label: str) -> list[Row]:
+    """Each pair as a SAGE row (see the module's docstring); a pair without string `source` and
+    `correction` is a DataError naming it."""
+    prompts = task_prompts()
+    rows = []
+    for n, pair in enumerate(pairs):
+        source, correction = pair.get("source"), pair.get("correction")
+        if not isinstance(source, str) or not isinstance(correction, str):
+            raise DataError("a pair needs string 'source' and 'correction' columns", file=label, line=n + 1)
+        meta: dict[str, Any] = {"id": n, "prompt": n % len(prompts)}
+        if isinstance(pair.get("domain"), str):
+            meta["domain"] = pair["domain"]
+        rows.append(Row(prompts[n % len(prompts)], {"source": source}, correction, meta))
+    return rows
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    with reading(path):
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq  # heavy, and only for parquet
+
+            return pq.read_table(path, columns=None).to_pylist()
+        if path.suffix == ".csv":
+            return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+        text = path.read_bytes()
+        if path.suffix == ".json" and text.lstrip()[:1] == b"[":
+            doc = loads(text)
+            return [d for d in doc if isinstance(d, dict)] if isinstance(doc, list) else []
+        return [obj for _, obj in json_lines(path)]
+
+
+def _files(folder: Path, split: str) -> list[Path]:
+    """A folder's data files: those of the split when it names files by split (the hub's layout),
+    else all of them, in name order."""
+    found = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in SUFFIXES)
+    by_split = [p for p in found if p.stem.split("-")[0] in ("test", "train", "validation")]
+    if by_split:
+        found = [p for p in by_split if p.stem.split("-")[0] == split]
+    return found
+
+
+def read_local_pairs(path: Path, split: str = "test") -> list[dict[str, Any]]:
+    if not path.exists():
+        raise DataError(f"no such file or folder; {LOCAL_FORM}", file=str(path))
+    files = _files(path, split) if path.is_dir() else [path]
+    if not files:
+        raise DataError(f"holds no {split} file of {', '.join(SUFFIXES)}", file=str(path))
+    pairs: list[dict[str, Any]] = []
+    for file in files:
+        if file.suffix not in SUFFIXES:
+            raise DataError(f"is not one of {', '.join(SUFFIXES)}", file=str(file))
+        pairs += _read_file(file)
+    return pairs
+
+
+def read_hub_pairs(subset: str, split: str) -> tuple[list[dict[str, Any]], str]:
+    """The subset's pairs from the hub, and how they were read (its loading script, or the parquet
+    conversion where the installed `datasets` cannot run the script)."""
+    from merabench.rows.row import hub_offline
+
+    if hub_offline():
+        raise ConfigError(f"--data sage=spellcheck:{subset}: offline mode is on (HF_HUB_OFFLINE); {LOCAL_FORM}")
+    try:
+        import datasets
+    except ImportError:
+        raise ConfigError(f"reading {DATASET} needs the 'datasets' package (pip install 'merabench[hub]'); or "
+                          f"{LOCAL_FORM}") from None
+    try:
+        return list(datasets.load_dataset(DATASET, subset, split=split)), "loading script"
+    except Exception:  # no script support (datasets >= 4), or the script fails: the converted parquet
+        files = f"hf://datasets/{DATASET}@refs%2Fconvert%2Fparquet/{subset}/{split}/*.parquet"
+        try:
+            return list(datasets.load_dataset("parquet", data_files=files, split="train")), "parquet conversion"
+        except Exception as exc:
+            said = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise ConfigError(f"--data sage=spellcheck:{subset}: could not read {DATASET} from the hub ({said}); "
+                              f"download it and give {LOCAL_FORM}") from None
+
+
+def load_spellcheck(spec: str, split: str = "test") -> TaskData:
+    """The SAGE rows of a `spellcheck:` spec (the run's --split picks the hub split unless the spec
+    names one)."""
+    named = subset_of(spec)
+    if named is not None:
+        subset, wanted = named
+        pairs, how = read_hub_pairs(subset, wanted if "/" in spec else split)
+        source = f"{PREFIX}{DATASET}/{subset}/{wanted if '/' in spec else split} ({how})"
+    else:
+        path = Path(spec[len(PREFIX):])
+        if not spec[len(PREFIX):]:
+            raise ConfigError(f"--data sage=spellcheck: names nothing; give a subset ({', '.join(SUBSETS)}) or a PATH")
+        pairs = read_local_pairs(path, split)
+        source = f"{PREFIX}{path}"
+    if not pairs:
+        raise DataError("holds no pairs", file=source)
+    return TaskData(source=source, rows=tuple(as_rows(pairs, source)), note=PUBLIC_PAIRS)
