@@ -122,7 +122,8 @@ def test_three_runs_make_a_leaderboard_and_a_page(baseline_runs: Path, tmp_path:
     page = tmp_path / "board.html"
     result = run_cli("compare", *runs, "--json", str(tmp_path / "b.json"), "--html", str(page))
     assert result.returncode == 0, result.stderr
-    assert "ranked by errant_f1" in result.stdout and "ranked by sample_pass_rate" in result.stdout
+    assert "sage errant_f1 (ranked by it)" in result.stdout
+    assert "gorillahard sample_pass_rate (ranked by it)" in result.stdout
     board = json.loads((tmp_path / "b.json").read_text())
     sage = board["tasks"]["sage"]
     assert [Path(r["folder"]).name for r in sage["runs"]] == ["reference", "copy", "random"]
@@ -152,7 +153,7 @@ def test_folder_names_are_printed_as_text_not_markup(baseline_runs: Path, tmp_pa
     shutil.copytree(baseline_runs / "random", second)
     result = run_cli("compare", str(first), str(second))
     assert result.returncode == 0, result.stderr  # "[/b]" closing no tag: not a MarkupError traceback
-    assert f"{second} minus {first}" in " ".join(result.stdout.split())  # "[exp]" not eaten as a style
+    assert f"A = {first}" in result.stdout and f"B = {second}" in result.stdout  # "[exp]" not eaten as a style
 
 
 def test_an_unwritable_json_or_html_path_is_one_line(baseline_runs: Path, tmp_path: Path) -> None:

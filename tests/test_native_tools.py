@@ -226,8 +226,9 @@ def test_the_paired_compare_prints_each_lever_and_kind_with_intervals(both_runs:
     compared = run_cli("compare", str(both_runs["base"] / "text"), str(both_runs["base"] / "sloppy"),
                        "--json", str(both_runs["base"] / "cmp.json"))
     assert compared.returncode == 0, compared.stderr
-    assert "sample_pass_rate by lever: native minus text" in compared.stdout
-    assert "sample_pass_rate by answer kind: native minus text" in compared.stdout
+    assert "gorillahard sample_pass_rate by lever: B minus A" in compared.stdout
+    assert "gorillahard sample_pass_rate by answer kind: B minus A" in compared.stdout
+    assert "A (text)" in compared.stdout and "B (native)" in compared.stdout
     within = json.loads((both_runs["base"] / "cmp.json").read_text())["breakdowns"]["gorillahard"]
     assert within["answer_kind"]["plan"]["difference"] == -1.0 and within["answer_kind"]["plan"]["high"] == -1.0
     assert within["answer_kind"]["clarify"]["difference"] == -1.0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 from typing import TYPE_CHECKING, Annotated
@@ -33,8 +34,11 @@ def stderr_console() -> Console:
 def stdout_console() -> Console:
     from rich.console import Console
 
-    # piped output: don't squeeze tables
-    return Console(emoji=False) if sys.stdout.isatty() else Console(width=160, emoji=False)
+    # piped output: don't squeeze tables (160 columns, or what $COLUMNS says)
+    if sys.stdout.isatty():
+        return Console(emoji=False)
+    columns = os.environ.get("COLUMNS", "")
+    return Console(width=int(columns) if columns.isdigit() and int(columns) >= 40 else 160, emoji=False)
 
 
 # control characters other than TAB, from a file name or a server's word, are shown as \x1b, never

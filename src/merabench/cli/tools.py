@@ -222,6 +222,7 @@ def compare(
     intervals (GorillaHard also within each lever and answer kind: a text run against a
     --tool-mode native one). More runs: a leaderboard of their headline metrics. Only rows whose
     content is equal in every run are compared."""
+    from merabench.cli.compare_view import print_leaderboard, print_paired
     from merabench.formats.compare import compare_runs, leaderboard, to_json
 
     if len(runs) < 2:
@@ -231,10 +232,10 @@ def compare(
             check_writable(target, flag)
     if len(runs) == 2:
         result = compare_runs(runs[0], runs[1])
-        _print_paired(result)
+        print_paired(result)
     else:
         result = leaderboard(runs)
-        _print_leaderboard(result)
+        print_leaderboard(result)
     if html_out is not None:
         from merabench.formats.samples import write_atomic
         from merabench.report.leaderboard import render
@@ -247,75 +248,6 @@ def compare(
 
         with writing(json_out, "--json"):
             write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file
-
-
-def _print_paired(result: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    from merabench.formats.compare import headline_first
-
-    table = Table(title=escape(f"{result['second']} minus {result['first']}"), title_justify="left")
-    for column in ("task", "metric", "unit", "first", "second", "difference", "95 % interval", "units",
-                   "second better", "first better"):
-        table.add_column(column, justify="left" if column in ("task", "metric", "unit") else "right")
-    for task, metrics in result["tasks"].items():
-        for n, name in enumerate(headline_first(task, metrics)):
-            m = metrics[name]
-            significant = m["low"] > 0 or m["high"] < 0
-            table.add_row(task if n == 0 else "", name, m["unit"], f"{m['first']:.4f}", f"{m['second']:.4f}",
-                          f"{m['difference']:+.4f}" + (" *" if significant else ""),
-                          f"{m['low']:+.4f} … {m['high']:+.4f}", str(m["n"]),
-                          "" if m["second_better"] is None else str(m["second_better"]),
-                          "" if m["first_better"] is None else str(m["first_better"]))
-    stdout_console().print(table)
-    _print_breakdowns(result)
-    stdout_console().print("* the interval excludes 0")
-    for note in result["notes"]:
-        say(f"note: {note}")
-
-
-def _print_breakdowns(result: dict[str, Any]) -> None:
-    """Per lever and per answer kind (GorillaHard), the headline metric paired within each label."""
-    from rich.table import Table
-
-    for task, within in result.get("breakdowns", {}).items():
-        modes = result.get("tool_modes", {}).get(task)
-        sides = modes if modes else ["first", "second"]
-        for dimension, cells in within.items():
-            if dimension == "metric":
-                continue
-            table = Table(title=escape(f"{task} {within['metric']} by {dimension.replace('_', ' ')}: {sides[1]} minus "
-                                       f"{sides[0]}"), title_justify="left")
-            for column in (dimension.replace("_", " "), "rows", sides[0], sides[1], "difference", "95 % interval"):
-                table.add_column(column, justify="left" if column == dimension.replace("_", " ") else "right")
-            for label, c in cells.items():
-                significant = c["low"] is not None and (c["low"] > 0 or c["high"] < 0)
-                table.add_row(escape(label), str(c["n"]), f"{c['first']:.3f}", f"{c['second']:.3f}",
-                              f"{c['difference']:+.3f}" + (" *" if significant else ""),
-                              "—" if c["low"] is None else f"{c['low']:+.3f} … {c['high']:+.3f}")
-            stdout_console().print(table)
-
-
-def _print_leaderboard(result: dict[str, Any]) -> None:
-    from rich.table import Table
-
-    from merabench.report.leaderboard import cell_text, versus_best
-
-    for name, task in result["tasks"].items():
-        metrics = [m.name for m in TASKS[name].metrics if any(m.name in r["metrics"] for r in task["runs"])]
-        table = Table(title=f"{name}: {task['rows']} rows shared by every run, ranked by {task['ranked_by']}",
-                      title_justify="left")
-        for column in ("rank", "run", "model", "data", *metrics):
-            table.add_column(column, justify="left" if column in ("run", "model", "data") else "right")
-        for run in task["runs"]:
-            cells = [f"{cell_text(c)}\n{versus_best(c)}" if (c := run["metrics"].get(m)) else "—" for m in metrics]
-            table.add_row(str(run.get("rank", "")), escape(run["folder"]), escape(run["model"]), escape(run["data"]),
-                          *(escape(c) for c in cells))
-        stdout_console().print(table)
-    stdout_console().print("each value with its 95 % interval; under it the paired difference from the best run "
-                    "(*: its interval excludes 0)")
-    for note in result["notes"]:
-        say(f"note: {note}")
 
 
 @app.command("tasks")

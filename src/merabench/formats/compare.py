@@ -66,6 +66,7 @@ class TaskRecords:
     scores: dict[int, SampleScore | None]
     own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
     tool_mode: str = "text"                                  # GorillaHard: how the model was asked
+    settings: dict[str, Any] = field(default_factory=dict)   # the settings the task was run with (results.json)
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
 
 
@@ -128,7 +129,7 @@ def load_run(folder: Path) -> Run:
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
                                   own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
                                   scoring=_scoring(TASKS[name], result, settings),
-                                  tool_mode=str(result.get("tool_mode") or "text"))
+                                  tool_mode=str(result.get("tool_mode") or "text"), settings=settings)
     return Run(folder, str(doc.get("model", "")), tasks)
 
 
@@ -341,6 +342,38 @@ def _setting_text(key: str, value: Any) -> str:
     return f"{key} {value}"
 
 
+def _differing(runs: Sequence[Run], task: str, key: str) -> str | None:
+    """`value in folder, ...` when the runs' recorded `key` of the task differs, else None."""
+    values = [r.tasks[task].settings.get(key) for r in runs]
+    if all(v == values[0] for v in values[1:]):
+        return None
+    return ", ".join(f"{'none' if v is None else v} in {r.folder}" for v, r in zip(values, runs, strict=True))
+
+
+def why_left_out(runs: Sequence[Run], task: str) -> str:
+    """Why rows of one run are not in another: a --limit, other data, or rows changed since."""
+    reasons = [f"{word}: {said}" for key, word in (("limit", "--limit"), ("data", "other data"), ("split", "--split"))
+               if (said := _differing(runs, task, key))]
+    return "; ".join(reasons) or "the same data spec, but rows whose content changed between the runs"
+
+
+def generation_notes(runs: Sequence[Run], tasks: Sequence[str]) -> list[str]:
+    """A line per setting that shapes the answers and differs between the runs (the generation
+    options, the system prompt, the preset), naming each run's value."""
+    lines = []
+    for task in tasks[:1]:  # run-wide settings: said once
+        generation = [r.tasks[task].settings.get("generation") or {} for r in runs]
+        keys = sorted({k for g in generation for k in g if any(x.get(k) != g.get(k) for x in generation)})
+        parts = [f"{k} " + ", ".join(f"{json.dumps(g.get(k), ensure_ascii=False)} in {r.folder}"
+                                      for g, r in zip(generation, runs, strict=True)) for k in keys]
+        parts += [f"--{key.replace('_', '-')} {said}" for key in ("system_prompt", "preset")
+                  if (said := _differing(runs, task, key))]
+        if parts:
+            lines.append("the runs were made with different generation settings (" + "; ".join(parts) +
+                         "): the differences are partly theirs")
+    return lines
+
+
 def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
     """The shared rows of every task all runs have, and a line per task about what was left out."""
     shared, lines = {}, []
@@ -358,7 +391,7 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
             continue
         if found.left_out:
             lines.append(f"{task.name}: compared over the {len(found.ids)} row(s) whose content is equal in every "
-                         f"run; {found.left_out} row(s) left out (different data)")
+                         f"run; {found.left_out} row(s) left out ({why_left_out(runs, task.name)})")
         shared[task.name] = found
     if not shared:
         names = ", ".join(str(r.folder) for r in runs)
@@ -395,6 +428,7 @@ def compare_runs(first: Path, second: Path) -> dict[str, Any]:
                                                 for side in ("first", "second")])
         lines += omitted + ([figures] if figures else [])
     differently, found_settings = scoring_notes(runs, list(shared))
+    differently = generation_notes(runs, list(shared)) + differently
     return {"first": str(first), "second": str(second), "tasks": tasks, "breakdowns": breakdowns,
             "tool_modes": tool_modes, "notes": differently + lines, "scored_differently": found_settings}
 
@@ -448,6 +482,7 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
             entries = [entries[k] for k in order]
         tasks[name] = {"ranked_by": ranked_by, "rows": len(found.ids), "runs": entries}
     differently, found_settings = scoring_notes(runs, list(shared))
+    differently = generation_notes(runs, list(shared)) + differently
     return {"tasks": tasks, "notes": differently + lines, "scored_differently": found_settings}
 
 
