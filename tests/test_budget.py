@@ -235,3 +235,18 @@ def test_deadline_stops_sending_under_concurrency_auto(tmp_path: Path, make_serv
     assert len(server.requests) == AUTO_START  # the first burst left before the deadline; nothing after it
     stopped = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))["stopped"]
     assert stopped["by"] == "--deadline" and stopped["unasked"] == 80 - AUTO_START
+
+
+def test_a_deadline_cuts_retries_waiting_out_their_back_off(tmp_path: Path, make_server) -> None:
+    """A server failing every request with 500: before, each row's retries waited out 1 + 2 + 4 + 8
+    + 16 s past a 3 s deadline and ended as failed rows; now a retry in back-off at the deadline
+    is not sent, and its row stays unasked for the rerun."""
+    server = make_server(plan=lambda n, body: "500")
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--deadline", "3", timeout=25)
+    assert done.returncode == 3, done.stderr
+    assert "stopped early: --deadline 3 s reached" in done.stderr
+    records = read_jsonl(tmp_path / "run" / "samples_sage.jsonl")
+    assert [r["error"] for r in records] == ["not asked: the run stopped at --deadline first"] * 3
+    assert len(server.requests) < 3 * 6  # 1 + 5 retries a row, had the retries gone on

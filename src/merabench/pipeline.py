@@ -365,18 +365,22 @@ def export_requests(config: RunConfig, path: Path) -> int:
 
 def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
              say: Callable[[str], None] = lambda message: None) -> Evaluation:
-    """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes."""
+    """Evaluate a model (or a baseline) on the tasks; a second call with the same config resumes.
+    The wall time it reports runs from this call to its end: loading the rows, starting a served
+    model, loading a local one, answering, scoring, writing."""
+    started = time.monotonic()
     register_secrets(config)
     runs = planned_runs(config)
     if config.serve is not None and config.tool_mode != TEXT:
         config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
     with disk_space(config.out_dir()):
         if config.serve is None:
-            return _evaluate(config, runs, progress=progress, say=say)
+            return _evaluate(config, runs, progress=progress, say=say, started=started)
         from merabench.models.serving import serving
 
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
-            return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say)
+            return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say,
+                             started=started)
 
 
 async def _check_tools_reach_model(config: RunConfig) -> None:
@@ -401,9 +405,11 @@ def _serving_tools(serve: ServeSpec, say: Callable[[str], None]) -> ServeSpec:
 
 
 def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink | None,
-              say: Callable[[str], None]) -> Evaluation:
+              say: Callable[[str], None], started: float) -> Evaluation:
     task_list = [r.task for r in runs]
     source = answer_source(config)
+    if isinstance(source, BackendSource):
+        source.backend.speak_through(say)  # a local model says when it loads
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     if config.tool_mode != TEXT and isinstance(source, BackendSource):
@@ -419,7 +425,6 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                              "tool_mode": config.tool_mode,
                              "system_prompt": config.system_prompt, "split": config.split,
                              "data": data_identity(task_list, config.data, {r.task.name: r.data.revision for r in runs})})
-        started = time.monotonic()
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         budget.restart()  # the deadline counts from the first request, not from the checks

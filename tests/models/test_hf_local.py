@@ -97,3 +97,21 @@ def test_every_load_failure_is_one_line_naming_the_path(tmp_path: Path, make, ex
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and expected in lines[0] and str(target) in lines[0], result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_local_model_says_it_loads_and_is_not_loaded_when_every_answer_is_cached(tmp_path: Path,
+                                                                                    tiny_model: Path) -> None:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(2))
+    cache = ["--cache-path", str(tmp_path / "cache.sqlite")]
+    first = run_cli("run", "--model", f"hf:{tiny_model}", "--tasks", "sage", "--data", str(data), "--out",
+                    str(tmp_path / "a"), "--no-progress", "--max-tokens", "4", *cache)
+    assert first.returncode == 0, first.stderr
+    assert f"loading hf:{tiny_model} (the first request waits for it)" in first.stderr
+    doc = json.loads((tmp_path / "a" / "results.json").read_text())
+    load_s = next(float(n.split("loaded in ")[1].split(" s")[0]) for n in doc.get("notes", []) if "model loaded in" in n)
+    assert doc["wall_time_s"] >= load_s  # the run's wall time counts the load too
+    again = run_cli("run", "--model", f"hf:{tiny_model}", "--tasks", "sage", "--data", str(data), "--out",
+                    str(tmp_path / "b"), "--no-progress", "--max-tokens", "4", *cache)
+    assert again.returncode == 0, again.stderr
+    assert "loading hf:" not in again.stderr  # every answer came from the cache: torch never loaded the weights
+    assert not any("model loaded" in n for n in json.loads((tmp_path / "b" / "results.json").read_text()).get("notes", []))

@@ -398,6 +398,7 @@ def score(
                          cache_path=cache_path, judge=judge, made=found)
     result = score_predictions(config, say=say)
     print_evaluation(result)
+    say(f"scores in {result.out}/ (results.json, samples_{the_task.name}.jsonl; open report.html)")
     if explain is not None:
         _explain(the_task.name, data, split, answers, explain, strip_think)
     if _said_judge_failed(result):

@@ -118,6 +118,10 @@ class Backend(ABC):
         """What the backend learned or changed during the run, for results.json."""
         return []
 
+    def speak_through(self, say: Callable[[str], None]) -> None:  # noqa: B027 - optional hook
+        """Where the backend tells the user, while the run goes on, what keeps them waiting (a local
+        model's load); backends with nothing to say ignore it."""
+
     def run_facts(self) -> dict[str, Any]:
         """What the backend learnt, as data for results.json (`concurrency`, `adaptations`)."""
         return {}

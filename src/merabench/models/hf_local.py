@@ -5,7 +5,9 @@ template when it has one. Generation ends at EOS, at a stop string (checked at e
 row never runs on to the token limit past its stop) or at the limit, and
 `finish_reason` says which. Generation runs in a worker thread, one request at a time (a local
 model is compute-bound: parallel requests would only contend), on the GPU when there is one. A
-row's latency is its own generation; the model's load is timed once and reported in the notes.
+row's latency is its own generation. The model is loaded at the first request that needs it, with
+a line while it loads (a run whose every answer is cached or kept never loads it), timed once and
+reported in the notes.
 torch and transformers are imported only when such a model is asked for:
 `pip install 'merabench[hf]'` (with gguf and accelerate, for GGUF files).
 """
@@ -17,6 +19,7 @@ import functools
 import importlib.util
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError, NotSent
@@ -34,6 +37,10 @@ class HFLocalBackend(Backend):
         self._lock = threading.Lock()
         self._turn: asyncio.Lock | None = None
         self._load_s: float | None = None
+        self._say: Callable[[str], None] = lambda message: None
+
+    def speak_through(self, say: Callable[[str], None]) -> None:
+        self._say = say
 
     def _load(self) -> None:
         started = time.monotonic()
@@ -73,7 +80,9 @@ class HFLocalBackend(Backend):
     def _generate(self, messages: list[dict[str, str]]) -> Completion:
         with self._lock:
             if self._model is None:
+                self._say(f"loading {self.name} (the first request waits for it)")
                 self._load()
+                self._say(f"{self.name} loaded in {self._load_s:.1f} s")
             started = time.monotonic()  # after the lock and the load: the row's own generation time
             torch = self._torch
             options = self.options
@@ -121,9 +130,9 @@ class HFLocalBackend(Backend):
                 raise BackendError(f"{self.name}: {type(exc).__name__}: {detail}", retryable=False) from None
 
     async def preflight(self) -> list[str]:
-        """The model loaded before any file of the run is made, so a missing library, a wrong path
-        or weights transformers cannot read are one line, not a run folder with nothing in it.
-        The cheap checks first: they need no import of torch."""
+        """What can be checked without loading the model, before any file of the run is made: the
+        libraries and the path (a file, a folder, a GGUF). Weights transformers cannot read fail at
+        the first request, one line too; a run with every answer at hand never loads them."""
         missing = [name for name in ("torch", "transformers") if importlib.util.find_spec(name) is None]
         if missing:
             raise ConfigError(f"hf: models need {' and '.join(missing)}: pip install 'merabench[hf]'")
@@ -133,19 +142,26 @@ class HFLocalBackend(Backend):
             if missing:
                 raise ConfigError(f"hf:{self.path} is a GGUF file; reading it needs {' and '.join(missing)}: "
                                   "pip install 'merabench[hf]'")
-
-        def load() -> None:
-            with self._lock:
-                if self._model is None:
-                    self._load()
-
-        await asyncio.to_thread(load)  # every load failure is one line before the run's folder is made
+            await asyncio.to_thread(check_gguf, self.path, source)
         return []
 
     def notes(self) -> list[str]:
         if self._load_s is None:
             return []
         return [f"{self.name}: model loaded in {self._load_s:.1f} s (not part of any row's latency)"]
+
+
+def check_gguf(spec: str, source: Any) -> None:
+    """A GGUF file's header and tensor table read (the gguf package maps the file; no torch, no
+    weights): a file that is not one is one line before the run's folder is made."""
+    from pathlib import Path
+
+    from gguf import GGUFReader
+
+    try:
+        GGUFReader(Path(source.location) / source.gguf_file)
+    except Exception as exc:  # struct.error, ValueError, OSError: whatever a damaged file makes the reader raise
+        raise ConfigError(describe_load_failure(spec, source, exc)) from None
 
 
 class StopAtStrings:

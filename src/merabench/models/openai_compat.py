@@ -20,6 +20,7 @@ import asyncio
 import email.utils
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -225,14 +226,12 @@ class OpenAICompatBackend(Backend):
             self._watchers = self._watch()
         started = time.monotonic()
         attempt = failures = throttled = 0  # sends; failed attempts; sends a 429/503 turned back (not failures)
-        first = True
         while True:
             body = self.payload(request)
             endpoint = await self.pool.acquire()  # ServerRefused when every endpoint is given up
-            if first and not request.may_send():  # the first send, after its wait for room: the run's caps
+            if not request.may_send():  # every send, after its wait for room: the run's caps and deadline
                 self.pool.release(endpoint, ok=False)
                 raise NotSent("the run stopped sending")
-            first = False
             attempt += 1
             epoch = endpoint.pause_epoch
             sent = time.monotonic()
@@ -262,7 +261,8 @@ class OpenAICompatBackend(Backend):
                 if not exc.retryable or failures > self.max_retries:
                     raise BackendError(f"{exc}{_tries(failures, throttled)}", retryable=False, status=exc.status,
                                        attempts=attempt) from None
-                await asyncio.sleep(self._backoff(failures))
+                if not await pause_unless_stopped(self._backoff(failures), request.may_send):
+                    raise NotSent("the run stopped sending while a retry waited out its back-off") from None
                 continue
             except BaseException:
                 self.pool.release(endpoint, ok=False)
@@ -336,6 +336,17 @@ class OpenAICompatBackend(Backend):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+async def pause_unless_stopped(seconds: float, may_send: Callable[[], bool], step_s: float = 0.25) -> bool:
+    """Wait `seconds` (a retry's back-off), asking `may_send` every `step_s`: False as soon as the
+    run stops sending (a --deadline passed while the retry waited), True after the whole wait."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        if not may_send():
+            return False
+        await asyncio.sleep(min(step_s, left))
+    return may_send()
 
 
 async def read_capped(resp: aiohttp.ClientResponse, url: str) -> bytes:
