@@ -28,6 +28,7 @@ ENVIRONMENT = {
     "HF_HUB_CACHE": "the hub's file cache (default `$HF_HOME/hub`)",
     "HF_DATASETS_CACHE": "the datasets cache (default `$HF_HOME/datasets`)",
     "MERABENCH_SCORING_WORKERS": "processes that score a large task (default: the CPUs available, at most 8)",
+    "COLUMNS": "the width of tables printed to a pipe or file (default 160; a terminal's own width otherwise)",
     "FORCE_TERMINAL": "show the live progress bars even when stderr is not a terminal",
     "CUDA_VISIBLE_DEVICES": "the GPUs `--serve-replicas` may use (else the NVIDIA driver's list); each replica gets its own",
     "HUGGING_FACE_HUB_TOKEN": "the older name of `HF_TOKEN`; like every credential, masked in what merabench writes",
