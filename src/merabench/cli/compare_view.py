@@ -27,10 +27,10 @@ def _digits() -> int:
 
 
 def _needed(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
-    """The width of a table of these cells (no vertical rules): each column's widest cell, and three
-    spaces between columns."""
+    """The width of a table of these cells (no rules): each column's widest cell, and two spaces
+    between columns."""
     widths = [max(len(cell) for cell in [c, *(r[k] for r in rows)]) for k, c in enumerate(columns)]
-    return sum(widths) + 3 * (len(widths) - 1)  # a space of padding each side of the box's space divider
+    return sum(widths) + 2 * (len(widths) - 1)  # a space of padding each side of a column, none at the edges
 
 
 def _stacked(row: Sequence[str], columns: Sequence[str], left: int, width: int) -> list[str]:
@@ -52,11 +52,10 @@ def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, l
     record of `column value` pairs; never a cell cut."""
     console = stdout_console()
     if _needed(columns, rows) <= _width():
-        from rich import box
         from rich.table import Table
 
-        table = Table(title=escape(title), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False,
-                      show_edge=False)
+        table = Table(title=escape(title), title_justify="left", box=None, padding=(0, 1), pad_edge=False,
+                      header_style="bold underline")
         for k, column in enumerate(columns):
             table.add_column(escape(column), justify="left" if k < left else "right", no_wrap=True)
         for row in rows:
