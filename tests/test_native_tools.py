@@ -380,6 +380,47 @@ def test_a_server_whose_template_drops_the_tools_is_one_line_before_any_request(
             assert done.returncode == 0 and sent > 0, done.stderr
 
 
+@pytest.mark.parametrize(("status", "message", "refused"), [
+    (400, VLLM_REFUSAL, True),
+    (500, "tools param requires --jinja flag", True),  # llama.cpp without --jinja
+    (400, "registry.ollama.ai/library/smollm2 does not support tools", True),
+    (400, "Tools are not supported for this model", True),
+    (400, "Invalid parameter: tool_call_id call_1 not found in messages", False),  # one request's mistake
+    (500, "Error in extracting tool call from response", False),  # a passing failure, retried
+    (429, "tools rate limit: not available now", False),
+])
+def test_only_a_refusal_of_tools_gives_the_endpoint_up(status: int, message: str, refused: bool) -> None:
+    from merabench.models.tool_support import refuses_tools
+
+    assert refuses_tools(status, message) is refused
+
+
+def test_call_ids_a_server_repeats_are_made_unique_before_they_go_back(tmp_path: Path) -> None:
+    """A server that numbers every reply's calls from call_0 again: the replayed conversation would
+    name one id twice, which APIs refuse; each call is given its own id instead."""
+    rows = BUNDLED["test"]
+
+    def same_ids(row: Any, steps: list[list[dict]]) -> list[list[dict]]:
+        for calls in steps:
+            for call in calls:
+                call["id"] = "call_0"
+        return steps
+
+    model = ToolModel(rows, twist=same_ids)
+    with FakeServer(reply=model.reply) as server:
+        done = run_cli("run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "gorillahard",
+                       "--tool-mode", "native", "--out", str(tmp_path / "ids"), "--no-cache", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    answered = [b for b in model.bodies if any(m["role"] == "tool" for m in b["messages"])]
+    assert answered
+    for body in answered:
+        results = [m["tool_call_id"] for m in body["messages"] if m["role"] == "tool"]
+        calls = [c["id"] for m in body["messages"] if m.get("tool_calls") for c in m["tool_calls"]]
+        assert len(set(results)) == len(results) and sorted(results) == sorted(calls)
+    assert json.loads((tmp_path / "ids" / "results.json").read_text())["tasks"]["gorillahard"]["metrics"][
+        "sample_pass_rate"] == 1.0
+
+
 @pytest.mark.parametrize(("args", "said"), [
     pytest.param(("--model", "hf:some/model"), "an hf: model is asked in the text protocol only", id="hf"),
     pytest.param(("--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--export-requests", "{tmp}/b.jsonl"),

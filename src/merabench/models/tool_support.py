@@ -9,23 +9,24 @@ what to enable, rather than the run filling with an error row per question.
 
 from __future__ import annotations
 
-REFUSING_STATUS = frozenset({400, 404, 422, 501})
-#: a 500 is a server's failure, often passing: it refuses tools only in the words engines use for that
-#: (llama.cpp without --jinja answers 500 "tools param requires --jinja flag")
-REFUSING_500 = ("--jinja", "tool choice requires", "auto-tool-choice", "does not support tools", "tools param",
-                "tools are not supported", "tools is not supported", "tool calling is not supported")
+REFUSING_STATUS = frozenset({400, 404, 422, 500, 501})
+#: what engines say when they cannot take tools at all (vLLM's "auto" tool choice, llama.cpp without
+#: --jinja answering 500, Ollama for a model without a tool template, hosted APIs); a complaint about
+#: one request's tool messages ("tool_call_id ... not found") is no refusal of tools
+REFUSAL_PHRASES = ("--jinja", "tool choice requires", "auto-tool-choice", "tool-call-parser", "tools param")
+_CANNOT = ("not support", "unsupported", "not enabled", "not available", "not allowed")
 ENABLE = ("start vLLM with --enable-auto-tool-choice --tool-call-parser <parser for the model> (merabench's "
           "--serve vllm adds them with --tool-mode native), SGLang with --tool-call-parser <parser>, llama.cpp's "
           "server with --jinja; or run --tool-mode text")
-_WORDS = ("tool", "function call", "jinja")
 
 
 def refuses_tools(status: int | None, message: str) -> bool:
     """Whether a reply to a request that carried `tools` says the server cannot take them."""
+    if status not in REFUSING_STATUS:
+        return False
     lowered = message.lower()
-    if status == 500:
-        return any(phrase in lowered for phrase in REFUSING_500)
-    return status in REFUSING_STATUS and any(word in lowered for word in _WORDS)
+    return any(phrase in lowered for phrase in REFUSAL_PHRASES) or (
+        "tool" in lowered and any(word in lowered for word in _CANNOT))
 
 
 def refusal_line(url: str, status: int | None, message: str) -> str:

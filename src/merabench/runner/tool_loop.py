@@ -30,12 +30,17 @@ def stub_result(step: int) -> str:
     return json.dumps(f"${step}")
 
 
-def call_message(reply: Completion, first_step: int) -> Message:
+def call_message(reply: Completion, first_step: int, used: set[str]) -> Message:
     """The assistant's turn as the next request replays it: its text and its calls, each with an
-    id (the server's, or one made for it: a tool result must name the call it answers)."""
-    calls = [{"id": call.get("id") or f"call_{first_step + n}", "type": "function",
-              "function": {"name": call["name"], "arguments": arguments_text(call.get("arguments"))}}
-             for n, call in enumerate(reply.tool_calls)]
+    id: the server's, or one made for it when it gave none or one already used in the conversation
+    (a tool result must name the one call it answers)."""
+    calls = []
+    for n, call in enumerate(reply.tool_calls):
+        given = call.get("id")
+        made = given if isinstance(given, str) and given and given not in used else f"call_{first_step + n}"
+        used.add(made)
+        calls.append({"id": made, "type": "function",
+                      "function": {"name": call["name"], "arguments": arguments_text(call.get("arguments"))}})
     return {"role": "assistant", "content": reply.text, "tool_calls": calls}
 
 
@@ -80,13 +85,13 @@ async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec
     started = time.monotonic()
     history = list(messages)
     replies: list[Completion] = []
-    step = 0
+    step, used = 0, set()
     while len(replies) < spec.max_replies:
         reply = await backend.generate(Request(tuple(history), spec.tools, may_send))
         replies.append(within_prompt(reply, history, spec.tools))  # each request's count, checked against it
         if not reply.tool_calls or any(c["name"] in spec.ends_on for c in reply.tool_calls):
             break
-        turn = call_message(reply, step + 1)
+        turn = call_message(reply, step + 1, used)
         history.append(turn)
         for call in turn["tool_calls"]:
             step += 1
