@@ -177,7 +177,27 @@ def _broken_logs(path: Path) -> None:
         zf.writestr("logs_public.zip", b"PK\x03\x04 cut")
 
 
+def _twice(path: Path) -> None:
+    import warnings
+
+    with warnings.catch_warnings(), zipfile.ZipFile(path, "w") as zf:
+        warnings.simplefilter("ignore")  # zipfile warns, and writes the second copy all the same
+        zf.writestr("RWSD.json", "{}")
+        zf.writestr("RWSD.json", '{"data": {}}')
+
+
+def _encrypted(path: Path) -> None:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("RWSD.json", "{}")
+    data = bytearray(path.read_bytes())  # the "encrypted" flag set in both headers, as a password tool does
+    data[data.find(b"PK\x03\x04") + 6] |= 1
+    data[data.find(b"PK\x01\x02") + 8] |= 1
+    path.write_bytes(bytes(data))
+
+
 @pytest.mark.parametrize(("make", "said"), [
+    pytest.param(_twice, "RWSD.json: in the ZIP 2 times", id="a name twice"),
+    pytest.param(_encrypted, "RWSD.json: encrypted", id="an encrypted entry"),
     pytest.param(_not_a_zip, "is not a ZIP file", id="not a zip"),
     pytest.param(_folder_zipped, "inside a folder", id="the folder zipped"),
     pytest.param(_no_tasks, "not a ZIP the MERA harness packed", id="no task files"),

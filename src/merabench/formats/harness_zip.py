@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from merabench.errors import DataError, reading
-from merabench.formats.zipentries import open_zip, read_entry
+from merabench.formats.zipentries import open_zip, read_entry, unreadable_entries
 
 LOGS_FILE = "logs_public.zip"
 
@@ -48,6 +48,9 @@ def _ours(name: str, tasks: set[str]) -> bool:
 def check_layout(zf: zipfile.ZipFile, path: Path) -> None:
     """A harness ZIP holds task JSONs at its top level (and usually logs_public.zip): anything else
     is not one, and merging into it would make a ZIP MERA cannot read."""
+    unreadable = unreadable_entries(zf)
+    if unreadable:  # a copy of it would keep the problem: which duplicate MERA reads, a password it has not
+        raise DataError(f"{next(iter(unreadable.values()))}: repack it before merging", file=f"--into {path}")
     names = [n for n in zf.namelist() if not n.endswith("/")]
     nested = [n for n in names if "/" in n and n.endswith(".json")]
     if nested:

@@ -15,7 +15,6 @@ import io
 import json
 import tempfile
 import zipfile
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.harness_zip import LOGS_FILE, Merged, merged_entries
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
 from merabench.formats.samples import missing_answers, read_answers, read_records, samples_path
-from merabench.formats.zipentries import entry_lines, listed, open_zip, read_entry
+from merabench.formats.zipentries import entry_lines, listed, open_zip, read_entry, unreadable_entries
 from merabench.rows.jsonio import loads
 from merabench.runner.redaction import redact
 from merabench.runner.rundir import RUN_FILE
@@ -191,7 +190,7 @@ def _check_logs(zf: zipfile.ZipFile) -> list[str]:
         inner = open_zip(io.BytesIO(read_entry(zf, LOGS_FILE, LOGS_FILE)), LOGS_FILE)
     except DataError as exc:
         return [str(exc)]
-    unreadable = _unreadable_entries(inner)
+    unreadable = unreadable_entries(inner)
     problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
     names = [n for n in inner.namelist() if not n.endswith("/") and n not in unreadable]
     samples = [n for n in names if Path(n).name.startswith("samples_") and ".json" in n]
@@ -283,7 +282,7 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
             nested = [name for name in zf.namelist() if "/" in name and name.endswith(".json")]
             problems = [f"{listed(nested)}: inside a folder; MERA reads the task files at the top level"
                         for _ in nested[:1]]
-            unreadable = _unreadable_entries(zf)
+            unreadable = unreadable_entries(zf)
             problems += unreadable.values()
             for task in TASKS.values():
                 name = f"{task.mera_name}.json"
@@ -295,16 +294,3 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
             if LOGS_FILE in names and LOGS_FILE not in unreadable:
                 problems += _check_logs(zf)
             return problems
-
-
-def _unreadable_entries(zf: zipfile.ZipFile) -> dict[str, str]:
-    """Entries that cannot count, by name: encrypted ones (MERA has no password) and names given
-    twice (which copy a reader takes is up to the reader)."""
-    found: dict[str, str] = {}
-    for info in zf.infolist():
-        if info.flag_bits & 0x1:
-            found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
-    counts = Counter(zf.namelist())  # counted once: names.count per name was quadratic
-    for name in sorted(n for n, count in counts.items() if count > 1):
-        found[name] = f"{name}: in the ZIP {counts[name]} times; only one copy may be there"
-    return found

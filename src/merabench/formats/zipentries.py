@@ -15,6 +15,7 @@ import lzma
 import re
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -116,3 +117,16 @@ def listed(names: list[str], first: int = 5) -> str:
     """Entry names for a message: the first few, then how many more (a ZIP may hold 100,000)."""
     more = f" and {len(names) - first:,} more" if len(names) > first else ""
     return ", ".join(names[:first]) + more
+
+
+def unreadable_entries(zf: zipfile.ZipFile) -> dict[str, str]:
+    """Entries that cannot count, by name: encrypted ones (MERA has no password) and names given
+    twice (which copy a reader takes is up to the reader)."""
+    found: dict[str, str] = {}
+    for info in zf.infolist():
+        if info.flag_bits & 0x1:
+            found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
+    counts = Counter(zf.namelist())  # counted once: names.count per name was quadratic
+    for name in sorted(n for n, count in counts.items() if count > 1):
+        found[name] = f"{name}: in the ZIP {counts[name]} times; only one copy may be there"
+    return found
