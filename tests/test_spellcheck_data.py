@@ -102,7 +102,14 @@ def _no_correction(tmp_path: Path) -> str:
     return f"sage=spellcheck:{path}"
 
 
+def _two_formats(tmp_path: Path) -> str:
+    subset = _hub_layout(tmp_path / "data")
+    (subset / "test.jsonl").write_text((subset / "test.json").read_text(encoding="utf-8"), encoding="utf-8")
+    return f"sage=spellcheck:{subset}"
+
+
 @pytest.mark.parametrize(("spec", "said"), [
+    pytest.param(_two_formats, "in more than one format", id="one split twice"),
     pytest.param(lambda t: f"sage=spellcheck:{t / 'nowhere'}", "no such file or folder", id="missing"),
     pytest.param(_no_correction, "needs string 'source' and 'correction'", id="no correction column"),
     pytest.param(lambda t: "spellcheck:RUSpellRU", "the spellcheck pairs are SAGE rows", id="for every task"),

@@ -101,6 +101,9 @@ def _files(folder: Path, split: str) -> list[Path]:
     by_split = [p for p in found if p.stem.split("-")[0] in ("test", "train", "validation")]
     if by_split:
         found = [p for p in by_split if p.stem.split("-")[0] == split]
+    if len({p.suffix for p in found}) > 1:  # one split in two formats: the same pairs twice, most likely
+        raise DataError(f"holds its {split} pairs in more than one format ({', '.join(p.name for p in found)}): "
+                        "keep one", file=str(folder))
     return found
 
 
