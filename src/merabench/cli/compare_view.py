@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from merabench.cli.app import escape, say, stdout_console
+from merabench.report.leaderboard import versus_best
 from merabench.tasks import TASKS
 
 WIDE = 110
@@ -120,16 +121,6 @@ def _print_breakdowns(task: str, result: dict[str, Any]) -> None:
              [dimension.replace("_", " "), "rows", *sides, "B − A", "95 % interval"], rows)
 
 
-def _versus_best(cell: dict[str, Any]) -> str:
-    if cell.get("best"):
-        return "best"
-    diff = cell.get("vs_best")
-    if not diff:
-        return ""
-    mark = " *" if diff["significant"] else ""
-    return f"{_num(diff['difference'], True)}{mark}"
-
-
 def print_leaderboard(result: dict[str, Any]) -> None:
     for name, task in result["tasks"].items():
         metrics = [m.name for m in TASKS[name].metrics if any(m.name in r["metrics"] for r in task["runs"])]
@@ -148,7 +139,8 @@ def print_leaderboard(result: dict[str, Any]) -> None:
                 ci = cell.get("ci95") or [None, None]
                 diff = cell.get("vs_best") or {}
                 rows.append([str(run.get("rank", "")) if metric == task["ranked_by"] else "", run["folder"],
-                             _num(cell["value"]), _interval(*ci, signed=False), _versus_best(cell),
+                             _num(cell["value"]), _interval(*ci, signed=False),
+                             versus_best(cell, digits=_digits(), alone=True),
                              _interval(diff.get("low"), diff.get("high")) if diff else ""])
             unit = next((c["vs_best"]["unit"] for r in runs if (c := r["metrics"].get(metric)) and c.get("vs_best")), "")
             show(f"{name} {metric}" + (" (ranked by it)" if metric == task["ranked_by"] else "") +

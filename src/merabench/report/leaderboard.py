@@ -32,14 +32,18 @@ def cell_text(cell: dict[str, Any]) -> str:
     return text
 
 
-def versus_best(cell: dict[str, Any]) -> str:
+def versus_best(cell: dict[str, Any], *, digits: int = 3, alone: bool = False) -> str:
+    """"best", or the paired difference from the best run (* when its interval excludes 0), with
+    that interval and its units unless `alone` (the terminal shows them in columns of their own)."""
     if cell.get("best"):
         return "best"
     diff = cell.get("vs_best")
     if not diff:
         return ""
-    mark = " *" if diff["significant"] else ""
-    return f"{diff['difference']:+.3f}{mark} [{diff['low']:+.3f}, {diff['high']:+.3f}] over {diff['n']} {diff['unit']}"
+    said = f"{diff['difference']:+.{digits}f}" + (" *" if diff["significant"] else "")
+    if alone:
+        return said
+    return f"{said} [{diff['low']:+.{digits}f}, {diff['high']:+.{digits}f}] over {diff['n']} {diff['unit']}"
 
 
 def render(board: dict[str, Any]) -> str:
