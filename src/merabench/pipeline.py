@@ -429,7 +429,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         budget.restart()  # the deadline counts from the first request, not from the checks
         runner = Runner(source, out_dir=out, concurrency=workers(config), cache=cache,
-                        system_prompt=config.system_prompt, log_prompts=config.log_prompts,
+                        system_prompt=config.system_prompt, log_prompts=config.log_prompts, say=say,
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),

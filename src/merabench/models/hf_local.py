@@ -5,7 +5,10 @@ template when it has one. Generation ends at EOS, at a stop string (checked at e
 row never runs on to the token limit past its stop) or at the limit, and
 `finish_reason` says which. Generation runs in a worker thread, one request at a time (a local
 model is compute-bound: parallel requests would only contend), on the GPU when there is one. A
-row's latency is its own generation. The model is loaded at the first request that needs it, with
+row's latency is its own generation. Ctrl-C (the request cancelled) stops the generation at the
+next token, and the tokens made so far feed the live line (`generating`).
+The thread is a daemon: a load, which cannot be stopped half-way, never keeps the process from
+exiting (`busy` tells the CLI to leave without waiting for it). The model is loaded at the first request that needs it, with
 a line while it loads (a run whose every answer is cached or kept never loads it), timed once and
 reported in the notes.
 torch and transformers are imported only when such a model is asked for:
@@ -15,15 +18,17 @@ torch and transformers are imported only when such a model is asked for:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import importlib.util
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError, NotSent
-from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.models.base import Backend, Completion, Generating, GenerationOptions, Request
 from merabench.models.hf_source import describe_load_failure, resolve_source
 
 
@@ -38,6 +43,7 @@ class HFLocalBackend(Backend):
         self._turn: asyncio.Lock | None = None
         self._load_s: float | None = None
         self._say: Callable[[str], None] = lambda message: None
+        self._current: _Generation | None = None
 
     def speak_through(self, say: Callable[[str], None]) -> None:
         self._say = say
@@ -77,11 +83,15 @@ class HFLocalBackend(Backend):
         text = "\n\n".join(m["content"] for m in messages)
         return tokenizer(text, return_tensors="pt").input_ids
 
-    def _generate(self, messages: list[dict[str, str]]) -> Completion:
+    def _generate(self, messages: list[dict[str, str]], halt: threading.Event) -> Completion:
         with self._lock:
             if self._model is None:
                 self._say(f"loading {self.name} (the first request waits for it)")
-                self._load()
+                self._current = _Generation(time.monotonic(), 0, loading=True)
+                try:
+                    self._load()
+                finally:
+                    self._current = None
                 self._say(f"{self.name} loaded in {self._load_s:.1f} s")
             started = time.monotonic()  # after the lock and the load: the row's own generation time
             torch = self._torch
@@ -102,12 +112,17 @@ class HFLocalBackend(Backend):
                 kwargs["temperature"] = options.temperature
             else:  # a GGUF's or hub model's generation config may carry sampling defaults that greedy ignores
                 kwargs.update(temperature=None, top_p=None, top_k=None)
+            self._current = current = _Generation(started, n_prompt)
+            criteria: list[Any] = [WatchSteps(current, halt, torch)]
             if options.stop:
-                kwargs["stopping_criteria"] = self._transformers.StoppingCriteriaList(
-                    [StopAtStrings(self._tokenizer, options.stop, n_prompt, torch)])
+                criteria.append(StopAtStrings(self._tokenizer, options.stop, n_prompt, torch))
+            kwargs["stopping_criteria"] = self._transformers.StoppingCriteriaList(criteria)
             pad = self._tokenizer.pad_token_id if self._tokenizer.pad_token_id is not None else self._tokenizer.eos_token_id
-            with torch.no_grad():
-                output = self._model.generate(ids, attention_mask=torch.ones_like(ids), pad_token_id=pad, **kwargs)
+            try:
+                with torch.no_grad():
+                    output = self._model.generate(ids, attention_mask=torch.ones_like(ids), pad_token_id=pad, **kwargs)
+            finally:
+                self._current = None
             new = output[0][n_prompt:].tolist()
             text = self._tokenizer.decode(new, skip_special_tokens=True)
             latency = time.monotonic() - started
@@ -121,8 +136,12 @@ class HFLocalBackend(Backend):
         async with self._turn:  # one generation at a time: the others wait here, not in a thread
             if not request.may_send():
                 raise NotSent("the run stopped sending")
+            halt = threading.Event()
             try:
-                return await asyncio.to_thread(self._generate, list(request.messages))
+                return await in_daemon_thread(self._generate, list(request.messages), halt)
+            except asyncio.CancelledError:  # Ctrl-C, or the run stopping: the thread stops at its next token
+                halt.set()
+                raise
             except (ConfigError, BackendError):
                 raise
             except Exception as exc:  # out of memory, a chat template that refuses the messages (jinja2), ...
@@ -145,6 +164,12 @@ class HFLocalBackend(Backend):
             await asyncio.to_thread(check_gguf, self.path, source)
         return []
 
+    def generating(self) -> Generating | None:
+        current = self._current
+        if current is None:
+            return None
+        return Generating(current.tokens, time.monotonic() - current.started, loading=current.loading)
+
     def notes(self) -> list[str]:
         if self._load_s is None:
             return []
@@ -162,6 +187,69 @@ def check_gguf(spec: str, source: Any) -> None:
         GGUFReader(Path(source.location) / source.gguf_file)
     except Exception as exc:  # struct.error, ValueError, OSError: whatever a damaged file makes the reader raise
         raise ConfigError(describe_load_failure(spec, source, exc)) from None
+
+
+_BUSY: set[threading.Thread] = set()  # the model's threads still loading or generating
+
+
+def busy() -> bool:
+    """A load or generation still runs in a thread: the process should exit without joining it."""
+    return any(thread.is_alive() for thread in _BUSY)
+
+
+async def in_daemon_thread(work: Callable[..., Completion], *args: Any) -> Completion:
+    """`work(*args)` in a daemon thread of its own, awaited. Unlike asyncio.to_thread, the thread
+    never holds up the end of the event loop or of the process (asyncio.run waits for its executor's
+    threads; a load can take a minute)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Completion] = loop.create_future()
+
+    def settle(result: Completion | None, error: BaseException | None) -> None:
+        if done.cancelled():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = work(*args), None
+        except BaseException as exc:  # handed to the awaiting coroutine, which decides
+            result, error = None, exc
+        finally:
+            _BUSY.discard(threading.current_thread())
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits for the answer
+            loop.call_soon_threadsafe(settle, result, error)
+
+    thread = threading.Thread(target=run, name="merabench-hf", daemon=True)
+    _BUSY.add(thread)
+    thread.start()
+    return await done
+
+
+@dataclass
+class _Generation:
+    """The row being generated: when it started, its prompt's length, tokens made so far."""
+
+    started: float
+    n_prompt: int
+    tokens: int = 0
+    loading: bool = False
+
+
+class WatchSteps:
+    """A stopping criterion asked after every token: it counts the tokens for the live line and
+    ends generation once `halt` is set (the awaiting request was cancelled: Ctrl-C, the run
+    stopping), so nothing generates on after the run has gone."""
+
+    def __init__(self, current: _Generation, halt: threading.Event, torch: Any) -> None:
+        self.current, self.halt, self.torch = current, halt, torch
+
+    def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+        self.current.tokens = int(input_ids.shape[1]) - self.current.n_prompt
+        return self.torch.full((input_ids.shape[0],), self.halt.is_set(), dtype=self.torch.bool,
+                               device=input_ids.device)
 
 
 class StopAtStrings:

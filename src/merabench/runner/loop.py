@@ -27,13 +27,14 @@ from typing import Any, Protocol
 
 from merabench.errors import BackendError, DataError, NotSent, ServerRefused
 from merabench.formats.samples import SampleWriter, read_answers, samples_path
-from merabench.models.base import Backend, Completion, Request, ToolSpec
+from merabench.models.base import Backend, Completion, Generating, Request, ToolSpec
 from merabench.models.baselines import BaselineKind, baseline_answer
 from merabench.records import Answer, Status
 from merabench.rows.prompts import HistoryIndex, Message, request_digest
 from merabench.rows.row import Row, TaskData
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
+from merabench.runner.live import InFlight, LiveStatus, plan_line
 from merabench.runner.tool_loop import converse
 from merabench.runner.usage import within_prompt
 from merabench.scoring.think import think_text
@@ -47,12 +48,16 @@ CACHE_LOOKUP_CHARS = 1_000_000
 
 class ProgressSink(Protocol):
     def start(self, task: str, total: int, done: int) -> None: ...
+    def follow(self, status: Callable[[], LiveStatus]) -> None: ...
     def advance(self, task: str, *, error: bool) -> None: ...
     def finish(self) -> None: ...
 
 
 class NoProgress:
     def start(self, task: str, total: int, done: int) -> None:
+        pass
+
+    def follow(self, status: Callable[[], LiveStatus]) -> None:
         pass
 
     def advance(self, task: str, *, error: bool) -> None:
@@ -95,6 +100,7 @@ class AnswerSource(Protocol):
         ...
     def notes(self) -> list[str]: ...
     def run_facts(self) -> dict[str, Any]: ...
+    def generating(self) -> Generating | None: ...
     async def aclose(self) -> None: ...
 
 
@@ -128,6 +134,9 @@ class BackendSource:
     def run_facts(self) -> dict[str, Any]:
         return self.backend.run_facts()
 
+    def generating(self) -> Generating | None:
+        return self.backend.generating()
+
     async def aclose(self) -> None:
         await self.backend.aclose()
 
@@ -156,6 +165,9 @@ class BaselineSource:
 
     def run_facts(self) -> dict[str, Any]:
         return {}
+
+    def generating(self) -> Generating | None:
+        return None
 
     async def aclose(self) -> None:
         pass
@@ -218,6 +230,8 @@ class Runner:
     #: called once, at the run's first idle moment: every worker has a request in flight, or the
     #: last request is sent (work the end of the run needs can start in the background then)
     on_idle: Callable[[], None] = lambda: None
+    #: a line for the person running it (the run's first line: what it will ask)
+    say: Callable[[str], None] = lambda message: None
     notes: list[str] = field(default_factory=list)
     #: why the run stopped sending before the end (every endpoint refused to serve), else None
     stopped_by: str | None = None
@@ -288,7 +302,9 @@ class Runner:
 
     async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
         answers, done, writers = self._open(runs)
+        self.say(self._plan(runs, done))
         answering = _Answering(self, writers, answers)
+        self.progress.follow(answering.flying.status)
         saver = asyncio.create_task(answering.save_cache_batches())
         try:
             await run_pool(self._pending(runs, done, answering.emit), answering.answer_one, self.concurrency,
@@ -317,6 +333,14 @@ class Runner:
             self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
         return answers, done, writers
 
+    def _plan(self, runs: Sequence[TaskRun], done: dict[str, set[int]]) -> str:
+        """The run's first line (runner/live.py): rows to ask, and at most how many requests."""
+        to_ask = {run.task.name: len(run.data.rows) - len(done[run.task.name]) for run in runs}
+        requests = None
+        if not isinstance(self.source, BaselineSource):
+            requests = sum(count * _requests_per_row(run) for run, count in zip(runs, to_ask.values(), strict=True))
+        return plan_line(self.source.name, to_ask, sum(len(d) for d in done.values()), requests)
+
     def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:
         """Answers the cache already has, by messages digest, looked up in bulk before any request."""
         wanted = {key: digest for digest, key in keys.items() if key is not None}
@@ -344,6 +368,12 @@ class Runner:
         self.cache = None
 
 
+def _requests_per_row(run: TaskRun) -> int:
+    """At most how many requests one row of the task takes: a tool-calling conversation's replies."""
+    spec = run.task.tool_spec(run.data.rows[0]) if run.data.rows else None
+    return spec.max_replies if spec is not None else 1
+
+
 class _Answering:
     """One `Runner.run` under way: the answers not yet written to the samples files or stored in
     the cache, the requests in flight, and whether writing has failed."""
@@ -359,7 +389,7 @@ class _Answering:
         self.flush_scheduled = False
         self.cache_due = asyncio.Event()
         self.write_failed: list[OSError] = []
-        self.in_flight = 0
+        self.flying = InFlight(runner.source.generating)
 
     def flush(self) -> None:
         # to the OS at the end of this loop turn: a killed process loses nothing written, and a
@@ -404,8 +434,8 @@ class _Answering:
     async def answer_one(self, item: WorkItem) -> None:
         runner = self.runner
         started = time.monotonic()
-        self.in_flight += 1
-        if self.in_flight == runner.concurrency:
+        token = self.flying.enter()
+        if len(self.flying) == runner.concurrency:
             self.loop.call_soon(runner._idle)  # after this worker's request has left
         try:
             completion = await runner.source.complete(item, self.may_send)
@@ -419,7 +449,7 @@ class _Answering:
                                                     time.monotonic() - started, attempts=exc.attempts))
             return
         finally:
-            self.in_flight -= 1
+            self.flying.leave(token)
         if item.tools is None:  # the server's counts, checked (usage.py); a conversation checked each of its own
             completion = within_prompt(completion, item.messages)
         runner.on_completion(completion)
