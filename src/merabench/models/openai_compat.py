@@ -29,6 +29,7 @@ import aiohttp
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models import server_word
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.models.bodies import read_capped
 from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
@@ -39,7 +40,6 @@ from merabench.runner.usage import token_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
-MAX_REPLY_BYTES = 64 << 20  # a reply body read no further (an answer of max_tokens is far below)
 AUTO = "auto"
 
 
@@ -297,9 +297,7 @@ class OpenAICompatBackend(Backend):
                 timed_out = False
                 try:
                     async with self._client().post(url, data=body) as resp:
-                        size = resp.content_length  # said and small (every answer): one read, as ever
-                        raw = await (resp.read() if size is not None and size <= MAX_REPLY_BYTES
-                                     else read_capped(resp, shown))
+                        raw = await read_capped(resp, shown)
                     self._delivered += 1
                 except BaseException as exc:
                     timed_out = clock.expired()
@@ -347,22 +345,6 @@ async def pause_unless_stopped(seconds: float, may_send: Callable[[], bool], ste
             return False
         await asyncio.sleep(min(step_s, left))
     return may_send()
-
-
-async def read_capped(resp: aiohttp.ClientResponse, url: str) -> bytes:
-    """The reply body, read no further than MAX_REPLY_BYTES: a chat answer is kilobytes, so a
-    body past the cap is a broken server (stopped early, not read for a minute into memory)."""
-    too_big = BackendError(f"the reply from {url} is larger than {MAX_REPLY_BYTES >> 20} MiB (no chat answer "
-                           "is): not read further", retryable=False)
-    if resp.content_length is not None and resp.content_length > MAX_REPLY_BYTES:
-        raise too_big
-    pieces, size = [], 0  # chunked: counted as it comes
-    async for piece in resp.content.iter_chunked(1 << 20):
-        size += len(piece)
-        if size > MAX_REPLY_BYTES:
-            raise too_big
-        pieces.append(piece)
-    return b"".join(pieces)
 
 
 def endpoint_url(base_url: str, path: str) -> str:

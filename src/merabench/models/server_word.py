@@ -5,8 +5,9 @@
                     (vllm:num_requests_running / vllm:num_requests_waiting, sglang:num_running_reqs /
                     sglang:num_queue_reqs), read every POLL_S during the run
 
-All of it is at the server's root (the base URL without its `/v1`). A server that answers
-neither is learnt from its answers alone (models/concurrency.py).
+All of it is at the server's root (the base URL without its `/v1`), read no further than the
+chat replies' cap (models/bodies.py). A server that answers neither is learnt from its answers
+alone (models/concurrency.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 
+from merabench.errors import BackendError
+from merabench.models.bodies import read_capped
 from merabench.rows.jsonio import loads
 
 POLL_S = 1.0
@@ -36,8 +39,8 @@ async def total_slots(session: aiohttp.ClientSession, base_url: str) -> int | No
     """llama.cpp's `/props` total_slots, or None."""
     try:
         async with session.get(root_url(base_url, "/props")) as resp:
-            doc = loads(await resp.read()) if resp.status == 200 else None
-    except (aiohttp.ClientError, TimeoutError, ValueError):
+            doc = loads(await read_capped(resp, base_url)) if resp.status == 200 else None
+    except (aiohttp.ClientError, TimeoutError, ValueError, BackendError):  # BackendError: a body past the cap
         return None
     slots = doc.get("total_slots") if isinstance(doc, dict) else None
     if not isinstance(slots, int) or isinstance(slots, bool) or slots < 1:
@@ -69,8 +72,8 @@ async def fetch_metrics(session: aiohttp.ClientSession, base_url: str,
     answer at all."""
     try:
         async with session.get(root_url(base_url, "/metrics"), timeout=timeout) as resp:
-            return (await resp.read()).decode("utf-8", "replace") if resp.status == 200 else ""
-    except (aiohttp.ClientError, TimeoutError):
+            return (await read_capped(resp, base_url)).decode("utf-8", "replace") if resp.status == 200 else ""
+    except (aiohttp.ClientError, TimeoutError, BackendError):  # BackendError: a body past the cap
         return None
 
 

@@ -9,6 +9,10 @@ what to enable, rather than the run filling with an error row per question.
 
 from __future__ import annotations
 
+from merabench.errors import BackendError
+from merabench.models.bodies import read_capped
+from merabench.rows.jsonio import loads
+
 REFUSING_STATUS = frozenset({400, 404, 422, 500, 501})
 #: what engines say when they cannot take tools at all (vLLM's "auto" tool choice, llama.cpp without
 #: --jinja answering 500, Ollama for a model without a tool template, hosted APIs); a complaint about
@@ -71,7 +75,8 @@ async def template_drops_tools(base_url: str, headers: dict[str, str]) -> bool:
     """Whether the server renders a prompt without the `tools` it is sent: llama.cpp's
     /apply-template shows the prompt its chat template makes, and a template with no tool support
     (SmolLM2's, for one) leaves them out without a word, so the model would never see the catalog.
-    False when the server has no such endpoint or says nothing clear (nothing is known then)."""
+    False when the server has no such endpoint or says nothing clear (nothing is known then); its
+    body is read no further than the chat replies' cap (models/bodies.py)."""
     import aiohttp
 
     root = base_url.rstrip("/").removesuffix("/v1")
@@ -83,8 +88,8 @@ async def template_drops_tools(base_url: str, headers: dict[str, str]) -> bool:
                 session.post(f"{root}/apply-template", json=body) as resp:
             if resp.status != 200:
                 return False
-            doc = await resp.json(content_type=None)
-    except (aiohttp.ClientError, TimeoutError, ValueError):
+            doc = loads(await read_capped(resp, f"{root}/apply-template"))
+    except (aiohttp.ClientError, TimeoutError, ValueError, BackendError):  # BackendError: a body past the cap
         return False
     prompt = doc.get("prompt") if isinstance(doc, dict) else None
     return isinstance(prompt, str) and PROBE_TOOL not in prompt
