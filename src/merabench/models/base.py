@@ -16,6 +16,12 @@ from merabench.rows.prompts import Message
 #: the seeds merabench takes, a sampling seed and a GorillaHard generator seed alike: a signed
 #: 64-bit integer (what request bodies, torch and sqlite carry)
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1
+#: how deep a tool call's arguments may nest and still be held as an object; deeper ones are kept
+#: as their JSON text (models/openai_compat.py `tool_calls_of`), which scores as arguments that are
+#: not an object. No tool takes such arguments, and every later step that writes them out (the
+#: replayed conversation, the cache, the samples file) recurses once a level: orjson gives up at
+#: 255 levels, Python's json near 1,000.
+MAX_ARGUMENT_DEPTH = 64
 
 
 @dataclass(frozen=True)

@@ -28,13 +28,13 @@ import aiohttp
 
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models import server_word
-from merabench.models.base import Backend, Completion, GenerationOptions, Request
+from merabench.models.base import MAX_ARGUMENT_DEPTH, Backend, Completion, GenerationOptions, Request
 from merabench.models.bodies import read_capped
 from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.models.tool_support import refusal_line, refuses_tools
-from merabench.rows.jsonio import dumps_kept, loads
+from merabench.rows.jsonio import dumps_any_depth, dumps_kept, loads, nested_deeper_than
 from merabench.runner.redaction import redact_url, register_secret, register_url
 from merabench.runner.usage import token_counts
 
@@ -450,7 +450,8 @@ def tool_calls_of(value: Any) -> tuple[dict[str, Any], ...]:
     """A message's `tool_calls` as {"id", "name", "arguments"} each, `arguments` as it came (a JSON
     string by the API; some servers send an object): what it holds is the model's answer, read by
     the task (tasks/gorillahard/native/envelope.py), never here. A call without a function name
-    keeps an empty name, so that it shows and is scored, not dropped."""
+    keeps an empty name, so that it shows and is scored, not dropped; arguments nested past
+    MAX_ARGUMENT_DEPTH are kept as their text (`bounded`)."""
     if not isinstance(value, list):
         return ()
     calls = []
@@ -459,5 +460,13 @@ def tool_calls_of(value: Any) -> tuple[dict[str, Any], ...]:
         function = function if isinstance(function, dict) else {}
         name = function.get("name")
         calls.append({"id": entry.get("id") if isinstance(entry, dict) and isinstance(entry.get("id"), str) else None,
-                      "name": name if isinstance(name, str) else "", "arguments": function.get("arguments")})
+                      "name": name if isinstance(name, str) else "", "arguments": bounded(function.get("arguments"))})
     return tuple(calls)
+
+
+def bounded(arguments: Any) -> Any:
+    """A call's arguments as they came, unless an object or array nested deeper than
+    MAX_ARGUMENT_DEPTH: then its JSON text, so that nothing after the reply's parse holds it."""
+    if isinstance(arguments, dict | list) and nested_deeper_than(arguments, MAX_ARGUMENT_DEPTH):
+        return dumps_any_depth(arguments)
+    return arguments

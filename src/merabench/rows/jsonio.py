@@ -121,6 +121,48 @@ def dumps_kept(obj: Any) -> bytes:
     return bytes(memoryview(orjson.dumps(obj)))
 
 
+def nested_deeper_than(value: Any, levels: int) -> bool:
+    """Whether a parsed value nests objects or arrays more than `levels` deep (a scalar is 0 deep,
+    `{}` 1), found without recursion and without looking further down than `levels`."""
+    todo = [(value, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            if depth == levels:
+                return True
+            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+class _Syntax(str):
+    """A piece of JSON punctuation on dumps_any_depth's stack (a string value is a plain str)."""
+
+
+def dumps_any_depth(value: Any) -> str:
+    """Compact JSON text of a parsed value however deep it nests, non-ASCII kept, written without
+    recursion: json.dumps recurses once a level (Python's stack gives out near 1,000 levels) and
+    orjson.dumps refuses more than 255."""
+    out: list[str] = []
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, _Syntax):
+            out.append(item)
+        elif isinstance(item, dict):  # pushed last to first: popped as "{", key, value, ",", ... "}"
+            todo.append(_Syntax("}"))
+            for n, (key, child) in reversed(list(enumerate(item.items()))):
+                todo += [child, _Syntax(json.dumps(str(key), ensure_ascii=False) + ":"), *([_Syntax(",")] if n else [])]
+            todo.append(_Syntax("{"))
+        elif isinstance(item, list):
+            todo.append(_Syntax("]"))
+            for n, child in reversed(list(enumerate(item))):
+                todo += [child, *([_Syntax(",")] if n else [])]
+            todo.append(_Syntax("["))
+        else:
+            out.append(json.dumps(item, ensure_ascii=False))
+    return "".join(out)
+
+
 def json_lines(path: Path, *, text_only: bool = False) -> Iterator[tuple[int, Any]]:
     """(line number, value) for every non-blank line of a JSONL file; a line that is not JSON or not
     UTF-8 is a DataError naming the file, the line and the column. Read as bytes: the parser decodes."""

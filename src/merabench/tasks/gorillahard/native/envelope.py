@@ -14,7 +14,8 @@
 Names are mapped back to the catalog's; a name not sent (invented) is kept as the model wrote it,
 so the scorer counts it outside the catalog; a meta-tool beside other calls, or after one, is such
 a name too. Arguments are the JSON object the API's string holds; an object sent as is is taken as
-is; a string that is not a JSON object is kept as that string (the scorer: args not an object).
+is; a string that is not a JSON object, or one nested deeper than MAX_ARGUMENT_DEPTH levels (as
+models/openai_compat.py keeps such objects), is kept as that string (the scorer: args not an object).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from merabench.models.base import Completion
+from merabench.models.base import MAX_ARGUMENT_DEPTH, Completion
+from merabench.rows.jsonio import nested_deeper_than
 from merabench.tasks.gorillahard.native.tools import ABSTAIN, CLARIFY
 
 VIA_TEXT, VIA_CALLS = "text", "tool_calls"
@@ -39,7 +41,7 @@ def arguments_of(raw: Any) -> Any:
         parsed = json.loads(raw)
     except (ValueError, RecursionError):
         return raw
-    return parsed if isinstance(parsed, dict) else raw
+    return parsed if isinstance(parsed, dict) and not nested_deeper_than(parsed, MAX_ARGUMENT_DEPTH) else raw
 
 
 def _meta(call: Mapping[str, Any]) -> tuple[dict[str, Any], str] | None:
