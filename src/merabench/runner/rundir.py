@@ -13,6 +13,7 @@ run (the answers it has are kept, only the new rows are asked), and a smaller on
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -39,11 +40,28 @@ def make_folder(path: Path, what: str = "--out") -> None:
 
 
 def check_folder(path: Path, what: str = "--out") -> None:
-    """Refuse, before anything is made (the response cache, a lock), a folder path that is a
-    file or lies under one: make_folder would fail only after them."""
+    """Refuse, before anything is made or said (the response cache, a lock, a warning about the
+    answers), a folder path that cannot be written: a file or under one, or a folder (the path, or
+    the nearest one above it that exists) on a read-only file system or without write permission.
+    make_folder would fail only after them."""
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
+    if existing is None:
+        return
+    if not existing.is_dir():
         raise ConfigError(f"{what} {path}: cannot create the folder ({existing} is a file)")
+    if not os.access(existing, os.W_OK):
+        why = _unwritable(existing)
+        raise ConfigError(f"{what} {path}: the folder is not writable ({why})" if existing == path
+                          else f"{what} {path}: cannot create the folder ({existing} is not writable: {why})")
+
+
+def _unwritable(folder: Path) -> str:
+    """Why a folder that os.access says is not writable is not: its file system, or its permissions."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    return os.strerror(errno.EROFS if read_only else errno.EACCES)
 
 
 #: the lock files this process holds open: a forked child (the scoring's workers) closes its copies
