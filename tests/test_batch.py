@@ -237,13 +237,14 @@ def test_an_export_of_tasks_run_with_different_limits_is_refused_naming_them(tmp
         done.stderr.split())
 
 
-def test_an_export_from_a_folder_without_a_readable_results_json(tmp_path: Path) -> None:
+def test_an_export_from_a_folder_without_a_readable_results_json(tmp_path: Path, make_server) -> None:
     """`export-requests --run DIR`: a run killed before results.json exports its samples files'
     tasks; a results.json that is not JSON, or not UTF-8, is refused naming it (not taken for none);
     one behind a UTF-8 byte order mark reads as it is."""
     run = tmp_path / "run"
-    assert run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "3", "--out", str(run),
-                   "--no-progress").returncode == 0
+    server = make_server(reply=reply_to)  # the folder is openai:m's: its export is the same model's
+    assert run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--limit", "3",
+                   "--out", str(run), "--no-progress", "--no-cache").returncode == 0
     results = run / "results.json"
     written = results.read_bytes()
 

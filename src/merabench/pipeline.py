@@ -47,7 +47,14 @@ from merabench.runner.redaction import (
     register_url,
     unsendable_key,
 )
-from merabench.runner.rundir import check_folder, check_identity, check_score_folder, locked, make_folder
+from merabench.runner.rundir import (
+    check_folder,
+    check_identity,
+    check_score_folder,
+    locked,
+    make_folder,
+    same_run,
+)
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult, score_task
 from merabench.tasks import TASKS, get_task, parse_task_list
@@ -359,8 +366,20 @@ def export_requests(config: RunConfig, path: Path) -> int:
                           "request per tool-calling step; run it against an endpoint")
     runs = planned_runs(config)
     out = config.out_dir()
+    if out.exists():  # the answers are imported into the folder: refused now, not after a paid batch
+        same_run(out, run_identity(config, runs, config.model),
+                 remedy="the answers to these requests could not be imported into it: leave out the flags that "
+                        "differ (export-requests --run takes the run's own), or export for another folder")
     return write_requests(path, request_lines(runs, model, config.generation, config.system_prompt,
                                               out if out.exists() else None))
+
+
+def run_identity(config: RunConfig, runs: Sequence[TaskRun], model: str) -> dict[str, Any]:
+    """What a run folder's run.json records of the run (runner/rundir.py compares it with the
+    folder's own): the model, the settings that shape its answers and each task's data."""
+    return {"model": model, "options": config.generation.fingerprint(), "tool_mode": config.tool_mode,
+            "system_prompt": config.system_prompt, "split": config.split,
+            "data": data_identity([r.task for r in runs], config.data, {r.task.name: r.data.revision for r in runs})}
 
 
 def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
@@ -421,10 +440,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     check_folder(out)  # an --out that cannot be the run's folder stops before the cache is made
     cache = ResponseCache(config.cache_path) if needs_cache else None
     with locked(out):
-        check_identity(out, {"model": source.name, "options": config.generation.fingerprint(),
-                             "tool_mode": config.tool_mode,
-                             "system_prompt": config.system_prompt, "split": config.split,
-                             "data": data_identity(task_list, config.data, {r.task.name: r.data.revision for r in runs})})
+        check_identity(out, run_identity(config, runs, source.name))
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         budget.restart()  # the deadline counts from the first request, not from the checks

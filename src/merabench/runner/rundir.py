@@ -104,7 +104,18 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
-    """Refuse to resume a folder that holds a run with another model, other settings or other data.
+    """Refuse to resume a folder that holds a run with another model, other settings or other data
+    (`same_run`); record the run in its run.json."""
+    write_atomic(out_dir / RUN_FILE, json.dumps(same_run(out_dir, identity), ensure_ascii=False, indent=1) + "\n")
+
+
+_START_OVER = "use another --out, or delete the folder to start over"
+
+
+def same_run(out_dir: Path, identity: dict[str, Any], remedy: str = _START_OVER) -> dict[str, Any]:
+    """What the folder's run.json is to hold for a run of `identity`; a ConfigError, ending with
+    `remedy`, when the folder holds a run with another model, other settings or other data. Nothing
+    is written: `export-requests --run` asks it too, as the later import will.
 
     `identity["data"]` is by task ({task: {"spec": ..., "generator": ...}}): a task the folder has
     data of must come with the same data, a task new to the folder adds its own. A field the
@@ -112,19 +123,16 @@ def check_identity(out_dir: Path, identity: dict[str, Any]) -> None:
     recorded from now on. The identity is compared as run.json holds it, secrets masked (a key
     that is also the model's name is `openai:***` in the folder and now)."""
     identity = json.loads(redact(json.dumps(identity, ensure_ascii=False)))
-    previous = recorded_identity(out_dir)
-    if previous is not None:
-        found = changes(previous, identity)
-        if found:
-            raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); {_START_OVER}")
-        identity = {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
-    write_atomic(out_dir / RUN_FILE, json.dumps(identity, ensure_ascii=False, indent=1) + "\n")
+    previous = recorded_identity(out_dir, remedy)
+    if previous is None:
+        return identity
+    found = changes(previous, identity)
+    if found:
+        raise ConfigError(f"{out_dir} holds a run with other settings ({'; '.join(found)}); {remedy}")
+    return {**previous, **identity, "data": _merged(_data(previous), _data(identity))}
 
 
-_START_OVER = "use another --out, or delete the folder to start over"
-
-
-def _check_plain_file(path: Path) -> None:
+def _check_plain_file(path: Path, remedy: str) -> None:
     """A run's own file is a regular file in its folder: a FIFO would hang the read, a folder
     crash it, a symlink make the run append its answers to a file outside the folder."""
     try:
@@ -133,21 +141,21 @@ def _check_plain_file(path: Path) -> None:
         return
     if not stat.S_ISREG(mode):
         what = "a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "no regular file"
-        raise ConfigError(f"{path} is {what}, not the file a run writes; {_START_OVER}")
+        raise ConfigError(f"{path} is {what}, not the file a run writes; {remedy}")
 
 
-def recorded_identity(out_dir: Path) -> dict[str, Any] | None:
+def recorded_identity(out_dir: Path, remedy: str = _START_OVER) -> dict[str, Any] | None:
     """The folder's run.json, or None for a folder with no run yet. Answers whose run cannot be
     read (run.json missing beside them, cut short, not an object, naming no model) could be any
     model's: the folder is refused, never resumed as this run's."""
     path = out_dir / RUN_FILE
     answers = sorted(out_dir.glob("samples_*.jsonl"))
     for own in [path, *answers]:
-        _check_plain_file(own)
+        _check_plain_file(own, remedy)
     if not path.exists():
         if answers:
             raise ConfigError(f"{out_dir} holds answers ({', '.join(p.name for p in answers)}) but no {RUN_FILE}: which model "
-                              f"gave them cannot be known, so they are not reused; {_START_OVER}")
+                              f"gave them cannot be known, so they are not reused; {remedy}")
         return None
     try:
         previous = json.loads(path.read_text(encoding="utf-8"))
@@ -158,7 +166,7 @@ def recorded_identity(out_dir: Path) -> dict[str, Any] | None:
         damage = "names no model"
     if damage:
         raise ConfigError(f"{path} {damage}: the folder's run cannot be identified, so its answers are not "
-                          f"reused; {_START_OVER}")
+                          f"reused; {remedy}")
     return previous
 
 
