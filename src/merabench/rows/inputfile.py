@@ -1,6 +1,8 @@
-"""The bytes behind an input path (`--data`, `--predictions`): a regular file, a pipe
-(`<(...)`, `/dev/stdin`) or `-` for standard input. A folder where a file is expected, a device
-(`/dev/zero` reads forever) or a socket is refused by name, and a pipe is read at most MAX_BYTES.
+"""The bytes behind an input path (`--data`, `--data sage=spellcheck:PATH`, `--predictions`, a
+config or price file): a regular file, a pipe (`<(...)`, `/dev/stdin`) or `-` for standard input.
+A folder where a file is expected, a device (`/dev/zero` reads forever, also through a symlink:
+the target is what would be read) or a socket is refused by name, and nothing is read past
+MAX_BYTES. `read_input` is the one way in for an input read whole; `utf8_text` decodes it.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ import stat
 import sys
 from pathlib import Path
 
-from merabench.errors import DataError
+from merabench.errors import DataError, reading
 
 STDIN = "-"
-MAX_BYTES = 4 << 30  # a pipe that never ends is cut off here, not read until memory runs out
+MAX_BYTES = 4 << 30  # a pipe that never ends is cut off here, not read until memory runs out; a larger file is refused
 
 
 def is_stream(path: Path) -> bool:
@@ -47,8 +49,43 @@ def read_stream(path: Path) -> bytes:
     check_readable(path)
     data = sys.stdin.buffer.read(MAX_BYTES + 1) if str(path) == STDIN else _pipe_bytes(path)
     if len(data) > MAX_BYTES:
-        raise DataError(f"gives more than {MAX_BYTES >> 30} GiB; endless input is refused", file=str(path))
+        raise _too_large(path)
     return data
+
+
+def read_input(path: Path) -> bytes:
+    """All the bytes of an input path, whatever it is: a pipe or standard input as read_stream
+    reads them, a regular file of at most MAX_BYTES; anything else is refused by check_readable."""
+    if is_stream(path):
+        return read_stream(path)
+    check_readable(path)
+    if os.stat(path).st_size > MAX_BYTES:  # refused before a byte is read, not once memory is full
+        raise _too_large(path)
+    with reading(path):
+        return path.read_bytes()
+
+
+def _too_large(path: Path) -> DataError:
+    return DataError(f"gives more than {MAX_BYTES >> 30} GiB; input that large (or endless) is refused",
+                     file=str(path))
+
+
+def utf8_text(data: bytes, *, file: str) -> str:
+    """`data` as UTF-8 text without a leading byte order mark (Windows editors write one); bytes
+    that are not UTF-8 are a DataError naming the file, the line and the column."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise not_utf8(exc, file=file) from None
+
+
+def not_utf8(exc: UnicodeDecodeError, *, file: str, first_line: int = 1) -> DataError:
+    """Where `exc`'s bytes stop being UTF-8, as a DataError naming the line and the column (in
+    bytes); `first_line` is the number of the bytes' first line in the file."""
+    data, at = exc.object, exc.start
+    column = at - data.rfind(b"\n", 0, at)  # rfind gives -1 on the first line: column at + 1
+    return DataError(f"not UTF-8 text (byte 0x{data[at]:02x} at column {column})", file=file,
+                     line=first_line + data.count(b"\n", 0, at))
 
 
 def _pipe_bytes(path: Path) -> bytes:
@@ -72,11 +109,6 @@ def read_text(path: Path, what: str) -> str:
     """A small text input (`--config`, `--price-file`, `--judge-prompt`) as UTF-8: a file or a pipe
     with a writer; a folder, a device or a pipe nobody writes is one line naming `what` and it."""
     try:
-        if is_stream(path):
-            data = read_stream(path)
-        else:
-            check_readable(path)
-            data = path.read_bytes()
+        return utf8_text(read_input(path), file=str(path))
     except DataError as exc:
-        raise DataError(exc.reason, file=f"{what} {path}") from None
-    return data.decode("utf-8")
+        raise DataError(exc.reason, file=f"{what} {path}", line=exc.line) from None

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from merabench.errors import DataError, json_problem
+from merabench.rows.inputfile import not_utf8
 
 MAX_DEPTH = 1024
 
@@ -114,6 +115,15 @@ def _utf8(text: str | bytes) -> str | bytes:
     return text if isinstance(text, bytes) or text.isascii() else text.encode("utf-8")
 
 
+def load_document(data: bytes, *, file: str, text_only: bool = False) -> Any:
+    """A whole file's bytes as one JSON value (`loads`); bytes that are not UTF-8 are a DataError
+    naming the line, not only the offset."""
+    try:
+        return loads(data, text_only=text_only)
+    except UnicodeDecodeError as exc:
+        raise not_utf8(exc, file=file) from None
+
+
 def dumps_kept(obj: Any) -> bytes:
     """orjson's bytes for a value that will be held a while (a request body in flight): orjson
     sizes its buffer generously (about 260 KB for a 26 KB GorillaHard body), so the text is copied
@@ -181,5 +191,4 @@ def lines_of(raw_lines: Iterable[bytes], *, file: str, text_only: bool = False) 
             raise DataError(f"not valid JSON ({json_problem(exc)} at column {exc.colno})", file=file,
                             line=lineno) from None
         except UnicodeDecodeError as exc:
-            raise DataError(f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {exc.start + 1})",
-                            file=file, line=lineno) from None
+            raise not_utf8(exc, file=file, first_line=lineno) from None
