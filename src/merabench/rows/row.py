@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
-from merabench.rows.inputfile import check_readable, is_stream, read_stream
+from merabench.rows.inputfile import check_readable, is_stream, read_input
 from merabench.rows.inputs import Inputs
-from merabench.rows.jsonio import json_lines, lines_of, loads
+from merabench.rows.jsonio import json_lines, lines_of, load_document
 
 SPLITS = ("test", "shots")
 
@@ -153,22 +154,46 @@ def _read_jsonl(path: Path) -> list[Row]:
 
 def _read_json(path: Path) -> dict[str, list[Row]]:
     with reading(path):
-        return _rows_of_document(loads(path.read_bytes(), text_only=True), path)
+        return _rows_of_document(load_document(read_input(path), file=str(path), text_only=True), path)
 
 
 def _read_sniffed(path: Path) -> dict[str, list[Row]]:
     """A pipe, standard input or a file named neither .json nor .jsonl, read once: a JSON
     document of rows, or JSONL."""
     with reading(path):
-        data = read_stream(path)
+        data = read_input(path)
+        _refuse_a_table(path, data)
         try:
-            doc = loads(data, text_only=True)
+            doc = load_document(data, file=str(path), text_only=True)
         except json.JSONDecodeError:
             doc = None  # more than one value: JSONL (whose malformed line is named below)
         if isinstance(doc, list) or (isinstance(doc, dict) and isinstance(doc.get("data"), dict)):
             return _rows_of_document(doc, path)
         lines = lines_of(data.splitlines(), file=str(path), text_only=True)
         return {"test": [parse_row(obj, file=str(path), line=lineno) for lineno, obj in lines]}
+
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+#: a CSV header line: two or more plain names apart by commas, semicolons or tabs (no JSON row starts so)
+_CSV_HEADER = re.compile(r'\s*"?[\w .-]+"?(\s*[,;\t]\s*"?[\w .-]+"?)+\s*')
+
+
+def _refuse_a_table(path: Path, data: bytes) -> None:
+    """A CSV or parquet file where rows are expected (SAGE pairs given without `spellcheck:`, most
+    likely) is one line saying what it looks like and what --data takes, not "not valid JSON"."""
+    start = data[:4096].lstrip()[:200]
+    first_line = start.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    if start[:1] in (b"{", b"["):  # JSON, whatever the name says: read as such
+        return
+    if data.startswith(b"PAR1"):
+        looks = "a parquet file"
+    elif _CSV_HEADER.fullmatch(first_line) or path.suffix.lower() in TABLE_SUFFIXES:
+        looks = f"a CSV file (first line: {first_line[:80]!r})"
+    else:
+        return
+    raise DataError(f"looks like {looks}, not MERA rows: --data takes JSONL rows, a JSON list of rows, the MERA task "
+                    "JSON or a folder with test.jsonl; SAGE pairs (source and correction columns in a CSV, JSON or "
+                    f"parquet file) are read with --data sage=spellcheck:{path}", file=str(path))
 
 
 def _rows_of_document(doc: Any, path: Path) -> dict[str, list[Row]]:
@@ -280,9 +305,11 @@ def _offline_message(dataset_id: str) -> str:
     return f"--data hub: offline mode is on (HF_HUB_OFFLINE) and {dataset_id} is not in the local cache; {LOCAL_COPY}"
 
 
-def check_hub_reachable(dataset_id: str, timeout_s: float = 4.0) -> None:
+def check_hub_reachable(dataset_id: str, timeout_s: float = 4.0, *, spec: str = "--data hub",
+                        instead: str = f"{LOCAL_COPY}, or set HF_HUB_OFFLINE=1 to use a cached copy") -> None:
     """One request to the hub's endpoint, answered or not within seconds: without a network the
-    hub client retries for half a minute before it says so."""
+    hub client retries for half a minute before it says so. The line names `spec` (what asked for
+    the hub) and says what to do `instead`."""
     import urllib.error
     import urllib.request
 
@@ -293,8 +320,8 @@ def check_hub_reachable(dataset_id: str, timeout_s: float = 4.0) -> None:
         return  # it answered: reachable
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
-        raise ConfigError(f"--data hub: the hub ({endpoint}) is unreachable ({reason}) while loading {dataset_id}; "
-                          f"{LOCAL_COPY}, or set HF_HUB_OFFLINE=1 to use a cached copy") from None
+        raise ConfigError(f"{spec}: the hub ({endpoint}) is unreachable ({reason}) while loading {dataset_id}; "
+                          f"{instead}") from None
 
 
 def _hub_failure(dataset_id: str, split: str, exc: BaseException, offline: bool) -> str:
