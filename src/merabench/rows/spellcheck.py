@@ -11,7 +11,8 @@ the pairs are read, so the same file gives the same ids on every run.
     spellcheck:RUSpellRU            the subset's test split from the hub
     spellcheck:RUSpellRU/train      another split
     spellcheck:PATH                 a local copy: a JSONL, JSON, CSV or parquet file, or a folder of them
-                                    (a folder with test.* / train.* files: the test ones)
+                                    (a folder with test.* / train.* files: the test ones), read as
+                                    --data reads its files (rows/pairfiles.py)
 
 The dataset has been published with a loading script, which recent `datasets` versions do not
 run: the hub's parquet conversion (refs/convert/parquet) is read then, and the source says which.
@@ -20,20 +21,18 @@ Scores on these pairs are comparable in kind with the leaderboard's, not equal t
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
-from merabench.rows.jsonio import json_lines, loads
-from merabench.rows.row import Row, TaskData, read_bundled
+from merabench.rows.inputfile import check_readable
+from merabench.rows.pairfiles import SUFFIXES, Entry, described, read_pair_file
+from merabench.rows.row import Row, TaskData, check_hub_reachable, hub_offline, read_bundled
 
 PREFIX = "spellcheck:"
 DATASET = "ai-forever/spellcheck_punctuation_benchmark"
 SUBSETS = ("RUSpellRU", "MultidomainGold", "MedSpellchecker", "GitHubTypoCorpusRu")
-SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 PUBLIC_PAIRS = ("these are the public SAGE benchmark's pairs, not MERA's SAGE test set: scores are comparable in "
                 "kind with the leaderboard's, not equal to them")
 LOCAL_FORM = "--data sage=spellcheck:PATH (a JSONL, JSON, CSV or parquet file with source and correction, or a folder of them)"
@@ -63,35 +62,25 @@ def task_prompts() -> list[str]:
     return prompts
 
 
-def as_rows(pairs: list[dict[str, Any]], label: str) -> list[Row]:
-    """Each pair as a SAGE row (see the module's docstring); a pair without string `source` and
-    `correction` is a DataError naming it."""
+def as_rows(entries: list[Entry]) -> list[Row]:
+    """Each pair as a SAGE row (see the module's docstring). An entry that is not a pair, or a pair
+    without string `source` and `correction`, is a DataError naming it: skipping it would shift
+    every later id off the file's entries."""
     prompts = task_prompts()
     rows = []
-    for n, pair in enumerate(pairs):
+    for n, entry in enumerate(entries):
+        pair = entry.value
+        if not isinstance(pair, dict):
+            raise entry.refused(f"not a pair (got {described(pair)}); a pair is an object with string 'source' "
+                                "and 'correction'")
         source, correction = pair.get("source"), pair.get("correction")
         if not isinstance(source, str) or not isinstance(correction, str):
-            raise DataError("a pair needs string 'source' and 'correction' columns", file=label, line=n + 1)
+            raise entry.refused("a pair needs string 'source' and 'correction' columns")
         meta: dict[str, Any] = {"id": n, "prompt": n % len(prompts)}
         if isinstance(pair.get("domain"), str):
             meta["domain"] = pair["domain"]
         rows.append(Row(prompts[n % len(prompts)], {"source": source}, correction, meta))
     return rows
-
-
-def _read_file(path: Path) -> list[dict[str, Any]]:
-    with reading(path):
-        if path.suffix == ".parquet":
-            import pyarrow.parquet as pq  # heavy, and only for parquet
-
-            return pq.read_table(path, columns=None).to_pylist()
-        if path.suffix == ".csv":
-            return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
-        text = path.read_bytes()
-        if path.suffix == ".json" and text.lstrip()[:1] == b"[":
-            doc = loads(text)
-            return [d for d in doc if isinstance(d, dict)] if isinstance(doc, list) else []
-        return [obj for _, obj in json_lines(path)]
 
 
 def _files(folder: Path, split: str) -> list[Path]:
@@ -107,27 +96,30 @@ def _files(folder: Path, split: str) -> list[Path]:
     return found
 
 
-def read_local_pairs(path: Path, split: str = "test") -> list[dict[str, Any]]:
+def read_local_pairs(path: Path, split: str = "test") -> list[Entry]:
+    """The entries of a local copy: a file, or a folder's files of `split` (`_files`)."""
     if not path.exists():
         raise DataError(f"no such file or folder; {LOCAL_FORM}", file=str(path))
-    files = _files(path, split) if path.is_dir() else [path]
+    check_readable(path, folder_ok=True)  # a device (a symlink to /dev/zero too) or socket, by name
+    with reading(path):
+        files = _files(path, split) if path.is_dir() else [path]
     if not files:
         raise DataError(f"holds no {split} file of {', '.join(SUFFIXES)}", file=str(path))
-    pairs: list[dict[str, Any]] = []
+    entries: list[Entry] = []
     for file in files:
         if file.suffix not in SUFFIXES:
             raise DataError(f"is not one of {', '.join(SUFFIXES)}", file=str(file))
-        pairs += _read_file(file)
-    return pairs
+        entries += read_pair_file(file)
+    return entries
 
 
 def read_hub_pairs(subset: str, split: str) -> tuple[list[dict[str, Any]], str]:
     """The subset's pairs from the hub, and how they were read (its loading script, or the parquet
     conversion where the installed `datasets` cannot run the script)."""
-    from merabench.rows.row import hub_offline
-
     if hub_offline():
         raise ConfigError(f"--data sage=spellcheck:{subset}: offline mode is on (HF_HUB_OFFLINE); {LOCAL_FORM}")
+    # seconds, not the hub client's half minute of retry lines, when the hub cannot be reached
+    check_hub_reachable(DATASET, spec=f"--data sage=spellcheck:{subset}", instead=f"download it and give {LOCAL_FORM}")
     try:
         import datasets
     except ImportError:
@@ -153,12 +145,13 @@ def load_spellcheck(spec: str, split: str = "test") -> TaskData:
         subset, wanted = named
         pairs, how = read_hub_pairs(subset, wanted if "/" in spec else split)
         source = f"{PREFIX}{DATASET}/{subset}/{wanted if '/' in spec else split} ({how})"
+        entries = [Entry(pair, source, place=f"row {n}") for n, pair in enumerate(pairs)]
     else:
         path = Path(spec[len(PREFIX):])
         if not spec[len(PREFIX):]:
             raise ConfigError(f"--data sage=spellcheck: names nothing; give a subset ({', '.join(SUBSETS)}) or a PATH")
-        pairs = read_local_pairs(path, split)
+        entries = read_local_pairs(path, split)
         source = f"{PREFIX}{path}"
-    if not pairs:
+    if not entries:
         raise DataError("holds no pairs", file=source)
-    return TaskData(source=source, rows=tuple(as_rows(pairs, source)), note=PUBLIC_PAIRS)
+    return TaskData(source=source, rows=tuple(as_rows(entries)), note=PUBLIC_PAIRS)
