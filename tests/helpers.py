@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
 import json
 import os
+import pty
+import re
+import struct
 import subprocess
 import sys
+import termios
+import threading
+import time
 from pathlib import Path
 
 from merabench.rows.prompts import render_row
@@ -84,3 +92,50 @@ def smollm2_gguf() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class OnTerminal:
+    """merabench running with its stderr on a terminal (a pseudo-terminal `columns` wide), so its
+    live display is on as a person sees it; what it writes is read as it comes."""
+
+    def __init__(self, *args: str, columns: int = 240) -> None:
+        self.terminal, child_side = pty.openpty()
+        fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # the terminal says its width
+        self.process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=child_side, env=env)
+        os.close(child_side)
+        self.seen = b""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        with contextlib.suppress(OSError):  # EIO once the child has closed the terminal
+            while chunk := os.read(self.terminal, 1 << 16):
+                self.seen += chunk
+
+    def wait_for(self, text: str, timeout: float = 600) -> None:
+        """Until `text` has been shown (a line the terminal's width wrapped between words too)."""
+        deadline = time.monotonic() + timeout
+        wanted = " ".join(text.split()).encode()
+        while wanted not in b" ".join(self.seen.split()):
+            assert self.process.poll() is None, self.text()
+            assert time.monotonic() < deadline, f"never saw {text!r}: {self.text()[-2000:]}"
+            time.sleep(0.1)
+
+    def signal_and_time(self, signum: int) -> tuple[int, float]:
+        sent = time.monotonic()
+        self.process.send_signal(signum)
+        code = self.process.wait(timeout=120)
+        return code, time.monotonic() - sent
+
+    def finish(self, timeout: float = 300) -> int:
+        code = self.process.wait(timeout=timeout)
+        time.sleep(0.2)  # the reader's last chunk
+        return code
+
+    def text(self) -> str:
+        return self.seen.decode("utf-8", "replace")
+
+    def lines(self) -> list[str]:
+        """What the terminal shows, line by line, without its escape sequences."""
+        plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", self.text())
+        return [line.split("\r")[-1] for line in plain.split("\r\n")]

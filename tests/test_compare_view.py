@@ -3,11 +3,13 @@ notes say why rows were left out and which generation settings differ."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import cli_command, run_cli
 
 CUT = re.compile(r"\S…")  # rich's cut cell ends in "…" right after the text; an interval is "a … b"
 
@@ -48,3 +50,18 @@ def test_compare_says_why_rows_were_left_out_and_which_settings_differ(runs: dic
     assert f"left out (--limit: none in {runs['copy']}, 10 in {runs['copy_limited']})" in done.stderr
     assert (f"different generation settings (max_tokens 4096 in {runs['copy']}, 256 in {runs['copy_limited']})"
             in done.stderr)
+
+
+@pytest.mark.parametrize("which", [("copy", "random"), ("reference", "copy", "random")], ids=["two", "three"])
+def test_piped_compare_without_columns_fits_80_and_ends_no_line_in_blanks(runs: dict[str, Path],
+                                                                          which: tuple[str, ...]) -> None:
+    """Before: piped with no $COLUMNS, tables were laid out for 160 columns (lines of 102) and every
+    line was padded with blanks to the table's width."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run(cli_command("compare", *(str(runs[name]) for name in which)), capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    folders = tuple(str(runs[name]) for name in which)
+    lines = [line for line in done.stdout.splitlines() if not any(f in line for f in folders) or "   " in line]
+    assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+    assert not [line for line in done.stdout.splitlines() if line != line.rstrip()]

@@ -6,20 +6,11 @@ answer finished before, and resume with the rest. The progress display shows wha
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import pty
 import signal
-import struct
-import subprocess
-import termios
-import threading
-import time
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, read_jsonl, run_cli, smollm2_gguf
+from helpers import OnTerminal, read_jsonl, run_cli, smollm2_gguf
 
 pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
 pytestmark = pytest.mark.timeout(900)
@@ -27,41 +18,6 @@ pytestmark = pytest.mark.timeout(900)
 #: far past the old behaviour's wait (a row ran on to its 4,096 tokens: minutes), and well within
 #: the 2 s the issue asks on an idle machine plus the load of a test run beside other tests
 PROMPT_EXIT_S = 10.0
-
-
-class Watched:
-    """merabench running with its stderr on a terminal (a pseudo-terminal of 240 columns), so its
-    live display is on as a person sees it; what it writes is read as it comes."""
-
-    def __init__(self, *args: str) -> None:
-        self.terminal, child_side = pty.openpty()
-        fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 240, 0, 0))
-        self.process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=child_side,
-                                        env=dict(os.environ, COLUMNS="240"))
-        os.close(child_side)
-        self.seen = b""
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        with contextlib.suppress(OSError):  # EIO once the child has closed the terminal
-            while chunk := os.read(self.terminal, 1 << 16):
-                self.seen += chunk
-
-    def wait_for(self, text: str, timeout: float = 600) -> None:
-        deadline = time.monotonic() + timeout
-        while text.encode() not in self.seen:
-            assert self.process.poll() is None, self.text()
-            assert time.monotonic() < deadline, f"never saw {text!r}: {self.text()[-2000:]}"
-            time.sleep(0.1)
-
-    def signal_and_time(self, signum: int) -> tuple[int, float]:
-        sent = time.monotonic()
-        self.process.send_signal(signum)
-        code = self.process.wait(timeout=120)
-        return code, time.monotonic() - sent
-
-    def text(self) -> str:
-        return self.seen.decode("utf-8", "replace")
 
 
 def run_args(out: Path, *extra: str) -> list[str]:
@@ -72,7 +28,7 @@ def run_args(out: Path, *extra: str) -> list[str]:
 def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = run_args(out, "--max-tokens", "40")  # a row of about 3 s: the first ends, the second is cut
-    run = Watched(*args)
+    run = OnTerminal(*args)
     run.wait_for("3 row(s) to ask (sage 3); at most 3 request(s)")  # the run's first line
     run.wait_for("loading the model:")  # the live line while the first row waits for the load
     run.wait_for("1/3")
@@ -93,7 +49,7 @@ def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tm
 
 
 def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
-    run = Watched(*run_args(tmp_path / "out"))
+    run = OnTerminal(*run_args(tmp_path / "out"))
     run.wait_for("loading the model:")
     code, took = run.signal_and_time(signal.SIGINT)
     assert code == 130 and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])
@@ -104,7 +60,7 @@ def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
 def test_a_signal_while_a_row_generates_its_default_4096_tokens(tmp_path: Path, signum: int, exit_code: int) -> None:
     """Before: the first Ctrl-C did nothing, the second printed the line and the row went on to
     its 4,096 tokens (minutes) before the process ended."""
-    run = Watched(*run_args(tmp_path / "out"))
+    run = OnTerminal(*run_args(tmp_path / "out"))
     run.wait_for("generating a row: ")
     code, took = run.signal_and_time(signum)
     assert code == exit_code and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])

@@ -27,7 +27,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 def stderr_console() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, soft_wrap=True, emoji=False)  # messages stay one line each, greppable
+    # piped or logged, a message stays one line, greppable; on a terminal it wraps between words
+    # to the window's width (the terminal itself would cut "loaded" into "loade" and "d")
+    return Console(stderr=True, soft_wrap=not sys.stderr.isatty(), emoji=False)
 
 
 @functools.cache

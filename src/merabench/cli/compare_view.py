@@ -9,6 +9,7 @@ difference from the best run. Four decimals from 110 columns, three below.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,10 +18,17 @@ from merabench.report.leaderboard import versus_best
 from merabench.tasks import TASKS
 
 WIDE = 110
+PIPED_WIDTH = 80  # piped or redirected, with no $COLUMNS: the width most terminals and viewers show
 
 
 def _width() -> int:
-    return stdout_console().width
+    """The terminal's width; piped, $COLUMNS or 80 (not the 160 the summary's tables get: these
+    tables can always fold into records, and a file of them is read in a terminal later)."""
+    console = stdout_console()
+    if console.is_terminal:
+        return console.width
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) >= 40 else PIPED_WIDTH
 
 
 def _digits() -> int:
@@ -48,6 +56,14 @@ def _stacked(row: Sequence[str], columns: Sequence[str], left: int, width: int) 
     return [*lines, line.rstrip()] if line.strip() else lines
 
 
+def _print_fitted(renderable: Any) -> None:
+    """`renderable` laid out to the width, each line without the blanks rich pads it with."""
+    console = stdout_console()
+    with console.capture() as captured:
+        console.print(renderable, width=_width())
+    console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
 def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1) -> None:
     """A table when it fits the terminal (the first `left` columns left-aligned), else each row as a
     record of `column value` pairs; never a cell cut."""
@@ -61,7 +77,7 @@ def show(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]], *, l
             table.add_column(escape(column), justify="left" if k < left else "right", no_wrap=True)
         for row in rows:
             table.add_row(*(escape(cell) for cell in row))
-        console.print(table)
+        _print_fitted(table)
         return
     console.print(escape(title), highlight=False, soft_wrap=True)
     for row in rows:
@@ -146,7 +162,7 @@ def print_leaderboard(result: dict[str, Any]) -> None:
             show(f"{name} {metric}" + (" (ranked by it)" if metric == task["ranked_by"] else "") +
                  (f", over {unit}" if unit else ""),
                  ["rank", "run", "value", "95 % interval", "− best", "its interval"], rows, left=2)
-    stdout_console().print("each value with its 95 % interval; − best: the paired difference from the best run "
-                           "(*: its interval excludes 0)")
+    _print_fitted("each value with its 95 % interval; − best: the paired difference from the best run "
+                  "(*: its interval excludes 0)")
     for note in result["notes"]:
         say(f"note: {note}")
