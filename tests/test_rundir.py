@@ -54,8 +54,11 @@ def test_a_live_run_blocks_a_second_and_a_stopped_one_leaves_no_lock(tmp_path: P
     finally:
         first.kill()
     assert first.returncode == (130 if stop == signal.SIGINT else -signal.SIGKILL)
-    assert (out / LOCK_FILE).read_text() == f"pid {first.pid}"  # the file stays; its lock went with the process
-    assert lock_is_free(out)
+    if stop == signal.SIGKILL:  # no way to clean up: the file stays, its lock went with the process
+        assert (out / LOCK_FILE).read_text() == f"pid {first.pid}"
+        assert lock_is_free(out)
+    else:  # unwound: the lock file went with the lock
+        assert not (out / LOCK_FILE).exists()
     resumed = run_cli(*args[:-1], "8")
     assert resumed.returncode == 0, resumed.stderr
     assert samples.read_bytes().count(b"\n") >= 40
@@ -98,3 +101,36 @@ def test_a_killed_runs_forked_workers_do_not_keep_its_lock(tmp_path: Path) -> No
     finally:
         holder.kill()
         os.kill(child, signal.SIGKILL)
+
+
+def test_a_finished_run_leaves_no_lock_file(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    done = run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "3", "--out", str(out), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert not (out / LOCK_FILE).exists()
+    assert (out / "results.json").is_file()
+
+
+def test_a_lock_file_removed_by_its_holder_between_open_and_lock_is_not_taken(tmp_path: Path, monkeypatch) -> None:
+    """The race that removing the lock file opens: this process opened the file, its holder then
+    finished and removed it, and a third process made a new one. Locking the removed file would
+    let two runs write the folder; the lock is taken on the file at the path instead."""
+    from merabench.runner import rundir
+
+    lock_file = tmp_path / LOCK_FILE
+    lock_file.write_text("pid 1")
+    real_flock = fcntl.flock
+    swapped: list[int] = []
+
+    def flock_after_a_swap(handle, operation):
+        if not swapped:  # the first attempt: the file this handle opened is replaced meanwhile
+            lock_file.unlink()
+            lock_file.write_text("pid 3")
+            swapped.append(os.fstat(handle.fileno()).st_ino)
+        return real_flock(handle, operation)
+
+    monkeypatch.setattr(rundir.fcntl, "flock", flock_after_a_swap)
+    with rundir.locked(tmp_path):
+        assert swapped and os.stat(lock_file).st_ino != swapped[0]
+        assert lock_file.read_text() == f"pid {os.getpid()}"
+    assert not lock_file.exists()

@@ -115,3 +115,24 @@ def test_a_local_model_says_it_loads_and_is_not_loaded_when_every_answer_is_cach
     assert again.returncode == 0, again.stderr
     assert "loading hf:" not in again.stderr  # every answer came from the cache: torch never loaded the weights
     assert not any("model loaded" in n for n in json.loads((tmp_path / "b" / "results.json").read_text()).get("notes", []))
+
+
+def test_a_relative_model_path_is_recorded_absolute_and_an_older_relative_record_still_resumes(
+        tmp_path: Path, tiny_model: Path) -> None:
+    """Before: results.json named the model `hf:tiny-model0`, a path that means nothing from
+    another folder (compare's pages, a colleague reading the file)."""
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    relative = tiny_model.name
+    out = tmp_path / "out"
+    args = ["run", "--model", f"hf:{relative}", "--tasks", "sage", "--data", str(data), "--out", str(out),
+            "--no-progress", "--max-tokens", "4"]
+    done = run_cli(*args, cwd=tiny_model.parent)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "results.json").read_text())["model"] == f"hf:{tiny_model}"
+    assert json.loads((out / "run.json").read_text())["model"] == f"hf:{tiny_model}"
+    # a folder an earlier version made recorded the path as given: the same file, so the same run
+    run_json = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps(run_json | {"model": f"hf:{relative}"}))
+    again = run_cli(*args, "--no-cache", cwd=tiny_model.parent)
+    assert again.returncode == 0, again.stderr
+    assert "0 row(s) to ask (sage 0); 3 kept from this folder" in again.stderr

@@ -35,6 +35,7 @@ def make_backend(spec: str, options: GenerationOptions, settings: BackendSetting
                                    unreachable_after=settings.unreachable_after, hung_after=settings.hung_after)
     if kind == "hf" and model:
         from merabench.models.hf_local import HFLocalBackend
+        from merabench.models.hf_source import spelt_model
 
-        return HFLocalBackend(model, options)
+        return HFLocalBackend(spelt_model(spec).partition(":")[2], options)
     raise ConfigError(f"unknown model '{spec}': use openai:<model>, hf:<path>, or a baseline ({', '.join(BASELINES)})")

@@ -3,6 +3,7 @@ one; and one line that says why it would not load."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,16 @@ class ModelSource:
     location: str                # what `from_pretrained` is given: a folder or a hub id
     gguf_file: str | None = None  # a GGUF file's name inside that folder
     local: bool = True
+
+
+def spelt_model(spec: str) -> str:
+    """One spelling of a model spec: an `hf:` path on this machine made absolute (a relative
+    one would name another file, or none, from another folder, in results.json and on compare's
+    pages); hub ids, endpoints' models and baselines as given."""
+    kind, _, name = spec.partition(":")
+    if kind != "hf" or not name or not Path(name).expanduser().exists():
+        return spec
+    return f"hf:{os.path.abspath(Path(name).expanduser())}"
 
 
 def resolve_source(spec: str) -> ModelSource:

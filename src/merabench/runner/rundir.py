@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from merabench.errors import ConfigError
 from merabench.formats.samples import write_atomic
+from merabench.models.hf_source import spelt_model
 from merabench.runner.redaction import redact
 
 RUN_FILE = "run.json"
@@ -81,18 +82,12 @@ os.register_at_fork(after_in_child=_close_held_locks)
 
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold the folder's lock, or fail at once when another merabench process holds it."""
+    """Hold the folder's lock, or fail at once when another merabench process holds it. The lock
+    file is removed as the lock is let go, so a finished folder holds only the run's own files."""
     make_folder(path)
-    handle = (path / LOCK_FILE).open("a+")
+    handle = _held_lock(path / LOCK_FILE)
     _HELD.add(handle)
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise ConfigError(f"{path} is being written by another merabench run ({holder}); wait for it, "
-                              "or use another --out") from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
@@ -100,6 +95,30 @@ def locked(path: Path) -> Iterator[None]:
         yield
     finally:
         _HELD.discard(handle)
+        with contextlib.suppress(OSError):  # removed while still held (see _held_lock); a read-only folder keeps it
+            (path / LOCK_FILE).unlink()
+        handle.close()
+
+
+def _held_lock(lock_file: Path) -> IO[str]:
+    """The lock file opened and locked. A process that opened it just before its holder removed
+    it would lock a file no longer in the folder, beside a third that makes a new one: so the lock
+    counts only while the file locked is still the one at its path, else the new one is taken."""
+    while True:
+        handle = lock_file.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise ConfigError(f"{lock_file.parent} is being written by another merabench run ({holder}); wait for "
+                              "it, or use another --out") from None
+        try:
+            if os.fstat(handle.fileno()).st_ino == os.stat(lock_file).st_ino:
+                return handle
+        except FileNotFoundError:
+            pass
         handle.close()
 
 
@@ -195,6 +214,8 @@ def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
             found += [f"--data of {task} {_spec(was[task])} in the folder, {_spec(spec)} now"
                       + (" (the hub dataset changed since)" if _revised(was[task], spec) else "")
                       for task, spec in _data(now).items() if task in was and _differ(was[task], spec)]
+        elif key == "model":  # a folder of an earlier version may name an hf: file by a relative path
+            found += _differences(key, spelt_model(previous[key]), now[key])
         else:
             found += _differences(key, previous[key], now[key])
     return found
