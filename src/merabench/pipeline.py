@@ -225,7 +225,7 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
 def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
     return {"tasks": list(tasks), "data": recorded_specs(config.data), "split": config.split, "preset": config.preset,
-            "generation": config.generation.fingerprint(), "system_prompt": config.system_prompt,
+            "generation": config.generation.recorded(), "system_prompt": config.system_prompt,
             "concurrency": config.concurrency, "strip_think": config.strip_think, "tool_mode": config.tool_mode,
             "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
             "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,

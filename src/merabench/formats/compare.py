@@ -27,6 +27,7 @@ from merabench.errors import ConfigError, DataError
 from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
 from merabench.formats.samples import read_records, samples_path
+from merabench.models.base import sent_temperature
 from merabench.rows.datasource import load_task_data, spec_for
 from merabench.rows.row import Row, rows_sha256
 from merabench.scoring.stats import (
@@ -357,12 +358,20 @@ def why_left_out(runs: Sequence[Run], task: str) -> str:
     return "; ".join(reasons) or "the same data spec, but rows whose content changed between the runs"
 
 
+def _as_sent(generation: dict[str, Any]) -> dict[str, Any]:
+    """A run's generation settings with the temperature its requests carried: results.json of
+    earlier versions recorded an unset temperature as null where 0 was sent."""
+    if "temperature" not in generation:
+        return generation
+    return generation | {"temperature": sent_temperature(generation["temperature"], generation.get("api_profile"))}
+
+
 def generation_notes(runs: Sequence[Run], tasks: Sequence[str]) -> list[str]:
     """A line per setting that shapes the answers and differs between the runs (the generation
     options, the system prompt, the preset), naming each run's value."""
     lines = []
     for task in tasks[:1]:  # run-wide settings: said once
-        generation = [r.tasks[task].settings.get("generation") or {} for r in runs]
+        generation = [_as_sent(r.tasks[task].settings.get("generation") or {}) for r in runs]
         keys = sorted({k for g in generation for k in g if any(x.get(k) != g.get(k) for x in generation)})
         parts = [f"{k} " + ", ".join(f"{json.dumps(g.get(k), ensure_ascii=False)} in {r.folder}"
                                       for g, r in zip(generation, runs, strict=True)) for k in keys]

@@ -37,6 +37,11 @@ class GenerationOptions:
     api_profile: str = "chat"             # models/shaping.py
     drop_params: tuple[str, ...] = ()
 
+    def recorded(self) -> dict[str, Any]:
+        """The settings as results.json records them: the fingerprint, with the temperature that
+        was sent where none was given (0 for chat requests), so the file says what the model got."""
+        return self.fingerprint() | {"temperature": sent_temperature(self.temperature, self.api_profile)}
+
     def fingerprint(self) -> dict[str, Any]:
         out = {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
                "stop": list(self.stop), "extra_body": dict(self.extra_body)}
@@ -47,6 +52,14 @@ class GenerationOptions:
         if self.drop_params:
             out["drop_params"] = sorted(self.drop_params)
         return out
+
+
+def sent_temperature(temperature: float | None, api_profile: str | None) -> float | None:
+    """The temperature a request carries: the one given, else 0 (greedy, as a local model
+    decodes too), except under the openai-reasoning profile, which sends none (its server's own)."""
+    if temperature is not None or api_profile == "openai-reasoning":
+        return temperature
+    return 0.0
 
 
 def always() -> bool:

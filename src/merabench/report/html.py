@@ -168,6 +168,13 @@ def _fold_summary(table: dict[str, Any]) -> str | None:
     return None
 
 
+def _cell(values: dict[str, Any], column: str) -> str:
+    """A breakdown's cell: a figure the task gives as None has nothing to be computed from (n/a)."""
+    if column in values and values[column] is None:
+        return "n/a"
+    return _fmt(values.get(column, ""))
+
+
 def _table(table: dict[str, Any]) -> str:
     """A breakdown the task declared: a row per label, its numbers under right-aligned headings,
     its bar column drawn as a bar labelled with the value and n."""
@@ -180,7 +187,7 @@ def _table(table: dict[str, Any]) -> str:
     head = "".join(f'<th class="num">{_e(c)}</th>' for c in columns) + ("<th></th>" if bar else "")
     body = []
     for label, values in rows.items():
-        cells = "".join(f'<td class="num">{_fmt(values.get(c, ""))}</td>' for c in columns)
+        cells = "".join(f'<td class="num">{_cell(values, c)}</td>' for c in columns)
         if bar:
             value = values.get(bar)
             n = values.get("n")
@@ -266,11 +273,14 @@ def _section(name: str, task: dict[str, Any], rows: TaskRows, kept: str = "") ->
     missing = "" if rows.has_data else ('<div class="note">the data could not be read again: rows show no '
                                         'reference or attributes</div>')
     title = spec.mera_name if spec else name
+    chart = _failure_chart(rows)
+    breakdowns = {k: v for k, v in task.get("breakdowns", {}).items()  # the chart counts the same reasons
+                  if not (chart and k == "failure_reasons")}
     return (f'<section id="task-{_e(name)}"><h2>{_e(title)}</h2><div class="muted">{_e(task.get("source", ""))} · '
             f'{_counts(task, rows.scoring)} · <a href="#rows" data-task="{_e(name)}" class="rowlink">browse its rows'
             f'</a></div>{notes}{missing}{_cards(task, specs)}{_metric_table(task, specs, rows.scoring)}'
             f'{_failed_requests(rows)}'
-            f'{_failure_chart(rows)}{_breakdowns(task.get("breakdowns", {}))}</section>')
+            f'{chart}{_breakdowns(breakdowns)}</section>')
 
 
 def _stopped(doc: dict[str, Any]) -> str:

@@ -2,7 +2,9 @@
 
 Headline metrics are per-example F1s averaged over examples (as the public harness). As extras,
 the TP/FP/FN counts per type summed over the corpus give micro precision, recall, F1 and F0.5
-(F0.5, precision-weighted, is the usual figure in grammatical error correction).
+(F0.5, precision-weighted, is the usual figure in grammatical error correction). A type with no
+edit anywhere (no TP, FP or FN) has no micro figures: they are left out, not given as a perfect 1.0
+(a row's own F1 stays 1.0 when it has nothing to correct, as the reference scores it).
 """
 
 from __future__ import annotations
@@ -32,16 +34,18 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
             totals[kind].fn += fn
     micro: dict[str, Any] = {}
     metrics = dict(base.metrics)
+    denominators = dict(base.denominators)
     for kind, c in totals.items():
+        micro[kind] = {"tp": c.tp, "fp": c.fp, "fn": c.fn}
+        if not c.tp + c.fp + c.fn:  # no edit of this type in any answer or reference: nothing to score, not 1.0
+            micro[kind] |= dict.fromkeys(("precision", "recall", "f1", "f0.5"))
+            continue
         p, r, f1 = c.prf()
         f05 = c.prf(beta=0.5)[2]
-        micro[kind] = {"tp": c.tp, "fp": c.fp, "fn": c.fn, "precision": p, "recall": r, "f1": f1, "f0.5": f05}
-        metrics[f"{kind.lower()}_micro_f1"] = f1
-        metrics[f"{kind.lower()}_micro_f05"] = f05
-    denominators = dict(base.denominators)
-    for kind in TYPES:
-        for suffix in ("micro_f1", "micro_f05"):
-            denominators[f"{kind.lower()}_{suffix}"] = totals[kind].tp + totals[kind].fp + totals[kind].fn
+        micro[kind] |= {"precision": p, "recall": r, "f1": f1, "f0.5": f05}
+        for suffix, value in (("micro_f1", f1), ("micro_f05", f05)):
+            metrics[f"{kind.lower()}_{suffix}"] = value
+            denominators[f"{kind.lower()}_{suffix}"] = c.tp + c.fp + c.fn
     notes = ()
     if empty:
         notes = (f"{empty} example(s) with an empty answer or reference score 0 (as the public harness)",)
