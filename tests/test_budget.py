@@ -156,8 +156,9 @@ def test_a_resumed_run_stopped_at_max_cost_counts_and_says_it_honestly(tmp_path:
 
 
 def test_usage_that_cannot_be_right_is_missing_not_cost(tmp_path: Path, make_server) -> None:
-    """issue 24: negative, non-integer and absurd token counts never reach the cost, and --max-cost
-    says it could not see them instead of never stopping."""
+    """issue 24: negative, non-integer and absurd token counts never reach the cost; issue 44 (c47):
+    those answers are priced by an estimate from the bytes sent and received instead, each usable
+    count kept, and results.json says which part of the cost it is."""
     bad = [{"prompt_tokens": -5000, "completion_tokens": -100}, {"prompt_tokens": 12.5, "completion_tokens": 3},
            {"prompt_tokens": 10**15, "completion_tokens": 2}, {"prompt_tokens": 900_000, "completion_tokens": 5},
            {"prompt_tokens": 10, "completion_tokens": 5, "completion_tokens_details": {"reasoning_tokens": 9}}]
@@ -182,12 +183,19 @@ def test_usage_that_cannot_be_right_is_missing_not_cost(tmp_path: Path, make_ser
     assert samples[4]["prompt_tokens"] == 10 and "reasoning_tokens" not in samples[4]  # 9 of 5: dropped alone
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     tokens = results["tasks"]["sage"]["tokens"]
-    # rows 4-7 priced: (10, 5) and three times (1000, 500); rows 0-3 have a count missing
-    assert tokens["cost"] == pytest.approx((10 + 3000) / 1e6 + (5 + 1500) * 2 / 1e6) and tokens["cost"] > 0
+    # rows 0-3 have a count missing: estimated, each usable count kept (rows 1-3 keep their completions)
+    estimates = [samples[n]["estimated_tokens"] for n in range(4)]
+    assert [e["completion"] for e in estimates[1:]] == [3, 2, 5]
+    assert all("estimated_tokens" not in samples[n] for n in range(4, 8))  # their counts price them
+    estimated = (sum(e["prompt"] for e in estimates) + 2 * sum(e["completion"] for e in estimates)) / 1e6
+    # rows 4-7 priced by their counts: (10, 5) and three times (1000, 500)
+    assert tokens["cost"] == pytest.approx((10 + 3000) / 1e6 + (5 + 1500) * 2 / 1e6 + estimated, abs=1e-6)
+    assert tokens["cost_estimated"] == pytest.approx(estimated, abs=1e-6) and estimated > 0
     # the totals sum each sane count on its own: rows 1-3 keep their completions (3 + 2 + 5)
-    assert tokens["without_usage"] == 4 and (tokens["prompt"], tokens["completion"]) == (3010, 1515), tokens
-    assert any("4 fresh answer(s) came without usable token counts" in n and "--max-cost counts only" in n
-               for n in results["notes"])
+    assert tokens["without_usage"] == tokens["estimated"] == 4
+    assert (tokens["prompt"], tokens["completion"]) == (3010, 1515), tokens
+    assert any("4 answer(s) came without usable token counts: priced from the bytes sent and received" in n
+               and "--max-cost counts it" in n for n in results["notes"])
     assert "cannot be right" in " ".join(results["tasks"]["sage"]["notes"])
 
 

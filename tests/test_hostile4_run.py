@@ -13,6 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -217,3 +218,53 @@ def test_o27_score_into_a_read_only_file_system_is_one_line_before_any_warning(t
         assert done.returncode == 2, done.stderr
         assert done.stderr.strip().splitlines() == [f"error: {said}"], done.stderr
     assert sorted(p.name for p in read_only.iterdir()) == ["kept"] and not any((read_only / "kept").iterdir())
+
+
+# -- c47: a budget against a server whose token counts cannot be used -----------------------------
+
+USAGES = {"negative": {"prompt_tokens": -10, "completion_tokens": -5}, "missing": None,
+          "impossible": {"prompt_tokens": 10**15, "completion_tokens": 2.5}}
+PRICED = ("--price-in", "1000", "--price-out", "1000", "--max-cost", "0.001", "--concurrency", "2")
+
+
+def sage_run(url: str, tmp_path: Path, *more: str) -> subprocess.CompletedProcess:
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(30))
+    return run_cli("run", "--model", "openai:m", "--base-url", url, "--tasks", "sage", "--data", str(data),
+                   "--no-progress", "--out", str(tmp_path / "out"), *more)
+
+
+def with_usage(reply: Any, usage: Any) -> Any:
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        said = reply(body)
+        return {**(said if isinstance(said, dict) else {"content": said}), "usage": usage}
+    return answer
+
+
+@pytest.mark.parametrize("usage", list(USAGES))
+@pytest.mark.parametrize("task", ["sage", "gorillahard native"])
+def test_c47_answers_without_usable_counts_are_priced_by_an_estimate_that_max_cost_stops_at(
+        tmp_path: Path, usage: str, task: str) -> None:
+    reply = (lambda body: correction_of(body["messages"][-1]["content"])) if task == "sage" else ToolModel(GORILLA).reply
+    samples = tmp_path / "out" / f"samples_{task.split()[0]}.jsonl"
+    with FakeServer(reply=with_usage(reply, USAGES[usage])) as server:
+        done = (sage_run(server.url, tmp_path, *PRICED) if task == "sage"
+                else run_native(server.url, tmp_path / "out", *PRICED))
+        sent = list(server.requests)
+        assert done.returncode == 3, done.stderr  # stopped at the limit, not run to the end for "free"
+        assert "--max-cost 0.001 reached" in done.stderr and "priced from the bytes sent and received" in done.stderr
+        again = sage_run(server.url, tmp_path, *PRICED) if task == "sage" else run_native(
+            server.url, tmp_path / "out", *PRICED)
+        assert again.returncode == 3 and len(server.requests) == len(sent), again.stderr  # the kept answers count
+
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    tokens = results["tasks"][task.split()[0]]["tokens"]
+    answered = [s for s in read_jsonl(samples) if s["status"] == "ok"]
+    assert answered and len(sent) < 10
+    assert results["cost"] == tokens["cost"] == results["cost_estimated"] == tokens["cost_estimated"] > 0.001
+    assert tokens["estimated"] == tokens["without_usage"] == len(answered)
+    assert results["stopped"]["by"] == "--max-cost" and results["stopped"]["spent"] == pytest.approx(results["cost"])
+    sent_bytes = sum(len(m["content"].encode()) for b in sent for m in b["messages"] if isinstance(m.get("content"), str))
+    estimated = [s["estimated_tokens"] for s in answered]
+    assert sum(e["prompt"] for e in estimated) >= sent_bytes  # errs high: a token covers at least one byte
+    assert all(e["completion"] >= 1 for e in estimated)
+    assert results["cost"] == pytest.approx(sum(e["prompt"] + e["completion"] for e in estimated) * 1000 / 1e6, abs=1e-6)

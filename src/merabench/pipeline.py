@@ -448,7 +448,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts, say=say,
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
-                        on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens),
+                        on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens),
                         on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
         try:
             answers = asyncio.run(runner.run(runs))

@@ -35,6 +35,14 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _token_pair(value: Any) -> dict[str, int] | None:
+    """{"prompt", "completion"} counts of tokens (0 or more), or None for anything else."""
+    if not isinstance(value, dict):
+        return None
+    pair = {k: _int(value.get(k)) for k in ("prompt", "completion")}
+    return pair if all(v is not None and v >= 0 for v in pair.values()) else None  # type: ignore[misc]
+
+
 def _float(value: Any, default: float = 0.0) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
 
@@ -59,6 +67,9 @@ class Answer:
     usage_note: str | None = None         # token counts the server reported that cannot be right (usage.py)
     #: native tool calling: the replies and how the answer was given (runner/tool_loop.py)
     exchange: Mapping[str, Any] | None = None
+    #: {"prompt", "completion"}: what the cost counts when the token counts could not price the
+    #: answer, in part estimated from the bytes sent and received (runner/usage.py)
+    estimated_tokens: Mapping[str, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -100,6 +111,8 @@ class Answer:
             out["usage_note"] = self.usage_note
         if self.exchange is not None:
             out["tool_exchange"] = dict(self.exchange)
+        if self.estimated_tokens is not None:
+            out["estimated_tokens"] = dict(self.estimated_tokens)
         return out
 
     @classmethod
@@ -119,6 +132,7 @@ class Answer:
             reasoning=_str(obj.get("reasoning")), finish_reason=_str(obj.get("finish_reason")),
             endpoint=_str(obj.get("endpoint")), usage_note=_str(obj.get("usage_note")),
             exchange=obj.get("tool_exchange") if isinstance(obj.get("tool_exchange"), dict) else None,
+            estimated_tokens=_token_pair(obj.get("estimated_tokens")),
             messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
 
 

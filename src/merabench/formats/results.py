@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +13,7 @@ from merabench.errors import ConfigError, DataError, reading
 from merabench.formats.samples import samples_path, write_atomic
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
-from merabench.scoring.score import TaskResult
+from merabench.scoring.score import TaskResult, Usage
 from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
@@ -59,16 +59,47 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
         "wall_time_s": None if wall_time_s is None else round(wall_time_s, 3),
         "tasks": {r.task: r.to_json() for r in results},
     }
-    if prices is not None:  # an estimate over every answer of the run, cached ones included
+    if prices is not None:  # over every answer an endpoint was asked for (a cached one costs nothing)
         for r in results:
-            doc["tasks"][r.task]["tokens"]["cost"] = round(r.usage.cost(prices), 6)
-        doc["cost"] = round(sum(t["tokens"]["cost"] for t in doc["tasks"].values()), 6)
+            doc["tasks"][r.task]["tokens"].update(task_cost(r.usage, prices))
+        doc.update(total_cost(doc["tasks"].values()))
     if notes:
         doc["notes"] = list(notes)
     if len(results) == 1:  # a single task's metrics also at the top, as `score` users expect
         only = doc["tasks"][results[0].task]
         doc.update({k: only[k] for k in ("metrics", "denominators", "n")})
     return doc
+
+
+def task_cost(usage: Usage, prices: Prices) -> dict[str, Any]:
+    """A task's `cost` in results.json: null when some answer could not be priced at all (it is
+    never 0 for answers it did not see); `cost_estimated` the part of it estimated from bytes, for
+    answers whose token counts were missing or could not be right (runner/usage.py)."""
+    cost = usage.cost(prices)
+    out: dict[str, Any] = {"cost": None if cost is None else round(cost, 6)}
+    if usage.estimated:
+        out["cost_estimated"] = round(usage.estimated_cost(prices), 6)
+    return out
+
+
+def total_cost(tasks: Iterable[Any]) -> dict[str, Any]:
+    """The document's `cost` (and `cost_estimated`) over its tasks' (task_cost): null when a task's is."""
+    tokens = [t.get("tokens") or {} for t in tasks if isinstance(t, dict)]
+    costs = [t.get("cost") for t in tokens]
+    out: dict[str, Any] = {"cost": None if None in costs else round(sum(costs), 6)}
+    estimated = [t["cost_estimated"] for t in tokens if isinstance(t.get("cost_estimated"), int | float)]
+    if estimated:
+        out["cost_estimated"] = round(sum(estimated), 6)
+    return out
+
+
+def cost_cell(usage: Usage, prices: Prices) -> str:
+    """The summary table's cost: "—" when some answer could not be priced, "~" before one in part
+    estimated from bytes."""
+    cost = usage.cost(prices)
+    if cost is None:
+        return "—"
+    return f"{'~' if usage.estimated else ''}{cost:.4f}"
 
 
 #: results.json's record of the tasks kept from an earlier run in the folder: {task: {"created",
@@ -143,7 +174,7 @@ def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
         for key in ("metrics", "denominators", "n"):  # a single task's figures at the top: no longer one task
             doc.pop(key, None)
         if "cost" in doc:
-            doc["cost"] = round(sum(t.get("tokens", {}).get("cost") or 0 for t in doc["tasks"].values()), 6)
+            doc.update(total_cost(doc["tasks"].values()))
         when = sorted({str(k.get("created")) for k in kept.values()})
         notes.append(f"{', '.join(kept)}: kept from the earlier run in this folder ({', '.join(when)}), with the "
                      f"settings it was run with; this run redid {', '.join(ran)} (run a task again to redo it)")
@@ -186,7 +217,7 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
             value = metrics.get(name)
             denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
             first = i == 0
-            cost = (f"{r.usage.cost(prices):.4f}",) if prices else ()
+            cost = (cost_cell(r.usage, prices),) if prices else ()
             label = r.task + (" (native tools)" if r.tool_mode != "text" else "")  # not the leaderboard's protocol
             table.add_row(label if first else "", str(r.n_rows) if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",

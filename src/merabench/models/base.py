@@ -96,6 +96,10 @@ class Completion:
     #: a tool-calling conversation's replies, as runner/tool_loop.py records them (the final
     #: Completion's `text` is then the envelope they map to); None for one request
     exchange: Mapping[str, Any] | None = None
+    #: {"prompt", "completion"}: the tokens the cost counts for an endpoint's answer whose counts
+    #: cannot price it (missing or impossible): the usable counts, the rest estimated from the bytes
+    #: sent and received (runner/usage.py); None when the counts price it
+    estimated_tokens: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)

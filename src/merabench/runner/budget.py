@@ -6,8 +6,11 @@ Cost is an estimate from the token counts the endpoint reports (reasoning tokens
 completion tokens, as OpenAI-compatible servers count them) at prices per million tokens, over the
 answers of the run folder that an endpoint was asked for: the ones kept from earlier runs into the
 folder and this run's fresh ones, so `--max-cost` caps what the folder's answers cost, the same
-figure as the summary table's. Answers from the cache cost nothing. An answer without usable
-token counts (usage.py) is not in the estimate, and the budget says how many there were.
+figure as the summary table's. Answers from the cache cost nothing. An answer whose counts are
+missing or cannot be right is priced by the estimate usage.py makes from the bytes sent and
+received, which errs high: the limit is never left blind, and the budget says how much of what it
+counts is estimated. Only an answer no request of this run's was sent for (a baseline's, a batch
+output's without counts) has neither; it is counted apart, never as free.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 import shlex
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +27,7 @@ from typing import Any
 from merabench.errors import ConfigError, reading
 from merabench.records import Answer
 from merabench.rows.inputfile import read_text
-from merabench.runner.usage import priced
+from merabench.runner.usage import billable_tokens, priced
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
 STOPPED_EXIT = 3
@@ -39,6 +42,12 @@ class Prices:
 
     def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float:
         return ((prompt_tokens or 0) * self.input_per_million + (completion_tokens or 0) * self.output_per_million) / 1e6
+
+    def bill(self, prompt_tokens: int | None, completion_tokens: int | None,
+             estimated: Mapping[str, int] | None) -> float | None:
+        """What an answer costs, by its counts or its estimate (usage.billable_tokens); None: neither."""
+        tokens = billable_tokens(prompt_tokens, completion_tokens, estimated)
+        return None if tokens is None else self.cost(*tokens)
 
     def to_json(self) -> dict[str, float]:
         return {"input_per_million": self.input_per_million, "output_per_million": self.output_per_million}
@@ -99,6 +108,9 @@ class Budget:
     stopped_by: str | None = None
     earlier: float = 0.0        # the part of `spent` from answers kept from earlier runs into the folder
     without_usage: int = 0      # fresh answers whose token counts were missing or implausible
+    estimated: float = 0.0      # the part of `spent` estimated from bytes, for answers without usable counts
+    estimated_answers: int = 0  # the folder's answers priced so
+    unpriced: int = 0           # the folder's answers with neither counts nor an estimate: not in `spent`
     _started: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
@@ -109,22 +121,32 @@ class Budget:
     def restart(self) -> None:
         self._started = self.clock()
 
-    def add(self, prompt_tokens: int | None, completion_tokens: int | None) -> None:
-        """A fresh answer's counts (None: missing or implausible, not in the estimate)."""
+    def add(self, prompt_tokens: int | None, completion_tokens: int | None,
+            estimated: Mapping[str, int] | None = None) -> None:
+        """A fresh answer's counts (None: missing or implausible) and, when they cannot price it, its
+        estimate (usage.py)."""
         if self.prices is None:
             return
-        if priced(prompt_tokens, completion_tokens):
-            self.spent += self.prices.cost(prompt_tokens, completion_tokens)
-        else:
+        if not priced(prompt_tokens, completion_tokens):
             self.without_usage += 1
+        self._count(self.prices.bill(prompt_tokens, completion_tokens, estimated), estimated is not None)
 
     def add_kept(self, answer: Answer) -> None:
         """An answer kept from an earlier run into the folder: what it cost counts too."""
-        if self.prices is not None and answer.ok and not answer.cached and priced(answer.prompt_tokens,
-                                                                                     answer.completion_tokens):
-            cost = self.prices.cost(answer.prompt_tokens, answer.completion_tokens)
-            self.spent += cost
-            self.earlier += cost
+        if self.prices is None or not answer.ok or answer.cached:
+            return
+        cost = self.prices.bill(answer.prompt_tokens, answer.completion_tokens, answer.estimated_tokens)
+        self._count(cost, answer.estimated_tokens is not None)
+        self.earlier += cost or 0.0
+
+    def _count(self, cost: float | None, estimated: bool) -> None:
+        if cost is None:
+            self.unpriced += 1
+            return
+        self.spent += cost
+        if estimated:
+            self.estimated += cost
+            self.estimated_answers += 1
 
     @property
     def summary(self) -> str | None:
@@ -132,8 +154,10 @@ class Budget:
         finished and count too), or None."""
         if self.stopped_by is None or self.prices is None:
             return self.stopped_by
+        part = (f"; {self.estimated:.4f} of it priced from the bytes sent and received, for answers without usable "
+                "token counts" if self.estimated else "")
         return (f"{self.stopped_by} (estimated {self.spent:.4f} spent on the folder's answers, "
-                f"{self.spent - self.earlier:.4f} of it in this run)")
+                f"{self.spent - self.earlier:.4f} of it in this run{part})")
 
     @property
     def limit(self) -> str | None:
@@ -165,8 +189,13 @@ class Budget:
         return shlex.join(["merabench", *words])
 
     def notes(self) -> list[str]:
-        """What the estimate could not see."""
-        if not self.without_usage:
-            return []
-        return [f"{self.without_usage} fresh answer(s) came without usable token counts and are not in the cost "
-                "estimate" + ("; --max-cost counts only the answers with counts" if self.max_cost is not None else "")]
+        """What the counts did not show, and how the cost saw it."""
+        notes = []
+        if self.estimated_answers:
+            notes.append(f"{self.estimated_answers} answer(s) came without usable token counts: priced from the bytes "
+                         f"sent and received, an estimate that errs high ({self.estimated:.4f} of the cost"
+                         + ("; --max-cost counts it" if self.max_cost is not None else "") + ")")
+        if self.unpriced:
+            notes.append(f"{self.unpriced} answer(s) have neither token counts nor a request of this run to price "
+                         "them by (a baseline's, or a batch output's without usage): the cost leaves them out")
+        return notes

@@ -181,7 +181,7 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
         finish_reason=completion.finish_reason, endpoint=completion.endpoint,
         messages=item.messages if log_prompts else None, usage_note=completion.usage_note,
-        exchange=completion.exchange)
+        exchange=completion.exchange, estimated_tokens=completion.estimated_tokens)
 
 
 def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:

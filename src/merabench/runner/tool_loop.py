@@ -22,7 +22,7 @@ from typing import Any
 
 from merabench.models.base import Backend, Completion, Request, ToolSpec
 from merabench.rows.prompts import Message
-from merabench.runner.usage import within_prompt
+from merabench.runner.usage import billable_tokens, within_prompt
 
 
 def stub_result(step: int) -> str:
@@ -75,7 +75,19 @@ def joined(replies: Sequence[Completion], spec: ToolSpec, started: float) -> Com
         reasoning="\n\n".join(reasoning) if reasoning else None,
         reasoning_tokens=_sum([r.reasoning_tokens for r in replies]),
         usage_note=next((r.usage_note for r in replies if r.usage_note), None),
-        exchange={"via": via, "requests": len(replies), "replies": [_reply_record(r) for r in replies]})
+        exchange={"via": via, "requests": len(replies), "replies": [_reply_record(r) for r in replies]},
+        estimated_tokens=_estimated(replies))
+
+
+def _estimated(replies: Sequence[Completion]) -> dict[str, int] | None:
+    """The conversation's tokens as its cost counts them, when a reply's counts could not price it:
+    each reply's counts or estimate, summed (the partial sums of the counts would price it low);
+    None when every reply's counts price it."""
+    if all(r.estimated_tokens is None for r in replies):
+        return None
+    bills = [billable_tokens(r.prompt_tokens, r.completion_tokens, r.estimated_tokens) for r in replies]
+    known = [b for b in bills if b is not None]  # every reply came from an endpoint: all are known
+    return {"prompt": sum(p for p, _ in known), "completion": sum(c for _, c in known)}
 
 
 async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec,

@@ -19,7 +19,7 @@ from merabench.formats.samples import SamplesFile
 from merabench.records import Answer, Judgement, Scored
 from merabench.rows.row import Row, compact_rows, rows_sha256
 from merabench.runner.budget import Prices
-from merabench.runner.usage import priced
+from merabench.runner.usage import billable_tokens, priced
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.parallel import score_rows
 from merabench.scoring.think import has_think
@@ -30,8 +30,9 @@ from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 @dataclass(frozen=True)
 class Usage:
     """Tokens (and their cost, when prices are known) over a task's answers. The cost counts the
-    answers an endpoint was asked for (a cached answer costs nothing) whose token counts are both
-    known; `unpriced` says how many such answers had none usable (usage.py)."""
+    answers an endpoint was asked for (a cached answer costs nothing): by their token counts, or,
+    when those are missing or cannot be right, by the estimate made from the bytes sent and
+    received (runner/usage.py); `unpriced` says how many had neither, and then there is no cost."""
 
     prompt: int = 0
     completion: int = 0
@@ -39,9 +40,13 @@ class Usage:
     answered: int = 0           # answers whose tokens were counted
     with_reasoning: int = 0     # answers that reported reasoning tokens
     truncated: int = 0          # answers cut by the token limit
-    priced_prompt: int = 0      # the tokens of the answers in the cost
+    priced_prompt: int = 0      # the tokens of the answers in the cost (counted, or estimated)
     priced_completion: int = 0
-    unpriced: int = 0           # answers asked of an endpoint without usable token counts
+    without_usage: int = 0      # answers asked of an endpoint without usable token counts
+    estimated: int = 0          # of them, answers priced by the estimate
+    estimated_prompt: int = 0   # and their tokens
+    estimated_completion: int = 0
+    unpriced: int = 0           # answers with neither counts nor an estimate (a baseline's, an old samples file's)
     implausible: int = 0        # answers whose reported counts could not be right (usage_note)
 
     @classmethod
@@ -49,16 +54,24 @@ class Usage:
         ok = [a for a in answers if a.ok]
         reasoning = [a.reasoning_tokens for a in ok if a.reasoning_tokens is not None]
         fresh = [a for a in ok if not a.cached]
-        billed = [a for a in fresh if priced(a.prompt_tokens, a.completion_tokens)]
+        bills = [b for a in fresh if (b := billable_tokens(a.prompt_tokens, a.completion_tokens, a.estimated_tokens))]
+        estimates = [a.estimated_tokens for a in fresh if a.estimated_tokens is not None]
         return cls(prompt=sum(a.prompt_tokens or 0 for a in ok), completion=sum(a.completion_tokens or 0 for a in ok),
                    reasoning=sum(reasoning), answered=len(ok), with_reasoning=len(reasoning),
                    truncated=sum(a.truncated for a in ok),
-                   priced_prompt=sum(a.prompt_tokens or 0 for a in billed),
-                   priced_completion=sum(a.completion_tokens or 0 for a in billed),
-                   unpriced=len(fresh) - len(billed), implausible=sum(a.usage_note is not None for a in ok))
+                   priced_prompt=sum(p for p, _ in bills), priced_completion=sum(c for _, c in bills),
+                   without_usage=sum(not priced(a.prompt_tokens, a.completion_tokens) for a in fresh),
+                   estimated=len(estimates), estimated_prompt=sum(e["prompt"] for e in estimates),
+                   estimated_completion=sum(e["completion"] for e in estimates),
+                   unpriced=len(fresh) - len(bills), implausible=sum(a.usage_note is not None for a in ok))
 
-    def cost(self, prices: Prices) -> float:
-        return prices.cost(self.priced_prompt, self.priced_completion)
+    def cost(self, prices: Prices) -> float | None:
+        """What the answers cost, estimates included; None when some could not be priced at all."""
+        return None if self.unpriced else prices.cost(self.priced_prompt, self.priced_completion)
+
+    def estimated_cost(self, prices: Prices) -> float:
+        """The part of `cost` estimated from bytes."""
+        return prices.cost(self.estimated_prompt, self.estimated_completion)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"prompt": self.prompt, "completion": self.completion}
@@ -66,8 +79,10 @@ class Usage:
             out["reasoning"] = self.reasoning
             out["mean_reasoning"] = round(self.reasoning / self.with_reasoning, 1)
         out["truncated"] = self.truncated
-        if self.unpriced:
-            out["without_usage"] = self.unpriced
+        if self.without_usage:
+            out["without_usage"] = self.without_usage
+        if self.estimated:
+            out["estimated"] = self.estimated
         return out
 
 
@@ -292,7 +307,8 @@ def _result_notes(reasons: Counter[str], scorable: bool, n_think: int | None, st
         notes.append(think_note(n_think, strip))
     if usage.implausible:
         notes.append(f"{usage.implausible} answer(s) reported token counts that cannot be right (negative, not "
-                     "integers, or more than the context holds): recorded as missing, not in the cost (usage_note)")
+                     "integers, or more than the context holds): recorded as missing (usage_note); a cost prices them by "
+                     "an estimate from the bytes sent and received")
     if usage.truncated:
         notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
                      "scored as they are, as the leaderboard scores them")
