@@ -32,7 +32,7 @@ def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tm
     run.wait_for("3 row(s) to ask (sage 3); at most 3 request(s)")  # the run's first line
     run.wait_for("loading the model:")  # the live line while the first row waits for the load
     run.wait_for("1/3")
-    run.wait_for("generating a row: ")  # the second row, token by token
+    run.wait_for("this row: ")  # the second row, token by token
     code, took = run.signal_and_time(signal.SIGINT)
     assert code == 130, run.text()[-2000:]
     assert took < PROMPT_EXIT_S, f"exit {took:.1f} s after Ctrl-C"
@@ -61,7 +61,7 @@ def test_a_signal_while_a_row_generates_its_default_4096_tokens(tmp_path: Path, 
     """Before: the first Ctrl-C did nothing, the second printed the line and the row went on to
     its 4,096 tokens (minutes) before the process ended."""
     run = OnTerminal(*run_args(tmp_path / "out"))
-    run.wait_for("generating a row: ")
+    run.wait_for("this row: ")
     code, took = run.signal_and_time(signum)
     assert code == exit_code and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])
     assert "interrupted: everything answered so far is saved" in run.text()

@@ -39,20 +39,20 @@ def seconds(value: float) -> str:
 
 
 def live_line(status: LiveStatus) -> str:
-    """What is under way, in one line ('' when nothing is)."""
+    """What is under way, in one short line ('' when nothing is)."""
     if not status.in_flight:
         return ""
-    oldest = f", the oldest for {seconds(status.oldest_s)}" if status.oldest_s is not None else ""
+    oldest = f", the oldest {seconds(status.oldest_s)}" if status.oldest_s is not None else ""
     generating = status.generating
     if generating is None:
         return f"in flight: {status.in_flight:,} request(s){oldest}"
     if generating.loading:
-        return f"loading the model: {seconds(generating.elapsed_s)} (the first row waits for it)"
+        return f"loading the model: {seconds(generating.elapsed_s)}"
     rate = generating.tokens_per_s
-    made = (f"generating a row: {generating.tokens:,} token(s)" + (f", {rate:.1f} tokens/s" if rate else "")
+    made = (f"this row: {generating.tokens:,} token(s)" + (f", {rate:.1f}/s" if rate else "")
             + f", {seconds(generating.elapsed_s)}")
     waiting = status.in_flight - 1
-    return made + (f"; {waiting:,} more row(s) waiting{oldest}" if waiting > 0 else "")
+    return made + (f"; {waiting:,} row(s) waiting{oldest}" if waiting > 0 else "")
 
 
 class _ProgressWithStatus(Progress):

@@ -28,7 +28,7 @@ import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
 from merabench.formats.samples import read_answers, samples_path, write_atomic
-from merabench.models.base import Completion, GenerationOptions
+from merabench.models.base import Completion, Generating, GenerationOptions
 from merabench.models.openai_compat import parse_reply
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.rows.inputfile import check_readable
@@ -198,6 +198,9 @@ class ImportedSource:
 
     def run_facts(self) -> dict[str, Any]:
         return {}
+
+    def generating(self) -> Generating | None:
+        return None  # answers read from a file: nothing is under way
 
     async def aclose(self) -> None:
         pass

@@ -119,16 +119,14 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class Generating:
-    """A row an in-process model is generating: tokens so far and for how long (the live line);
-    `loading` while the row waits for the model to load."""
+    """A row an in-process model is generating: tokens so far, for how long, and their rate since
+    the first one (reading a long prompt takes seconds before it); `loading` while the row waits
+    for the model to load."""
 
     tokens: int
     elapsed_s: float
     loading: bool = False
-
-    @property
-    def tokens_per_s(self) -> float | None:
-        return self.tokens / self.elapsed_s if self.elapsed_s > 0 and self.tokens else None
+    tokens_per_s: float | None = None
 
 
 class Backend(ABC):

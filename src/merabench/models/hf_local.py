@@ -168,7 +168,11 @@ class HFLocalBackend(Backend):
         current = self._current
         if current is None:
             return None
-        return Generating(current.tokens, time.monotonic() - current.started, loading=current.loading)
+        now = time.monotonic()
+        rate = None
+        if current.first_token_at is not None and current.tokens > 1 and now > current.first_token_at:
+            rate = (current.tokens - 1) / (now - current.first_token_at)
+        return Generating(current.tokens, now - current.started, loading=current.loading, tokens_per_s=rate)
 
     def notes(self) -> list[str]:
         if self._load_s is None:
@@ -236,6 +240,7 @@ class _Generation:
     n_prompt: int
     tokens: int = 0
     loading: bool = False
+    first_token_at: float | None = None  # the prompt is read by then: the rate counts from here
 
 
 class WatchSteps:
@@ -248,6 +253,8 @@ class WatchSteps:
 
     def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
         self.current.tokens = int(input_ids.shape[1]) - self.current.n_prompt
+        if self.current.first_token_at is None:
+            self.current.first_token_at = time.monotonic()
         return self.torch.full((input_ids.shape[0],), self.halt.is_set(), dtype=self.torch.bool,
                                device=input_ids.device)
 
