@@ -97,6 +97,31 @@ def test_w09_arguments_nested_1000_deep_are_scored_as_not_an_object_and_every_ro
         assert again.returncode == 0 and sane.requests == [], again.stderr
 
 
+def test_w09_a_batch_output_whose_tool_call_nests_300_deep_is_imported(tmp_path: Path) -> None:
+    """The same value through import-responses: the body was read back from JSON and written out
+    again for the reply parser, which orjson refuses past 255 levels (a traceback); now it is read
+    as it is."""
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(3))
+    exported = run_cli("export-requests", "--model", "openai:m", "--tasks", "sage", "--data", str(data),
+                       "--out", str(tmp_path / "requests.jsonl"))
+    assert exported.returncode == 0, exported.stderr
+    lines = []
+    for request in read_jsonl(tmp_path / "requests.jsonl"):
+        message = {"role": "assistant", "content": correction_of(request["body"]["messages"][-1]["content"]),
+                   "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "@DEEP@"}}]}
+        body = {"choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 4}}
+        line = json.dumps({"custom_id": request["custom_id"], "response": {"status_code": 200, "body": body}},
+                          ensure_ascii=False)
+        lines.append(line.replace('"@DEEP@"', deep_object(300)))
+    (tmp_path / "output.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = run_cli("import-responses", str(tmp_path / "output.jsonl"), "--model", "openai:m", "--tasks", "sage",
+                   "--data", str(data), "--out", str(tmp_path / "run"), "--no-progress")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    records = read_jsonl(tmp_path / "run" / "samples_sage.jsonl")
+    assert len(records) == 3 and all(r["status"] == "ok" and r["metrics"]["errant_f1"] == 1.0 for r in records)
+
+
 # -- w49: a server's probes read past the cap ---------------------------------------------------
 
 FLOOD_MB = 300

@@ -29,10 +29,10 @@ import orjson
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
 from merabench.formats.samples import read_answers, samples_path, write_atomic
 from merabench.models.base import Completion, Generating, GenerationOptions
-from merabench.models.openai_compat import parse_reply
+from merabench.models.openai_compat import body_excerpt, reply_fields
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.rows.inputfile import check_readable
-from merabench.rows.jsonio import json_lines
+from merabench.rows.jsonio import dumps_any_depth, json_lines
 from merabench.rows.prompts import HistoryIndex
 from merabench.runner.loop import TaskRun, WorkItem, answered_before, prepare
 from merabench.runner.usage import token_counts
@@ -124,7 +124,7 @@ def _completion(line: dict[str, Any], where: str) -> Completion | str:
                 body.get("error"), dict) else None
             return f"the batch request failed with status {status}: {message or _error_of(line) or 'no message'}"
         try:
-            return Completion(**parse_reply(orjson.dumps(body), where))
+            return Completion(**reply_fields(body, where, lambda: body_excerpt(dumps_any_depth(body).encode())))
         except BackendError as exc:
             return str(exc)
     if "text" in line:

@@ -416,18 +416,26 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     """The Completion fields of a chat-completions reply body."""
     try:
         doc = loads(raw)
+    except ValueError:
+        raise BackendError(f"malformed response body from {url} (not JSON): {body_excerpt(raw)}",
+                           retryable=True) from None
+    return reply_fields(doc, url, lambda: body_excerpt(raw))
+
+
+def reply_fields(doc: Any, url: str, excerpt: Callable[[], str]) -> dict[str, Any]:
+    """The Completion fields of a chat-completions reply already parsed (a batch output's body is
+    read as it is, not written out again: it may nest past what a writer takes); `excerpt()`
+    shows the body in a message."""
+    try:
         choice = doc["choices"][0]
         message = choice.get("message") or {}
         usage = doc.get("usage") or {}
         if not isinstance(message, dict) or not isinstance(usage, dict):  # e.g. "message": "hi"
             raise TypeError("not an object")
         details = usage.get("completion_tokens_details") or {}
-    except ValueError:
-        raise BackendError(f"malformed response body from {url} (not JSON): {body_excerpt(raw)}",
-                           retryable=True) from None
     except (KeyError, IndexError, TypeError, AttributeError):
         raise BackendError(f"malformed response body from {url} (JSON, but not a chat-completions reply): "
-                           f"{body_excerpt(raw)}", retryable=True) from None
+                           f"{excerpt()}", retryable=True) from None
     text = _text(message.get("content"))
     if text is None:
         raise BackendError(f"message content from {url} is neither text nor text parts", retryable=False)
