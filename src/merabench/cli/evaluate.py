@@ -34,6 +34,7 @@ from merabench.cli.options import (
     register_flag_secrets,
     seed_option,
 )
+from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
 from merabench.errors import ConfigError, reading
 from merabench.formats.predictions import read_predictions
 from merabench.models import GenerationOptions
@@ -258,6 +259,7 @@ def run(
         command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))
+    refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
     if export_requests is not None:
         _export(ctx, config, export_requests, recorded_flags)
         return
@@ -388,6 +390,7 @@ def score(
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_flag_secrets(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
+    refuse_score_overwrites(the_task.name, predictions, data, judge_prompt, out_dir)
     judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
     found = read_predictions(predictions, the_task.mera_name)
     answers = found.answers
