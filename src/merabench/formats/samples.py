@@ -13,9 +13,9 @@ import glob
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -140,13 +140,22 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     in pieces (written as they come, never joined). A lone surrogate (a model can emit one) is
     written as its escape `\\udXXX`, which JSON reads back as itself. The run's secrets are
     masked (redaction.py): results.json, the report, exported requests and logs come through here."""
+    with replacing(path, binary=False) as fh:
+        if isinstance(text, str):
+            fh.write(redact(text))
+        else:
+            fh.writelines(redact_stream(text))
+
+
+@contextlib.contextmanager
+def replacing(path: Path, *, binary: bool) -> Iterator[IO[Any]]:
+    """A file for `path`'s new content: `<name>.<pid>.tmp` beside it (two writers of one path never
+    share one), synced and renamed over `path` when the block ends, removed if it fails. Text is
+    UTF-8, a lone surrogate written as its escape; bytes (a ZIP) are written as given."""
     tmp = temporary_beside(path)
     try:
-        with tmp.open("w", encoding="utf-8", errors="backslashreplace") as fh:
-            if isinstance(text, str):
-                fh.write(redact(text))
-            else:
-                fh.writelines(redact_stream(text))
+        with (tmp.open("wb") if binary else tmp.open("w", encoding="utf-8", errors="backslashreplace")) as fh:
+            yield fh
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
