@@ -124,7 +124,9 @@ def test_submission_carries_public_logs_and_checks(mixed_run: Path, tmp_path: Pa
         names = logs.namelist()
     assert sum(n.startswith("results_") for n in names) == 1
     assert {n.split("_")[1] for n in names if n.startswith("samples_")} == set(TASKS)
-    assert run_cli("submission", "--check", "--out", str(zip_path)).returncode == 0
+    checked = run_cli("submission", "--check", "--out", str(zip_path))
+    assert "the format is right" in checked.stderr and "problem" not in checked.stderr, checked.stderr
+    assert checked.returncode == 1 and "not for the leaderboard" in checked.stderr  # --allow-unofficial's comment
 
 
 def mera_packer_zip(path: Path, run_dir: Path, *, broken_logs: bool = False) -> Path:

@@ -144,7 +144,8 @@ def test_a_run_merges_into_the_harness_zip_keeping_its_other_task_byte_for_byte(
     assert {n.split("_")[1] for n in names if n.startswith("samples_")} == {"rwsd", "sage", "russianregions",
                                                                             "gorillahard"}
     checked = run_cli("submission", "--check", str(merged), "--data", "bundled")
-    assert checked.returncode == 0 and "every test row is there" in checked.stderr, checked.stderr
+    assert "the format is right, and every test row is there" in checked.stderr, checked.stderr
+    assert checked.returncode == 1 and "not for the leaderboard: run on the bundled sample rows" in checked.stderr
 
 
 def test_a_harness_zip_without_our_tasks_gets_them_added(reference_run: Path, tmp_path: Path) -> None:
@@ -154,7 +155,9 @@ def test_a_harness_zip_without_our_tasks_gets_them_added(reference_run: Path, tm
                    str(tmp_path / "sub.zip"), "--allow-unofficial")
     assert done.returncode == 0, done.stderr
     assert "replaced" not in done.stderr
-    assert run_cli("submission", "--check", str(tmp_path / "sub.zip")).returncode == 0
+    checked = run_cli("submission", "--check", str(tmp_path / "sub.zip"))
+    assert "problem" not in checked.stderr and "the format is right" in checked.stderr, checked.stderr
+    assert checked.returncode == 1 and "not for the leaderboard" in checked.stderr  # --allow-unofficial's comment
 
 
 def _not_a_zip(path: Path) -> None:
@@ -237,4 +240,5 @@ def test_check_takes_the_zip_as_its_argument_and_the_old_spelling_still_works(re
     assert made.returncode == 0, made.stderr
     for args in (["--check", str(tmp_path / "s.zip")], ["--check", "--out", str(tmp_path / "s.zip")]):
         checked = run_cli("submission", *args)
-        assert checked.returncode == 0 and "the format is right" in checked.stderr, checked.stderr
+        assert "the format is right" in checked.stderr, checked.stderr
+        assert checked.returncode == 1 and "not for the leaderboard" in checked.stderr  # --allow-unofficial's comment

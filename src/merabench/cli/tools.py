@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from merabench.cli.app import app, escape, say, stderr_console, stdout_console
 from merabench.cli.options import seed_option
+from merabench.cli.overwrites import folder_files, given_files, refuse_replacing_inputs
 from merabench.errors import ConfigError, check_writable, writing
 from merabench.report.html import write_report
 from merabench.rows.datasource import load_task_data
 from merabench.tasks import TASKS, get_task
+
+if TYPE_CHECKING:
+    from merabench.formats.submission import Checked, Written
 
 #: the largest set `generate` makes (about 8.5 times the card's; it is built in memory, ~26 KB a row)
 MAX_GENERATED_ROWS = 10_000
@@ -128,33 +132,72 @@ def submission(
 
     if check is not None and str(check).startswith("-"):
         raise ConfigError("--check takes the ZIP to check: merabench submission --check FILE")
-    written = None
     if check is None:
         if run_dir is None:
             raise ConfigError("--run DIR is needed to write a submission (or --check FILE to check one)")
+        refuse_replacing_inputs([(f"--out {out_zip}", out_zip)],
+                                given_files(("--into", into)) + folder_files(run_dir, "--run", TASKS))
+    expected, unchecked = _test_ids(data, writing=check is None)  # before the ZIP is written: a refusal leaves none
+    written = None
+    if check is None and run_dir is not None:
         written = write_submission(run_dir, out_zip, allow_incomplete=allow_incomplete,
                                    allow_unofficial=allow_unofficial, into=into)
         _say_written(out_zip, written)
     target = check if check is not None else out_zip
-    expected = None
-    if data is not None:
-        expected = {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}
-    found = check_submission(target, expected)
-    allowed: list[str] = []
+    code = _say_checked(target, check_submission(target, expected), written, allow_incomplete,
+                        ids_checked=expected is not None, unchecked=unchecked)
+    if code:
+        raise typer.Exit(code)
+
+
+def _test_ids(data: str | None, *, writing: bool) -> tuple[dict[str, set[int]] | None, str | None]:
+    """The test ids to check against, by MERA name (None without --data), and why MERA's could not
+    be read from the hub (offline, unreachable): a check says what it checked without them; a
+    submission to write is refused before it is written."""
+    if data is None:
+        return None, None
+    try:
+        return {t.mera_name: {r.id for r in load_task_data(t, data).rows} for t in TASKS.values()}, None
+    except ConfigError as exc:
+        if data != "hub":
+            raise
+        if writing:
+            raise ConfigError(f"{exc}; nothing was written (leave out --data to write the ZIP without checking its "
+                              "row ids, then check it with --data hub where the hub can be reached)") from None
+        return None, str(exc).removeprefix("--data hub: ")
+
+
+def _say_checked(target: Path, checked: Checked, written: Written | None, allow_incomplete: bool, *,
+                 ids_checked: bool, unchecked: str | None) -> int:
+    """Say what the check found; the exit code: 1 for a problem or a ZIP not for the leaderboard
+    (its comment says so), 2 when MERA's test ids could not be read, else 0."""
+    problems, allowed = checked.problems, []
     if written is not None and allow_incomplete:  # what --allow-incomplete let through: named below, not an error
-        allowed = [p for p in found if p.endswith(": missing") or "missing (first" in p]
-        found = [p for p in found if p not in allowed]
-    for problem in found:
+        allowed = [p for p in problems if p.endswith(": missing") or "missing (first" in p]
+        problems = [p for p in problems if p not in allowed]
+    for problem in problems:
         say(f"problem: {problem}")
-    if found:
-        raise typer.Exit(1)
+    not_checked = f"not checked: its row ids against MERA's test set ({unchecked})" if unchecked else ""
+    rows = ("and every test row is there" if ids_checked else f"with every task; {not_checked}" if unchecked
+            else "with every task; rows were not checked against a test split (--data hub|PATH does that)")
+    if not problems:
+        say(_verdict(target, written, allowed, rows))
+    elif not_checked:
+        say(not_checked)
+    unofficial = checked.unofficial if written is None else []  # a ZIP just written said it above
+    if unofficial:
+        say("not for the leaderboard: " + "; ".join(unofficial) + " (its comment says it was packaged with "
+            "--allow-unofficial)")
+    return 1 if problems or unofficial else 2 if unchecked else 0
+
+
+def _verdict(target: Path, written: Written | None, allowed: list[str], rows: str) -> str:
+    """The line for a ZIP whose format is right: complete or not (`rows`: what was checked of them)."""
     if allowed or (written is not None and written.incomplete):
-        say(f"{target}: the format is right, but it is incomplete: "
-            f"{_gaps(written.counts if written else {}, written.incomplete if written else [])}; MERA needs every "
-            "task and row (`submission --check` fails until they are there)")
-        return
-    say(f"{target}: the format is right, " + ("and every test row is there" if expected else
-        "with every task; rows were not checked against a test split (--data hub|PATH does that)"))
+        return (f"{target}: the format is right, but it is incomplete: "
+                f"{_gaps(written.counts if written else {}, written.incomplete if written else [])}; MERA needs "
+                "every task and row (`submission --check` fails until they are there)")
+    return f"{target}: the format is right, {rows}"
 
 
 def _say_written(out_zip: Path, written: Any) -> None:
@@ -227,6 +270,8 @@ def compare(
 
     if len(runs) < 2:
         raise ConfigError("compare needs at least two run folders")
+    refuse_replacing_inputs(given_files(("--json", json_out), ("--html", html_out)),
+                            [file for run in runs for file in folder_files(run, "", TASKS)])
     for target, flag in ((html_out, "--html"), (json_out, "--json")):
         if target is not None:
             check_writable(target, flag)

@@ -2,27 +2,42 @@
 (`submission --run RUN --into HARNESS.zip --out SUB.zip`).
 
 MERA's packer (`scripts/log_to_submission_v2.py` in the MERA repository) writes one `<Task>.json`
-per task at the ZIP's top level and `logs_public.zip` beside them, holding each packed task's
-`samples_<task>_<stamp>.jsonl` and the `results_<stamp>.json` of the runs they came from. The
-merge keeps every entry of the harness's ZIP as it is (same name, same bytes, same order) except
-our three tasks' JSONs, which are ours (an older copy there is replaced, and named). In
-`logs_public.zip` the harness's logs of other tasks stay; its samples of our tasks go (ours
-replace them), with any results file left describing none of the samples that stay, as the
-packer drops results of superseded runs; ours are added.
+per task at the ZIP's top level and `logs_public.zip` beside them (public_logs.py). The merge
+keeps every entry of the harness's ZIP as it is (same name, same bytes, same order) except our
+three tasks' JSONs, which are ours (an older copy there is replaced, and named). In
+`logs_public.zip` the harness's logs of other tasks stay, ours replace its logs of our tasks.
+
+Both ZIPs, the harness's and its logs_public.zip, pass the same guards (`refuse_unreadable`)
+before a byte of the submission is written, and are copied an entry at a time with the cap on
+what an entry inflates to: memory holds a piece of an entry, never the entry.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import shutil
+import tempfile
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from merabench.errors import DataError, reading
-from merabench.formats.zipentries import open_zip, read_entry, unreadable_entries
+from merabench.formats.public_logs import LOGS_FILE, merge_logs
+from merabench.formats.zipentries import (
+    copy_entry,
+    copy_info,
+    extracted,
+    not_a_zip_file,
+    open_zip,
+    unreadable_entries,
+)
 
-LOGS_FILE = "logs_public.zip"
+#: an entry of the ZIP to write: its name (or the harness's entry's settings) and its bytes, or
+#: what writes them to the entry's stream (a harness entry is copied, not held)
+Piece = tuple[zipfile.ZipInfo | str, bytes | Callable[[IO[bytes]], None]]
 
 
 @dataclass
@@ -34,23 +49,18 @@ class Merged:
     replaced_logs: list[str] = field(default_factory=list)
 
 
-def _stamp(name: str) -> str:
-    """The run stamp lm-eval puts at the end of a log's name (what ties a results file to samples)."""
-    return Path(name).name.split(".json")[0].split("_")[-1]
+def refuse_unreadable(zf: zipfile.ZipFile, label: str, adding: Collection[str] = ()) -> None:
+    """The first entry that cannot count (unreadable_entries), as one line: a copy would keep the
+    problem (which duplicate MERA reads, a password it has not, a bomb, a folder beside a file)."""
+    unreadable = unreadable_entries(zf, adding)
+    if unreadable:
+        raise DataError(f"{next(iter(unreadable.values()))}: repack it before merging", file=label)
 
 
-def _ours(name: str, tasks: set[str]) -> bool:
-    """A samples log of one of our tasks (`samples_<task>_<stamp>.jsonl`, task as lm-eval names it)."""
-    base = Path(name).name
-    return any(base.startswith(f"samples_{task}_") for task in tasks)
-
-
-def check_layout(zf: zipfile.ZipFile, path: Path) -> None:
+def check_layout(zf: zipfile.ZipFile, path: Path, adding: Collection[str] = ()) -> None:
     """A harness ZIP holds task JSONs at its top level (and usually logs_public.zip): anything else
     is not one, and merging into it would make a ZIP MERA cannot read."""
-    unreadable = unreadable_entries(zf)
-    if unreadable:  # a copy of it would keep the problem: which duplicate MERA reads, a password it has not
-        raise DataError(f"{next(iter(unreadable.values()))}: repack it before merging", file=f"--into {path}")
+    refuse_unreadable(zf, f"--into {path}", adding)
     names = [n for n in zf.namelist() if not n.endswith("/")]
     nested = [n for n in names if "/" in n and n.endswith(".json")]
     if nested:
@@ -61,56 +71,60 @@ def check_layout(zf: zipfile.ZipFile, path: Path) -> None:
                         file=f"--into {path}")
 
 
-def merged_logs(theirs: bytes, ours: bytes, tasks: set[str], merged: Merged) -> bytes:
-    """logs_public.zip with the harness's logs of other tasks and ours (see the module's docstring)."""
-    inner = open_zip(io.BytesIO(theirs), f"--into {LOGS_FILE}")
-    names = [n for n in inner.namelist() if not n.endswith("/")]
-    dropped = [n for n in names if _ours(n, tasks)]
-    kept_stamps = {_stamp(n) for n in names if Path(n).name.startswith("samples_") and n not in dropped}
-    dropped_stamps = {_stamp(n) for n in dropped}
-    for name in names:  # a results file of runs whose samples all went goes with them
-        if Path(name).name.startswith("results_") and _stamp(name) in dropped_stamps - kept_stamps:
-            dropped.append(name)
-    merged.replaced_logs = sorted(dropped)
-    ours_zip = zipfile.ZipFile(io.BytesIO(ours))
-    clash = sorted(set(ours_zip.namelist()) & (set(names) - set(dropped)))
-    if clash:
-        raise DataError(f"{LOGS_FILE} already holds {clash[0]}, the name of one of merabench's logs: two runs "
-                        "with the same stamp", file="--into")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as out:
-        for info in inner.infolist():
-            if info.filename not in dropped:
-                out.writestr(info, inner.read(info.filename) if not info.is_dir() else b"")
-        for info in ours_zip.infolist():
-            out.writestr(info, ours_zip.read(info.filename))
-    return buffer.getvalue()
-
-
-def merged_entries(harness: Path, ours: Mapping[str, bytes], logs: bytes | None, tasks: set[str],
-                   merged: Merged) -> Iterator[tuple[zipfile.ZipInfo | str, bytes]]:
+@contextlib.contextmanager
+def harness_pieces(harness: Path, ours: Mapping[str, bytes], logs: bytes | None, tasks: set[str],
+                   merged: Merged) -> Iterator[list[Piece]]:
     """The submission's entries in order: the harness's (logs_public.zip merged, our tasks' old
-    files left out), then ours. A harness file that is no ZIP, or not one the harness
-    packed, is a DataError (one line)."""
+    files left out), then ours. Everything is checked before this yields, so nothing is written
+    for a harness file that is no ZIP, not one the harness packed, or holds (in it or in its
+    logs) an entry that cannot count: those are a DataError (one line). The pieces read the
+    harness while the block runs."""
+    problem = not_a_zip_file(harness)
+    if problem:
+        raise DataError(problem, file=f"--into {harness}")
     with reading(harness, "--into"):
-        if not harness.is_file():
-            raise DataError("no such file" if not harness.exists() else "is a folder, not a ZIP file",
-                            file=f"--into {harness}")
         if not zipfile.is_zipfile(harness):
             raise DataError("is not a ZIP file", file=f"--into {harness}")
-        with open_zip(harness, f"--into {harness}") as zf:
-            check_layout(zf, harness)
-            written = set()
-            for info in zf.infolist():
-                if info.filename in ours:
-                    merged.replaced.append(info.filename)
-                    continue
-                if info.filename == LOGS_FILE and logs is not None:
-                    label = f"--into {harness}!{LOGS_FILE}"
-                    yield info, merged_logs(read_entry(zf, LOGS_FILE, label), logs, tasks, merged)
-                    written.add(LOGS_FILE)
-                    continue
-                yield info, (b"" if info.is_dir() else read_entry(zf, info.filename, f"--into {harness}!{info.filename}"))
-            yield from ours.items()
-            if logs is not None and LOGS_FILE not in written:
-                yield LOGS_FILE, logs
+        zf = open_zip(harness, f"--into {harness}")
+    with zf, tempfile.TemporaryFile() as merged_logs:
+        with reading(harness, "--into"):  # not around the yield: the block's errors are the output's
+            pieces = _pieces(zf, harness, ours, logs, tasks, merged, merged_logs)
+        yield pieces
+
+
+def _pieces(zf: zipfile.ZipFile, harness: Path, ours: Mapping[str, bytes], logs: bytes | None, tasks: set[str],
+            merged: Merged, merged_logs: IO[bytes]) -> list[Piece]:
+    """harness_pieces' list, after every check (the logs merged into `merged_logs` on the way)."""
+    check_layout(zf, harness, {*ours, *([LOGS_FILE] if logs is not None else [])})
+    pieces: list[Piece] = []
+    for info in zf.infolist():
+        if info.filename in ours:
+            merged.replaced.append(info.filename)
+        elif info.filename == LOGS_FILE and logs is not None:
+            merged.replaced_logs = _merged_logs(zf, info, logs, tasks, merged_logs, f"--into {harness}")
+            pieces.append((copy_info(info), lambda dest: shutil.copyfileobj(merged_logs, dest, 1 << 20)))
+        else:
+            pieces.append(_kept(zf, info, f"--into {harness}!{info.filename}"))
+    pieces += ours.items()
+    if logs is not None and LOGS_FILE not in zf.namelist():
+        pieces.append((LOGS_FILE, logs))
+    return pieces
+
+
+def _merged_logs(zf: zipfile.ZipFile, info: zipfile.ZipInfo, logs: bytes, tasks: set[str], dest: IO[bytes],
+                 label: str) -> list[str]:
+    """The harness's logs_public.zip, guarded as the harness's ZIP is, merged with ours into `dest`;
+    the harness's logs ours replace."""
+    inner_label = f"{label}!{LOGS_FILE}"
+    with extracted(zf, info, inner_label) as theirs, zipfile.ZipFile(io.BytesIO(logs)) as ours:
+        refuse_unreadable(theirs, inner_label, ours.namelist())
+        replaced = merge_logs(theirs, ours, tasks, dest, inner_label)
+    dest.seek(0)
+    return replaced
+
+
+def _kept(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> Piece:
+    """A harness entry kept as it is: copied with the cap when the submission is written."""
+    if info.is_dir():
+        return copy_info(info), b""
+    return copy_info(info), lambda dest: copy_entry(zf, info, dest, label)

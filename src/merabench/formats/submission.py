@@ -11,6 +11,7 @@ unchecked.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import tempfile
@@ -21,10 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
-from merabench.formats.harness_zip import LOGS_FILE, Merged, merged_entries
+from merabench.formats.harness_zip import Merged, Piece, harness_pieces
+from merabench.formats.public_logs import LOGS_FILE, log_problems
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
-from merabench.formats.samples import missing_answers, read_answers, read_records, samples_path
-from merabench.formats.zipentries import entry_lines, listed, open_zip, read_entry, unreadable_entries
+from merabench.formats.samples import missing_answers, read_answers, read_records, replacing, samples_path
+from merabench.formats.zipentries import (
+    extracted,
+    listed,
+    not_a_zip_file,
+    open_zip,
+    read_entry,
+    unreadable_entries,
+)
 from merabench.rows.jsonio import loads
 from merabench.runner.redaction import redact
 from merabench.runner.rundir import RUN_FILE
@@ -75,6 +84,16 @@ def unofficial_causes(run_dir: Path) -> list[str]:
     return [cause if tasks == every else f"{cause} ({', '.join(tasks)})" for cause, tasks in found.items()]
 
 
+#: how the comment of a ZIP packaged with --allow-unofficial starts; the causes follow, "; " apart
+UNOFFICIAL = "merabench: not for the leaderboard (--allow-unofficial): "
+
+
+def unofficial_causes_said(comment: bytes) -> list[str]:
+    """The causes a ZIP's comment gives for it not being for the leaderboard (none: it gives none)."""
+    text = comment.decode("utf-8", errors="replace")
+    return [c for c in text.removeprefix(UNOFFICIAL).split("; ") if c] if text.startswith(UNOFFICIAL) else []
+
+
 def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str]:
     from merabench.rows.datasource import is_generated, spec_for
 
@@ -120,10 +139,11 @@ def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False
     # ASCII-escaped: a lone surrogate in an answer must not stop the write
     ours = {f"{name}.json": redact(json.dumps({"data": {"test": items}})).encode() for name, items in entries.items()}
     merged = Merged() if into is not None else None
-    pieces = (merged_entries(into, ours, logs, set(TASKS), merged) if into is not None and merged is not None
-              else [*ours.items(), *([(LOGS_FILE, logs)] if logs is not None else [])])
-    comment = ("merabench: not for the leaderboard (--allow-unofficial): " + "; ".join(unofficial)) if unofficial else ""
-    _write_zip(out, pieces, comment)
+    pieces: contextlib.AbstractContextManager[list[Piece]] = (
+        harness_pieces(into, ours, logs, set(TASKS), merged) if into is not None and merged is not None
+        else contextlib.nullcontext([*ours.items(), *([(LOGS_FILE, logs)] if logs is not None else [])]))
+    with pieces as checked:  # the harness is checked whole before the ZIP is begun
+        _write_zip(out, checked, UNOFFICIAL + "; ".join(unofficial) if unofficial else "")
     return Written({name: len(items) for name, items in entries.items()}, problems, unofficial, merged)
 
 
@@ -155,21 +175,19 @@ def _task_entries(run_dir: Path, finished: dict[str, Any] | None) -> tuple[dict[
     return entries, problems
 
 
-def _write_zip(out: Path, pieces: Iterable[tuple[zipfile.ZipInfo | str, bytes]], comment: str) -> None:
-    """The ZIP at `out`, written beside it and renamed: nothing is left of it when a piece fails
-    (a harness ZIP found broken half-way)."""
+def _write_zip(out: Path, pieces: Iterable[Piece], comment: str) -> None:
+    """The ZIP at `out`, written to `<name>.<pid>.tmp` beside it and renamed: nothing is left of it
+    when a piece fails (a harness entry found corrupt half-way)."""
     with writing(out, "--out"):
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        try:
-            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-                for name, data in pieces:
+        with replacing(out, binary=True) as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for name, data in pieces:
+                if isinstance(data, bytes):
                     zf.writestr(name, data)
-                zf.comment = comment.encode("utf-8")[:65535]
-            tmp.replace(out)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+                    continue
+                with zf.open(name, "w") as entry:
+                    data(entry)
+            zf.comment = comment.encode("utf-8")[:65535]
 
 
 def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
@@ -184,53 +202,16 @@ def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
 
 
 def _check_logs(zf: zipfile.ZipFile) -> list[str]:
-    """logs_public.zip, when present: a ZIP whose samples files read as MERA's packer reads them
-    (`doc.meta.id`, `filtered_resps`) and whose results file, read too, matches their stamp."""
+    """logs_public.zip, when present: a ZIP whose entries can be read, whose samples files read as
+    MERA's packer reads them and whose results files match their stamps (public_logs.py)."""
     try:
-        inner = open_zip(io.BytesIO(read_entry(zf, LOGS_FILE, LOGS_FILE)), LOGS_FILE)
+        with extracted(zf, zf.getinfo(LOGS_FILE), LOGS_FILE) as inner:
+            unreadable = unreadable_entries(inner)
+            names = [n for n in inner.namelist() if not n.endswith("/") and n not in unreadable]
+            problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
+            return problems + log_problems(inner, names, LOGS_FILE)
     except DataError as exc:
         return [str(exc)]
-    unreadable = unreadable_entries(inner)
-    problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
-    names = [n for n in inner.namelist() if not n.endswith("/") and n not in unreadable]
-    samples = [n for n in names if Path(n).name.startswith("samples_") and ".json" in n]
-    results = [n for n in names if Path(n).name.startswith("results_")]
-    stamps = {Path(n).name.split(".json")[0].split("_")[-1] for n in samples}
-    missing = stamps - {Path(n).name.split(".json")[0].split("_")[-1] for n in results}
-    if not samples:
-        problems.append(f"{LOGS_FILE}: no samples_<task>_<stamp>.jsonl")
-    if missing:
-        problems.append(f"{LOGS_FILE}: no results_<stamp>.json for the samples of {sorted(missing)}")
-    problems += [p for name in results if (p := _check_logs_results(inner, name))]
-    problems += [p for name in samples if (p := _check_logs_samples(inner, name))]
-    return problems
-
-
-def _check_logs_results(inner: zipfile.ZipFile, name: str) -> str | None:
-    """A results file of the logs: read whole (MERA's packer reads it) and JSON."""
-    label = f"{LOGS_FILE}!{name}"
-    try:
-        with reading(label):
-            loads(read_entry(inner, name, label))
-    except DataError as exc:
-        return str(exc)
-    return None
-
-
-def _check_logs_samples(inner: zipfile.ZipFile, name: str) -> str | None:
-    """The first problem of a samples file of the logs, streamed line by line."""
-    label = f"{LOGS_FILE}!{name}"
-    try:
-        for n, text in entry_lines(inner, name, label):
-            try:
-                line = loads(text)
-                int(line["doc"]["meta"]["id"])
-                line["filtered_resps"]  # noqa: B018 - the packer reads it
-            except (ValueError, KeyError, TypeError, OverflowError):  # inf as an id: OverflowError
-                return f"{label}: line {n} has no doc.meta.id or filtered_resps"
-    except DataError as exc:
-        return str(exc)
-    return None
 
 
 def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
@@ -267,14 +248,24 @@ def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> li
     return problems
 
 
-def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None) -> list[str]:
+@dataclass(frozen=True)
+class Checked:
+    """What `check_submission` found: every problem of the format, and why the ZIP is not for the
+    leaderboard as the comment `--allow-unofficial` wrote into it says (empty: it says nothing)."""
+
+    problems: list[str]
+    unofficial: list[str]
+
+
+def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None) -> Checked:
     """Every problem of a submission ZIP. Each of merabench's tasks must be there; with
     `expected_ids` (by MERA name) every test row must be too. A file that is not a readable ZIP
     is a DataError (nothing can be checked), not a problem; an entry that cannot be read is a
     problem. Linear in the entries: a ZIP of 100,000 of them is checked in seconds."""
+    problem = not_a_zip_file(path)
+    if problem:
+        raise DataError(problem, file=str(path))
     with reading(path, "submission"):
-        if not path.is_file():
-            raise DataError("no such file" if not path.exists() else "is a folder, not a ZIP file", file=str(path))
         if not zipfile.is_zipfile(path):
             raise DataError("is not a ZIP file", file=str(path))
         with open_zip(path, f"submission {path}") as zf:
@@ -293,4 +284,4 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
                     problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
             if LOGS_FILE in names and LOGS_FILE not in unreadable:
                 problems += _check_logs(zf)
-            return problems
+            return Checked(problems, unofficial_causes_said(zf.comment))

@@ -6,17 +6,23 @@ memory. An entry that cannot be read — a compression method no reader knows, c
 bytes, a CRC-32 that does not match, a local header naming another file than the central
 directory does (two readers would see two files) — is a DataError naming the ZIP and the entry:
 `submission --check` lists it as a problem, `score` stops on it.
+
+The same guards hold for a ZIP inside a ZIP (a harness's logs_public.zip): `extracted` copies it
+out with the cap, and `unreadable_entries` and the readers here are applied to it as to any ZIP.
 """
 
 from __future__ import annotations
 
 import contextlib
 import lzma
+import os
 import re
+import stat
+import tempfile
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -31,6 +37,24 @@ _VISIBLE = re.compile(rb"\S")
 # (ValueError: an offset that points before the file's start)
 _UNREADABLE = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, RuntimeError, OSError,
                ValueError)
+
+
+def not_a_zip_file(path: Path) -> str | None:
+    """Why `path` cannot be opened as a ZIP, or None: a ZIP's directory is at its end, so it is
+    read by seeking, from a regular file (or a symlink to one); a named pipe or a device is not
+    one, and /dev/zero would be read for ever."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a ZIP file"
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
+    return f"is {kind}, not a regular file; a ZIP is read from a file (save it to one first)"
 
 
 def open_zip(source: Path | IO[bytes], label: str) -> zipfile.ZipFile:
@@ -60,8 +84,9 @@ def _too_big() -> str:
 
 
 @contextlib.contextmanager
-def _opened(zf: zipfile.ZipFile, name: str, label: str) -> Iterator[IO[bytes]]:
-    info = zf.getinfo(name)
+def _opened(zf: zipfile.ZipFile, entry: str | zipfile.ZipInfo, label: str) -> Iterator[IO[bytes]]:
+    # an entry named twice is read by its ZipInfo: by name, zipfile gives the last copy each time
+    info = entry if isinstance(entry, zipfile.ZipInfo) else zf.getinfo(entry)
     try:
         with zf.open(info) as fh:
             yield fh
@@ -77,6 +102,38 @@ def read_entry(zf: zipfile.ZipFile, name: str, label: str) -> bytes:
     if len(data) > MAX_ENTRY_BYTES:
         raise DataError(_too_big(), file=label)
     return data
+
+
+def copy_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: IO[bytes], label: str) -> None:
+    """`info`'s inflated bytes written to `dest` a megabyte at a time (memory holds one piece),
+    never past MAX_ENTRY_BYTES: a DataError naming `label` when they cannot be read or pass it."""
+    with _opened(zf, info, label) as fh:
+        size = 0
+        while chunk := fh.read(_CHUNK):
+            size += len(chunk)
+            if size > MAX_ENTRY_BYTES:
+                raise DataError(_too_big(), file=label)
+            dest.write(chunk)
+
+
+@contextlib.contextmanager
+def extracted(zf: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> Iterator[zipfile.ZipFile]:
+    """The ZIP stored as entry `info` of `zf`, copied with the cap to an anonymous temporary file
+    (a ZIP is read by seeking, which an inflating entry does by inflating again) and opened."""
+    with tempfile.TemporaryFile() as copy:
+        copy_entry(zf, info, copy, label)
+        copy.seek(0)
+        with open_zip(copy, label) as inner:
+            yield inner
+
+
+def copy_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
+    """A new ZipInfo for writing `info`'s entry into another ZIP: same name, time, method and
+    attributes (writing fills in sizes and CRC, which must not touch the one being read)."""
+    fresh = zipfile.ZipInfo(info.filename, info.date_time)
+    fresh.compress_type = info.compress_type
+    fresh.external_attr, fresh.create_system, fresh.comment = info.external_attr, info.create_system, info.comment
+    return fresh
 
 
 def entry_lines(zf: zipfile.ZipFile, name: str, label: str) -> Iterator[tuple[int, bytes]]:
@@ -119,14 +176,40 @@ def listed(names: list[str], first: int = 5) -> str:
     return ", ".join(names[:first]) + more
 
 
-def unreadable_entries(zf: zipfile.ZipFile) -> dict[str, str]:
-    """Entries that cannot count, by name: encrypted ones (MERA has no password) and names given
-    twice (which copy a reader takes is up to the reader)."""
+def unreadable_entries(zf: zipfile.ZipFile, adding: Collection[str] = ()) -> dict[str, str]:
+    """Entries that cannot count, by name: encrypted ones (MERA has no password), names given
+    twice (which copy a reader takes is up to the reader), ones recorded as inflating past
+    MAX_ENTRY_BYTES (a bomb, refused before a byte is inflated: zipfile never inflates an entry
+    past its recorded size), and folders named as a file of the ZIP or of `adding`, the files
+    about to be added to it (no unzip can extract a folder and a file of one name)."""
     found: dict[str, str] = {}
     for info in zf.infolist():
         if info.flag_bits & 0x1:
             found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
+        elif info.file_size > MAX_ENTRY_BYTES:
+            found[info.filename] = f"{info.filename}: {_too_big()}"
     counts = Counter(zf.namelist())  # counted once: names.count per name was quadratic
     for name in sorted(n for n, count in counts.items() if count > 1):
         found[name] = f"{name}: in the ZIP {counts[name]} times; only one copy may be there"
+    found.update(_folders_named_as_files(list(counts), adding))
     return found
+
+
+def _folders_named_as_files(names: list[str], adding: Collection[str]) -> dict[str, str]:
+    """`X/` (a folder entry, or the folder of `X/y`) where `X` is a file too, by the folder's name."""
+    files = {n for n in names if not n.endswith("/")}
+    folders = {n.rstrip("/") for n in names if n.endswith("/")}
+    folders |= {n[:at] for n in names for at in _slashes(n)}
+    found = {}
+    for name in sorted(folders & (files | set(adding))):
+        whose = "" if name in files else " merabench adds"
+        found[f"{name}/"] = f"{name}/: a folder named as the file {name}{whose}; no unzip can extract both"
+    return found
+
+
+def _slashes(name: str) -> Iterator[int]:
+    """Where `name`'s folders end (the slash of `a/` and of `a/b/` in `a/b/c`)."""
+    at = name.find("/")
+    while 0 < at < len(name) - 1:
+        yield at
+        at = name.find("/", at + 1)
