@@ -62,6 +62,13 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
     return subprocess.run(cli_command(*args), capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd)
 
 
+def said_after_start(stderr: str) -> list[str]:
+    """The non-blank lines a run printed, less its first line (what it will ask: a run that stops
+    on a full disk or a server has said that much before its one line on why)."""
+    return [line for line in stderr.splitlines()
+            if line.strip() and not re.search(r"row\(s\) to (ask|answer) \(", line)]
+
+
 def mixed_answers() -> dict[str, str]:
     """By rendered prompt, an answer for every bundled row: the reference in the wrappers models
     use (a think block, a code fence, a trailing newline, a leading space) on two rows of three,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, read_jsonl, run_cli, sage_rows, write_jsonl
+from helpers import cli_command, read_jsonl, run_cli, sage_rows, said_after_start, write_jsonl
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def copy_of(run: Path, tmp: Path, name: str) -> Path:
 
 
 def lines_of(result: subprocess.CompletedProcess) -> list[str]:
-    return [line for line in result.stderr.splitlines() if line.strip()]
+    return said_after_start(result.stderr)
 
 
 # -- h10, h11, m05, m08: damaged folders read back -------------------------------------------------

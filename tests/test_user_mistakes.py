@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, sage_rows, write_jsonl
+from helpers import run_cli, sage_rows, said_after_start, write_jsonl
 
 from merabench.rows.row import read_bundled
 
@@ -512,7 +512,7 @@ def test_a_full_disk_is_one_line_and_the_rerun_resumes(tmp_path: Path, make_serv
             str(data), "--out", str(out), "--concurrency", "4"]
     full = subprocess.run([sys.executable, "-c", FULL_AFTER, *args], capture_output=True, text=True, timeout=120)
     # the run's first line (what it will ask) came before the disk filled; then one line on it
-    lines = [line for line in full.stderr.splitlines() if line.strip() and "row(s) to ask" not in line]
+    lines = said_after_start(full.stderr)
     assert full.returncode == 2 and len(lines) == 1, full.stderr
     assert f"{out}: no space left on the device" in lines[0] and "rerun the same command to resume" in lines[0]
     assert not (out / "results.json").exists()

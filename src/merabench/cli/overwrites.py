@@ -99,9 +99,10 @@ def data_files(specs: Sequence[str], tasks: Iterable[str]) -> list[Named]:
     return found
 
 
-def given_files(*flags: tuple[str, Path | None]) -> list[Named]:
-    """The input files given by flags (`--config PATH`, ...), those set and not standard input."""
-    return [(f"{flag} {path}", path) for flag, path in flags if path is not None and str(path) != STDIN]
+def given_files(*flags: tuple[str, Path | str | None]) -> list[Named]:
+    """The input files given by flags (`--config PATH`, ...), those set and not standard input (a
+    value from a --config file arrives as a string)."""
+    return [(f"{flag} {path}", Path(path)) for flag, path in flags if path is not None and str(path) != STDIN]
 
 
 def _known(tasks: Iterable[str]) -> list[str]:

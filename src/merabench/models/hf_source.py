@@ -22,9 +22,15 @@ def spelt_model(spec: str) -> str:
     one would name another file, or none, from another folder, in results.json and on compare's
     pages); hub ids, endpoints' models and baselines as given."""
     kind, _, name = spec.partition(":")
-    if kind != "hf" or not name or not Path(name).expanduser().exists():
+    if kind != "hf" or not name:
         return spec
-    return f"hf:{os.path.abspath(Path(name).expanduser())}"
+    try:
+        path = Path(name).expanduser()
+        if not path.exists():
+            return spec
+    except (RuntimeError, OSError):  # ~nosuchuser, a path that cannot be read: resolve_source says why
+        return spec
+    return f"hf:{os.path.abspath(path)}"
 
 
 def resolve_source(spec: str) -> ModelSource:
