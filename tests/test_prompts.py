@@ -63,7 +63,7 @@ def test_a_run_stops_at_the_first_row_whose_shape_does_not_render() -> None:
     500 of the same instruction is still the one named, with its field."""
     from merabench.pipeline import check_prompts
     from merabench.rows.row import TaskData
-    from merabench.runner.loop import TaskRun
+    from merabench.runner.work import TaskRun
     from merabench.tasks import TASKS
 
     rows = [Row("Исправь: {source}", {"source": f"Превет {i}"}, "", {"id": i}) for i in range(500)]

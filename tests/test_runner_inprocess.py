@@ -14,10 +14,11 @@ from helpers import correction_of, sage_rows
 from merabench.errors import BackendError, ConfigError
 from merabench.formats.samples import SampleWriter, read_answers, samples_path
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
-from merabench.records import Answer, Status
+from merabench.records import BASE, Answer, Status
 from merabench.rows.row import TaskData, parse_row
 from merabench.runner.cache import ResponseCache, request_key
-from merabench.runner.loop import BackendSource, Runner, TaskRun
+from merabench.runner.loop import BackendSource, Runner
+from merabench.runner.work import TaskRun
 from merabench.tasks import TASKS
 
 
@@ -47,7 +48,7 @@ def task_run(n: int) -> TaskRun:
 
 def run(backend: MockBackend, out: Path, n: int = 12, **kwargs) -> dict[int, Answer]:
     runner = Runner(BackendSource(backend), out_dir=out, concurrency=4, **kwargs)
-    return asyncio.run(runner.run([task_run(n)]))["sage"]
+    return asyncio.run(runner.run([task_run(n)]))["sage"][BASE]
 
 
 def test_every_row_ends_answered_or_as_an_error_and_failures_are_asked_again(tmp_path: Path) -> None:
@@ -78,7 +79,7 @@ def test_a_broken_cache_is_noted_and_the_run_goes_on(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "c.sqlite")
     cache._db.execute("DROP TABLE responses")  # as if the file were damaged under the run
     runner = Runner(BackendSource(MockBackend()), out_dir=tmp_path / "run", concurrency=4, cache=cache)
-    answers = asyncio.run(runner.run([task_run(6)]))["sage"]
+    answers = asyncio.run(runner.run([task_run(6)]))["sage"][BASE]
     assert all(a.ok for a in answers.values())
     assert any("the response cache stopped working" in note for note in runner.notes)
 
@@ -87,14 +88,14 @@ def test_should_stop_stops_sending_and_what_was_sent_is_kept(tmp_path: Path) -> 
     backend = MockBackend(delay=0.01)
     runner = Runner(BackendSource(backend), out_dir=tmp_path, concurrency=2,
                     should_stop=lambda: len(backend.asked) >= 5)
-    answers = asyncio.run(runner.run([task_run(20)]))["sage"]
+    answers = asyncio.run(runner.run([task_run(20)]))["sage"][BASE]
     assert 5 <= len(backend.asked) <= 6 and len(answers) == len(backend.asked)
     assert len(read_answers(samples_path(tmp_path, "sage"))) == len(backend.asked)
 
 
 def test_log_prompts_keeps_the_messages(tmp_path: Path) -> None:
     runner = Runner(BackendSource(MockBackend()), out_dir=tmp_path, concurrency=2, log_prompts=True)
-    answers = asyncio.run(runner.run([task_run(2)]))["sage"]
+    answers = asyncio.run(runner.run([task_run(2)]))["sage"][BASE]
     assert answers[0].messages[-1]["role"] == "user" and "Превет" in answers[0].messages[-1]["content"]
     line = json.loads(samples_path(tmp_path, "sage").read_text().splitlines()[0])
     assert line["messages"][-1]["content"].startswith("Исправь")
@@ -191,6 +192,6 @@ def test_prepared_requests_wait_in_batches_bounded_by_their_text_as_well_as_thei
                     cache=ResponseCache(tmp_path / "c.sqlite"))
     real = runner._uncached
     monkeypatch.setattr(runner, "_uncached", lambda items, emit: looked_up.append(len(items)) or real(items, emit))
-    answers = asyncio.run(runner.run([task_run(10)]))["sage"]
+    answers = asyncio.run(runner.run([task_run(10)]))["sage"][BASE]
     assert sorted(answers) == list(range(10)) and all(a.ok for a in answers.values())
     assert sum(looked_up) == 10 and max(looked_up) <= 4 and len(looked_up) >= 3

@@ -30,14 +30,14 @@ from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, 
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
-from merabench.records import Answer, Status
+from merabench.records import BASE, Answer, Draw, Status
 from merabench.report.html import write_report
 from merabench.rows.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.rows.prompts import render_row
 from merabench.rows.row import TaskData
 from merabench.runner.budget import Budget, Prices
 from merabench.runner.cache import ResponseCache
-from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner, TaskRun
+from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner
 from merabench.runner.redaction import (
     redact_url,
     register_argv,
@@ -55,8 +55,10 @@ from merabench.runner.rundir import (
     make_folder,
     same_run,
 )
+from merabench.runner.work import PLAIN, Asking, RepeatSeed, TaskRun
+from merabench.scoring.draws import TaskAnswers, score_draws
 from merabench.scoring.memory import release_freed_memory
-from merabench.scoring.score import EarlyScores, TaskResult, score_task
+from merabench.scoring.score import EarlyScores, TaskResult
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.tasks.base import Task
 from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
@@ -108,12 +110,18 @@ class RunConfig:
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
     tool_mode: str = "text"               # GorillaHard: "native" asks through OpenAI tools (tasks/gorillahard/native/)
+    repeats: int = 1                      # each row asked this many times (runner/work.py, scoring/draws.py)
+    repeat_seed: RepeatSeed = "offset"    # the k-th repeat sends seed + k ("same": the seed itself)
     command: tuple[str, ...] = ()         # the CLI's arguments: the command that continues a stopped run
 
     def out_dir(self) -> Path:
         import re
 
         return self.out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", self.model)
+
+    @property
+    def asking(self) -> Asking:
+        return Asking.of(self.repeats, self.repeat_seed)
 
 
 @dataclass(frozen=True)
@@ -260,42 +268,45 @@ def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[Judg
     return judge, [f"judge {judge.settings.model}: {note}" for note in notes]
 
 
-def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], judge: JudgeRun | None,
-               cache: ResponseCache | None, strip: bool, say: Callable[[str], None]) -> dict[str, JudgeOutcome]:
-    """What judging gave, per task that asks the judge."""
-    judged: dict[str, JudgeOutcome] = {}
+def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], judge: JudgeRun | None,
+               cache: ResponseCache | None, strip: bool, say: Callable[[str], None], asking: Asking = PLAIN
+               ) -> dict[str, dict[Draw, JudgeOutcome]]:
+    """What judging gave, per task that asks the judge and per draw (each draw's own answers)."""
+    judged: dict[str, dict[Draw, JudgeOutcome]] = {}
     if judge is None:
         return judged
     for run in runs:
         if not _judged(run):
             continue
-        backend = _new_judge(judge)
-        outcome = judged[run.task.name] = asyncio.run(judge_task(
-            run.task, run.data.rows, answers[run.task.name], judge.settings, backend, cache, strip=strip,
-            concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
-        say(f"judge {judge.settings.model}: {outcome.sent_line()} for {run.task.name}")
-        if outcome.stopped is not None:
-            say(f"judge {judge.settings.model}: given up for {run.task.name}, no more judge requests sent: "
-                f"{outcome.stopped}")
+        for draw in asking.draws:
+            backend = _new_judge(judge)
+            outcome = judged.setdefault(run.task.name, {})[draw] = asyncio.run(judge_task(
+                run.task, run.data.rows, answers[run.task.name].get(draw, {}), judge.settings, backend, cache,
+                strip=strip, concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
+            which = run.task.name + (f" ({draw.label})" if asking.drawn else "")
+            say(f"judge {judge.settings.model}: {outcome.sent_line()} for {which}")
+            if outcome.stopped is not None:
+                say(f"judge {judge.settings.model}: given up for {which}, no more judge requests sent: "
+                    f"{outcome.stopped}")
     return judged
 
 
-def _finish(runs: Sequence[TaskRun], answers: Mapping[str, Mapping[int, Answer]], out: Path, *, strip: bool,
+def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Path, *, strip: bool,
             judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None],
-            early: EarlyScores | None = None) -> list[TaskResult]:
+            early: EarlyScores | None = None, asking: Asking = PLAIN) -> list[TaskResult]:
     """Judge (tasks with a judged metric, when a judge is set), score, and write the final samples."""
-    judged = _judge_all(runs, answers, judge, cache, strip, say)
+    judged = _judge_all(runs, answers, judge, cache, strip, say, asking)
     results = []
     for run in runs:
-        outcome = judged.get(run.task.name)
-        result = score_task(run.task, run.data.rows, answers[run.task.name],
-                            outcome.judgements if outcome is not None else None,
-                            source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
-                            early=early.scores.get(run.task.name) if early else None,
-                            data_sha256=early.data_sha256(run.task.name) if early else None)
+        outcomes = judged.get(run.task.name, {})
+        result = score_draws(run.task, run.data.rows, answers[run.task.name], asking.draws,
+                             {draw: outcome.judgements for draw, outcome in outcomes.items()},
+                             source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
+                             early=early.scores.get(run.task.name) if early else None,
+                             data_sha256=early.data_sha256(run.task.name) if early else None)
         if run.data.note:  # what the rows are (the public SAGE pairs), said beside the scores
             result = dataclasses.replace(result, notes=(*result.notes, run.data.note))
-        failed = judge_failure(outcome) if outcome is not None else None
+        failed = next((f for outcome in outcomes.values() if (f := judge_failure(outcome)) is not None), None)
         if failed is not None:  # the headline judge metrics are missing or partial: said, and the CLI exits 1
             result = dataclasses.replace(result, judge_failed=failed.reason, judge_headline=failed.headline(run.task.name),
                                          notes=(*result.notes, failed.headline()))
@@ -371,15 +382,21 @@ def export_requests(config: RunConfig, path: Path) -> int:
                  remedy="the answers to these requests could not be imported into it: leave out the flags that "
                         "differ (export-requests --run takes the run's own), or export for another folder")
     return write_requests(path, request_lines(runs, model, config.generation, config.system_prompt,
-                                              out if out.exists() else None))
+                                              out if out.exists() else None, config.asking))
 
 
 def run_identity(config: RunConfig, runs: Sequence[TaskRun], model: str) -> dict[str, Any]:
     """What a run folder's run.json records of the run (runner/rundir.py compares it with the
-    folder's own): the model, the settings that shape its answers and each task's data."""
-    return {"model": model, "options": config.generation.fingerprint(), "tool_mode": config.tool_mode,
-            "system_prompt": config.system_prompt, "split": config.split,
-            "data": data_identity([r.task for r in runs], config.data, {r.task.name: r.data.revision for r in runs})}
+    folder's own): the model, the settings that shape its answers and each task's data. How a
+    repeat's seed is chosen only from a run with repeats (its repeats are answers of that choice;
+    their number is not recorded: more repeats into the folder add to it, as a larger --limit)."""
+    identity = {"model": model, "options": config.generation.fingerprint(), "tool_mode": config.tool_mode,
+                "system_prompt": config.system_prompt, "split": config.split,
+                "data": data_identity([r.task for r in runs], config.data,
+                                      {r.task.name: r.data.revision for r in runs})}
+    if config.repeats > 1:
+        identity["repeat_seed"] = config.repeat_seed
+    return identity
 
 
 def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
@@ -446,6 +463,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         budget.restart()  # the deadline counts from the first request, not from the checks
         runner = Runner(source, out_dir=out, concurrency=workers(config), cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts, say=say,
+                        asking=config.asking,
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens),
@@ -458,14 +476,14 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
         if runner.stopped_by and budget.stopped_by is None:  # every endpoint refused to serve
             budget.stopped_by = runner.stopped_by
-        stopped = _stopped(budget, runs, answers, config.command)
+        stopped = _stopped(budget, runs, answers, config.asking, config.command)
         runner.notes += budget.notes()
         if stopped:
             runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
                                 f"(never sent, not failed); to continue: {stopped['continue']}")
         runner.notes += concurrency_notes(runner.facts.get("concurrency", {}))
         results = _finish(runs, answers, out, strip=config.strip_think, judge=judge, cache=cache, say=say,
-                          early=early)
+                          asking=config.asking, early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
         settings["judge"] = _judge_document(config.judge, runs)
@@ -484,7 +502,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
 
 
-def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[int, Answer]],
+def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, TaskAnswers], asking: Asking,
              command: Sequence[str]) -> dict[str, Any] | None:
     """When a limit stopped the run: every row with no answer yet gets a 'not asked' record (a
     row left unasked by an earlier stopped run included, it is unasked still), and what
@@ -493,12 +511,14 @@ def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[in
         return None
     unasked = 0
     for run in runs:
-        got = answers[run.task.name]
-        for row in run.data.rows:
-            answer = got.get(row.id)
-            if answer is None or answer.unasked:
-                got[row.id] = Answer.not_asked(row.id, f"the run stopped at {budget.limit} first")
-                unasked += 1
+        for draw in asking.draws:
+            got = answers[run.task.name].setdefault(draw, {})
+            for row in run.data.rows:
+                answer = got.get(row.id)
+                if answer is None or answer.unasked:
+                    never = Answer.not_asked(row.id, f"the run stopped at {budget.limit} first")
+                    got[row.id] = never.of_draw(draw, asking.drawn)
+                    unasked += 1
     stopped: dict[str, Any] = {"by": budget.limit, "reason": budget.summary, "unasked": unasked,
                                "continue": budget.continue_command(command)}
     if budget.prices is not None:
@@ -545,7 +565,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     make_folder(config.out)
     with disk_space(config.out), locked(config.out):
         cache = ResponseCache(config.cache_path) if config.cache and judge else None
-        results = _finish([run], {task.name: answers}, config.out, strip=config.strip_think, judge=judge,
+        results = _finish([run], {task.name: {BASE: answers}}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
         settings = {"tasks": [task.name], "data": recorded_specs([config.data]), "split": config.split,
                     "strip_think": config.strip_think, "judge": _judge_document(judge, [run])}

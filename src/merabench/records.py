@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -27,8 +27,34 @@ class Status(StrEnum):
     ERROR = "error"
 
 
+@dataclass(frozen=True, order=True)
+class Draw:
+    """Which asking of a row an answer is: the k-th repeat (`run --repeats K`, 0-based) under which
+    prompt wording (`run --wordings all`: the wording's index; None: the row's own, as MERA
+    assigned it). A run asks every row once per draw; BASE is the only draw of a plain run, and
+    what the leaderboard's protocol asks."""
+
+    repeat: int = 0
+    wording: int | None = None
+
+    @property
+    def label(self) -> str:
+        """How messages name it: 'repeat 2, wording 3'."""
+        parts = [f"repeat {self.repeat}"] + ([f"wording {self.wording}"] if self.wording is not None else [])
+        return ", ".join(parts)
+
+
+BASE = Draw()
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int | None:
+    """A repeat or wording index (0 or more), or None."""
+    found = _int(value)
+    return found if found is not None and found >= 0 else None
 
 
 def _str(value: Any) -> str | None:
@@ -70,6 +96,20 @@ class Answer:
     #: {"prompt", "completion"}: what the cost counts when the token counts could not price the
     #: answer, in part estimated from the bytes sent and received (runner/usage.py)
     estimated_tokens: Mapping[str, int] | None = None
+    #: the asking this answer is (records.Draw): None in a run that asks each row once, under its
+    #: own wording, so its samples lines stay as they always were
+    repeat: int | None = None
+    wording: int | None = None
+
+    @property
+    def draw(self) -> Draw:
+        return Draw(self.repeat or 0, self.wording)
+
+    def of_draw(self, draw: Draw, drawn: bool) -> Answer:
+        """This answer labelled with `draw` (`drawn`: the run asks more than the base draw)."""
+        if not drawn:
+            return self
+        return replace(self, repeat=draw.repeat, wording=draw.wording)
 
     @property
     def ok(self) -> bool:
@@ -113,6 +153,10 @@ class Answer:
             out["tool_exchange"] = dict(self.exchange)
         if self.estimated_tokens is not None:
             out["estimated_tokens"] = dict(self.estimated_tokens)
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
+        if self.wording is not None:
+            out["wording"] = self.wording
         return out
 
     @classmethod
@@ -133,6 +177,7 @@ class Answer:
             endpoint=_str(obj.get("endpoint")), usage_note=_str(obj.get("usage_note")),
             exchange=obj.get("tool_exchange") if isinstance(obj.get("tool_exchange"), dict) else None,
             estimated_tokens=_token_pair(obj.get("estimated_tokens")),
+            repeat=_count(obj.get("repeat")), wording=_count(obj.get("wording")),
             messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
 
 

@@ -45,6 +45,7 @@ from merabench.pipeline import export_requests as export_pending
 from merabench.rows.datasource import load_task_data
 from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
 from merabench.runner.redaction import register_fields
+from merabench.runner.work import MAX_REPEATS, RepeatSeed
 from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
@@ -168,6 +169,12 @@ def run(
                                            "one JSON envelope back) or native (the catalog as OpenAI tools, answered "
                                            "by tool calls; not leaderboard-comparable)", rich_help_panel=GENERATION)] = "text",
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
+    repeats: Annotated[int, typer.Option(min=1, max=MAX_REPEATS, help="ask each row K times (the k-th with seed + k): "
+                                         "intervals over rows with all their repeats, flip_rate; more repeats into "
+                                         "a folder ask only the new ones", rich_help_panel=GENERATION)] = 1,
+    repeat_seed: Annotated[str, typer.Option(help="offset: the k-th repeat sends seed + k (a seeded sampler draws "
+                                             "afresh); same: the seed itself (what varies is the server)",
+                                             rich_help_panel=GENERATION)] = "offset",
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
     cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
@@ -255,7 +262,8 @@ def run(
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
-        import_responses=import_responses, serve=served, tool_mode=tool_mode,
+        import_responses=import_responses, serve=served, tool_mode=tool_mode, repeats=repeats,
+        repeat_seed=_repeat_seed(repeat_seed),
         command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))
@@ -267,6 +275,12 @@ def run(
     print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     _exit_as_run_went(result, fail_on_error)
+
+
+def _repeat_seed(value: str) -> RepeatSeed:
+    if value not in ("offset", "same"):
+        raise ConfigError(f"--repeat-seed must be offset or same, got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def _check_request_flags(timeout: float, retry_delay: float, stop: list[str] | None, drop_param: list[str] | None,

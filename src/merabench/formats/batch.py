@@ -27,15 +27,15 @@ from typing import Any
 import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
-from merabench.formats.samples import read_answers, samples_path, write_atomic
-from merabench.models.base import Completion, Generating, GenerationOptions
+from merabench.formats.samples import read_answer_draws, samples_path, write_atomic
+from merabench.models.base import Completion, Generating, GenerationOptions, Request
 from merabench.models.openai_compat import body_excerpt, reply_fields
 from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.records import BASE, Draw
 from merabench.rows.inputfile import check_readable
 from merabench.rows.jsonio import dumps_any_depth, json_lines
-from merabench.rows.prompts import HistoryIndex
-from merabench.runner.loop import TaskRun, WorkItem, answered_before, prepare
 from merabench.runner.usage import token_counts
+from merabench.runner.work import PLAIN, Asking, Drawing, TaskRun, WorkItem, answered_before, prepare
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -49,20 +49,34 @@ def options_tag(model: str, options: GenerationOptions) -> str:
 
 
 def custom_id(item: WorkItem, tag: str) -> str:
-    return f"{item.task.name}/{item.row.id}/{item.messages_hash}/{tag}"
+    """<task>/<row id>/<messages hash>/<options tag>, and for a draw other than the base (a repeat,
+    a wording) /r<k> and /w<w>: a base draw's id is what it always was."""
+    draw = "" if item.draw == BASE else f"/r{item.draw.repeat}" + (
+        f"/w{item.draw.wording}" if item.draw.wording is not None else "")
+    return f"{item.task.name}/{item.row.id}/{item.messages_hash}/{tag}{draw}"
 
 
-def parse_custom_id(text: Any) -> tuple[str, int, str, str] | None:
-    """(task, row id, messages hash, options tag) of a custom id merabench wrote, or None."""
+def parse_custom_id(text: Any) -> tuple[str, int, str, str, Draw] | None:
+    """(task, row id, messages hash, options tag, draw) of a custom id merabench wrote, or None."""
     if not isinstance(text, str):
         return None
     parts = text.split("/")
-    if len(parts) != 4:
+    if len(parts) < 4 or len(parts) > 6:
         return None
     try:
-        return parts[0], int(parts[1]), parts[2], parts[3]
+        return parts[0], int(parts[1]), parts[2], parts[3], _draw_of(parts[4:])
     except ValueError:
         return None
+
+
+def _draw_of(parts: Sequence[str]) -> Draw:
+    """The draw an id's tail names (r<k>, then w<w>); a ValueError for anything else."""
+    marks = dict.fromkeys("rw")
+    for part, mark in zip(parts, "rw", strict=False):
+        if not part.startswith(mark) or not part[1:].isdigit():
+            raise ValueError(part)
+        marks[mark] = part[1:]
+    return Draw(int(marks["r"] or 0), None if marks["w"] is None else int(marks["w"]))
 
 
 def served_model(model: str) -> str:
@@ -74,22 +88,26 @@ def served_model(model: str) -> str:
 
 
 def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOptions, system_prompt: str | None,
-                  out_dir: Path | None) -> Iterator[dict[str, Any]]:
-    """The requests still to send: every row not answered in out_dir (when given) for the same prompt."""
+                  out_dir: Path | None, asking: Asking = PLAIN) -> Iterator[dict[str, Any]]:
+    """The requests still to send: every row, in every draw, not answered in out_dir (when given)
+    for the same prompt; a repeat's body carries its own seed (runner/work.py)."""
     shaper = RequestShaper(ApiProfile(options.api_profile), frozenset(options.drop_params))
     tag = options_tag(model, options)
     for run in runs:
-        existing = read_answers(samples_path(out_dir, run.task.name)) if out_dir is not None else {}
-        done = answered_before(run, existing, system_prompt) if existing else set()
-        history = HistoryIndex(run.data.shots)
-        for row in run.data.rows:
-            if row.id in done:
-                continue
-            item = prepare(run.task, history, row, system_prompt)
-            if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
-                continue
-            yield {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
-                   "body": shaper.body(model, list(item.messages), options)}
+        existing = read_answer_draws(samples_path(out_dir, run.task.name)) if out_dir is not None else {}
+        for draw in asking.draws:
+            answered = existing.get(draw, {})
+            done = answered_before(run, answered, system_prompt, draw) if answered else set()
+            drawing = Drawing(run, draw)
+            for row in drawing.rows:
+                if row.id in done:
+                    continue
+                item = prepare(run.task, drawing.history, row, system_prompt, draw, asking.seed_offset(draw))
+                if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
+                    continue
+                sent = Request(item.messages, seed_offset=item.seed_offset).options(options)
+                yield {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
+                       "body": shaper.body(model, list(item.messages), sent)}
 
 
 def write_requests(path: Path, lines: Iterator[dict[str, Any]]) -> int:
@@ -144,7 +162,7 @@ class ImportedSource:
     samples, scoring and report."""
 
     name: str
-    answers: dict[tuple[str, int], tuple[str, Completion | str]] = field(default_factory=dict)
+    answers: dict[tuple[str, int, Draw], tuple[str, Completion | str]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, path: Path, model: str, options: GenerationOptions) -> ImportedSource:
@@ -160,16 +178,17 @@ class ImportedSource:
                 if key is None:
                     raise DataError("needs a custom_id as merabench wrote it (<task>/<row id>/<hash>/<options tag>)",
                                     file=str(path), line=lineno, field="custom_id")
-                task, row_id, messages_hash, tag = key
-                if (task, row_id) in first_line:
-                    raise DataError(f"answers {task} row {row_id} again (first on line {first_line[task, row_id]}): "
-                                    "which answer counts is unclear", file=str(path), line=lineno, field="custom_id")
+                task, row_id, messages_hash, tag, draw = key
+                if (task, row_id, draw) in first_line:
+                    first = first_line[task, row_id, draw]
+                    raise DataError(f"answers {task} row {row_id} again (first on line {first}): which answer counts "
+                                    "is unclear", file=str(path), line=lineno, field="custom_id")
                 if tag != expected_tag:
                     raise DataError("answers a request made with another model or other generation options than "
                                     "this run's (the options tag differs): import with the options of the export, "
                                     "or export again", file=str(path), line=lineno, field="custom_id")
-                first_line[task, row_id] = lineno
-                source.answers[(task, row_id)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
+                first_line[task, row_id, draw] = lineno
+                source.answers[(task, row_id, draw)] = (messages_hash, _completion(line, f"{path.name} line {lineno}"))
         if not source.answers:
             raise DataError("holds no responses", file=str(path))
         return source
@@ -181,7 +200,7 @@ class ImportedSource:
         return []
 
     async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
-        found = self.answers.get((item.task.name, item.row.id))
+        found = self.answers.get((item.task.name, item.row.id, item.draw))
         if found is None:
             raise BackendError("not in the imported responses; ask it with `merabench run` and an endpoint, "
                                "or import a file that has it", retryable=False)

@@ -211,7 +211,7 @@ def check_made_for(task: Task, data: TaskData, found: PredictionFile, given_data
     another prompt than the row's (the predictions were made on other data, or the data changed
     since) is refused, naming the data to pass when the run beside the file recorded it."""
     from merabench.rows.prompts import HistoryIndex
-    from merabench.runner.loop import WorkItem, prepare
+    from merabench.runner.work import WorkItem, prepare
 
     if not found.hashes:
         return

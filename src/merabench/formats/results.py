@@ -200,30 +200,47 @@ def warm_up_summary() -> None:
 
 
 def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, prices: Prices | None = None) -> Table:
+    """The terminal's table: per task its headline metrics. A task asked in several draws (`--repeats`,
+    `--wordings all`) shows its rows as rows x draws, each value with the half-width of its 95 %
+    interval over rows with all their askings, and its flip rate."""
     from rich.table import Table
 
     title = "merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")
     table = Table(title=title, title_justify="left")
-    columns = ("task", "rows", "errors", "metric", "value", "n", "tokens in/out") + (("cost",) if prices else ())
+    drawn = any(r.drawn for r in results)
+    columns = ("task", "rows", "errors", "metric", "value", *(("± 95 %",) if drawn else ()), "n", "tokens in/out",
+               *(("cost",) if prices else ()))
     for column in columns:
-        table.add_column(column, justify="right" if column in ("rows", "errors", "value", "n") else "left",
+        table.add_column(column, justify="right" if column in ("rows", "errors", "value", "± 95 %", "n") else "left",
                          no_wrap=column in ("task", "metric", "value"))
     for r in results:
-        headline = [m.name for m in get_task(r.task).metrics if m.headline]
-        metrics = r.aggregate.metrics if r.aggregate else {}
-        shown = [m for m in headline if m in metrics] or list(metrics)[:3] or ["—"]
-        tokens = f"{r.usage.prompt:,}/{r.usage.completion:,}"
-        for i, name in enumerate(shown):
-            value = metrics.get(name)
-            denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
+        for i, (name, value, cells) in enumerate(_summary_rows(r, drawn)):
             first = i == 0
             cost = (cost_cell(r.usage, prices),) if prices else ()
             label = r.task + (" (native tools)" if r.tool_mode != "text" else "")  # not the leaderboard's protocol
-            table.add_row(label if first else "", str(r.n_rows) if first else "",
+            rows = f"{r.n_rows} × {r.drawn['draws']}" if r.drawn else str(r.n_rows)
+            table.add_row(label if first else "", rows if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
-                          name, "—" if value is None else f"{value:.4f}", str(denominator),
-                          tokens if first else "", *(cost if first else ("",) * len(cost)))
+                          name, "—" if value is None else f"{value:.4f}", *cells,
+                          f"{r.usage.prompt:,}/{r.usage.completion:,}" if first else "",
+                          *(cost if first else ("",) * len(cost)))
     return table
+
+
+def _summary_rows(r: TaskResult, drawn: bool) -> list[tuple[str, float | None, tuple[str, ...]]]:
+    """(metric, value, the cells after the value) of each line a task gets in the summary."""
+    headline = [m.name for m in get_task(r.task).metrics if m.headline]
+    metrics = r.aggregate.metrics if r.aggregate else {}
+    shown = [m for m in headline if m in metrics] or list(metrics)[:3] or ["—"]
+    if r.drawn and "flip_rate" in metrics:
+        shown.append("flip_rate")
+    out = []
+    for name in shown:
+        denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
+        bounds = r.ci95.get(name)
+        half = f"{(bounds[1] - bounds[0]) / 2:.4f}" if r.drawn and bounds else ""
+        out.append((name, metrics.get(name), ((half,) if drawn else ()) + (str(denominator),)))
+    return out
 
 
 def check_text_protocol(document: Any, folder: Path, what: str) -> None:

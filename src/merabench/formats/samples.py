@@ -19,7 +19,7 @@ from typing import IO, Any
 
 import orjson
 
-from merabench.records import Answer
+from merabench.records import BASE, Answer, Draw
 from merabench.rows.jsonio import loads
 from merabench.runner.redaction import redact, redact_stream
 
@@ -52,9 +52,29 @@ def read_lines(path: Path) -> Iterable[dict[str, Any]]:
                 yield record
 
 
-def read_records(path: Path) -> dict[int, dict[str, Any]]:
-    """The last line per id (for tools that read the scored fields too), each as `trusted` makes it."""
-    return {r["id"]: r for r in map(trusted, read_lines(path)) if r is not None}
+def read_records(path: Path, draw: Draw = BASE) -> dict[int, dict[str, Any]]:
+    """The last line per id of one draw (for tools that read the scored fields too), each as
+    `trusted` makes it; by default the base draw, the answers the leaderboard's protocol asks for."""
+    return read_record_draws(path).get(draw, {})
+
+
+def read_record_draws(path: Path) -> dict[Draw, dict[int, dict[str, Any]]]:
+    """read_records for every draw in the file (`run --repeats`, `--wordings all`)."""
+    found: dict[Draw, dict[int, dict[str, Any]]] = {}
+    for record in map(trusted, read_lines(path)):
+        if record is not None:
+            found.setdefault(draw_of(record), {})[record["id"]] = record
+    return found
+
+
+def draw_of(record: Mapping[str, Any]) -> Draw:
+    """The draw a samples line records (none named: the base draw)."""
+    repeat, wording = record.get("repeat"), record.get("wording")
+    return Draw(repeat if _index(repeat) else 0, wording if _index(wording) else None)
+
+
+def _index(value: Any) -> bool:
+    return type(value) is int and value >= 0
 
 
 #: the largest magnitude a per-row metric may have (F1s, rates, counts): 1e308 is a damaged line
@@ -91,13 +111,18 @@ def trusted(record: dict[str, Any]) -> dict[str, Any] | None:
     return record
 
 
-def read_answers(path: Path) -> dict[int, Answer]:
-    """The last answer record per id."""
-    answers = {}
+def read_answers(path: Path, draw: Draw = BASE) -> dict[int, Answer]:
+    """The last answer record per id of one draw (by default the base draw)."""
+    return read_answer_draws(path).get(draw, {})
+
+
+def read_answer_draws(path: Path) -> dict[Draw, dict[int, Answer]]:
+    """The last answer record per id, for every draw in the file."""
+    answers: dict[Draw, dict[int, Answer]] = {}
     for line in read_lines(path):
         answer = Answer.from_json(line)
         if answer is not None:
-            answers[answer.id] = answer
+            answers.setdefault(answer.draw, {})[answer.id] = answer
     return answers
 
 

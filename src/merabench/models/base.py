@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from merabench.rows.prompts import Message
@@ -76,6 +76,14 @@ class Request:
     #: limit, a local model's turn), and only then: False and it is not sent, the backend raises
     #: NotSent. A run's --max-cost and --deadline reach every concurrency mode through it.
     may_send: Callable[[], bool] = field(default=always, compare=False)
+    #: added to the run's seed, when one is set (the k-th repeat of `run --repeats`: runner/work.py)
+    seed_offset: int = 0
+
+    def options(self, options: GenerationOptions) -> GenerationOptions:
+        """The run's options as this request sends them (its seed offset applied)."""
+        if not self.seed_offset or options.seed is None:
+            return options
+        return replace(options, seed=options.seed + self.seed_offset)
 
 
 @dataclass(frozen=True)

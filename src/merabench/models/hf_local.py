@@ -83,7 +83,8 @@ class HFLocalBackend(Backend):
         text = "\n\n".join(m["content"] for m in messages)
         return tokenizer(text, return_tensors="pt").input_ids
 
-    def _generate(self, messages: list[dict[str, str]], halt: threading.Event) -> Completion:
+    def _generate(self, messages: list[dict[str, str]], options: GenerationOptions,
+                  halt: threading.Event) -> Completion:
         with self._lock:
             if self._model is None:
                 self._say(f"loading {self.name} (the first request waits for it)")
@@ -95,7 +96,6 @@ class HFLocalBackend(Backend):
                 self._say(f"{self.name} loaded in {self._load_s:.1f} s")
             started = time.monotonic()  # after the lock and the load: the row's own generation time
             torch = self._torch
-            options = self.options
             ids = self._prompt_ids(messages).to(self._device)
             n_prompt = int(ids.shape[1])
             limit = options.max_tokens
@@ -138,7 +138,7 @@ class HFLocalBackend(Backend):
                 raise NotSent("the run stopped sending")
             halt = threading.Event()
             try:
-                return await in_daemon_thread(self._generate, list(request.messages), halt)
+                return await in_daemon_thread(self._generate, list(request.messages), request.options(self.options), halt)
             except asyncio.CancelledError:  # Ctrl-C, or the run stopping: the thread stops at its next token
                 halt.set()
                 raise

@@ -215,7 +215,7 @@ class OpenAICompatBackend(Backend):
         return self._session
 
     def payload(self, request: Request) -> dict[str, Any]:
-        body = self.shaper.body(self.model, list(request.messages), self.options)
+        body = self.shaper.body(self.model, list(request.messages), request.options(self.options))
         if request.tools:  # native tool calling: the model may call any of them, or answer in text
             body["tools"] = list(request.tools)
             body["tool_choice"] = "auto"

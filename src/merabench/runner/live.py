@@ -46,14 +46,16 @@ class InFlight:
         return LiveStatus(len(starts), oldest, self._generating())
 
 
-def plan_line(source: str, to_ask: Mapping[str, int], kept: int, requests: int | None) -> str:
-    """The run's first line: rows to ask per task, and at most how many requests (None: a baseline,
-    which sends none)."""
+def plan_line(source: str, to_ask: Mapping[str, int], kept: int, requests: int | None, draws: int = 1) -> str:
+    """The run's first line: rows to ask per task (a row asked in several draws, `--repeats` or
+    `--wordings all`, counts once a draw), and at most how many requests (None: a baseline, which
+    sends none)."""
     rows = sum(to_ask.values())
     per_task = ", ".join(f"{task} {count:,}" for task, count in to_ask.items())
+    what = f"{rows:,} row(s)" if draws == 1 else f"{rows:,} askings of a row ({draws} a row)"
     kept_part = f"; {kept:,} kept from this folder" if kept else ""
     if requests is None:
-        return f"{source}: {rows:,} row(s) to answer ({per_task}){kept_part}; a baseline sends no request"
+        return f"{source}: {what} to answer ({per_task}){kept_part}; a baseline sends no request"
     several = " (tool-calling conversations: several a row)" if requests > rows else ""
-    return (f"{source}: {rows:,} row(s) to ask ({per_task}){kept_part}; at most {requests:,} request(s){several}, "
+    return (f"{source}: {what} to ask ({per_task}){kept_part}; at most {requests:,} request(s){several}, "
             "fewer where the response cache has the answer")

@@ -25,20 +25,29 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from merabench.errors import BackendError, DataError, NotSent, ServerRefused
-from merabench.formats.samples import SampleWriter, read_answers, samples_path
-from merabench.models.base import Backend, Completion, Generating, Request, ToolSpec
+from merabench.errors import BackendError, NotSent, ServerRefused
+from merabench.formats.samples import SampleWriter, read_answer_draws, samples_path
+from merabench.models.base import Backend, Completion, Generating, Request
 from merabench.models.baselines import BaselineKind, baseline_answer
-from merabench.records import Answer, Status
-from merabench.rows.prompts import HistoryIndex, Message, request_digest
-from merabench.rows.row import Row, TaskData
+from merabench.records import Answer, Draw
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.runner.live import InFlight, LiveStatus, plan_line
 from merabench.runner.tool_loop import converse
 from merabench.runner.usage import within_prompt
-from merabench.scoring.think import think_text
-from merabench.tasks.base import Task
+from merabench.runner.work import (
+    PLAIN,
+    Asking,
+    Drawing,
+    TaskRun,
+    WorkItem,
+    answer_of,
+    answered_before,
+    prepare,
+)
+
+#: a task's answers by draw and row id (records.Draw: a plain run has the base draw only)
+TaskAnswers = dict[Draw, dict[int, Answer]]
 
 CACHE_BATCH_S = 0.05
 CACHE_LOOKUP_BATCH = 256  # cache lookups per query while preparing requests
@@ -65,26 +74,6 @@ class NoProgress:
 
     def finish(self) -> None:
         pass
-
-
-@dataclass(frozen=True)
-class TaskRun:
-    task: Task
-    data: TaskData
-
-
-@dataclass(frozen=True)
-class WorkItem:
-    task: Task
-    row: Row
-    messages: tuple[Message, ...]
-    digest: str
-    cache_key: str | None = None  # set when the cache was asked for it, so a fresh answer is stored under it
-    tools: ToolSpec | None = None  # native tool calling: the row is a conversation (runner/tool_loop.py)
-
-    @property
-    def messages_hash(self) -> str:
-        return self.digest[:16]
 
 
 class AnswerSource(Protocol):
@@ -114,7 +103,8 @@ class BackendSource:
         return self.backend.name
 
     def cache_key(self, item: WorkItem) -> str | None:
-        return request_key(self.backend.name, self._fingerprint, item.digest, self.cache_scope)
+        scope = self.cache_scope | item.cache_scope() if item.cache_scope() else self.cache_scope
+        return request_key(self.backend.name, self._fingerprint, item.digest, scope)
 
     @cached_property
     def _fingerprint(self) -> dict[str, Any]:  # the options do not change during a run
@@ -125,8 +115,8 @@ class BackendSource:
 
     async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
         if item.tools is not None:
-            return await converse(self.backend, item.messages, item.tools, may_send)
-        return await self.backend.generate(Request(item.messages, may_send=may_send))
+            return await converse(self.backend, item.messages, item.tools, may_send, item.seed_offset)
+        return await self.backend.generate(Request(item.messages, may_send=may_send, seed_offset=item.seed_offset))
 
     def notes(self) -> list[str]:
         return self.backend.notes()
@@ -173,42 +163,6 @@ class BaselineSource:
         pass
 
 
-def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_prompts: bool) -> Answer:
-    return Answer(
-        id=item.row.id, status=Status.OK, output=completion.text, messages_hash=item.messages_hash, cached=cached,
-        attempts=0 if cached else completion.attempts, latency_s=round(completion.latency_s, 4),
-        prompt_tokens=completion.prompt_tokens, completion_tokens=completion.completion_tokens,
-        reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
-        finish_reason=completion.finish_reason, endpoint=completion.endpoint,
-        messages=item.messages if log_prompts else None, usage_note=completion.usage_note,
-        exchange=completion.exchange, estimated_tokens=completion.estimated_tokens)
-
-
-def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None) -> WorkItem | Answer:
-    """A row's request, or the error that keeps it from being asked (a turn without its history)."""
-    try:
-        messages = tuple(task.messages(row, history, system_prompt))
-    except DataError as exc:
-        return Answer.failed(row.id, str(exc))
-    tools = task.tool_spec(row)
-    digest = request_digest(messages, tools.tools, tools.policy) if tools else request_digest(messages)
-    return WorkItem(task, row, messages, digest, tools=tools)
-
-
-def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: str | None) -> set[int]:
-    """Ids of the rows answered in a folder before, for the same messages: not asked again."""
-    history = HistoryIndex(run.data.shots)
-    done = set()
-    for row in run.data.rows:
-        previous = existing.get(row.id)
-        if previous is None or not previous.ok:
-            continue
-        prepared = prepare(run.task, history, row, system_prompt)
-        if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
-            done.add(row.id)
-    return done
-
-
 @dataclass
 class Runner:
     source: AnswerSource
@@ -232,6 +186,8 @@ class Runner:
     on_idle: Callable[[], None] = lambda: None
     #: a line for the person running it (the run's first line: what it will ask)
     say: Callable[[str], None] = lambda message: None
+    #: the draws each row is asked in (`--repeats`, `--wordings all`) and a repeat's seed
+    asking: Asking = PLAIN
     notes: list[str] = field(default_factory=list)
     #: why the run stopped sending before the end (every endpoint refused to serve), else None
     stopped_by: str | None = None
@@ -239,38 +195,39 @@ class Runner:
     facts: dict[str, Any] = field(default_factory=dict)
     _idle_called: bool = field(default=False, init=False, repr=False)
 
-    def resumed(self, run: TaskRun, existing: dict[int, Answer]) -> set[int]:
-        return answered_before(run, existing, self.system_prompt)
-
-    def _prepare(self, task: Task, history: HistoryIndex, row: Row) -> WorkItem | Answer:
-        return prepare(task, history, row, self.system_prompt)
-
-    def _pending(self, runs: Sequence[TaskRun], done: dict[str, set[int]],
+    def _pending(self, runs: Sequence[TaskRun], done: dict[tuple[str, Draw], set[int]],
                  emit: Callable[[str, Answer], None]) -> Iterator[WorkItem]:
-        """The requests still to send, prepared as the workers reach them (the first request leaves
-        before the last row is rendered); answers the cache has, and rows that cannot be asked,
-        are emitted on the way, looked up CACHE_LOOKUP_BATCH at a time."""
+        """The requests still to send, each task's rows draw after draw, prepared as the workers
+        reach them (the first request leaves before the last row is rendered); answers the cache
+        has, and rows that cannot be asked, are emitted on the way, looked up CACHE_LOOKUP_BATCH at
+        a time."""
         batch: list[WorkItem] = []
         batch_chars = 0
         for run in runs:
-            history = HistoryIndex(run.data.shots)
-            for row in run.data.rows:
-                if row.id in done[run.task.name]:
-                    continue
-                prepared = self._prepare(run.task, history, row)
-                if isinstance(prepared, Answer):
-                    emit(run.task.name, prepared)
-                    continue
-                if self.cache is None:
-                    yield prepared
-                    continue
-                batch.append(prepared)
-                batch_chars += sum(len(m["content"]) for m in prepared.messages if isinstance(m.get("content"), str))
-                if len(batch) >= CACHE_LOOKUP_BATCH or batch_chars >= CACHE_LOOKUP_CHARS:
-                    yield from self._uncached(batch, emit)
-                    batch, batch_chars = [], 0
+            for draw in self.asking.draws:
+                drawing = Drawing(run, draw)
+                for row in drawing.rows:
+                    if row.id in done[run.task.name, draw]:
+                        continue
+                    prepared = prepare(run.task, drawing.history, row, self.system_prompt, draw,
+                                       self.asking.seed_offset(draw))
+                    if isinstance(prepared, Answer):
+                        emit(run.task.name, self._label(prepared, draw))
+                        continue
+                    if self.cache is None:
+                        yield prepared
+                        continue
+                    batch.append(prepared)
+                    batch_chars += sum(len(m["content"]) for m in prepared.messages
+                                       if isinstance(m.get("content"), str))
+                    if len(batch) >= CACHE_LOOKUP_BATCH or batch_chars >= CACHE_LOOKUP_CHARS:
+                        yield from self._uncached(batch, emit)
+                        batch, batch_chars = [], 0
         yield from self._uncached(batch, emit)
         self._idle()
+
+    def _label(self, answer: Answer, draw: Draw) -> Answer:
+        return answer.of_draw(draw, self.asking.drawn)
 
     def _idle(self) -> None:
         if not self._idle_called:
@@ -280,18 +237,19 @@ class Runner:
     def _uncached(self, items: list[WorkItem], emit: Callable[[str, Answer], None]) -> list[WorkItem]:
         """Emit the answers the cache has for these items; return the others."""
         keyed = [replace(item, cache_key=self.source.cache_key(item)) for item in items]
-        hits = self._cached({item.digest: item.cache_key for item in keyed})
+        hits = self._cached({(item.digest, item.draw): item.cache_key for item in keyed})
         remaining = []
         for item in keyed:
-            hit = hits.get(item.digest)
+            hit = hits.get((item.digest, item.draw))
             if hit is None:
                 remaining.append(item)
             else:
-                emit(item.task.name, answer_of(item, hit, cached=True, log_prompts=self.log_prompts))
+                answer = answer_of(item, hit, cached=True, log_prompts=self.log_prompts)
+                emit(item.task.name, self._label(answer, item.draw))
         return remaining
 
-    async def run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
-        """Answer every row of every task; return the answers by task and id."""
+    async def run(self, runs: Sequence[TaskRun]) -> dict[str, TaskAnswers]:
+        """Answer every row of every task in every draw; return the answers by task, draw and id."""
         try:
             return await self._run(runs)
         finally:
@@ -300,7 +258,7 @@ class Runner:
             self.facts = self.source.run_facts()
             await self.source.aclose()
 
-    async def _run(self, runs: Sequence[TaskRun]) -> dict[str, dict[int, Answer]]:
+    async def _run(self, runs: Sequence[TaskRun]) -> dict[str, TaskAnswers]:
         answers, done, writers = self._open(runs)
         self.say(self._plan(runs, done))
         answering = _Answering(self, writers, answers)
@@ -316,33 +274,41 @@ class Runner:
             raise answering.write_failed[0]
         return answers
 
-    def _open(self, runs: Sequence[TaskRun]) -> tuple[dict[str, dict[int, Answer]], dict[str, set[int]],
+    def _open(self, runs: Sequence[TaskRun]) -> tuple[dict[str, TaskAnswers], dict[tuple[str, Draw], set[int]],
                                                        dict[str, SampleWriter]]:
-        """Each task's samples file: the answers already in it, the rows of those kept (not asked
-        again, counted as kept), and its writer; each task's progress starts from what is kept."""
+        """Each task's samples file: the answers already in it, by draw; the rows of each draw kept
+        (not asked again, counted as kept); its writer. Progress starts from what is kept."""
         writers: dict[str, SampleWriter] = {}
-        answers: dict[str, dict[int, Answer]] = {}
-        done: dict[str, set[int]] = {}
+        answers: dict[str, TaskAnswers] = {}
+        done: dict[tuple[str, Draw], set[int]] = {}
         for run in runs:
-            path = samples_path(self.out_dir, run.task.name)
-            answers[run.task.name] = read_answers(path)
-            done[run.task.name] = self.resumed(run, answers[run.task.name])
-            for row_id in done[run.task.name]:
-                self.on_kept(answers[run.task.name][row_id])
-            writers[run.task.name] = SampleWriter(path)
-            self.progress.start(run.task.name, len(run.data.rows), len(done[run.task.name]))
+            name = run.task.name
+            path = samples_path(self.out_dir, name)
+            answers[name] = read_answer_draws(path)
+            for draw in self.asking.draws:
+                existing = answers[name].setdefault(draw, {})
+                done[name, draw] = answered_before(run, existing, self.system_prompt, draw) if existing else set()
+                for row_id in done[name, draw]:
+                    self.on_kept(existing[row_id])
+            writers[name] = SampleWriter(path)
+            kept = sum(len(done[name, draw]) for draw in self.asking.draws)
+            self.progress.start(name, len(run.data.rows) * len(self.asking.draws), kept)
         return answers, done, writers
 
-    def _plan(self, runs: Sequence[TaskRun], done: dict[str, set[int]]) -> str:
+    def _plan(self, runs: Sequence[TaskRun], done: dict[tuple[str, Draw], set[int]]) -> str:
         """The run's first line (runner/live.py): rows to ask, and at most how many requests."""
-        to_ask = {run.task.name: len(run.data.rows) - len(done[run.task.name]) for run in runs}
+        draws = self.asking.draws
+        to_ask = {run.task.name: len(run.data.rows) * len(draws) - sum(len(done[run.task.name, d]) for d in draws)
+                  for run in runs}
         requests = None
         if not isinstance(self.source, BaselineSource):
             requests = sum(count * _requests_per_row(run) for run, count in zip(runs, to_ask.values(), strict=True))
-        return plan_line(self.source.name, to_ask, sum(len(d) for d in done.values()), requests)
+        kept = sum(len(d) for d in done.values())
+        return plan_line(self.source.name, to_ask, kept, requests, len(draws))
 
-    def _cached(self, keys: dict[str, str | None]) -> dict[str, Completion]:
-        """Answers the cache already has, by messages digest, looked up in bulk before any request."""
+    def _cached(self, keys: dict[tuple[str, Draw], str | None]) -> dict[tuple[str, Draw], Completion]:
+        """Answers the cache already has, by messages digest and draw, looked up in bulk before any
+        request."""
         wanted = {key: digest for digest, key in keys.items() if key is not None}
         if self.cache is None or not wanted:
             return {}
@@ -379,7 +345,7 @@ class _Answering:
     the cache, the requests in flight, and whether writing has failed."""
 
     def __init__(self, runner: Runner, writers: dict[str, SampleWriter],
-                 answers: dict[str, dict[int, Answer]]) -> None:
+                 answers: dict[str, TaskAnswers]) -> None:
         self.runner = runner
         self.writers = writers
         self.answers = answers
@@ -411,7 +377,7 @@ class _Answering:
         """Record an answer; it is written at the end of this loop turn, and a fresh one (with its
         cache key) is stored in the cache with the next batch."""
         self.unwritten[task_name].append(answer)
-        self.answers[task_name][answer.id] = answer
+        self.answers[task_name].setdefault(answer.draw, {})[answer.id] = answer
         if key is not None and completion is not None:
             self.uncached.append((key, self.runner.source.name, completion))
             self.cache_due.set()
@@ -445,16 +411,17 @@ class _Answering:
         except NotSent:  # the run stopped sending while it waited for room: unasked too
             return
         except BackendError as exc:
-            self.emit(item.task.name, Answer.failed(item.row.id, str(exc), item.messages_hash,
-                                                    time.monotonic() - started, attempts=exc.attempts))
+            failed = Answer.failed(item.row.id, str(exc), item.messages_hash, time.monotonic() - started,
+                                   attempts=exc.attempts)
+            self.emit(item.task.name, runner._label(failed, item.draw))
             return
         finally:
             self.flying.leave(token)
         if item.tools is None:  # the server's counts, checked (usage.py); a conversation checked each of its own
             completion = within_prompt(completion, item.messages)
         runner.on_completion(completion)
-        self.emit(item.task.name, answer_of(item, completion, cached=False, log_prompts=runner.log_prompts),
-                  item.cache_key, completion)
+        answer = answer_of(item, completion, cached=False, log_prompts=runner.log_prompts)
+        self.emit(item.task.name, runner._label(answer, item.draw), item.cache_key, completion)
 
     def close(self) -> None:
         """Write and store what is left, then close the samples files (whatever fails)."""

@@ -91,7 +91,7 @@ def _estimated(replies: Sequence[Completion]) -> dict[str, int] | None:
 
 
 async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec,
-                   may_send: Callable[[], bool]) -> Completion:
+                   may_send: Callable[[], bool], seed_offset: int = 0) -> Completion:
     """Ask until the conversation ends (see the module's docstring); raises what the backend
     raises (BackendError: the row fails; NotSent: it stays unasked)."""
     started = time.monotonic()
@@ -99,7 +99,7 @@ async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec
     replies: list[Completion] = []
     step, used = 0, set()
     while len(replies) < spec.max_replies:
-        reply = await backend.generate(Request(tuple(history), spec.tools, may_send))
+        reply = await backend.generate(Request(tuple(history), spec.tools, may_send, seed_offset))
         replies.append(within_prompt(reply, history, spec.tools))  # each request's count, checked against it
         if not reply.tool_calls or any(c["name"] in spec.ends_on for c in reply.tool_calls):
             break

@@ -8,6 +8,7 @@ scored as they are, as the leaderboard scores them, and counted.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.formats.samples import SamplesFile
-from merabench.records import Answer, Judgement, Scored
+from merabench.records import BASE, Answer, Draw, Judgement, Scored
 from merabench.rows.row import Row, compact_rows, rows_sha256
 from merabench.runner.budget import Prices
 from merabench.runner.usage import billable_tokens, priced
@@ -107,10 +108,21 @@ class TaskResult:
     #: the line that says so, "judge metrics missing: ..." or "judge metrics incomplete: ..." (not in results.json)
     judge_headline: str | None = None
     tool_mode: str = "text"     # GorillaHard: "native" when asked through tool calls (tasks/gorillahard/native/)
+    #: each row's score as the aggregation read it (None: not scored), for the figures over draws
+    #: (scoring/draws.py); not written anywhere
+    row_scores: tuple[SampleScore | None, ...] = field(default=(), repr=False, compare=False)
+    #: a run that asked each row more than once (`--repeats`, `--wordings all`): what results.json
+    #: says of its draws (scoring/draws.py); the counts above are then over askings, not rows
+    drawn: Mapping[str, Any] | None = None
+
+    @property
+    def n_askings(self) -> int:
+        """Rows times draws: what n_answered, n_errors and n_scored count."""
+        return self.n_rows * (self.drawn["draws"] if self.drawn else 1)
 
     @property
     def all_failed(self) -> bool:
-        return self.n_rows > 0 and self.n_errors == self.n_rows
+        return self.n_rows > 0 and self.n_errors == self.n_askings
 
     def to_json(self) -> dict[str, Any]:
         agg = self.aggregate
@@ -127,6 +139,8 @@ class TaskResult:
         }
         if self.ci95:
             out["ci95"] = self.ci95
+        if self.drawn:
+            out.update(self.drawn)
         if self.n_think is not None:
             out["think"] = {"answers_with_think": self.n_think, "strip_think": self.strip_think}
         # how to read each metric: which way is better, and over what unit it is aggregated
@@ -219,8 +233,8 @@ def think_note(count: int, strip: bool) -> str:
 
 def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                judgements: Mapping[int, Judgement] | None = None, *, source: str, strip: bool,
-               samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None,
-               data_sha256: str | None = None) -> TaskResult:
+               samples: Path | SamplesFile | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None,
+               data_sha256: str | None = None, draw: Draw | None = None) -> TaskResult:
     """Score every answered row and return the task result; with `samples`, write there the
     final samples file (a line per row, in the data's order). `early` holds scores already
     taken during the run (EarlyScores), used where the text is the same and no judge is involved;
@@ -231,7 +245,9 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
     scorable = any(r.outputs.strip() for r in rows) or task.scores_without_reference
     judgements = judgements or {}
     early = early or {}
-    row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer") for row in rows]
+    # in a run of several draws (`draw` given) a row missing from one is labelled with it, as every line
+    row_answers = [answers.get(row.id) or Answer.failed(row.id, "no answer").of_draw(draw or BASE, draw is not None)
+                   for row in rows]
     texts = [task.scored_answer(a.output or "", strip_think=strip) if a.ok else None for a in row_answers]
     jobs = [(row, text, judgements.get(row.id)) for row, text in zip(rows, texts, strict=True)
             if text is not None and scorable and _early_score(early, judgements, row, text) is None]
@@ -258,7 +274,8 @@ def score_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answer],
                       notes=(*_result_notes(reasons, scorable, n_think, strip, usage), *task.answer_notes(row_answers)),
                       ci95=ci95,
                       data_sha256=data_sha256 or rows_sha256(rows), n_think=n_think, strip_think=strip,
-                      n_unasked=sum(a.unasked for a in row_answers), tool_mode=task.tool_mode)
+                      n_unasked=sum(a.unasked for a in row_answers), tool_mode=task.tool_mode,
+                      row_scores=tuple(scores))
 
 
 def _early_score(early: Mapping[int, tuple[str, SampleScore]], judgements: Mapping[int, Judgement], row: Row,
@@ -270,13 +287,14 @@ def _early_score(early: Mapping[int, tuple[str, SampleScore]], judgements: Mappi
 
 def _write_samples(task: Task, rows: Sequence[Row], row_answers: Sequence[Answer], texts: Sequence[str | None],
                    judgements: Mapping[int, Judgement], full_score: Callable[[Row, str | None], SampleScore] | None,
-                   samples: Path | None) -> tuple[list[SampleScore | None], Counter[str]]:
+                   samples: Path | SamplesFile | None) -> tuple[list[SampleScore | None], Counter[str]]:
     """Write each row's final samples line, in the data's order; return each row's score as the
     aggregation reads it (None for a row not scored) and the failures counted by reason.
     `full_score` is None for a set without references: its answers are kept, not scored."""
     scores: list[SampleScore | None] = []
     reasons: Counter[str] = Counter()
-    with SamplesFile(samples) as out:
+    # a SamplesFile already open is one that other draws of the run write into too (scoring/draws.py)
+    with contextlib.nullcontext(samples) if isinstance(samples, SamplesFile) else SamplesFile(samples) as out:
         for row, answer, text in zip(rows, row_answers, texts, strict=True):
             score = None
             if not answer.ok:

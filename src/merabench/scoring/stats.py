@@ -60,7 +60,9 @@ def _all_or_nothing_ci(groups: dict[Hashable, list[float | None]], seed: int) ->
     return _mean_ci(outcomes, seed)
 
 
-def _balance_ci(groups: dict[Hashable, list[float | None]], floor: float, seed: int) -> tuple[float, float] | None:
+def balance_samples(groups: dict[Hashable, list[float | None]], floor: float, seed: int = 0) -> np.ndarray | None:
+    """Bootstrap draws of a balance (the geometric mean of the groups' floored means), resampling
+    the rows within each group; None under 2 rows."""
     members = [np.asarray([v for v in g if v is not None], dtype=float) for g in groups.values()]
     members = [m for m in members if m.size]
     if not members or sum(m.size for m in members) < 2:
@@ -68,7 +70,12 @@ def _balance_ci(groups: dict[Hashable, list[float | None]], floor: float, seed: 
     logs = np.zeros(RESAMPLES)
     for n, values in enumerate(members):
         logs += np.log(np.maximum(floor, bootstrap_means(values, seed=seed + n)))
-    return interval(np.exp(logs / len(members)))
+    return np.exp(logs / len(members))
+
+
+def _balance_ci(groups: dict[Hashable, list[float | None]], floor: float, seed: int) -> tuple[float, float] | None:
+    samples = balance_samples(groups, floor, seed)
+    return None if samples is None else interval(samples)
 
 
 def metric_interval(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[SampleScore | None], seed: int = 0

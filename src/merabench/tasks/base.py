@@ -85,6 +85,8 @@ class Task(ABC):
 
     #: whether the task's own scoring removes think blocks (then --strip-think changes nothing)
     removes_think: ClassVar[bool] = False
+    #: the per-row metric that says a row passed (1) or not: pass_at_k and pass_all_k over repeats
+    passes_by: ClassVar[str | None] = None
     #: whether a row without a reference still has metrics (GorillaHard's format checks), so a
     #: set with no reference answers at all (the public test split) is scored for those
     scores_without_reference: ClassVar[bool] = False

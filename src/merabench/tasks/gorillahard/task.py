@@ -20,6 +20,7 @@ class GorillaHardTask(Task):
     name = "gorillahard"
     aggregated_details = ("reasons", "note")
     removes_think = True
+    passes_by = "sample_pass_rate"
     scores_without_reference = True  # format_pass_rate and constraint_pass_rate, as the public scorer emits
     parallel_from = 800  # a full set's answers, when `score` takes them all at once (a run scores them early)
     mera_name = "GorillaHard"

@@ -1,0 +1,144 @@
+"""`run --repeats K` against a real server whose model is a coin: right with chance 0.5, the coin
+thrown once per prompt (a rerun agrees) or afresh for every request (a rerun is a new draw).
+
+What the figures must then be, from a known truth: with the coin thrown once per prompt, every
+repeat of a row gets the same verdict, so K repeats narrow nothing (standard error
+sqrt(p(1-p)/rows)) and no row flips; thrown afresh, the row means of K independent draws give a
+standard error of sqrt(0.25/(K rows)), a row flips unless all K agree (1 - 2 * 0.5^K = 0.875 for
+K = 4) and passes all K with chance 0.5^K = 0.0625."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakeserver import FakeServer
+from helpers import read_jsonl, run_cli
+
+from merabench.rows.prompts import render_row
+from merabench.rows.row import Row, read_local
+
+WRONG = '{"tool": "nothing.here", "args": {}}'
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("set") / "gh"
+    done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+class Coin:
+    """A model right with chance 0.5: per prompt (`afresh` False) or per request."""
+
+    def __init__(self, rows: list[Row], *, afresh: bool) -> None:
+        self.references = {render_row(r): r.outputs for r in rows}
+        self.afresh = afresh
+        self.random = random.Random(2024)
+        self.seeds: list[Any] = []
+
+    def reply(self, body: dict[str, Any]) -> str:
+        self.seeds.append(body.get("seed"))
+        prompt = [m for m in body["messages"] if m["role"] == "user"][-1]["content"]
+        if self.afresh:
+            right = self.random.random() < 0.5
+        else:
+            right = hashlib.sha256(prompt.encode()).digest()[0] < 128
+        return self.references[prompt] if right else WRONG
+
+
+def run(server: FakeServer, data: Path, out: Path, *extra: str) -> dict[str, Any]:
+    done = run_cli("run", "--model", "openai:coin", "--base-url", server.url, "--tasks", "gorillahard",
+                   "--data", f"gorillahard={data}", "--out", str(out), "--no-progress", "--seed", "7", *extra)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads((out / "results.json").read_text())["tasks"]["gorillahard"]
+
+
+def within(value: float, target: float, share: float = 0.10) -> bool:
+    return abs(value - target) <= share * target
+
+
+def test_a_coin_thrown_once_per_prompt_narrows_nothing_and_never_flips(generated: Path, tmp_path: Path) -> None:
+    rows = read_local(generated)["test"]
+    coin = Coin(rows, afresh=False)
+    with FakeServer(reply=coin.reply) as server:
+        task = run(server, generated, tmp_path / "out", "--repeats", "4", "--no-cache")
+        assert len(server.requests) == 4 * len(rows)
+    n = len(rows)
+    p = task["metrics"]["sample_pass_rate"]
+    assert 0.4 < p < 0.6
+    assert within(task["se"]["sample_pass_rate"], math.sqrt(p * (1 - p) / n))
+    assert task["metrics"]["flip_rate"] == 0.0
+    assert task["metrics"]["pass_at_k"] == task["metrics"]["pass_all_k"] == pytest.approx(p, abs=1e-9)
+    assert task["repeats"] == 4 and task["rows"] == n and task["n_answered"] == 4 * n
+    assert task["variance"]["within_rows"] == 0.0 and task["variance"]["within_share"] == 0.0
+    assert sorted(set(coin.seeds)) == [7, 8, 9, 10]  # the k-th repeat sends seed + k
+    lines = read_jsonl(tmp_path / "out" / "samples_gorillahard.jsonl")
+    assert len(lines) == 4 * n and sorted({line["repeat"] for line in lines}) == [0, 1, 2, 3]
+
+    with FakeServer(reply=coin.reply) as server:  # raising K on a finished folder asks only the new repeats
+        more = run(server, generated, tmp_path / "out", "--repeats", "6", "--no-cache")
+        assert len(server.requests) == 2 * n
+    assert more["repeats"] == 6 and more["n_answered"] == 6 * n
+
+
+def test_a_coin_thrown_afresh_per_request(generated: Path, tmp_path: Path) -> None:
+    rows = read_local(generated)["test"]
+    coin = Coin(rows, afresh=True)
+    with FakeServer(reply=coin.reply) as server:
+        task = run(server, generated, tmp_path / "out", "--repeats", "4", "--no-cache")
+        assert len(server.requests) == 4 * len(rows)
+    n = len(rows)
+    assert within(task["se"]["sample_pass_rate"], math.sqrt(0.25 / (4 * n)))
+    assert task["metrics"]["flip_rate"] == pytest.approx(0.875, abs=0.04)
+    assert task["metrics"]["pass_all_k"] == pytest.approx(0.0625, abs=0.03)
+    assert task["metrics"]["pass_at_k"] == pytest.approx(0.9375, abs=0.03)
+    assert task["variance"]["within_share"] > 0.9  # nearly all of the spread is the coin, not the question
+    low, high = task["ci95"]["sample_pass_rate"]
+    assert low < 0.5 < high and within(high - low, 2 * 1.96 * math.sqrt(0.25 / (4 * n)), 0.15)
+
+
+def test_one_repeat_is_the_run_it_always_was(generated: Path, tmp_path: Path) -> None:
+    """--repeats 1 sends the same requests, under the same cache keys, into the same files: a
+    cache filled by a plain run answers the base draw of a K = 3 run, which asks only repeats 1, 2."""
+    rows = read_local(generated)["test"]
+    coin = Coin(rows, afresh=False)
+    cache = tmp_path / "cache.sqlite"
+    with FakeServer(reply=coin.reply) as server:
+        plain = run(server, generated, tmp_path / "plain", "--cache-path", str(cache))
+        assert len(server.requests) == len(rows)
+        first_bodies = list(server.requests)
+        drawn = run(server, generated, tmp_path / "drawn", "--repeats", "3", "--cache-path", str(cache))
+        assert len(server.requests) == 3 * len(rows)
+    assert all(body.get("seed") == 7 for body in first_bodies)
+    lines = read_jsonl(tmp_path / "plain" / "samples_gorillahard.jsonl")
+    assert len(lines) == len(rows) and not any("repeat" in line or "wording" in line for line in lines)
+    for key in ("repeats", "se", "variance", "by_draw"):
+        assert key not in plain
+    assert "flip_rate" not in plain["metrics"]
+    assert drawn["by_draw"][0]["metrics"]["sample_pass_rate"] == plain["metrics"]["sample_pass_rate"]
+
+
+def test_repeat_seed_same_keeps_the_seed_but_caches_each_repeat_apart(generated: Path, tmp_path: Path) -> None:
+    rows = read_local(generated)["test"][:40]
+    coin = Coin(rows, afresh=True)
+    cache = tmp_path / "cache.sqlite"
+    with FakeServer(reply=coin.reply) as server:
+        args = ("--repeats", "2", "--repeat-seed", "same", "--cache-path", str(cache), "--limit", "40")
+        first = run(server, generated, tmp_path / "a", *args)
+        assert len(server.requests) == 80 and set(coin.seeds) == {7}
+        again = run(server, generated, tmp_path / "b", *args)  # another folder, the same cache: nothing asked
+        assert len(server.requests) == 80
+        refused = run_cli("run", "--model", "openai:coin", "--base-url", server.url, "--tasks", "gorillahard",
+                          "--data", f"gorillahard={generated}", "--out", str(tmp_path / "a"), "--no-progress",
+                          "--seed", "7", "--repeats", "3", "--limit", "40")
+        assert len(server.requests) == 80
+    assert first["metrics"] == again["metrics"]
+    # the folder's repeats were made with the seed kept: more with seed + k would mix two protocols
+    assert refused.returncode == 2 and '--repeat-seed "same" in the folder, "offset" now' in refused.stderr
