@@ -41,7 +41,8 @@ from merabench.rows.datasource import load_task_data  # noqa: E402
 from merabench.rows.prompts import HistoryIndex  # noqa: E402
 from merabench.rows.row import Row, TaskData  # noqa: E402
 from merabench.runner.cache import ResponseCache  # noqa: E402
-from merabench.runner.loop import BackendSource, Runner, TaskRun  # noqa: E402
+from merabench.runner.loop import BackendSource, Runner  # noqa: E402
+from merabench.runner.work import TaskRun  # noqa: E402
 from merabench.tasks import TASKS  # noqa: E402
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set  # noqa: E402
 
