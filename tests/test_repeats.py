@@ -142,3 +142,30 @@ def test_repeat_seed_same_keeps_the_seed_but_caches_each_repeat_apart(generated:
     assert first["metrics"] == again["metrics"]
     # the folder's repeats were made with the seed kept: more with seed + k would mix two protocols
     assert refused.returncode == 2 and '--repeat-seed "same" in the folder, "offset" now' in refused.stderr
+
+
+def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tmp_path: Path) -> None:
+    """Two models that are the same coin, each run with 4 repeats: the paired differences of row
+    means have variance 2 * 0.25 / 4, so the MDE is 2.80 * sqrt(0.125 / rows); a target of a
+    third of it needs 9 times the rows, or, since all of the spread is within rows, 9 times the
+    repeats (36)."""
+    rows = read_local(generated)["test"]
+    n = len(rows)
+    with FakeServer(reply=Coin(rows, afresh=True).reply) as server:
+        run(server, generated, tmp_path / "a", "--repeats", "4", "--no-cache")
+        run(server, generated, tmp_path / "b", "--repeats", "4", "--no-cache", "--seed", "100")
+    expected = 2.8016 * math.sqrt(0.125 / n)
+    target = round(expected / 3, 4)
+    done = run_cli("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--target", str(target),
+                   "--json", str(tmp_path / "c.json"), env={"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    power = json.loads((tmp_path / "c.json").read_text())["power"]["gorillahard"]["sample_pass_rate"]
+    assert within(power["mde"], expected, 0.10)
+    assert within(power["rows_needed"], 9 * n, 0.25)
+    assert power["repeats_needed"] is not None and 28 <= power["repeats_needed"] <= 48
+    assert power["spread"]["between_rows"] < 0.2 * power["spread"]["within_first"]
+    said = " ".join(done.stdout.split())
+    assert f"with these {n:,} rows the smallest difference this comparison can detect is" in said
+    assert f"or --repeats {power['repeats_needed']} in both runs" in said
+    metrics = json.loads((tmp_path / "c.json").read_text())["tasks"]["gorillahard"]
+    assert all("mde" in result for result in metrics.values())

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from merabench.cli.app import escape, say, stdout_console
+from merabench.formats.compare_power import said
 from merabench.report.leaderboard import versus_best
 from merabench.tasks import TASKS
 
@@ -116,8 +117,30 @@ def print_paired(result: dict[str, Any]) -> None:
         show(f"{task}: B minus A", columns, rows)
         _print_breakdowns(task, result)
     stdout_console().print("* the interval excludes 0")
+    _print_power(result.get("power") or {})
     for note in result["notes"]:
         say(f"note: {note}")
+
+
+def _print_power(powers: dict[str, Any]) -> None:
+    """Per task and headline metric, what the comparison could see, and what a target would take."""
+    lines = [(f"{task} {metric}", entry) for task, metrics in powers.items() for metric, entry in metrics.items()]
+    if not lines:
+        return
+    _print_fitted("what these runs can tell apart (5 % two-sided, 80 % power):")
+    for label, entry in lines:
+        words = said(entry, _digits())
+        _print_wrapped(f"{label}: {words['sentence']}", "  ", "      ")
+        if "advice" in words:
+            _print_wrapped(words["advice"], "    ", "      ")
+
+
+def _print_wrapped(text: str, first: str, rest: str) -> None:
+    """A paragraph wrapped between words to the width, its later lines indented under the first."""
+    import textwrap
+
+    for line in textwrap.wrap(text, _width(), initial_indent=first, subsequent_indent=rest, break_long_words=False):
+        stdout_console().print(escape(line), highlight=False, soft_wrap=True)
 
 
 def _print_breakdowns(task: str, result: dict[str, Any]) -> None:

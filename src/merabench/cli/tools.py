@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from merabench.cli.app import app, escape, say, stderr_console, stdout_console
-from merabench.cli.options import seed_option
+from merabench.cli.options import check_finite, seed_option
 from merabench.cli.overwrites import folder_files, given_files, refuse_replacing_inputs
 from merabench.errors import ConfigError, check_writable, writing
 from merabench.report.html import write_report
@@ -260,6 +260,9 @@ def compare(
     json_out: Annotated[Path | None, typer.Option("--json", help="also write the comparison here")] = None,
     html_out: Annotated[Path | None, typer.Option("--html", help="also write the leaderboard as a self-contained "
                                                                  "page here")] = None,
+    wanted: Annotated[float | None, typer.Option("--target", help="two runs: the difference to be able to detect "
+                                                                  "(0.01): how many rows, or repeats, that would "
+                                                                  "take")] = None,
 ) -> None:
     """Two runs: second minus first per metric, in the metric's own unit, with 95 % paired bootstrap
     intervals (GorillaHard also within each lever and answer kind: a text run against a
@@ -275,8 +278,10 @@ def compare(
     for target, flag in ((html_out, "--html"), (json_out, "--json")):
         if target is not None:
             check_writable(target, flag)
+    if wanted is not None:
+        check_finite("--target", wanted, low=0, low_inclusive=False)
     if len(runs) == 2:
-        result = compare_runs(runs[0], runs[1])
+        result = compare_runs(runs[0], runs[1], wanted)
         print_paired(result)
     else:
         result = leaderboard(runs)

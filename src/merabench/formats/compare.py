@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,14 @@ import numpy as np
 
 from merabench.errors import ConfigError, DataError
 from merabench.formats.compare_breakdowns import breakdown_differences
+from merabench.formats.compare_power import power, with_mde
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
-from merabench.formats.samples import read_records, samples_path
+from merabench.formats.samples import read_record_draws, samples_path
 from merabench.models.base import sent_temperature
+from merabench.records import BASE, Draw
 from merabench.rows.datasource import load_task_data, spec_for
 from merabench.rows.row import Row, rows_sha256
+from merabench.scoring.repeated import group_verdicts, mean_figures, row_means
 from merabench.scoring.stats import (
     interval,
     metric_interval,
@@ -50,6 +53,8 @@ from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
 
 #: GorillaHard's metrics of the text envelope's format, which a --tool-mode native run does not have
 TEXT_ONLY = ("format_pass_rate", "constraint_pass_rate")
+#: each run's scores by draw, for runs asked in several (None: one draw)
+DrawPair = tuple[dict[Draw, list[SampleScore | None]] | None, dict[Draw, list[SampleScore | None]] | None]
 # corpus-level figures are recomputed whole on each resample: 200 resamples, fewer past 1,000 rows
 # (at least 50) so a big set stays within seconds; the count depends only on the rows, so reruns agree
 CORPUS_RESAMPLES = 200
@@ -69,6 +74,9 @@ class TaskRecords:
     tool_mode: str = "text"                                  # GorillaHard: how the model was asked
     settings: dict[str, Any] = field(default_factory=dict)   # the settings the task was run with (results.json)
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
+    #: a run that asked rows in several draws (`--repeats`): each draw's scores; `scores` then holds
+    #: each row's metrics averaged over its draws (a row is one unit however often it was asked)
+    draws: dict[Draw, dict[int, SampleScore | None]] | None = None
 
 
 @dataclass(frozen=True)
@@ -122,16 +130,36 @@ def load_run(folder: Path) -> Run:
     for name, result in doc["tasks"].items():
         if name not in TASKS or not samples_path(folder, name).exists():
             continue
-        records = read_records(samples_path(folder, name))
-        scores = {i: SampleScore(r["metrics"], r.get("details") or {}) if r.get("metrics") else None
-                  for i, r in records.items()}
+        scores, draws = _recorded_scores(samples_path(folder, name))
         sha = result.get("data_sha256") if isinstance(result, dict) else None
         settings = task_settings(doc, name)  # a task kept from an earlier run in the folder: that run's
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
                                   own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
                                   scoring=_scoring(TASKS[name], result, settings),
-                                  tool_mode=str(result.get("tool_mode") or "text"), settings=settings)
+                                  tool_mode=str(result.get("tool_mode") or "text"), settings=settings, draws=draws)
     return Run(folder, str(doc.get("model", "")), tasks)
+
+
+def _recorded_scores(path: Path) -> tuple[dict[int, SampleScore | None],
+                                          dict[Draw, dict[int, SampleScore | None]] | None]:
+    """A samples file's scores by row id, and by draw when it holds several (each row's scores
+    then averaged over its draws, the details of its base draw kept for corpus metrics)."""
+    by_draw = {draw: {i: SampleScore(r["metrics"], r.get("details") or {}) if r.get("metrics") else None
+                      for i, r in records.items()}
+               for draw, records in read_record_draws(path).items()}
+    if set(by_draw) <= {BASE}:
+        return by_draw.get(BASE, {}), None
+    ids = sorted(set().union(*by_draw.values()))
+    names = sorted({name for draw in by_draw.values() for score in draw.values() if score for name in score.metrics})
+    columns = {draw: [scores.get(i) for i in ids] for draw, scores in by_draw.items()}
+    means = {name: row_means(name, columns) for name in names}
+    base = by_draw.get(BASE, {})
+    scores = {}
+    for k, row_id in enumerate(ids):
+        metrics = {name: v for name in names if (v := means[name][k]) is not None}
+        kept = base.get(row_id)
+        scores[row_id] = SampleScore(metrics, kept.details if kept else {}) if metrics else None
+    return scores, by_draw
 
 
 @dataclass(frozen=True)
@@ -165,16 +193,49 @@ def _scores(part: TaskRecords, ids: Sequence[int]) -> list[SampleScore | None]:
     return [part.scores.get(i) for i in ids]
 
 
-def _aggregate(spec: MetricSpec, rows: Sequence[Row] | None, scores: Sequence[SampleScore | None]) -> float | None:
+def _draw_scores(part: TaskRecords, ids: Sequence[int]) -> dict[Draw, list[SampleScore | None]] | None:
+    """Each draw's scores of the shared rows, for a run asked in several draws (else None)."""
+    if part.draws is None:
+        return None
+    return {draw: [scores.get(i) for i in ids] for draw, scores in part.draws.items()}
+
+
+def group_units(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[SampleScore | None],
+                draws: dict[Draw, list[SampleScore | None]] | None = None) -> dict[Hashable, float]:
+    """An all-or-nothing metric's decided groups and their verdicts: in a run of several draws, the
+    verdict in each draw averaged (scoring/repeated.py), not the verdict of averaged rows."""
+    if draws is not None:
+        return group_verdicts(spec, rows, draws)
+    outcomes = {k: group_outcome(m) for k, m in groups_of(spec, rows, values_of(spec.name, scores)).items()}
+    return {k: v for k, v in outcomes.items() if v is not None}
+
+
+def _aggregate(spec: MetricSpec, rows: Sequence[Row] | None, scores: Sequence[SampleScore | None],
+               draws: dict[Draw, list[SampleScore | None]] | None = None) -> float | None:
     if spec.aggregation is not Aggregation.MEAN and rows is None:
         return None
+    if spec.aggregation is Aggregation.ALL_OR_NOTHING and draws is not None:
+        units = list(group_units(spec, rows or [], scores, draws).values())
+        return sum(units) / len(units) if units else None
     return aggregate_metric(spec, rows or [], scores)[0]
 
 
+def _interval_of(spec: MetricSpec, rows: Sequence[Row], scores: Sequence[SampleScore | None],
+                 draws: dict[Draw, list[SampleScore | None]] | None) -> tuple[float, float] | None:
+    """A run's 95 % interval of one metric over the shared rows (a group metric of a run of
+    several draws over its groups' verdicts averaged over the draws)."""
+    if spec.aggregation is Aggregation.ALL_OR_NOTHING and draws is not None:
+        found = mean_figures(list(group_units(spec, rows, scores, draws).values()))
+        return (found[0][0], found[0][1]) if found else None
+    return metric_interval(spec, rows, scores)
+
+
 def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
-                 second: Sequence[SampleScore | None]) -> tuple[list[float], list[float]] | None:
+                 second: Sequence[SampleScore | None], draws: DrawPair = (None, None)
+                 ) -> tuple[list[float], list[float]] | None:
     """One per-row metric's values in the units both runs carry it in (rows for a mean, group
-    outcomes or means for a group metric), paired; None for a group metric without the rows."""
+    outcomes or means for a group metric), paired; None for a group metric without the rows.
+    A row asked in several draws is one unit, its value averaged over them."""
     a, b = values_of(spec.name, first), values_of(spec.name, second)
     if spec.aggregation is Aggregation.MEAN:
         keep = [k for k in range(len(a)) if a[k] is not None and b[k] is not None]
@@ -182,20 +243,19 @@ def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[S
     if rows is None:
         return None
     if spec.aggregation is Aggregation.ALL_OR_NOTHING:
-        oa = {k: group_outcome(m) for k, m in groups_of(spec, rows, a).items()}
-        ob = {k: group_outcome(m) for k, m in groups_of(spec, rows, b).items()}
-        keys = [k for k, v in oa.items() if v is not None and ob.get(k) is not None]
-        return [oa[k] for k in keys], [ob[k] for k in keys]  # type: ignore[misc]
+        oa, ob = group_units(spec, rows, first, draws[0]), group_units(spec, rows, second, draws[1])
+        keys = [k for k in oa if k in ob]
+        return [oa[k] for k in keys], [ob[k] for k in keys]
     ma, mb = group_means(groups_of(spec, rows, a)), group_means(groups_of(spec, rows, b))
     keys = [k for k in ma if k in mb]
     return [ma[k] for k in keys], [mb[k] for k in keys]
 
 
 def metric_difference(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
-                      second: Sequence[SampleScore | None]) -> dict[str, Any] | None:
+                      second: Sequence[SampleScore | None], draws: DrawPair = (None, None)) -> dict[str, Any] | None:
     """second - first for one per-row metric over the units both carry it in, with its interval
-    (None with fewer than two such units, or for a group metric without the rows)."""
-    paired = paired_units(spec, rows, first, second)
+    and standard error (None with fewer than two such units, or for a group metric without the rows)."""
+    paired = paired_units(spec, rows, first, second, draws)
     if paired is None or len(paired[0]) < 2:
         return None
     pa, pb = paired
@@ -211,7 +271,8 @@ def metric_difference(spec: MetricSpec, rows: Sequence[Row] | None, first: Seque
 
 
 def left_out(task: Task, rows: Sequence[Row] | None, first: Sequence[SampleScore | None],
-             second: Sequence[SampleScore | None], compared: dict[str, Any]) -> list[str]:
+             second: Sequence[SampleScore | None], compared: dict[str, Any], draws: DrawPair = (None, None)
+             ) -> list[str]:
     """A line per metric of the task that has no comparison, saying why."""
     lines, neither = [], []
     for spec in task.metrics:
@@ -221,7 +282,7 @@ def left_out(task: Task, rows: Sequence[Row] | None, first: Sequence[SampleScore
             if rows is not None:
                 lines.append(f"{task.name}: {spec.name} left out: fewer than 2 rows both runs scored")
             continue  # without the rows: shared_rows's note says group and corpus metrics are left out
-        paired = paired_units(spec, rows, first, second)
+        paired = paired_units(spec, rows, first, second, draws)
         if paired is None:
             continue
         if not any(v is not None for v in values_of(spec.name, first) + values_of(spec.name, second)):
@@ -266,7 +327,7 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
         deltas = np.asarray([d[1][name] - d[0][name] for d in draws if name in d[0] and name in d[1]])
         low, high = interval(deltas) if deltas.size else (float("nan"), float("nan"))
         out[name] = {"difference": whole[1][name] - whole[0][name], "low": low, "high": high, "n": len(keep),
-                     "unit": "rows (corpus)", "first": whole[0][name], "second": whole[1][name],
+                     "se": float(deltas.std(ddof=1)) if deltas.size > 1 else None, "unit": "rows (corpus)", "first": whole[0][name], "second": whole[1][name],
                      "second_better": None, "first_better": None}
     return out
 
@@ -275,16 +336,17 @@ def _task_comparison(task: Task, shared: Shared, first: TaskRecords, second: Tas
                      ) -> tuple[dict[str, Any], list[str]]:
     """The task's metric differences, and a line per metric left out."""
     a, b = _scores(first, shared.ids), _scores(second, shared.ids)
+    draws = (_draw_scores(first, shared.ids), _draw_scores(second, shared.ids))
     metrics = {}
     for spec in task.metrics:
         if spec.derived:
             continue
-        result = metric_difference(spec, shared.rows, a, b)
+        result = metric_difference(spec, shared.rows, a, b, draws)
         if result:
             metrics[spec.name] = result
     if shared.rows is not None:
         metrics.update(corpus_differences(task, shared.rows, a, b))
-    return metrics, left_out(task, shared.rows, a, b, metrics)
+    return metrics, left_out(task, shared.rows, a, b, metrics, draws)
 
 
 def unscored_note(task: str, runs: Sequence[Run], ids: Sequence[int], *, board: bool = False) -> str | None:
@@ -409,19 +471,24 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
     return shared, lines
 
 
-def compare_runs(first: Path, second: Path) -> dict[str, Any]:
-    """{"tasks": {task: {metric: difference}}, "notes": [...], "scored_differently": {task:
-    {setting: [first, second]}}} for the tasks both folders have; every metric, row or task left
-    out is named in the notes."""
+def compare_runs(first: Path, second: Path, target: float | None = None) -> dict[str, Any]:
+    """{"tasks": {task: {metric: difference}}, "power": {task: {headline metric: what the
+    comparison could see}}, "notes": [...], "scored_differently": {task: {setting: [first,
+    second]}}} for the tasks both folders have; every metric, row or task left out is named in the
+    notes. `target`: the difference to be able to see (compare_power.py)."""
     runs = [load_run(first), load_run(second)]
     shared, lines = _pairs(runs)
     tasks: dict[str, Any] = {}
     breakdowns: dict[str, Any] = {}
     tool_modes: dict[str, list[str]] = {}
+    powers: dict[str, Any] = {}
     for name, found in shared.items():
         unscored = unscored_note(name, runs, found.ids)
         lines += [unscored] if unscored else []
         tasks[name], omitted = _task_comparison(TASKS[name], found, runs[0].tasks[name], runs[1].tasks[name])
+        with_mde(tasks[name])
+        draws = (_draw_scores(runs[0].tasks[name], found.ids), _draw_scores(runs[1].tasks[name], found.ids))
+        powers[name] = power(TASKS[name], tasks[name], draws, target)
         a, b = _scores(runs[0].tasks[name], found.ids), _scores(runs[1].tasks[name], found.ids)
         if within := breakdown_differences(name, found.rows, a, b):
             breakdowns[name] = within
@@ -438,7 +505,7 @@ def compare_runs(first: Path, second: Path) -> dict[str, Any]:
         lines += omitted + ([figures] if figures else [])
     differently, found_settings = scoring_notes(runs, list(shared))
     differently = generation_notes(runs, list(shared)) + differently
-    return {"first": str(first), "second": str(second), "tasks": tasks, "breakdowns": breakdowns,
+    return {"first": str(first), "second": str(second), "tasks": tasks, "power": powers, "breakdowns": breakdowns,
             "tool_modes": tool_modes, "notes": differently + lines, "scored_differently": found_settings}
 
 
@@ -452,6 +519,7 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
     for name, found in shared.items():
         task = TASKS[name]
         scores = [_scores(r.tasks[name], found.ids) for r in runs]
+        draws = [_draw_scores(r.tasks[name], found.ids) for r in runs]
         specs = [m for m in task.metrics if m.headline and (found.rows is not None or m.aggregation is Aggregation.MEAN)]
         entries: list[dict[str, Any]] = [{"folder": str(r.folder), "model": r.model,
                                           "data": _data_label(r.tasks[name]), "metrics": {}} for r in runs]
@@ -462,18 +530,18 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
             lines.append(f"{name}: {', '.join(left)} left out: a group metric needs the rows, which could not be "
                          "loaded again")
         for spec in specs:
-            values = [_aggregate(spec, found.rows, s) for s in scores]
+            values = [_aggregate(spec, found.rows, s, d) for s, d in zip(scores, draws, strict=True)]
             if any(v is None for v in values):
                 lines.append(f"{name}: {spec.name} left out: not every run has a value for it over the shared rows")
                 continue
             sign = 1 if spec.higher_is_better else -1
             best = max(range(len(runs)), key=lambda k: sign * values[k])  # type: ignore[operator]
             for k, entry in enumerate(entries):
-                ci = metric_interval(spec, found.rows or [], scores[k])
+                ci = _interval_of(spec, found.rows or [], scores[k], draws[k])
                 cell: dict[str, Any] = {"value": values[k], "ci95": [round(b, 6) for b in ci] if ci else None,
                                         "best": k == best}
                 if k != best:
-                    diff = metric_difference(spec, found.rows, scores[best], scores[k])
+                    diff = metric_difference(spec, found.rows, scores[best], scores[k], (draws[best], draws[k]))
                     if diff:
                         cell["vs_best"] = {key: diff[key] for key in ("difference", "low", "high", "n", "unit")}
                         cell["vs_best"]["significant"] = diff["low"] > 0 or diff["high"] < 0

@@ -65,7 +65,7 @@ def group_verdicts(spec: MetricSpec, rows: Sequence[Row], by_draw: DrawScores) -
     return {key: fmean(values) for key, values in verdicts.items()}
 
 
-def _mean_figures(units: Sequence[float], seed: int = 0) -> tuple[list[float], float] | None:
+def mean_figures(units: Sequence[float], seed: int = 0) -> tuple[list[float], float] | None:
     """(95 % interval, standard error) of the mean of independent units; None under 2."""
     if len(units) < 2:
         return None
@@ -84,9 +84,9 @@ def clustered_figures(specs: Sequence[MetricSpec], rows: Sequence[Row], by_draw:
         if spec.derived:
             continue
         if spec.aggregation is Aggregation.ALL_OR_NOTHING:
-            found = _mean_figures(list(group_verdicts(spec, rows, by_draw).values()))
+            found = mean_figures(list(group_verdicts(spec, rows, by_draw).values()))
         elif spec.aggregation is Aggregation.MEAN:
-            found = _mean_figures([v for v in row_means(spec.name, by_draw) if v is not None])
+            found = mean_figures([v for v in row_means(spec.name, by_draw) if v is not None])
         else:
             found = _balance_figures(spec, rows, row_means(spec.name, by_draw))
         if found is not None:
@@ -147,5 +147,5 @@ def passes(cells: Sequence[Sequence[float]], *, every: bool) -> list[float]:
 def rate_figures(units: Sequence[float]) -> tuple[float, list[float] | None, float | None]:
     """(mean, 95 % interval or None, standard error or None) of per-row 0/1 figures."""
     value = fmean(units)
-    found = _mean_figures(units)
+    found = mean_figures(units)
     return value, (found[0] if found else None), (round(found[1], 6) if found else None)

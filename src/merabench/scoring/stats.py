@@ -138,6 +138,7 @@ def paired_difference(first: Sequence[float], second: Sequence[float], *, seed: 
         return None
     low, high = interval(bootstrap_means(differences, seed=seed))
     return {"difference": float(differences.mean()), "low": low, "high": high, "n": int(differences.size),
+            "se": float(differences.std(ddof=1) / np.sqrt(differences.size)),
             "second_better": int((differences > 0).sum()), "first_better": int((differences < 0).sum())}
 
 
@@ -150,9 +151,11 @@ def paired_balance_difference(first: Sequence[float], second: Sequence[float], f
     if a.size < 2:
         return None
     drawn = _rng(seed).integers(0, a.size, size=(RESAMPLES, a.size))
-    low, high = interval(np.exp(b[drawn].mean(axis=1)) - np.exp(a[drawn].mean(axis=1)))
+    samples = np.exp(b[drawn].mean(axis=1)) - np.exp(a[drawn].mean(axis=1))
+    low, high = interval(samples)
     deltas = np.asarray(second, dtype=float) - np.asarray(first, dtype=float)
     return {"difference": float(np.exp(b.mean()) - np.exp(a.mean())), "low": low, "high": high, "n": int(a.size),
+            "se": float(samples.std(ddof=1)),
             "second_better": int((deltas > 0).sum()), "first_better": int((deltas < 0).sum())}
 
 
