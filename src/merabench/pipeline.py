@@ -55,13 +55,14 @@ from merabench.runner.rundir import (
     make_folder,
     same_run,
 )
-from merabench.runner.work import PLAIN, Asking, RepeatSeed, TaskRun
+from merabench.runner.work import PLAIN, Asking, Drawing, RepeatSeed, TaskRun
 from merabench.scoring.draws import TaskAnswers, score_draws
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.tasks.base import Task
 from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
+from merabench.tasks.wordings import WordingChoice, task_wordings
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
@@ -112,6 +113,7 @@ class RunConfig:
     tool_mode: str = "text"               # GorillaHard: "native" asks through OpenAI tools (tasks/gorillahard/native/)
     repeats: int = 1                      # each row asked this many times (runner/work.py, scoring/draws.py)
     repeat_seed: RepeatSeed = "offset"    # the k-th repeat sends seed + k ("same": the seed itself)
+    wordings: WordingChoice = "assigned"  # "all": each row under every wording its task has (tasks/wordings.py)
     command: tuple[str, ...] = ()         # the CLI's arguments: the command that continues a stopped run
 
     def out_dir(self) -> Path:
@@ -119,9 +121,11 @@ class RunConfig:
 
         return self.out or Path("runs") / re.sub(r"[^A-Za-z0-9._-]+", "_", self.model)
 
-    @property
-    def asking(self) -> Asking:
-        return Asking.of(self.repeats, self.repeat_seed)
+    def asking(self, runs: Sequence[TaskRun]) -> Asking:
+        """The draws each row of `runs` is asked in (`--wordings all`: as many wordings as the task
+        with the most has)."""
+        wordings = max((r.wordings.count for r in runs if r.wordings is not None), default=0)
+        return Asking.of(self.repeats, self.repeat_seed, wordings)
 
 
 @dataclass(frozen=True)
@@ -238,7 +242,9 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
             "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
             "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
             "max_cost": config.max_cost, "deadline_s": config.deadline_s,
-            "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None}
+            "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
+            **({"repeats": config.repeats, "repeat_seed": config.repeat_seed} if config.repeats > 1 else {}),
+            **({"wordings": config.wordings} if config.wordings != "assigned" else {})}
 
 
 def _judged(run: TaskRun) -> bool:
@@ -281,7 +287,7 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], judg
         for draw in asking.draws:
             backend = _new_judge(judge)
             outcome = judged.setdefault(run.task.name, {})[draw] = asyncio.run(judge_task(
-                run.task, run.data.rows, answers[run.task.name].get(draw, {}), judge.settings, backend, cache,
+                run.task, Drawing(run, draw).rows, answers[run.task.name].get(draw, {}), judge.settings, backend, cache,
                 strip=strip, concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
             which = run.task.name + (f" ({draw.label})" if asking.drawn else "")
             say(f"judge {judge.settings.model}: {outcome.sent_line()} for {which}")
@@ -303,7 +309,8 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Pa
                              {draw: outcome.judgements for draw, outcome in outcomes.items()},
                              source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                              early=early.scores.get(run.task.name) if early else None,
-                             data_sha256=early.data_sha256(run.task.name) if early else None)
+                             data_sha256=early.data_sha256(run.task.name) if early else None,
+                             rows_of=lambda draw, run=run: Drawing(run, draw).rows)
         if run.data.note:  # what the rows are (the public SAGE pairs), said beside the scores
             result = dataclasses.replace(result, notes=(*result.notes, run.data.note))
         failed = next((f for outcome in outcomes.values() if (f := judge_failure(outcome)) is not None), None)
@@ -347,8 +354,11 @@ def check_prompts(run: TaskRun) -> None:
 def planned_runs(config: RunConfig) -> list[TaskRun]:
     """The tasks and rows a run covers, every prompt checked before anything is sent."""
     task_list = with_tool_mode(parse_task_list(",".join(config.tasks)), config)
-    datasets = _limited(load_for_tasks(task_list, config.data, config.split), config.limit)
-    runs = [TaskRun(t, datasets[t.name]) for t in task_list]
+    loaded = load_for_tasks(task_list, config.data, config.split)
+    wordings = {t.name: task_wordings(t, (*loaded[t.name].rows, *loaded[t.name].shots))  # before --limit: stable
+                for t in task_list} if config.wordings == "all" else {}
+    datasets = _limited(loaded, config.limit)
+    runs = [TaskRun(t, datasets[t.name], wordings.get(t.name)) for t in task_list]
     for run in runs:
         check_prompts(run)
     return runs
@@ -382,7 +392,7 @@ def export_requests(config: RunConfig, path: Path) -> int:
                  remedy="the answers to these requests could not be imported into it: leave out the flags that "
                         "differ (export-requests --run takes the run's own), or export for another folder")
     return write_requests(path, request_lines(runs, model, config.generation, config.system_prompt,
-                                              out if out.exists() else None, config.asking))
+                                              out if out.exists() else None, config.asking(runs)))
 
 
 def run_identity(config: RunConfig, runs: Sequence[TaskRun], model: str) -> dict[str, Any]:
@@ -396,6 +406,8 @@ def run_identity(config: RunConfig, runs: Sequence[TaskRun], model: str) -> dict
                                       {r.task.name: r.data.revision for r in runs})}
     if config.repeats > 1:
         identity["repeat_seed"] = config.repeat_seed
+    if config.wordings != "assigned":
+        identity["wordings"] = config.wordings
     return identity
 
 
@@ -463,7 +475,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         budget.restart()  # the deadline counts from the first request, not from the checks
         runner = Runner(source, out_dir=out, concurrency=workers(config), cache=cache,
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts, say=say,
-                        asking=config.asking,
+                        asking=config.asking(runs),
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=budget.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens),
@@ -476,14 +488,14 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
         if runner.stopped_by and budget.stopped_by is None:  # every endpoint refused to serve
             budget.stopped_by = runner.stopped_by
-        stopped = _stopped(budget, runs, answers, config.asking, config.command)
+        stopped = _stopped(budget, runs, answers, config.asking(runs), config.command)
         runner.notes += budget.notes()
         if stopped:
             runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
                                 f"(never sent, not failed); to continue: {stopped['continue']}")
         runner.notes += concurrency_notes(runner.facts.get("concurrency", {}))
         results = _finish(runs, answers, out, strip=config.strip_think, judge=judge, cache=cache, say=say,
-                          asking=config.asking, early=early)
+                          asking=config.asking(runs), early=early)
         wall = time.monotonic() - started
         settings = run_settings(config, [t.name for t in task_list])
         settings["judge"] = _judge_document(config.judge, runs)

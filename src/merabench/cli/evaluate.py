@@ -47,6 +47,7 @@ from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
 from merabench.runner.redaction import register_fields
 from merabench.runner.work import MAX_REPEATS, RepeatSeed
 from merabench.tasks import TASKS, get_task
+from merabench.tasks.wordings import WordingChoice
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
@@ -175,6 +176,10 @@ def run(
     repeat_seed: Annotated[str, typer.Option(help="offset: the k-th repeat sends seed + k (a seeded sampler draws "
                                              "afresh); same: the seed itself (what varies is the server)",
                                              rich_help_panel=GENERATION)] = "offset",
+    wordings: Annotated[str, typer.Option(help="assigned: each row under the prompt wording MERA gave it (the "
+                                          "leaderboard's protocol); all: under every wording its task has, "
+                                          "with per-wording figures and wording_flip_rate",
+                                          rich_help_panel=GENERATION)] = "assigned",
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
     cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
@@ -263,7 +268,7 @@ def run(
         cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
         import_responses=import_responses, serve=served, tool_mode=tool_mode, repeats=repeats,
-        repeat_seed=_repeat_seed(repeat_seed),
+        repeat_seed=_repeat_seed(repeat_seed), wordings=_wordings(wordings),
         command=tuple((ctx.obj or {}).get("argv") or ()),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))
@@ -275,6 +280,12 @@ def run(
     print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     _exit_as_run_went(result, fail_on_error)
+
+
+def _wordings(value: str) -> WordingChoice:
+    if value not in ("assigned", "all"):
+        raise ConfigError(f"--wordings must be assigned or all, got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def _repeat_seed(value: str) -> RepeatSeed:

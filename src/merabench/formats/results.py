@@ -232,8 +232,8 @@ def _summary_rows(r: TaskResult, drawn: bool) -> list[tuple[str, float | None, t
     headline = [m.name for m in get_task(r.task).metrics if m.headline]
     metrics = r.aggregate.metrics if r.aggregate else {}
     shown = [m for m in headline if m in metrics] or list(metrics)[:3] or ["—"]
-    if r.drawn and "flip_rate" in metrics:
-        shown.append("flip_rate")
+    if r.drawn:
+        shown += [name for name in ("flip_rate", "wording_flip_rate") if name in metrics]
     out = []
     for name in shown:
         denominator = r.aggregate.denominators.get(name, "") if r.aggregate else ""
@@ -244,11 +244,17 @@ def _summary_rows(r: TaskResult, drawn: bool) -> list[tuple[str, float | None, t
 
 
 def check_text_protocol(document: Any, folder: Path, what: str) -> None:
-    """`what` (a submission, an lm-eval export) takes only the leaderboard's text protocol: a run
-    asked with --tool-mode native is refused in one line."""
+    """`what` (a submission, an lm-eval export) takes only the leaderboard's protocol: a run asked
+    with --tool-mode native, or every row under every wording, is refused in one line (a run with
+    --repeats gives its first repeat, the leaderboard's request)."""
     tasks = document.get("tasks") if isinstance(document, dict) else None
     native = sorted(name for name, result in (tasks or {}).items()
                     if isinstance(result, dict) and result.get("tool_mode") == "native")
     if native:
         raise ConfigError(f"{folder}: {', '.join(native)} was asked with --tool-mode native, which the leaderboard "
                           f"does not take: {what} needs a run in the text protocol (--tool-mode text, the default)")
+    settings = document.get("settings") if isinstance(document, dict) else None
+    if isinstance(settings, dict) and settings.get("wordings") == "all":
+        raise ConfigError(f"{folder}: every row was asked under every wording (--wordings all); the leaderboard "
+                          f"takes one answer per row under its own wording: {what} needs a run with --wordings "
+                          "assigned (the default)")

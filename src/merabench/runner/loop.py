@@ -43,6 +43,7 @@ from merabench.runner.work import (
     WorkItem,
     answer_of,
     answered_before,
+    askings,
     prepare,
 )
 
@@ -292,13 +293,13 @@ class Runner:
                     self.on_kept(existing[row_id])
             writers[name] = SampleWriter(path)
             kept = sum(len(done[name, draw]) for draw in self.asking.draws)
-            self.progress.start(name, len(run.data.rows) * len(self.asking.draws), kept)
+            self.progress.start(name, askings(run, self.asking), kept)
         return answers, done, writers
 
     def _plan(self, runs: Sequence[TaskRun], done: dict[tuple[str, Draw], set[int]]) -> str:
         """The run's first line (runner/live.py): rows to ask, and at most how many requests."""
         draws = self.asking.draws
-        to_ask = {run.task.name: len(run.data.rows) * len(draws) - sum(len(done[run.task.name, d]) for d in draws)
+        to_ask = {run.task.name: askings(run, self.asking) - sum(len(done[run.task.name, d]) for d in draws)
                   for run in runs}
         requests = None
         if not isinstance(self.source, BaselineSource):

@@ -200,6 +200,9 @@ def _merged(was: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
 
 
 FLAGS = {"drop_params": "--drop-param", "options": "generation options"}
+#: settings run.json records only when they are not the default, with their default: a run with
+#: the default into a folder of another value (--wordings all) would mix two protocols
+DEFAULTS = {"wordings": "assigned"}
 
 
 def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
@@ -208,6 +211,7 @@ def changes(previous: dict[str, Any], now: dict[str, Any]) -> list[str]:
     looked into, the data task by task (a task new to the folder is no change). A field the
     folder's run.json lacks (written before merabench recorded it) is not compared."""
     found = []
+    now = {**{k: v for k, v in DEFAULTS.items() if k in previous}, **now}
     for key in sorted(k for k in now if k in previous):
         if key == "data":
             was = _data(previous)

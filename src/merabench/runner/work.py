@@ -1,7 +1,9 @@
 """Rows to work items: what the runner sends for each row and draw, and what it keeps.
 
 A run asks every row once per draw (records.Draw): the k-th repeat of `run --repeats K`, under the
-row's own wording or, with `run --wordings all`, under each wording its task has. The k-th repeat
+row's own wording or, with `run --wordings all`, under each wording its task has (a dialogue's
+earlier turns in the same wording; a row whose question type has fewer wordings is not asked in
+the draws past them). The k-th repeat
 sends `seed + k` when a seed is set (`--repeat-seed offset`, the default), so a seeded sampler draws
 afresh, or the seed itself (`--repeat-seed same`: what is left to differ is the server's own
 nondeterminism); either way it is cached under a key of its own. The base draw (repeat 0, the
@@ -22,6 +24,7 @@ from merabench.rows.prompts import HistoryIndex, Message, request_digest
 from merabench.rows.row import Row, TaskData
 from merabench.scoring.think import think_text
 from merabench.tasks.base import Task
+from merabench.tasks.wordings import Wordings, reworded_rows
 
 RepeatSeed = Literal["offset", "same"]
 MAX_REPEATS = 1000  # past this an interval over rows cannot narrow further; a typo of a zero is refused
@@ -31,6 +34,8 @@ MAX_REPEATS = 1000  # past this an interval over rows cannot narrow further; a t
 class TaskRun:
     task: Task
     data: TaskData
+    #: `--wordings all`: every wording the task's data hold (tasks/wordings.py); None: each row's own
+    wordings: Wordings | None = None
 
 
 @dataclass(frozen=True)
@@ -49,8 +54,11 @@ class Asking:
         return draw.repeat if self.repeat_seed == "offset" else 0
 
     @classmethod
-    def of(cls, repeats: int = 1, repeat_seed: RepeatSeed = "offset") -> Asking:
-        return cls(tuple(Draw(k) for k in range(repeats)), repeat_seed)
+    def of(cls, repeats: int = 1, repeat_seed: RepeatSeed = "offset", wordings: int = 0) -> Asking:
+        """`repeats` repeats of each row, under each of `wordings` wordings (0: its own)."""
+        if not wordings:
+            return cls(tuple(Draw(k) for k in range(repeats)), repeat_seed)
+        return cls(tuple(Draw(k, w) for k in range(repeats) for w in range(wordings)), repeat_seed)
 
 
 PLAIN = Asking()
@@ -72,8 +80,9 @@ class WorkItem:
         return self.digest[:16]
 
     def cache_scope(self) -> dict[str, Any]:
-        """What the cache key adds for a draw other than the base (whose key stays the plain run's)."""
-        return {} if self.draw == BASE else {"repeat": self.draw.repeat, "seed_offset": self.seed_offset}
+        """What the cache key adds for a repeat (none for the first asking of a row, whatever its
+        wording: its messages tell it apart, and its own wording's is the plain run's request)."""
+        return {} if self.draw.repeat == 0 else {"repeat": self.draw.repeat, "seed_offset": self.seed_offset}
 
 
 def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_prompts: bool) -> Answer:
@@ -111,8 +120,13 @@ class Drawing:
     history: HistoryIndex = field(init=False)
 
     def __post_init__(self) -> None:
-        self.rows = self.run.data.rows
-        self.history = HistoryIndex(self.run.data.shots)
+        wordings, wording = self.run.wordings, self.draw.wording
+        if wordings is None or wording is None:
+            self.rows = self.run.data.rows
+            self.history = HistoryIndex(self.run.data.shots)
+            return
+        self.rows = reworded_rows(wordings, self.run.data.rows, wording)  # a row whose group lacks it: left out
+        self.history = HistoryIndex(reworded_rows(wordings, self.run.data.shots, wording))
 
 
 def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: str | None,
@@ -129,3 +143,10 @@ def answered_before(run: TaskRun, existing: dict[int, Answer], system_prompt: st
         if isinstance(prepared, WorkItem) and prepared.messages_hash == previous.messages_hash:
             done.add(row.id)
     return done
+
+
+def askings(run: TaskRun, asking: Asking) -> int:
+    """How many times the run asks the task's rows, over all its draws."""
+    if run.wordings is None or not asking.drawn:
+        return len(run.data.rows) * len(asking.draws)
+    return sum(len(Drawing(run, draw).rows) for draw in asking.draws)

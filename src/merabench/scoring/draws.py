@@ -14,7 +14,7 @@ A run of the base draw alone is scored exactly as before: nothing here touches i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -23,6 +23,7 @@ from merabench.formats.samples import SamplesFile
 from merabench.records import BASE, Answer, Draw, Judgement
 from merabench.rows.row import Row
 from merabench.scoring.repeated import (
+    by_wording,
     clustered_figures,
     collapsed,
     flips,
@@ -30,6 +31,7 @@ from merabench.scoring.repeated import (
     rate_figures,
     repeat_cells,
     variance_split,
+    wording_cells,
 )
 from merabench.scoring.score import TaskResult, Usage, score_task
 from merabench.tasks.aggregation import aggregate_metrics
@@ -42,29 +44,45 @@ TaskAnswers = Mapping[Draw, Mapping[int, Answer]]
 def score_draws(task: Task, rows: Sequence[Row], answers: TaskAnswers, draws: Sequence[Draw],
                 judgements: Mapping[Draw, Mapping[int, Judgement]] | None = None, *, source: str, strip: bool,
                 samples: Path | None = None, early: Mapping[int, tuple[str, SampleScore]] | None = None,
-                data_sha256: str | None = None) -> TaskResult:
-    """The task's result over `draws`; with `samples`, the final samples file, every draw's lines."""
+                data_sha256: str | None = None, rows_of: Callable[[Draw], Sequence[Row]] | None = None
+                ) -> TaskResult:
+    """The task's result over `draws`; with `samples`, the final samples file, every draw's lines.
+    `rows_of(draw)`: the rows as that draw asked them (another wording; a row its question type
+    has no such wording for left out), by default `rows` in every draw."""
     judgements = judgements or {}
     if tuple(draws) == (BASE,):
         return score_task(task, rows, answers.get(BASE, {}), judgements.get(BASE), source=source, strip=strip,
                           samples=samples, early=early, data_sha256=data_sha256)
+    drawn_rows = {draw: rows_of(draw) if rows_of else rows for draw in draws}
     with SamplesFile(samples) as out:
-        results = {draw: score_task(task, rows, answers.get(draw, {}), judgements.get(draw), source=source,
-                                    strip=strip, samples=out, early=early, data_sha256=data_sha256, draw=draw)
+        results = {draw: score_task(task, drawn_rows[draw], answers.get(draw, {}), judgements.get(draw),
+                                    source=source, strip=strip, samples=out, early=early, data_sha256=data_sha256,
+                                    draw=draw)
                    for draw in draws}
     every = [a for draw in draws for a in answers.get(draw, {}).values()]
-    return combined(task, rows, results, Usage.of(every))
+    return combined(task, rows, results, Usage.of(every), drawn_rows)
 
 
-def combined(task: Task, rows: Sequence[Row], results: Mapping[Draw, TaskResult], usage: Usage) -> TaskResult:
+def _aligned(rows: Sequence[Row], drawn: Sequence[Row], scores: Sequence[SampleScore | None]
+             ) -> list[SampleScore | None]:
+    """A draw's scores in the order of `rows` (None for a row the draw did not ask)."""
+    by_id = {row.id: score for row, score in zip(drawn, scores, strict=True)}
+    return [by_id.get(row.id) for row in rows]
+
+
+def combined(task: Task, rows: Sequence[Row], results: Mapping[Draw, TaskResult], usage: Usage,
+             drawn_rows: Mapping[Draw, Sequence[Row]]) -> TaskResult:
     """One result from the results of each draw (see the module's docstring)."""
-    by_draw = {draw: result.row_scores for draw, result in results.items()}
+    by_draw = {draw: _aligned(rows, drawn_rows[draw], result.row_scores) for draw, result in results.items()}
     scored = {draw: r for draw, r in results.items() if r.aggregate is not None}
     first = results.get(BASE) or next(iter(results.values()))
-    aggregate = _aggregate(task, rows, by_draw, scored) if scored else None
+    aggregate = _aggregate(task, rows, by_draw, scored, drawn_rows) if scored else None
     ci95, se = clustered_figures(task.metrics, rows, by_draw) if scored else ({}, {})
     drawn: dict[str, Any] = {"repeats": len({d.repeat for d in results}), "draws": len(results), "rows": len(rows),
-                             "se": se, "by_draw": _by_draw(results)}
+                             **({"wordings": len(wordings)} if (wordings := {d.wording for d in results} - {None})
+                                else {}),
+                             "askings": sum(r.n_rows for r in results.values()), "se": se,
+                             "by_draw": _by_draw(results)}
     if aggregate is not None:
         aggregate, ci95, drawn = _stability(task, aggregate, ci95, drawn, by_draw)
     return dataclasses.replace(
@@ -76,7 +94,7 @@ def combined(task: Task, rows: Sequence[Row], results: Mapping[Draw, TaskResult]
 
 
 def _aggregate(task: Task, rows: Sequence[Row], by_draw: Mapping[Draw, Sequence[SampleScore | None]],
-               scored: Mapping[Draw, TaskResult]) -> Aggregate:
+               scored: Mapping[Draw, TaskResult], drawn_rows: Mapping[Draw, Sequence[Row]]) -> Aggregate:
     """Metrics: the mean over the draws of each draw's value. Denominators: the units (a row, a
     group) that count, once each. Breakdowns and the task's notes: over every asking, pooled."""
     names = {name for r in scored.values() for name in r.aggregate.metrics}  # type: ignore[union-attr]
@@ -85,8 +103,8 @@ def _aggregate(task: Task, rows: Sequence[Row], by_draw: Mapping[Draw, Sequence[
                for name in sorted(names)}
     order = [m.name for m in task.metrics]
     metrics = dict(sorted(metrics.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)))
-    pooled_rows = [row for _ in by_draw for row in rows]
-    pooled = task.aggregate(pooled_rows, [s for scores in by_draw.values() for s in scores])
+    pooled_rows = [row for draw in scored for row in drawn_rows[draw]]  # each draw's rows as it asked them
+    pooled = task.aggregate(pooled_rows, [s for draw in scored for s in scored[draw].row_scores])
     units = aggregate_metrics(task.metrics, rows, collapsed(task.metrics, by_draw)).denominators
     denominators = {name: units.get(name, pooled.denominators.get(name, 0)) for name in metrics}
     return Aggregate(metrics, denominators, pooled.breakdowns, pooled.notes)
@@ -103,12 +121,18 @@ def _stability(task: Task, aggregate: Aggregate, ci95: dict[str, list[float]], d
     """flip_rate (and pass_at_k, pass_all_k where the task has a pass) and the variance split, when
     rows were repeated."""
     headline = headline_of(task)
-    if headline is None or drawn["repeats"] < 2:
+    if headline is None:
         return aggregate, ci95, drawn
-    figures = {"flip_rate": flips(repeat_cells(headline, by_draw))}
-    if task.passes_by is not None:
-        cells = repeat_cells(task.passes_by, by_draw)
-        figures |= {"pass_at_k": passes(cells, every=False), "pass_all_k": passes(cells, every=True)}
+    figures: dict[str, list[float]] = {}
+    if drawn["repeats"] > 1:
+        figures["flip_rate"] = flips(repeat_cells(headline, by_draw))
+        if task.passes_by is not None:
+            cells = repeat_cells(task.passes_by, by_draw)
+            figures |= {"pass_at_k": passes(cells, every=False), "pass_all_k": passes(cells, every=True)}
+    wordings = by_wording(headline, by_draw)
+    if wordings is not None:
+        figures["wording_flip_rate"] = flips(wording_cells(headline, by_draw))
+        drawn = {**drawn, "by_wording": wordings}
     metrics, denominators = dict(aggregate.metrics), dict(aggregate.denominators)
     ci95, se = dict(ci95), dict(drawn["se"])
     for name, units in figures.items():
@@ -118,7 +142,7 @@ def _stability(task: Task, aggregate: Aggregate, ci95: dict[str, list[float]], d
         denominators[name] = len(units)
         if bounds is not None:
             ci95[name], se[name] = bounds, error  # type: ignore[assignment]
-    split = variance_split(repeat_cells(headline, by_draw))
+    split = variance_split(repeat_cells(headline, by_draw)) if drawn["repeats"] > 1 else None
     drawn = {**drawn, "se": se, **({"variance": {"metric": headline, **split}} if split else {})}
     return dataclasses.replace(aggregate, metrics=metrics, denominators=denominators), ci95, drawn
 
@@ -131,5 +155,7 @@ def _by_draw(results: Mapping[Draw, TaskResult]) -> list[dict[str, Any]]:
 
 
 def _draws_note(drawn: Mapping[str, Any]) -> str:
-    return (f"each of the {drawn['rows']:,} rows asked {drawn['draws']} times ({drawn['repeats']} repeat(s)): "
-            "metrics are means over the draws, intervals resample rows with all their askings")
+    wordings = drawn["draws"] // drawn["repeats"]
+    how = f"{drawn['repeats']} repeat(s)" + (f" x {wordings} wordings" if wordings > 1 else "")
+    return (f"each of the {drawn['rows']:,} rows asked up to {drawn['draws']} times ({how}): metrics are means over "
+            "the draws, intervals resample rows with all their askings")

@@ -149,3 +149,40 @@ def rate_figures(units: Sequence[float]) -> tuple[float, list[float] | None, flo
     value = fmean(units)
     found = mean_figures(units)
     return value, (found[0] if found else None), (round(found[1], 6) if found else None)
+
+
+def wording_cells(name: str, by_draw: DrawScores) -> list[list[float]]:
+    """The values of `name` a row got over the wordings, one list per row and repeat (the cells a
+    change of wording varies), lists with at least one value."""
+    by_repeat: dict[int, list[list[float | None]]] = {}
+    for draw, scores in by_draw.items():
+        by_repeat.setdefault(draw.repeat, []).append(values_of(name, scores))
+    cells = []
+    for columns in by_repeat.values():
+        for values in zip(*columns, strict=True):
+            known = [v for v in values if v is not None]
+            if known:
+                cells.append(known)
+    return cells
+
+
+def by_wording(name: str, by_draw: DrawScores) -> dict[str, object] | None:
+    """Per wording, `name` over the rows asked in every wording (their repeats averaged), and its
+    paired difference from the rows' mean over the wordings, with a 95 % interval over rows; None
+    with fewer than 2 wordings or 2 such rows."""
+    wordings = sorted({d.wording for d in by_draw if d.wording is not None})
+    if len(wordings) < 2:
+        return None
+    per_wording = {w: row_means(name, {d: s for d, s in by_draw.items() if d.wording == w}) for w in wordings}
+    rows = [r for r in range(len(per_wording[wordings[0]])) if all(per_wording[w][r] is not None for w in wordings)]
+    if len(rows) < 2:
+        return None
+    table = np.asarray([[per_wording[w][r] for w in wordings] for r in rows], dtype=float)  # rows x wordings
+    centred = table - table.mean(axis=1, keepdims=True)
+    entries = []
+    for k, w in enumerate(wordings):
+        low, high = interval(bootstrap_means(centred[:, k], seed=k))
+        entries.append({"wording": w, "value": float(table[:, k].mean()),
+                        "vs_mean": {"difference": float(centred[:, k].mean()), "low": round(low, 6),
+                                    "high": round(high, 6)}})
+    return {"metric": name, "rows": len(rows), "wordings": entries}

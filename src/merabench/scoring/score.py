@@ -118,7 +118,7 @@ class TaskResult:
     @property
     def n_askings(self) -> int:
         """Rows times draws: what n_answered, n_errors and n_scored count."""
-        return self.n_rows * (self.drawn["draws"] if self.drawn else 1)
+        return self.drawn["askings"] if self.drawn else self.n_rows
 
     @property
     def all_failed(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -56,6 +56,18 @@ class Task(ABC):
     def tool_spec(self, row: Row) -> ToolSpec | None:
         """How the row is answered by native tool calling; None: by one request (every task but
         GorillaHard with --tool-mode native)."""
+        return None
+
+    #: the inputs that belong to a row's prompt wording, not its question (`run --wordings all`:
+    #: tasks/wordings.py); RussianRegions' introduction, task formulation and format description
+    wording_fields: ClassVar[tuple[str, ...]] = ()
+
+    def wording_group(self, row: Row) -> Hashable:
+        """The rows whose wordings a row can take (None: every row of the task)."""
+        return None
+
+    def wording_index(self, row: Row) -> int | None:
+        """The wording's index the data itself gives (GorillaHard's meta.wording), or None."""
         return None
 
     def answer_notes(self, answers: Sequence[Answer]) -> list[str]:

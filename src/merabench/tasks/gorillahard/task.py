@@ -21,6 +21,10 @@ class GorillaHardTask(Task):
     aggregated_details = ("reasons", "note")
     removes_think = True
     passes_by = "sample_pass_rate"
+
+    def wording_index(self, row: Row) -> int | None:
+        wording = row.meta.get("wording")  # the card: 0-4, the five tones; a dialogue's turns share one
+        return wording if isinstance(wording, int) and not isinstance(wording, bool) else None
     scores_without_reference = True  # format_pass_rate and constraint_pass_rate, as the public scorer emits
     parallel_from = 800  # a full set's answers, when `score` takes them all at once (a run scores them early)
     mera_name = "GorillaHard"

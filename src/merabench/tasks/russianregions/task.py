@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from merabench.judging.protocol import HarnessTemplate, harness_instruction, short_hash
 from merabench.records import Judgement
@@ -20,6 +20,11 @@ class RussianRegionsTask(Task):
     aggregated_details = ("judge_status", "judge_no_number", "judge_failed_calls", "judge_call_error")
     mera_name = "RussianRegions"
     required_inputs = frozenset({"option_a", "option_b", "option_c", "option_d"})
+    # the card: 5 prompt variants per question type, each an instruction with these three blocks
+    wording_fields = ("introduction", "task_formulation", "format_description")
+
+    def wording_group(self, row: Row) -> Hashable:
+        return row.meta.get("task_type")
 
     def reference_problem(self, reference: str) -> str | None:
         from merabench.tasks.russianregions.extract import reference_letter
