@@ -256,6 +256,32 @@ def _counts(task: dict[str, Any], scoring: bool = False) -> str:
     return counts
 
 
+def _stability(task: dict[str, Any]) -> str:
+    """A task asked in several draws (--repeats, --wordings all): how stable its rows were, how its
+    spread splits, and each wording's figure on the same rows."""
+    if not task.get("draws"):
+        return ""
+    metrics, ci, n = task.get("metrics", {}), task.get("ci95", {}), task.get("denominators", {})
+    figures = [f"{_e(name)} {_fmt(metrics[name])}" + (f" ({ci[name][0]:.3f}–{ci[name][1]:.3f})" if name in ci else "")
+               + f" over {_fmt(n.get(name, '—'))}" for name in DRAW_FIGURES if name in metrics]
+    how = f'{task.get("repeats", 1)} repeat(s)' + (f' × {task["wordings"]} wordings' if task.get("wordings") else "")
+    lines = [f'<div class="line"><b>asked {how}</b>: ' + " · ".join(figures) + "</div>"]
+    split = task.get("variance")
+    if split:
+        lines.append(f'<div class="line"><b>{_e(split["metric"])}\'s spread</b>: {split["within_share"]:.1%} of it '
+                     "within rows (what a rerun of the same question changes), the rest between rows</div>")
+    wordings = task.get("by_wording")
+    if wordings:
+        body = "".join(f'<tr><td>{w["wording"]}</td><td class="num">{w["value"]:.4f}</td><td class="num">'
+                       f'{w["vs_mean"]["difference"]:+.4f}</td><td class="num">{w["vs_mean"]["low"]:+.3f} … '
+                       f'{w["vs_mean"]["high"]:+.3f}</td></tr>' for w in wordings["wordings"])
+        lines.append(f'<h3>{_e(wordings["metric"])} by wording, on the same {wordings["rows"]:,} rows</h3>'
+                     '<table class="breakdown"><thead><tr><th>wording</th><th class="num">value</th>'
+                     '<th class="num">− mean of the wordings</th><th class="num">95 % interval</th></tr></thead>'
+                     f'<tbody>{body}</tbody></table>')
+    return "".join(lines)
+
+
 def _kept_note(doc: dict[str, Any], name: str) -> str:
     """For a task kept from an earlier run in the folder: when that run was, and its settings."""
     kept = (doc.get(KEPT) or {}).get(name)
@@ -278,7 +304,7 @@ def _section(name: str, task: dict[str, Any], rows: TaskRows, kept: str = "") ->
                   if not (chart and k == "failure_reasons")}
     return (f'<section id="task-{_e(name)}"><h2>{_e(title)}</h2><div class="muted">{_e(task.get("source", ""))} · '
             f'{_counts(task, rows.scoring)} · <a href="#rows" data-task="{_e(name)}" class="rowlink">browse its rows'
-            f'</a></div>{notes}{missing}{_cards(task, specs)}{_metric_table(task, specs, rows.scoring)}'
+            f'</a></div>{notes}{missing}{_cards(task, specs)}{_stability(task)}{_metric_table(task, specs, rows.scoring)}'
             f'{_failed_requests(rows)}'
             f'{chart}{_breakdowns(breakdowns)}</section>')
 
@@ -312,7 +338,9 @@ def _settings_line(doc: dict[str, Any]) -> str:
 
 #: what a row opens to: in a second JSON element after the code, so the table is drawn while
 #: the browser still reads the long texts (read on the first row opened)
-DETAIL = ("o", "r", "src", "x", "p", "d", "m", "e", "short", "tc", "tv")
+#: the figures over a row's draws (scoring/draws.py), shown by _stability
+DRAW_FIGURES = ("flip_rate", "pass_at_k", "pass_all_k", "wording_flip_rate")
+DETAIL = ("o", "r", "src", "x", "p", "d", "m", "e", "short", "tc", "tv", "dr")
 PREVIEW = 160  # characters of the answer and reference in the table's cells
 CHUNK = 1 << 16  # characters of the rows' JSON written at a time
 

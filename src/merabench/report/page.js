@@ -20,7 +20,7 @@
   var PAGE = 150;
   var ATTRS = [];
   DATA.tasks.forEach(function (t) { t.attrs.forEach(function (a) { if (ATTRS.indexOf(a) < 0) ATTRS.push(a); }); });
-  var state = {id: null, task: "", status: "", why: "", think: false, cut: false, imperfect: false, q: "", attrs: {},
+  var state = {id: null, task: "", status: "", why: "", think: false, cut: false, flips: false, imperfect: false, q: "", attrs: {},
                sort: "worst", up: true};
   var shown = [], drawn = 0;
   var root = document.getElementById("explorer");
@@ -67,6 +67,7 @@
   check("imperfect", "below full marks");
   check("think", "has <think>");
   check("cut", "cut by the token limit");
+  if (DATA.rows.some(function (r) { return r.fl !== undefined; })) check("flips", "verdict changes between askings");
   var search = el("input", {type: "search", placeholder: "id or text in answer / reference"});
   search.addEventListener("input", function () {
     state.q = search.value.toLowerCase(); state.id = null; details(); apply();
@@ -154,6 +155,7 @@
     if (state.why && r.f.indexOf(state.why) < 0) return false;
     if (state.think && !r.k) return false;
     if (state.cut && !r.c) return false;
+    if (state.flips && !r.fl) return false;
     if (state.imperfect && !(r.s !== "ok" || (r.v !== null && r.v < 1))) return false;
     for (var a in state.attrs) if (state.attrs[a] && r.a[a] !== state.attrs[a]) return false;
     if (state.q) {
@@ -213,6 +215,18 @@
   function block(title, text) {
     return el("div", {}, [el("h4", {text: title}), el("pre", {text: text === null || text === undefined ? "—" : text})]);
   }
+  function askings(t, draws) {  // a row asked in several draws (--repeats, --wordings all): each one's verdict
+    var at = el("table", {cls: "verdicts"});
+    at.appendChild(el("tr", {}, ["repeat", "wording", t.score || "score", "answer"].map(function (h) {
+      return el("th", {text: h});
+    })));
+    draws.forEach(function (a) {
+      at.appendChild(el("tr", {}, [el("td", {text: String(a[0])}), el("td", {text: a[1] === null ? "own" : String(a[1])}),
+                                   el("td", {text: fmt(a[2]), cls: a[2] === null ? "na" : a[2] >= 1 ? "ok" : "bad"}),
+                                   el("td", {text: clip(a[3], 200)})]));
+    });
+    return el("div", {}, [el("h4", {text: "each asking of this row (the answer shown above is the first)"}), at]);
+  }
   function detail(r, d) {
     var t = taskOf(r), parts = [];
     var head = t.title + " row " + r.i + " · " + {ok: "answered", error: "failed", unasked: "not asked"}[r.s] +
@@ -231,6 +245,7 @@
                                 el("pre", {text: d.tv.o === null ? "—" : d.tv.o}),
                                 el("a", {href: d.tv.href, text: "open it in the text run's report"})]));
     }
+    if (d.dr) parts.push(askings(t, d.dr));
     if (d.d.length) {
       var vt = el("table", {cls: "verdicts"});
       d.d.forEach(function (v) {

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.formats.samples import samples_path, trusted
-from merabench.records import NOT_ASKED
+from merabench.formats.samples import draw_of, samples_path, trusted
+from merabench.records import NOT_ASKED, Draw
 from merabench.report.beside import exchange_text
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
@@ -173,15 +173,20 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
         return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, 0, 0, rows is not None,
                         "", FAILURE_HELP.get(task_name, ""), scoring=scoring)
     with path.open("rb") as fh:
-        last: dict[int, tuple[tuple, int]] = {}  # id -> (sort key, offset): the last line of an id is its answer
+        # id -> draw -> (sort key, offset): the last line of an id in a draw is its answer there
+        last: dict[int, dict[Draw, tuple[tuple, int]]] = {}
         for offset, record in _lines(fh):
             metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
-            last[record["id"]] = (_sort_key(_state(record), metrics.get(score_metric), record["id"]), offset)
-        order = sorted(last.values())
-        del last
-        for _, offset in order:
-            entry, failures = _entry(_record_at(fh, offset), by_id, task, view, score_metric, metric_names,
+            key = _sort_key(_state(record), metrics.get(score_metric), record["id"])
+            last.setdefault(record["id"], {})[draw_of(record)] = (key, offset)
+        order = sorted((draws[min(draws, key=_draw_order)][0], row_id) for row_id, draws in last.items())
+        for _, row_id in order:
+            draws = last.pop(row_id)
+            first = draws[min(draws, key=_draw_order)]
+            entry, failures = _entry(_record_at(fh, first[1]), by_id, task, view, score_metric, metric_names,
                                      strip_think, spend, NO_ANSWER if scoring else REQUEST_FAILED)
+            if len(draws) > 1:  # a row asked in several draws (--repeats, --wordings all): each one beside it
+                entry["dr"], entry["fl"] = _draws_of(fh, draws, score_metric)
             if beside is not None and entry["i"] in beside:  # the same row's text-mode answer (report/beside.py)
                 entry["tv"] = dict(beside[entry["i"]], o=spend.text(beside[entry["i"]]["o"], FULL_CHARS)[0])
             failure_counts.update(failures)
@@ -193,6 +198,28 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
     n_failed = sum(error_reasons.values())
     return TaskRows(task_name, entries, view.attributes, score_metric, metric_names, len(entries) - n_failed, n_failed,
                     rows is not None, note, FAILURE_HELP.get(task_name, ""), failure_counts, error_reasons, scoring)
+
+
+def _draw_order(draw: Draw) -> tuple[int, int]:
+    """Draws in order, a row's own wording (None) first: the row table shows the first."""
+    return draw.repeat, -1 if draw.wording is None else draw.wording
+
+
+def _draws_of(fh: BinaryIO, draws: Mapping[Draw, tuple[tuple, int]], score_metric: str | None
+              ) -> tuple[list[list[Any]], bool]:
+    """[repeat, wording, headline score, answer preview] of each draw of a row, in draw order, and
+    whether its score is not the same in all of them (it flips)."""
+    out = []
+    for draw in sorted(draws, key=_draw_order):
+        offset = draws[draw][1]
+        record = _record_at(fh, offset)
+        metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+        score = _number(metrics.get(score_metric)) if _state(record) == "ok" else None
+        raw = record.get("output") if isinstance(record.get("output"), str) else record.get("error")
+        text = raw if not isinstance(raw, str) or len(raw) <= PREVIEW_CHARS else raw[:PREVIEW_CHARS] + "…"
+        out.append([draw.repeat, draw.wording, score, text])
+    scores = {entry[2] for entry in out if entry[2] is not None}
+    return out, len(scores) > 1
 
 
 def _read(details_of: Callable[[], list[Any]]) -> list[Any]:
