@@ -129,17 +129,21 @@ def test_w09_a_batch_output_whose_tool_call_nests_300_deep_is_imported(tmp_path:
 # -- w49: a server's probes read past the cap ---------------------------------------------------
 
 FLOOD_MB = 300
-#: the most a run may take (ru_maxrss): the run's own needs (about 50 MB) and one capped body of
+#: the most a run may take (its peak resident memory): the run's own needs (about 50 MB) and one capped body of
 #: 64 MiB, with room to spare; a 300 MB body read whole took 940 MB
 MOST_RSS_MB = 300
+# the peak of this process's own memory (VmHWM): ru_maxrss is carried over a fork and exec, so a
+# child of a pytest worker that grew to a gigabyte would report the worker's peak, not its own
 MEASURED = """
-import resource, sys
+import re, sys
 from merabench.cli.main import main
 sys.argv = ["merabench", *sys.argv[1:]]
 try:
     main()
 finally:
-    print(f"maxrss_kb {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
+    with open("/proc/self/status") as status:
+        peak = re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)
+    print(f"maxrss_kb {peak}", file=sys.stderr)
 """
 
 
