@@ -79,3 +79,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("CI") and skipped and exitstatus == 0:
         reporter.write_line(f"CI: {skipped} test(s) skipped; every test must run in CI", red=True)
         session.exitstatus = 1
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A whole generated GorillaHard set (1,169 rows: every lever and answer kind, 30 dialogues)."""
+    from helpers import run_cli
+
+    out = tmp_path_factory.mktemp("set") / "gh"
+    done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    return out

@@ -24,15 +24,6 @@ BUNDLED = read_bundled("gorillahard")
 VLLM_REFUSAL = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A whole generated set (every lever and answer kind, 30 dialogues)."""
-    out = tmp_path_factory.mktemp("set") / "gh"
-    done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
-    assert done.returncode == 0, done.stderr
-    return out
-
-
 def _run(server: FakeServer, data: Path, out: Path, *extra: str) -> Any:
     return run_cli("run", "--model", "openai:fake", "--base-url", server.url, "--tasks", "gorillahard",
                    "--data", f"gorillahard={data}", "--out", str(out), "--no-cache", "--no-progress", *extra)

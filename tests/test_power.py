@@ -19,7 +19,7 @@ from merabench.scoring.power import (
 
 
 def test_the_mde_is_the_difference_found_80_percent_of_the_time() -> None:
-    assert MDE_FACTOR == pytest.approx(1.959964 + 0.841621, abs=1e-5)
+    assert pytest.approx(1.959964 + 0.841621, abs=1e-5) == MDE_FACTOR
     assert detection_rate(mde(0.01), 0.01) == pytest.approx(0.80, abs=1e-3)
     assert detection_rate(0.0, 0.01) == pytest.approx(0.05, abs=1e-9)  # no difference: the test's 5 %
     assert detection_rate(1.96 * 0.01, 0.01) == pytest.approx(0.5, abs=1e-3)

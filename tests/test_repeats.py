@@ -26,14 +26,6 @@ from merabench.rows.row import Row, read_local
 WRONG = '{"tool": "nothing.here", "args": {}}'
 
 
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("set") / "gh"
-    done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
-    assert done.returncode == 0, done.stderr
-    return out
-
-
 class Coin:
     """A model right with chance 0.5: per prompt (`afresh` False) or per request."""
 

@@ -18,7 +18,7 @@ the same question would change), `within_share` being the second's share.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from statistics import fmean, variance
 
 import numpy as np
@@ -103,19 +103,28 @@ def _balance_figures(spec: MetricSpec, rows: Sequence[Row], means: Sequence[floa
     return [round(low, 6), round(high, 6)], float(samples.std(ddof=1))
 
 
-def repeat_cells(name: str, by_draw: DrawScores) -> list[list[float]]:
-    """The values of `name` a row got over its repeats, one list per row and wording (the cells a
-    rerun varies), lists with at least one value."""
-    by_wording: dict[int | None, list[list[float | None]]] = {}
+def cells_across(name: str, by_draw: DrawScores, *, held: Callable[[Draw], Hashable]) -> list[list[float]]:
+    """The values of `name` a row got across the draws that share `held(draw)`: one list per row
+    and held value, lists with at least one value. Across repeats (held: the wording) they are what
+    a rerun varies; across wordings (held: the repeat), what a change of wording varies."""
+    grouped: dict[Hashable, list[list[float | None]]] = {}
     for draw, scores in by_draw.items():
-        by_wording.setdefault(draw.wording, []).append(values_of(name, scores))
+        grouped.setdefault(held(draw), []).append(values_of(name, scores))
     cells = []
-    for columns in by_wording.values():
+    for columns in grouped.values():
         for values in zip(*columns, strict=True):
             known = [v for v in values if v is not None]
             if known:
                 cells.append(known)
     return cells
+
+
+def repeat_cells(name: str, by_draw: DrawScores) -> list[list[float]]:
+    return cells_across(name, by_draw, held=lambda draw: draw.wording)
+
+
+def wording_cells(name: str, by_draw: DrawScores) -> list[list[float]]:
+    return cells_across(name, by_draw, held=lambda draw: draw.repeat)
 
 
 def flips(cells: Sequence[Sequence[float]]) -> list[float]:
@@ -149,21 +158,6 @@ def rate_figures(units: Sequence[float]) -> tuple[float, list[float] | None, flo
     value = fmean(units)
     found = mean_figures(units)
     return value, (found[0] if found else None), (round(found[1], 6) if found else None)
-
-
-def wording_cells(name: str, by_draw: DrawScores) -> list[list[float]]:
-    """The values of `name` a row got over the wordings, one list per row and repeat (the cells a
-    change of wording varies), lists with at least one value."""
-    by_repeat: dict[int, list[list[float | None]]] = {}
-    for draw, scores in by_draw.items():
-        by_repeat.setdefault(draw.repeat, []).append(values_of(name, scores))
-    cells = []
-    for columns in by_repeat.values():
-        for values in zip(*columns, strict=True):
-            known = [v for v in values if v is not None]
-            if known:
-                cells.append(known)
-    return cells
 
 
 def by_wording(name: str, by_draw: DrawScores) -> dict[str, object] | None:
