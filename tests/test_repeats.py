@@ -161,3 +161,75 @@ def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tm
     assert f"or --repeats {power['repeats_needed']} in both runs" in said
     metrics = json.loads((tmp_path / "c.json").read_text())["tasks"]["gorillahard"]
     assert all("mde" in result for result in metrics.values())
+
+
+def test_each_repeat_is_judged_on_its_own_answers(tmp_path: Path) -> None:
+    """RussianRegions with a judge and --repeats 2: the judge is asked once per answer of each
+    repeat (twice per row), and the judged metrics are means over the repeats."""
+    from merabench.rows.row import read_bundled
+
+    rows = read_bundled("russianregions")["test"]
+    references = {render_row(r): r.outputs for r in rows}
+    judged: list[str] = []
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        if body["model"] == "judge":
+            judged.append(prompt)
+            return "Оценка: 2"
+        return references[prompt]
+
+    with FakeServer(reply=reply) as server:
+        done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "russianregions",
+                       "--judge-model", "openai:judge", "--judge-base-url", server.url, "--repeats", "2",
+                       "--seed", "3", "--no-cache", "--no-progress", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    assert len(judged) == 2 * len(rows)
+    task = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]["russianregions"]
+    assert task["metrics"]["judge_score"] == 1.0 and task["metrics"]["flip_rate"] == 0.0
+    assert [d["metrics"]["judge_score"] for d in task["by_draw"]] == [1.0, 1.0]
+    lines = read_jsonl(tmp_path / "out" / "samples_russianregions.jsonl")
+    assert sorted({(line["repeat"], "judge" in line) for line in lines}) == [(0, True), (1, True)]
+
+
+def test_a_batch_is_exported_and_imported_per_repeat(tmp_path: Path) -> None:
+    """export-requests with --repeats 2 writes each row's two requests (the second with seed + 1,
+    its custom id ending /r1); their answers imported fill both repeats of the folder."""
+    from merabench.rows.row import read_bundled
+
+    rows = {render_row(r): r.outputs for r in read_bundled("sage")["test"][:3]}
+    flags = ["--model", "openai:m", "--tasks", "sage", "--limit", "3", "--seed", "5", "--repeats", "2"]
+    done = run_cli("export-requests", *flags, "--out", str(tmp_path / "requests.jsonl"), "--run", str(tmp_path / "run"))
+    assert done.returncode == 0, done.stderr
+    requests = read_jsonl(tmp_path / "requests.jsonl")
+    assert len(requests) == 6
+    assert sorted(r["body"]["seed"] for r in requests) == [5, 5, 5, 6, 6, 6]
+    assert sum(r["custom_id"].endswith("/r1") for r in requests) == 3
+    answers = [{"custom_id": r["custom_id"], "text": rows[r["body"]["messages"][-1]["content"]]} for r in requests]
+    output = tmp_path / "output.jsonl"
+    output.write_text("".join(json.dumps(a, ensure_ascii=False) + "\n" for a in answers), encoding="utf-8")
+    imported = run_cli("import-responses", str(output), *flags, "--out", str(tmp_path / "run"), "--no-progress")
+    assert imported.returncode == 0, imported.stderr
+    task = json.loads((tmp_path / "run" / "results.json").read_text())["tasks"]["sage"]
+    assert task["repeats"] == 2 and task["n_answered"] == 6 and task["metrics"]["errant_f1"] == 1.0
+
+
+def test_native_tool_calls_are_asked_per_repeat(tmp_path: Path) -> None:
+    """--tool-mode native with --repeats 2: each repeat is its own tool-calling conversation (the
+    second with seed + 1 in every request of it), and both score as the model answered."""
+    from toolmodel import ToolModel
+
+    from merabench.rows.row import read_bundled
+
+    rows = read_bundled("gorillahard")["test"]
+    model = ToolModel(rows)
+    with FakeServer(reply=model.reply) as server:
+        done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "gorillahard",
+                       "--tool-mode", "native", "--repeats", "2", "--seed", "1", "--no-cache", "--no-progress",
+                       "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    seeds = [body.get("seed") for body in model.bodies]
+    assert seeds.count(1) == seeds.count(2) == len(seeds) // 2
+    task = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]["gorillahard"]
+    assert task["metrics"]["sample_pass_rate"] == 1.0 and task["metrics"]["pass_all_k"] == 1.0
+    assert task["repeats"] == 2 and task["n_answered"] == 2 * len(rows)
