@@ -5,7 +5,9 @@
     ├── ConfigError           a flag or setting that cannot work (unknown task, bad model spec, ...)
     ├── BackendError          a model request that failed; `retryable` says whether to try again
     ├── ServerRefused         every endpoint refused to serve for longer than the run waits: stop sending
-    └── NotSent               the run stopped sending (--max-cost, --deadline, ...) before a request left
+    ├── NotSent               the run stopped sending (--max-cost, --deadline, ...) before a request left
+    └── RunPaused             not finished, nothing lost, the same command continues (exit 3): batches
+                              still running after `run --batch --detach`, a Batch API that kept refusing
 
 `cli.py` catches MerabenchError once; nothing else in the package prints errors. Where files are
 read, `reading(path)` maps what the standard library raises (OS, decoding, JSON, ZIP, sqlite
@@ -80,6 +82,14 @@ class ServerRefused(MerabenchError):
 class NotSent(MerabenchError):
     """A request that was about to leave when the run stopped sending (its `Request.may_send`
     said no): not the row's failure, the row stays unasked for the rerun. Never shown."""
+
+
+class RunPaused(MerabenchError):
+    """A run that stopped before its end with nothing lost and nothing failed: its batches still
+    run on the server (`run --batch --detach`), or the Batch API kept refusing. The message says
+    what continues it; the CLI prints it as a line, not as an error."""
+
+    exit_code = 3  # runner/budget.py's STOPPED_EXIT: not a failure, not finished either
 
 
 def _os_reason(exc: OSError) -> str:

@@ -91,6 +91,13 @@ def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOption
                   out_dir: Path | None, asking: Asking = PLAIN) -> Iterator[dict[str, Any]]:
     """The requests still to send: every row, in every draw, not answered in out_dir (when given)
     for the same prompt; a repeat's body carries its own seed (runner/work.py)."""
+    for _, line in request_items(runs, model, options, system_prompt, out_dir, asking):
+        yield line
+
+
+def request_items(runs: Sequence[TaskRun], model: str, options: GenerationOptions, system_prompt: str | None,
+                  out_dir: Path | None, asking: Asking = PLAIN) -> Iterator[tuple[WorkItem, dict[str, Any]]]:
+    """request_lines with each line's work item (`run --batch` asks the cache for it by its key)."""
     shaper = RequestShaper(ApiProfile(options.api_profile), frozenset(options.drop_params))
     tag = options_tag(model, options)
     for run in runs:
@@ -106,8 +113,8 @@ def request_lines(runs: Sequence[TaskRun], model: str, options: GenerationOption
                 if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
                     continue
                 sent = Request(item.messages, seed_offset=item.seed_offset).options(options)
-                yield {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
-                       "body": shaper.body(model, list(item.messages), sent)}
+                yield item, {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
+                             "body": shaper.body(model, list(item.messages), sent)}
 
 
 def write_requests(path: Path, lines: Iterator[dict[str, Any]]) -> int:
