@@ -66,6 +66,7 @@ from merabench.tasks.wordings import WordingChoice, task_wordings
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
+    from merabench.runner.batches.stage import Batching, BatchSettings
 
 CacheScope = Literal["endpoint", "model"]
 
@@ -115,6 +116,7 @@ class RunConfig:
     repeat_seed: RepeatSeed = "offset"    # the k-th repeat sends seed + k ("same": the seed itself)
     wordings: WordingChoice = "assigned"  # "all": each row under every wording its task has (tasks/wordings.py)
     command: tuple[str, ...] = ()         # the CLI's arguments: the command that continues a stopped run
+    batch: BatchSettings | None = None    # through the endpoint's Batch API (runner/batches/)
 
     def out_dir(self) -> Path:
         import re
@@ -183,6 +185,10 @@ def answer_source(config: RunConfig) -> AnswerSource:
         raise ConfigError("--tool-mode native needs a chat endpoint that takes OpenAI tools (an openai: model, or a "
                           "baseline): " + ("a batch job's answers" if config.import_responses else
                                            "an hf: model is asked in the text protocol only"))
+    if config.batch is not None:
+        from merabench.runner.batches.source import BatchSource
+
+        return BatchSource(_backend_source(config), config.batch.fallback)
     if config.import_responses is not None:
         from merabench.formats.batch import ImportedSource, served_model
 
@@ -190,6 +196,10 @@ def answer_source(config: RunConfig) -> AnswerSource:
         return ImportedSource.read(config.import_responses, config.model, config.generation)
     if config.model in BASELINES:
         return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
+    return _backend_source(config)
+
+
+def _backend_source(config: RunConfig) -> BackendSource:
     backend = make_backend(config.model, config.generation, BackendSettings(
         base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
         max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s,
@@ -244,7 +254,8 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
             "max_cost": config.max_cost, "deadline_s": config.deadline_s,
             "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
             **({"repeats": config.repeats, "repeat_seed": config.repeat_seed} if config.repeats > 1 else {}),
-            **({"wordings": config.wordings} if config.wordings != "assigned" else {})}
+            **({"wordings": config.wordings} if config.wordings != "assigned" else {}),
+            **({"batch": config.batch.recorded()} if config.batch is not None else {})}
 
 
 def _judged(run: TaskRun) -> bool:
@@ -418,6 +429,8 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     model, loading a local one, answering, scoring, writing."""
     started = time.monotonic()
     register_secrets(config)
+    if config.batch is not None:
+        config = _batch_checked(config)
     runs = planned_runs(config)
     if config.serve is not None and config.tool_mode != TEXT:
         config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
@@ -429,6 +442,51 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
             return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say,
                              started=started)
+
+
+def _batch_checked(config: RunConfig) -> RunConfig:
+    """A `--batch` run that can go through a Batch API, its prices the batch price; else one line."""
+    from merabench.formats.batch import served_model
+
+    served_model(config.model)
+    if config.tool_mode != TEXT:
+        raise ConfigError("--batch --tool-mode native is not supported yet (a tool-calling conversation would go in "
+                          "waves of batches): run native tool mode against the endpoint directly")
+    if config.import_responses is not None or config.serve is not None:
+        raise ConfigError("--batch sends to an endpoint's Batch API: leave out " +
+                          ("--import-responses" if config.import_responses is not None else "--serve"))
+    if len(config.base_urls) != 1:
+        raise ConfigError("--batch needs the one --base-url whose Batch API answers (/files and /batches under it), "
+                          f"got {len(config.base_urls)}")
+    config.batch.check()  # type: ignore[union-attr]
+    return dataclasses.replace(config, prices=config.batch.prices(config.prices))  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class _NoBatches:
+    """A run without --batch: the budget stops it, and there is no batch to settle."""
+
+    should_stop: Callable[[], bool]
+
+    def settle(self, answers: Mapping[str, TaskAnswers]) -> None:
+        pass
+
+
+def _batches(config: RunConfig, source: AnswerSource, runs: Sequence[TaskRun], cache: ResponseCache | None,
+             budget: Budget, say: Callable[[str], None]) -> Batching | _NoBatches:
+    """`--batch`: the run's batches submitted and followed until they end (runner/batches/stage.py);
+    without it, a warning when the folder has batches still running (their rows would be paid twice)."""
+    if config.batch is None:
+        from merabench.runner.batches.ledger import warn_running
+
+        warn_running(config.out_dir(), say)
+        return _NoBatches(budget.should_stop)
+    from merabench.runner.batches.stage import BatchJob, start_batches
+
+    job = BatchJob(config.batch, config.model, config.generation, config.system_prompt, config.asking(runs),
+                   config.out_dir(), config.base_urls[0], config.api_key, config.max_retries, config.timeout_s,
+                   config.retry_delay_s, config.command)
+    return start_batches(job, source, runs, cache, budget, say)  # type: ignore[arg-type]
 
 
 async def _check_tools_reach_model(config: RunConfig) -> None:
@@ -470,6 +528,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     cache = ResponseCache(config.cache_path) if needs_cache else None
     with locked(out):
         check_identity(out, run_identity(config, runs, source.name))
+        batching = _batches(config, source, runs, cache, budget, say)  # submitted and followed until they end
         early = EarlyScores([(r.task, r.data.rows) for r in runs], strip=config.strip_think,
                             judged=[r.task.name for r in runs if r.task.uses_judge] if config.judge else ())
         budget.restart()  # the deadline counts from the first request, not from the checks
@@ -477,7 +536,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         system_prompt=config.system_prompt, log_prompts=config.log_prompts, say=say,
                         asking=config.asking(runs),
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
-                        should_stop=budget.should_stop,
+                        should_stop=batching.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens),
                         on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
         try:
@@ -485,6 +544,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         except BaseException:  # interrupted: exit only once the warm-up is out of native code
             early.settle()
             raise
+        batching.settle(answers)  # before rows left unasked get their records
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
         if runner.stopped_by and budget.stopped_by is None:  # every endpoint refused to serve
             budget.stopped_by = runner.stopped_by

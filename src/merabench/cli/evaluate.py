@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from merabench.cli.app import app, say, stderr_console, stdout_console
-from merabench.cli.help import CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
+from merabench.cli.help import BATCH, CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
 from merabench.cli.options import (
     GENERATION_FLAGS,
     MAX_TOKENS,
@@ -35,7 +35,7 @@ from merabench.cli.options import (
     seed_option,
 )
 from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
-from merabench.errors import ConfigError, reading
+from merabench.errors import ConfigError, RunPaused, reading
 from merabench.formats.predictions import read_predictions
 from merabench.models import GenerationOptions
 from merabench.models.endpoints import MAX_BACKOFF_S
@@ -51,6 +51,7 @@ from merabench.tasks.wordings import WordingChoice
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
+    from merabench.runner.batches.stage import BatchSettings
 
 
 def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
@@ -217,6 +218,23 @@ def run(
     serve_env: Annotated[list[str] | None, typer.Option(
         help="pass this environment variable to the server although it looks like a credential (HF_TOKEN), "
              "repeatable", rich_help_panel=SERVING)] = None,
+    batch: Annotated[bool, typer.Option(
+        help="send the requests through the endpoint's Batch API (about half the price; answered within 24 h): "
+             "submitted, followed, imported and scored by this command; killed or detached, the same command "
+             "continues", rich_help_panel=BATCH)] = False,
+    batch_poll: Annotated[float, typer.Option(help="seconds between two looks at the running batches (the "
+                                                   "server's Retry-After respected)", rich_help_panel=BATCH)] = 60.0,
+    detach: Annotated[bool, typer.Option(help="with --batch: submit, then exit (code 3) with the command that "
+                                              "waits, imports and scores", rich_help_panel=BATCH)] = False,
+    batch_fallback: Annotated[str, typer.Option(help="a row its batch failed or let expire: batch (asked again in a "
+                                                     "new batch by the next run) or direct (asked through the "
+                                                     "endpoint at once)", rich_help_panel=BATCH)] = "batch",
+    batch_discount: Annotated[float, typer.Option(help="the batch price as a share of the prices given (the cost "
+                                                       "and --max-cost)", rich_help_panel=BATCH)] = 0.5,
+    batch_max_requests: Annotated[int, typer.Option(min=1, help="requests in one batch (the API's limit)",
+                                                    rich_help_panel=BATCH)] = 50_000,
+    batch_max_mb: Annotated[float, typer.Option(help="megabytes in one batch's input file (the API's limit)",
+                                                rich_help_panel=BATCH)] = 200.0,
     export_requests: Annotated[Path | None, typer.Option(
         help="write the requests still to send as OpenAI Batch input lines to this file, and stop", rich_help_panel=OUTPUT)] = None,
     import_responses: Annotated[Path | None, typer.Option(
@@ -270,6 +288,8 @@ def run(
         import_responses=import_responses, serve=served, tool_mode=tool_mode, repeats=repeats,
         repeat_seed=_repeat_seed(repeat_seed), wordings=_wordings(wordings),
         command=tuple((ctx.obj or {}).get("argv") or ()),
+        batch=_batch_settings(ctx, batch, batch_poll, detach, batch_fallback, batch_discount, batch_max_requests,
+                              batch_max_mb),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
                                max_retries, timeout, retry_delay, cache_scope))
     refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
@@ -280,6 +300,24 @@ def run(
     print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     _exit_as_run_went(result, fail_on_error)
+
+
+def _batch_settings(ctx: typer.Context, batch: bool, poll: float, detach: bool, fallback: str, discount: float,
+                    max_requests: int, max_mb: float) -> BatchSettings | None:
+    """`--batch` and its options (runner/batches/), or None; its options without it are one line."""
+    if not batch:
+        given = [f"--{name.replace('_', '-')}" for name in ("batch_poll", "detach", "batch_fallback", "batch_discount",
+                                                            "batch_max_requests", "batch_max_mb")
+                 if option_given(ctx, name)]
+        if given:
+            raise ConfigError(f"{', '.join(given)} go(es) with --batch (a run through the endpoint's Batch API)")
+        return None
+    from merabench.runner.batches.stage import BatchSettings
+
+    settings = BatchSettings(poll_s=poll, detach=detach, fallback=fallback, discount=discount,  # type: ignore[arg-type]
+                             max_requests=max_requests, max_mb=max_mb)
+    settings.check()
+    return settings
 
 
 def _wordings(value: str) -> WordingChoice:
@@ -355,13 +393,19 @@ def _export(ctx: typer.Context, config: RunConfig, export_requests: Path, record
 
 
 def _evaluate_showing_progress(config: RunConfig, progress: bool) -> Evaluation:
-    """The run, with live progress bars when --progress is on and stderr is a terminal."""
-    if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and stderr_console().is_terminal:
-        from merabench.cli.progress import RichProgress  # rich's live display: only for a terminal
+    """The run, with live progress bars when --progress is on and stderr is a terminal; a run
+    paused with nothing lost (batches still running under --detach, a Batch API that kept
+    refusing) says what continues it, as a line, not an error, and exits 3."""
+    try:
+        if progress and (sys.stderr.isatty() or os.environ.get("FORCE_TERMINAL")) and stderr_console().is_terminal:
+            from merabench.cli.progress import RichProgress  # rich's live display: only for a terminal
 
-        with RichProgress(stderr_console()) as sink:
-            return evaluate(config, progress=sink, say=say)
-    return evaluate(config, say=say)
+            with RichProgress(stderr_console()) as sink:
+                return evaluate(config, progress=sink, say=say)
+        return evaluate(config, say=say)
+    except RunPaused as exc:
+        say(str(exc))
+        raise typer.Exit(exc.exit_code) from None
 
 
 def _exit_as_run_went(result: Evaluation, fail_on_error: float | None) -> None:

@@ -18,8 +18,9 @@ CONTROL = "Run control"
 JUDGE = "Judge"
 COST = "Cost and limits"
 SERVING = "Serving"
+BATCH = "Batch API"
 OUTPUT = "Output"
-PANELS = (MODEL, GENERATION, DATA, CONTROL, JUDGE, COST, SERVING, OUTPUT)
+PANELS = (MODEL, GENERATION, DATA, CONTROL, JUDGE, COST, SERVING, BATCH, OUTPUT)
 OTHER = "Other options"  # an option given no panel (--help among them)
 
 

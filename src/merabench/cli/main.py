@@ -44,6 +44,11 @@ BATCH_MODEL_HELP = ("openai:<model name>, the name the batch engine serves (requ
                     "takes the run's)")
 
 
+#: `run --batch` and its options: the commands of the manual path (export, import) have none of them
+RUN_BATCH_FLAGS = ("batch", "batch_poll", "detach", "batch_fallback", "batch_discount", "batch_max_requests",
+                   "batch_max_mb")
+
+
 def _batch_model(values: dict[str, Any], command: str) -> None:
     """The batch commands have no default model (a baseline cannot answer a batch): the one given,
     or the one the run folder named by --run recorded."""
@@ -85,7 +90,7 @@ def command_group() -> Any:
     option = {p.name: p for p in run_command.params}
     model = renamed_option(option["model"], "--model", help=BATCH_MODEL_HELP, default=None)
     export = derived_command(
-        "export-requests", run_command, drop=("import_responses", "dump_config"), check=_needs_requests_file,
+        "export-requests", run_command, drop=("import_responses", "dump_config", *RUN_BATCH_FLAGS), check=_needs_requests_file,
         help="Write the requests a run still needs as OpenAI Batch input lines, and stop: `run` with "
              "--export-requests FILE (the same options describe the same run).",
         replace={"model": model,
@@ -94,7 +99,7 @@ def command_group() -> Any:
                  "out_dir": renamed_option(option["out_dir"], "--run",
                                            help="a run folder: only the requests it has no answer for")})
     imported = derived_command(
-        "import-responses", run_command, drop=("import_responses", "export_requests", "dump_config"),
+        "import-responses", run_command, drop=("import_responses", "export_requests", "dump_config", *RUN_BATCH_FLAGS),
         check=_needs_batch_output, replace={"model": model},
         help="Answer a run from a batch output (OpenAI Batch output, or {custom_id, text} lines) and score it: "
              "`run` with --import-responses FILE.",
