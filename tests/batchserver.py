@@ -61,6 +61,7 @@ class BatchServer:
     attempts: Counter = field(default_factory=Counter)   # custom id -> how many batches held it
     direct: list[dict[str, Any]] = field(default_factory=list)
     retrievals: list[float] = field(default_factory=list)  # when each GET /v1/batches/{id} came
+    authorization: set[str] = field(default_factory=set)   # the Authorization headers seen
     throttled: int = 0
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
@@ -206,6 +207,11 @@ class BatchServer:
         return web.Response(body=_completion_payload(len(self.direct), body, self.reply(body)),
                             content_type="application/json")
 
+    @web.middleware
+    async def _seen(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        self.authorization.add(request.headers.get("Authorization", ""))
+        return await handler(request)
+
     def start(self) -> BatchServer:
         ready = threading.Event()
 
@@ -214,7 +220,7 @@ class BatchServer:
             asyncio.set_event_loop(self._loop)
             self._released = asyncio.Event()
             self._tasks: list[asyncio.Task] = []
-            app = web.Application(client_max_size=1 << 30)
+            app = web.Application(client_max_size=1 << 30, middlewares=[self._seen])
             app.router.add_post("/v1/files", self._upload)
             app.router.add_get("/v1/files/{file_id}/content", self._content)
             app.router.add_post("/v1/batches", self._create)

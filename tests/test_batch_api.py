@@ -115,6 +115,36 @@ def test_a_batch_run_equals_a_direct_run_and_sends_the_exported_bodies(tmp_path:
     assert again.returncode == 0 and len(server.batches) == 1 and "submitting" not in again.stderr
 
 
+def test_batches_are_split_at_the_limits_and_the_key_is_sent_never_written(tmp_path: Path, batch_server,
+                                                                         direct: Path) -> None:
+    import jsonschema
+
+    import merabench
+
+    server = batch_server()
+    out = tmp_path / "run"
+    key = "sk-batch-test-4f9a8b7c6d5e"
+    done = batch_run(server, out, "--batch-max-requests", "50", "--api-key", key)
+    assert done.returncode == 0, done.stderr
+    assert [len(custom_ids(server, b)) for b in server.batches] == [50, 50, 28]
+    assert "in 3 batch(es)" in done.stderr
+    assert server.authorization == {f"Bearer {key}"}
+    assert_same_as_direct(out, direct)
+    written = [p for p in out.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if key in p.read_text(encoding="utf-8", errors="replace")]
+    assert key not in done.stderr + done.stdout
+    schema = json.loads((Path(merabench.__file__).parent / "schemas" / "results.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(results(out))
+    assert results(out)["settings"]["batch"] == {"discount": 0.5, "fallback": "batch", "max_requests": 50,
+                                                 "max_mb": 200.0}
+
+    by_size = batch_server()  # and at the size limit: each file under it
+    small = tmp_path / "small"
+    assert batch_run(by_size, small, "--tasks", "sage", "--batch-max-mb", "0.01").returncode == 0
+    sizes = [len(by_size.files[b["input_file_id"]]) for b in by_size.batches.values()]
+    assert len(sizes) > 1 and max(sizes) <= 10_000
+
+
 def test_a_batch_answer_is_a_direct_answer_in_the_cache(tmp_path: Path, batch_server) -> None:
     server = batch_server()
     assert batch_run(server, tmp_path / "batched", "--tasks", "sage").returncode == 0

@@ -4,7 +4,6 @@
     POST /batches               {input_file_id, endpoint, completion_window, metadata} -> a batch
     GET  /batches/{id}          the batch: status, request_counts, output_file_id, error_file_id
     GET  /batches?after=...     the batches, newest first (a batch whose id was never written is found here)
-    POST /batches/{id}/cancel
     GET  /files/{id}/content    the output or error file
 
 What the server refuses for a while (429, 5xx, a dropped connection, a time-out) is asked again
@@ -179,10 +178,6 @@ class BatchClient:
         if reply.status == 404:
             raise BatchUnknown(f"the Batch API at {self.shown} does not know batch {batch_id} (HTTP 404)")
         return BatchInfo.of(self._json(reply, f"batch {batch_id}"), f"the Batch API at {self.shown}")
-
-    async def cancel(self, batch_id: str) -> BatchInfo:
-        reply = await self._request(f"batches/{batch_id}/cancel", f"cancelling batch {batch_id}", self._posting({}))
-        return BatchInfo.of(self._json(reply, f"cancelling batch {batch_id}"), f"the Batch API at {self.shown}")
 
     async def find(self, input_file_id: str) -> tuple[BatchInfo | None, bool]:
         """The batch made from this input file, if the server lists one; and whether it lists
