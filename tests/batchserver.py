@@ -185,7 +185,7 @@ class BatchServer:
     def _answer(self, line: dict[str, Any], status: int | None) -> dict[str, Any]:
         n = next(self._ids)
         if status:
-            body: Any = {"error": {"message": f"fake {status} for {line['custom_id']}", "type": "server_error"}}
+            body: Any = {"error": {"message": f"fake {status}: the server had an error", "type": "server_error"}}
         else:
             body = json.loads(_completion_payload(n, line["body"], self.reply(line["body"])))
         return {"id": f"batch_req_{n}", "custom_id": line["custom_id"],

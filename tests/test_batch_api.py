@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -168,6 +169,7 @@ def test_detached_then_the_plain_command_creates_exactly_one_batch(tmp_path: Pat
     assert detached.returncode == 3, detached.stderr
     said = detached.stderr.strip().splitlines()[-1]
     assert said.startswith("--detach: 1 batch(es) of 128 request(s) run on the server (b001 (batch_")
+    assert re.search(r"\(b001 \(batch_\d+\) (validating|in_progress)\), answered by ", said)
     assert "to continue: merabench run " in said and "--detach" not in said.split("to continue:")[1].split("(")[0]
     assert record(out)["state"] == "submitted" and not (out / "results.json").exists()
 
@@ -198,7 +200,7 @@ def test_with_every_fifth_line_failing_the_follow_up_asks_exactly_those_rows(tmp
     (first_id,) = server.batches
     failed = {line["custom_id"] for n, line in enumerate(server.lines_of(first_id), start=1) if n % 5 == 0}
     errors = [s for task in TASKS for s in samples(out, task) if s["status"] == "error"]
-    assert len(errors) == 25 and all("status 500: fake 500 for" in s["error"] for s in errors)
+    assert len(errors) == 25 and all("status 500: fake 500: the server had an error" in s["error"] for s in errors)
 
     follow_up = batch_run(server, out)
     assert follow_up.returncode == 0, follow_up.stderr

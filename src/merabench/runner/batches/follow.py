@@ -87,12 +87,13 @@ async def follow(client: BatchClient, ledger: Ledger, *, poll_s: float, detach: 
 
 
 def detached_line(running: Sequence[BatchRecord], continue_with: str) -> str:
+    """What a detached run leaves running, by when it is answered, and the command that continues."""
     requests = sum(r.requests for r in running)
     ends = max((r.expires_at for r in running if r.expires_at), default=None)
-    by = (f" (by {datetime.fromtimestamp(ends, UTC).strftime('%Y-%m-%d %H:%M UTC')} at the latest)"
-          if ends else " (within 24 h)")
+    by = f"by {datetime.fromtimestamp(ends, UTC).strftime('%Y-%m-%d %H:%M UTC')} at the latest" if ends else \
+        "within 24 h"
     return (f"--detach: {len(running)} batch(es) of {requests:,} request(s) run on the server "
-            f"({', '.join(r.name for r in running)}); they are answered{by}. {continue_with}")
+            f"({', '.join(f'{r.name} {r.status}' for r in running)}), answered {by}; {continue_with}")
 
 
 async def download(client: BatchClient, ledger: Ledger, record: BatchRecord, say: Callable[[str], None],
