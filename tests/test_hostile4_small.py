@@ -44,7 +44,7 @@ def test_the_gorillahard_report_shows_its_failure_reasons_once(tmp_path: Path) -
 
 def test_help_and_results_agree_on_the_default_temperature(tmp_path: Path) -> None:
     helped = run_cli("run", "--help", env={"COLUMNS": "300"})
-    assert "[default: 0, sent as 0 and recorded so" in " ".join(helped.stdout.split())
+    assert "[default: 0: sent as 0 and so recorded in results.json" in " ".join(helped.stdout.split())
     out = tmp_path / "out"
     done = run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "2", "--out", str(out), "--no-progress")
     assert done.returncode == 0, done.stderr

@@ -44,5 +44,13 @@ def test_the_sentence_says_what_a_person_can_act_on() -> None:
     text = sentence(0.012, -0.008, 0.031, 0.024 / MDE_FACTOR, 1169, "rows")
     assert text == ("B − A = +0.012 (-0.008 … +0.031); with these 1,169 rows the smallest difference this "
                     "comparison can detect is 0.024: a real difference of 0.012 would be missed 71% of the time")
-    assert sentence(0.05, 0.02, 0.08, 0.01, 500, "rows").endswith("the difference is real at 5 %")
+    assert sentence(0.05, 0.02, 0.08, 0.01, 500, "rows").endswith("the difference is significant at 5 %")
     assert "missed half the time" in sentence(0.0196, -0.0004, 0.0396, 0.01, 500, "rows")
+
+
+def test_no_spread_is_no_mde_rather_than_zero() -> None:
+    """Two runs that both fail every row differ by 0 in every row: the standard error is 0 only
+    because nothing varied, and 27 rows cannot see a difference of 0.01 (the outside reader's
+    case): the MDE is not estimable, never 0.000."""
+    text = sentence(0.0, 0.0, 0.0, 0.0, 27, "rows")
+    assert "cannot be estimated" in text and "0.000:" not in text

@@ -233,3 +233,18 @@ def test_native_tool_calls_are_asked_per_repeat(tmp_path: Path) -> None:
     task = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]["gorillahard"]
     assert task["metrics"]["sample_pass_rate"] == 1.0 and task["metrics"]["pass_all_k"] == 1.0
     assert task["repeats"] == 2 and task["n_answered"] == 2 * len(rows)
+
+
+def test_fewer_repeats_into_a_folder_are_refused_not_dropped(tmp_path: Path) -> None:
+    """A rerun without --repeats into a folder of 3 repeats would have rewritten its samples file
+    with repeat 0 only (the outside reader's case): refused in one line, the file untouched."""
+    out = tmp_path / "out"
+    args = ["run", "--model", "random", "--tasks", "sage", "--limit", "4", "--out", str(out), "--no-progress"]
+    assert run_cli(*args, "--repeats", "3").returncode == 0
+    before = (out / "samples_sage.jsonl").read_bytes()
+    fewer = run_cli(*args)
+    assert fewer.returncode == 2, fewer.stderr
+    assert f"{out} holds sage answers of 3 repeats; run with --repeats 3 or more" in fewer.stderr
+    assert (out / "samples_sage.jsonl").read_bytes() == before
+    assert run_cli(*args, "--repeats", "5").returncode == 0  # more are fine: only the new ones are asked
+    assert len(read_jsonl(out / "samples_sage.jsonl")) == 5 * 4

@@ -63,9 +63,10 @@ def test_a_dialogue_turn_and_its_history_share_the_wording(tmp_path: Path) -> No
 
 
 def test_a_model_right_under_one_wording_only(tmp_path: Path) -> None:
-    """Right under wording 0, wrong under the other four: wording 0 is 0.8 above the mean over the
-    wordings and each other one 0.2 below it, every row's verdict changes with the wording, and
-    the metric itself is the mean over the wordings, 0.2."""
+    """Right under wording 0, wrong under the other four: wording 0 is 1.0 above the mean of the
+    others (the whole effect, not shrunk by a mean that holds it), each other one 0.25 below the
+    mean of its others, every row's verdict changes with the wording, and the metric itself is
+    the mean over the wordings, 0.2."""
     wordings = task_wordings(get_task("gorillahard"), [*GORILLA["test"], *GORILLA["shots"]])
     asked = {render_row(wordings.reworded(row, k)): (k, row.outputs) for row in GORILLA["test"] for k in range(5)}
     assert len(asked) == 5 * len(GORILLA["test"])  # every prompt under every wording is its own
@@ -80,8 +81,8 @@ def test_a_model_right_under_one_wording_only(tmp_path: Path) -> None:
     task = json.loads((tmp_path / "out" / "results.json").read_text())["tasks"]["gorillahard"]
     by = {entry["wording"]: entry for entry in task["by_wording"]["wordings"]}
     assert by[0]["value"] == 1.0 and all(by[w]["value"] == 0.0 for w in (1, 2, 3, 4))
-    assert abs(by[0]["vs_mean"]["difference"] - 0.8) < 1e-9 and by[0]["vs_mean"]["low"] > 0
-    assert all(abs(by[w]["vs_mean"]["difference"] + 0.2) < 1e-9 for w in (1, 2, 3, 4))
+    assert abs(by[0]["vs_others"]["difference"] - 1.0) < 1e-9 and by[0]["vs_others"]["low"] > 0
+    assert all(abs(by[w]["vs_others"]["difference"] + 0.25) < 1e-9 for w in (1, 2, 3, 4))
     assert task["metrics"]["wording_flip_rate"] == 1.0
     assert abs(task["metrics"]["sample_pass_rate"] - 0.2) < 1e-9
     assert task["wordings"] == 5 and task["by_wording"]["rows"] == len(GORILLA["test"])

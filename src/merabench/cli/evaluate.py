@@ -157,7 +157,7 @@ def run(
     preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
                                                     "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, max=MAX_TOKENS, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
-    temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0, sent as 0 and recorded so; none is sent with --api-profile openai-reasoning]", rich_help_panel=GENERATION)] = None,
+    temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0: sent as 0 and so recorded in results.json; none is sent with --api-profile openai-reasoning]", rich_help_panel=GENERATION)] = None,
     seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,

@@ -378,7 +378,10 @@ def own_figures_note(task: str, runs: Sequence[Run], values: Sequence[dict[str, 
                               f"(over its {own.get('n')} rows)")
     if not differ:
         return None
-    return f"{task}: the figures are over the shared rows, not each run's own: " + "; ".join(differ)
+    drawn = any(run.tasks[task].draws is not None for run in runs)
+    why = ("over the shared rows, each row's repeats averaged first (a group or balance metric of averaged "
+           "rows is not the mean of each repeat's)" if drawn else "over the shared rows")
+    return f"{task}: the figures are {why}, not each run's own: " + "; ".join(differ)
 
 
 def scoring_notes(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[str], dict[str, Any]]:

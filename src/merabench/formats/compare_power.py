@@ -14,7 +14,16 @@ from statistics import fmean, variance
 from typing import Any
 
 from merabench.records import Draw
-from merabench.scoring.power import MDE_FACTOR, RepeatSpread, mde, repeats_needed, rows_needed, sentence
+from merabench.scoring.power import (
+    MDE_FACTOR,
+    RepeatSpread,
+    detection_rate,
+    estimable,
+    mde,
+    repeats_needed,
+    rows_needed,
+    sentence,
+)
 from merabench.tasks.aggregation import values_of
 from merabench.tasks.base import Aggregation, SampleScore, Task
 
@@ -25,7 +34,7 @@ def with_mde(metrics: dict[str, dict[str, Any]]) -> None:
     """Each difference's minimum detectable effect (`mde`, from its `se`), in place."""
     for result in metrics.values():
         se = result.get("se")
-        result["mde"] = mde(se) if isinstance(se, float) else None
+        result["mde"] = mde(se) if estimable(se) else None  # no spread: not estimable, never 0
 
 
 def power(task: Task, metrics: Mapping[str, dict[str, Any]], draws: tuple[DrawScores, DrawScores],
@@ -38,8 +47,8 @@ def power(task: Task, metrics: Mapping[str, dict[str, Any]], draws: tuple[DrawSc
             continue
         se = result["se"]
         entry: dict[str, Any] = {key: result[key] for key in ("difference", "low", "high", "n", "unit")}
-        entry |= {"se": se, "mde": mde(se)}
-        if target is not None:
+        entry |= {"se": se, "mde": mde(se) if estimable(se) else None}
+        if target is not None and estimable(se):
             entry |= _needed(spec.name, spec.aggregation, result, draws, target)
         out[spec.name] = entry | said(entry)
     return out
@@ -51,6 +60,8 @@ def said(entry: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
                                 entry["unit"], digits)}
     if "target" in entry:
         out["advice"] = _advice(entry, digits)
+    elif entry["mde"] is None:
+        out["advice"] = "with no spread in these runs, what more rows or repeats would buy cannot be said"
     return out
 
 
@@ -89,12 +100,16 @@ def _spread(name: str, draws: tuple[DrawScores, DrawScores], per_row: float) -> 
 def _advice(entry: Mapping[str, Any], digits: int) -> str:
     """What a target difference would take, in words."""
     target, n, unit = entry["target"], entry["n"], entry["unit"]
+    found = detection_rate(target, entry["se"])
     if entry["mde"] <= target:
-        return f"for {target:g}: within reach already (the smallest detectable difference is {entry['mde']:.{digits}f})"
-    line = f"for {target:g}: about {entry['rows_needed']:,} {unit} (now {n:,})"
+        return (f"for {target:g}: within reach already (the smallest detectable difference is {entry['mde']:.{digits}f}; "
+                f"a real difference of {target:g} is found {found:.0%} of the time)")
+    now = f"for {target:g}: these runs find a real difference of that size {found:.0%} of the time"
+    if unit == "levers":  # the task's levers are fixed by its design: there are no more of them to add
+        return now + "; its levers are fixed by the task: more rows in each, or repeats, narrow it"
+    line = f"{now}; it takes about {entry['rows_needed']:,} {unit} at these repeats (now {n:,})"
     if "repeats_needed" not in entry:
-        per_row = " (a per-row metric)" if unit == "rows" else ""
-        return line + (f"; how much repeats would help needs both runs made with --repeats 2 or more{per_row}"
+        return line + ("; how much repeats would help needs both runs made with --repeats 2 or more"
                        if unit == "rows" else "")
     k = entry["repeats_needed"]
     if k is None:

@@ -38,8 +38,9 @@ FOLD_ROWS = 24
 
 #: the plain figures tasks put beside their tables, and what they mean
 FIGURES = {
-    "wording_spread": "the best minus the worst sample_pass_rate over the instruction wordings: how much the score "
-                      "depends on how the instruction is worded (0: not at all)",
+    "wording_spread": "the best minus the worst sample_pass_rate over the instruction wordings, each over the rows "
+                      "MERA gave it: it mixes the wording with which questions got it (run --wordings all asks every "
+                      "row under every wording), and best minus worst grows with chance alone",
     "judge_errors": "rows the judge gave no score (left out of the judge metrics)",
     "judge_replies_without_number": "judge replies without a number (that reading scores 0, as the harness scores it)",
     "judge_failed_calls": "judge calls that failed after their retries",
@@ -216,7 +217,7 @@ def _breakdowns(breakdowns: Mapping[str, Any]) -> str:
     return lines + "".join(tables)
 
 
-def _failure_chart(rows: TaskRows) -> str:
+def _failure_chart(rows: TaskRows, drawn: bool = False) -> str:
     """Why rows lost points: each failure class with the rows it holds, as labelled bars."""
     counts = rows.failure_counts
     if not counts:
@@ -226,7 +227,8 @@ def _failure_chart(rows: TaskRows) -> str:
     body = "".join(f'<tr><td>{_e(label)}</td><td class="num">{n:,}</td><td class="barcell">'
                    f'{_bar(n / scored, f"{n:,} of {scored:,} rows ({n / scored:.1%})")}</td></tr>' for label, n in top)
     more = f'<div class="muted">and {len(counts) - len(top)} rarer class(es)</div>' if len(counts) > len(top) else ""
-    return (f'<h3>why rows lost points</h3><div class="muted">{_e(rows.failure_help)}</div>'
+    which = " (each row's first asking; the task's notes count every asking)" if drawn else ""
+    return (f'<h3>why rows lost points{which}</h3><div class="muted">{_e(rows.failure_help)}</div>'
             f'<table class="breakdown"><thead><tr><th>reason</th><th class="num">rows</th><th></th></tr></thead>'
             f'<tbody>{body}</tbody></table>{more}')
 
@@ -243,7 +245,8 @@ def _failed_requests(rows: TaskRows) -> str:
 def _counts(task: dict[str, Any], scoring: bool = False) -> str:
     tokens = task.get("tokens", {})
     unasked = task.get("n_unasked", 0)  # never sent (the run stopped at a limit): not failures
-    counts = (f'{task.get("n", 0):,} rows · {task.get("n_scored", 0):,} scored · '
+    askings = f' × {task["draws"]} askings' if task.get("draws") else ""  # the counts after it are of askings
+    counts = (f'{task.get("n", 0):,} rows{askings} · {task.get("n_scored", 0):,} scored · '
               f'{task.get("n_errors", 0) - unasked:,} {"without an answer" if scoring else "failed"} · '
               + (f'<span class="err">{unasked:,} not asked</span> · ' if unasked else "") +
               f'tokens {tokens.get("prompt", 0):,} in / {tokens.get("completion", 0):,} out')
@@ -273,11 +276,11 @@ def _stability(task: dict[str, Any]) -> str:
     wordings = task.get("by_wording")
     if wordings:
         body = "".join(f'<tr><td>{w["wording"]}</td><td class="num">{w["value"]:.4f}</td><td class="num">'
-                       f'{w["vs_mean"]["difference"]:+.4f}</td><td class="num">{w["vs_mean"]["low"]:+.3f} … '
-                       f'{w["vs_mean"]["high"]:+.3f}</td></tr>' for w in wordings["wordings"])
+                       f'{w["vs_others"]["difference"]:+.4f}</td><td class="num">{w["vs_others"]["low"]:+.3f} … '
+                       f'{w["vs_others"]["high"]:+.3f}</td></tr>' for w in wordings["wordings"])
         lines.append(f'<h3>{_e(wordings["metric"])} by wording, on the same {wordings["rows"]:,} rows</h3>'
                      '<table class="breakdown"><thead><tr><th>wording</th><th class="num">value</th>'
-                     '<th class="num">− mean of the wordings</th><th class="num">95 % interval</th></tr></thead>'
+                     '<th class="num">− the other wordings</th><th class="num">95 % interval</th></tr></thead>'
                      f'<tbody>{body}</tbody></table>')
     return "".join(lines)
 
@@ -299,7 +302,7 @@ def _section(name: str, task: dict[str, Any], rows: TaskRows, kept: str = "") ->
     missing = "" if rows.has_data else ('<div class="note">the data could not be read again: rows show no '
                                         'reference or attributes</div>')
     title = spec.mera_name if spec else name
-    chart = _failure_chart(rows)
+    chart = _failure_chart(rows, bool(task.get("draws")))
     breakdowns = {k: v for k, v in task.get("breakdowns", {}).items()  # the chart counts the same reasons
                   if not (chart and k == "failure_reasons")}
     return (f'<section id="task-{_e(name)}"><h2>{_e(title)}</h2><div class="muted">{_e(task.get("source", ""))} · '

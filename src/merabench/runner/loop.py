@@ -25,7 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from merabench.errors import BackendError, NotSent, ServerRefused
+from merabench.errors import BackendError, ConfigError, NotSent, ServerRefused
 from merabench.formats.samples import SampleWriter, read_answer_draws, samples_path
 from merabench.models.base import Backend, Completion, Generating, Request
 from merabench.models.baselines import BaselineKind, baseline_answer
@@ -148,8 +148,9 @@ class BaselineSource:
         return []
 
     async def complete(self, item: WorkItem, may_send: Callable[[], bool]) -> Completion:
-        return Completion(text=baseline_answer(self.kind, item.task, item.row, self.seed), finish_reason="stop",
-                          attempts=1)
+        # a repeat draws afresh as a seeded sampler would (seed + k); the first asking is a plain run's
+        seed = self.seed if not item.seed_offset else (self.seed or 0) + item.seed_offset
+        return Completion(text=baseline_answer(self.kind, item.task, item.row, seed), finish_reason="stop", attempts=1)
 
     def notes(self) -> list[str]:
         return []
@@ -283,9 +284,11 @@ class Runner:
         answers: dict[str, TaskAnswers] = {}
         done: dict[tuple[str, Draw], set[int]] = {}
         for run in runs:
+            answers[run.task.name] = read_answer_draws(samples_path(self.out_dir, run.task.name))
+            self._check_draws(run.task.name, answers[run.task.name])
+        for run in runs:
             name = run.task.name
             path = samples_path(self.out_dir, name)
-            answers[name] = read_answer_draws(path)
             for draw in self.asking.draws:
                 existing = answers[name].setdefault(draw, {})
                 done[name, draw] = answered_before(run, existing, self.system_prompt, draw) if existing else set()
@@ -295,6 +298,16 @@ class Runner:
             kept = sum(len(done[name, draw]) for draw in self.asking.draws)
             self.progress.start(name, askings(run, self.asking), kept)
         return answers, done, writers
+
+    def _check_draws(self, task: str, found: TaskAnswers) -> None:
+        """A folder holding more repeats of a task than this run asks for is refused: the rewrite of
+        its samples file would drop the others (answers paid for), and the figures would change
+        meaning. More repeats than the folder has are fine: only the new ones are asked."""
+        beyond = sorted({draw.repeat for draw, got in found.items() if got and draw not in self.asking.draws})
+        if beyond:
+            held = max(draw.repeat for draw in found) + 1
+            raise ConfigError(f"{self.out_dir} holds {task} answers of {held} repeats; run with --repeats {held} or "
+                              "more (fewer would drop the others from its samples file), or use another --out")
 
     def _plan(self, runs: Sequence[TaskRun], done: dict[tuple[str, Draw], set[int]]) -> str:
         """The run's first line (runner/live.py): rows to ask, and at most how many requests."""

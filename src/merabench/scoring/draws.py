@@ -158,4 +158,4 @@ def _draws_note(drawn: Mapping[str, Any]) -> str:
     wordings = drawn["draws"] // drawn["repeats"]
     how = f"{drawn['repeats']} repeat(s)" + (f" x {wordings} wordings" if wordings > 1 else "")
     return (f"each of the {drawn['rows']:,} rows asked up to {drawn['draws']} times ({how}): metrics are means over "
-            "the draws, intervals resample rows with all their askings")
+            "the draws, intervals resample rows with all their askings; breakdowns and their n pool every asking")

@@ -24,6 +24,12 @@ _Z = NormalDist()
 Z_ALPHA = _Z.inv_cdf(1 - ALPHA / 2)
 Z_POWER = _Z.inv_cdf(POWER)
 MDE_FACTOR = Z_ALPHA + Z_POWER  # 2.8016
+NO_SPREAD = 1e-12  # a standard error below this is rounding of a zero spread (every unit the same difference)
+
+
+def estimable(se: float | None) -> bool:
+    """Whether a standard error says anything: a spread of zero makes every MDE 'zero' falsely."""
+    return isinstance(se, float) and se > NO_SPREAD
 
 
 def mde(se: float) -> float:
@@ -73,11 +79,14 @@ def repeats_needed(n: int, spread: RepeatSpread, target: float) -> int | None:
 
 def sentence(difference: float, low: float, high: float, se: float, n: int, unit: str, digits: int = 3) -> str:
     """The comparison in words a person can act on."""
+    if not estimable(se):  # every unit gave the same difference: no spread to tell a real difference from noise by
+        return (f"B − A = {difference:+.{digits}f} in every one of the {n:,} {unit}: with no spread between them "
+                "the smallest detectable difference cannot be estimated from these runs")
     smallest = mde(se)
     head = (f"B − A = {difference:+.{digits}f} ({low:+.{digits}f} … {high:+.{digits}f}); with these {n:,} {unit} "
             f"the smallest difference this comparison can detect is {smallest:.{digits}f}")
     if low > 0 or high < 0:
-        return head + ": the difference is real at 5 %"
+        return head + ": the difference is significant at 5 %"
     missed = 1 - detection_rate(difference, se)
     if abs(difference) < smallest:
         return head + f": a real difference of {abs(difference):.{digits}f} would be missed {_share(missed)}"

@@ -162,8 +162,8 @@ def rate_figures(units: Sequence[float]) -> tuple[float, list[float] | None, flo
 
 def by_wording(name: str, by_draw: DrawScores) -> dict[str, object] | None:
     """Per wording, `name` over the rows asked in every wording (their repeats averaged), and its
-    paired difference from the rows' mean over the wordings, with a 95 % interval over rows; None
-    with fewer than 2 wordings or 2 such rows."""
+    paired difference from the same rows' mean under the other wordings, with a 95 % interval over
+    rows; None with fewer than 2 wordings or 2 such rows."""
     wordings = sorted({d.wording for d in by_draw if d.wording is not None})
     if len(wordings) < 2:
         return None
@@ -172,11 +172,14 @@ def by_wording(name: str, by_draw: DrawScores) -> dict[str, object] | None:
     if len(rows) < 2:
         return None
     table = np.asarray([[per_wording[w][r] for w in wordings] for r in rows], dtype=float)  # rows x wordings
-    centred = table - table.mean(axis=1, keepdims=True)
+    # each wording against the mean of the others: against a mean that holds the wording itself, an
+    # effect would shrink by (W-1)/W and the differences would sum to zero whatever the truth
+    others = (table.sum(axis=1, keepdims=True) - table) / (len(wordings) - 1)
+    against = table - others
     entries = []
     for k, w in enumerate(wordings):
-        low, high = interval(bootstrap_means(centred[:, k], seed=k))
+        low, high = interval(bootstrap_means(against[:, k], seed=k))
         entries.append({"wording": w, "value": float(table[:, k].mean()),
-                        "vs_mean": {"difference": float(centred[:, k].mean()), "low": round(low, 6),
-                                    "high": round(high, 6)}})
+                        "vs_others": {"difference": float(against[:, k].mean()), "low": round(low, 6),
+                                      "high": round(high, 6)}})
     return {"metric": name, "rows": len(rows), "wordings": entries}
