@@ -68,9 +68,16 @@ _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 def _worker_start(parent: int) -> None:
     """A forked worker leaves Ctrl-C and SIGTERM to merabench, which ends the pool (a worker's
     own KeyboardInterrupt traceback would reach the terminal), and dies with it, even when
-    merabench is killed outright (no orphan left scoring, writing into a closed pipe)."""
+    merabench is killed outright (no orphan left scoring, writing into a closed pipe).
+
+    It runs in a process group of its own: a SIGTERM sent to merabench's group (systemd, Slurm,
+    `kill -- -PGID`) would otherwise kill a worker at any point, possibly holding the pool's
+    task-queue lock, and the pool's own shutdown then waits for that lock for ever. Only the pool
+    (SIGTERM, once it holds the lock) and merabench's death (SIGKILL) end a worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with contextlib.suppress(OSError):  # already a group leader (cannot happen after fork): nothing to leave
+        os.setpgid(0, 0)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _HELD_SIGNALS)  # held by the parent while it forked
     die_with_parent(signal.SIGKILL)
     if os.getppid() != parent:  # merabench died before the death signal was armed
