@@ -134,3 +134,20 @@ def test_a_lock_file_removed_by_its_holder_between_open_and_lock_is_not_taken(tm
         assert swapped and os.stat(lock_file).st_ino != swapped[0]
         assert lock_file.read_text() == f"pid {os.getpid()}"
     assert not lock_file.exists()
+
+
+@pytest.mark.parametrize("plant", ["symlink", "folder", "fifo"])
+def test_a_lock_file_that_is_no_regular_file_is_refused_and_followed_nowhere(tmp_path: Path, plant: str) -> None:
+    """The outside tester's x23: a .merabench.lock that was a symlink made the run write its pid
+    over the file it points to (exit 0); a folder or a FIFO there was a traceback."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    lock = out / LOCK_FILE
+    {"symlink": lambda: lock.symlink_to(precious), "folder": lock.mkdir, "fifo": lambda: os.mkfifo(lock)}[plant]()
+    done = run_cli("run", "--model", "reference", "--tasks", "sage", "--limit", "2", "--out", str(out),
+                   "--no-progress", timeout=30)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"{lock} is" in done.stderr and "not the lock file a run keeps" in done.stderr
+    assert precious.read_text() == "keep me" and not (out / "results.json").exists()

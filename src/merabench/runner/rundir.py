@@ -100,12 +100,28 @@ def locked(path: Path) -> Iterator[None]:
         handle.close()
 
 
+def _open_lock(lock_file: Path) -> IO[str]:
+    """The lock file, opened without following a link: a symlink planted there would make the run
+    write its pid over the file it points to; a folder or a FIFO there is no lock either."""
+    try:
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        what = {errno.ELOOP: "is a symbolic link", errno.EISDIR: "is a folder"}.get(
+            exc.errno or 0, f"cannot be opened ({os.strerror(exc.errno or errno.EIO)})")
+        raise ConfigError(f"{lock_file} {what}, not the lock file a run keeps; {_START_OVER}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(f"{lock_file} is no regular file, not the lock file a run keeps; {_START_OVER}")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "a+")
+
+
 def _held_lock(lock_file: Path) -> IO[str]:
     """The lock file opened and locked. A process that opened it just before its holder removed
     it would lock a file no longer in the folder, beside a third that makes a new one: so the lock
     counts only while the file locked is still the one at its path, else the new one is taken."""
     while True:
-        handle = lock_file.open("a+")
+        handle = _open_lock(lock_file)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
