@@ -1,0 +1,33 @@
+"""Ctrl-C in the first fraction of a second, while the command's modules are still importing (the
+outside tester's x20: a KeyboardInterrupt traceback from inside an import, 7 of 7 times): the
+installed `merabench` ends with one line and exit 130 whenever the signal lands."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("merabench")
+
+
+@pytest.mark.skipif(not SCRIPT.exists() and shutil.which("merabench") is None, reason="needs the installed script")
+@pytest.mark.parametrize("after_s", [0.02, 0.06, 0.12, 0.25, 0.5])
+def test_ctrl_c_at_any_moment_of_start_up_is_exit_130_without_a_traceback(tmp_path: Path, after_s: float) -> None:
+    script = str(SCRIPT) if SCRIPT.exists() else shutil.which("merabench")
+    process = subprocess.Popen([script, "run", "--out", str(tmp_path / "out"), "--no-progress"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(after_s)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    if process.returncode == 0:  # finished before the signal landed: nothing to see
+        pytest.skip("the run ended before the signal")
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert stderr.strip().startswith("interrupted"), stderr
