@@ -10,10 +10,10 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from merabench.cli.app import say, stdout_console
+from merabench.cli.app import escape, say, stdout_console
 from merabench.cli.help import JUDGE
 from merabench.errors import ConfigError, json_problem
-from merabench.formats.results import summary_table
+from merabench.formats.results import summary_lines, summary_table
 from merabench.judging.protocol import load_template
 from merabench.judging.stage import judge_settings
 from merabench.models.base import SEED_MAX, SEED_MIN
@@ -114,7 +114,16 @@ def judge_failed_tasks(results: list[TaskResult]) -> list[str]:
 
 
 def print_evaluation(result: Evaluation, prices: Prices | None = None) -> None:
-    stdout_console().print(summary_table(list(result.tasks.values()), result.wall_time_s, prices))
+    """The summary: a table, or, on a terminal too narrow for it, the same figures as lines."""
+    from rich.measure import Measurement
+
+    console, tasks = stdout_console(), list(result.tasks.values())
+    table = summary_table(tasks, result.wall_time_s, prices)
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
+        console.print(table)
+    else:
+        for line in summary_lines(tasks, result.wall_time_s, prices):
+            console.print(escape(line), highlight=False)
     for note in result.notes:
         say(f"note: {note}")
     for r in result.tasks.values():

@@ -10,6 +10,7 @@ exist (a symlink, `./h.zip` and `h.zip`, a hard link), else the same resolved pa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
@@ -54,11 +55,27 @@ def refuse_run_overwrites(command: str | None, params: Mapping[str, Any], config
         ("--judge-prompt", params.get("judge_prompt")),
         ("the batch output" if command == "import-responses" else "--import-responses", config.import_responses))
     if export_requests is None:
-        refuse_replacing_inputs(folder_files(config.out_dir(), "--out", config.tasks), inputs)
+        refuse_data_folder_as_out(config.out_dir(), config.data, config.tasks)
+        cache = given_files(("--cache-path", config.cache_path)) if config.cache else []  # a database: an output
+        refuse_replacing_inputs(folder_files(config.out_dir(), "--out", config.tasks) + cache, inputs)
         return
     out_flag, run_flag = ("--out", "--run") if command == "export-requests" else ("--export-requests", "--out")
     refuse_replacing_inputs([(f"{out_flag} {export_requests}", export_requests)],
                             inputs + folder_files(config.out_dir(), run_flag, config.tasks))
+
+
+def refuse_data_folder_as_out(out: Path, specs: Sequence[str], tasks: Iterable[str]) -> None:
+    """--out may not be a folder --data reads rows from: the run's own files would be read as rows
+    (or pairs) by the next run into it, which could then never resume."""
+    for task in _known(tasks):
+        spec = spec_for(specs, task)
+        folder = Path(spec.partition(":")[2] if is_spellcheck(spec) else spec)
+        if spec in ("bundled", "hub", STDIN) or is_generated(spec) or not folder.is_dir():
+            continue
+        with contextlib.suppress(OSError, RuntimeError):
+            if out.resolve() == folder.resolve():
+                raise ConfigError(f"--out {out} is the folder --data {spec} reads its rows from: the run's files "
+                                  "would be read as rows next time (give another --out)")
 
 
 def refuse_score_overwrites(task: str, predictions: Path, data: str, judge_prompt: Path | None, out: Path) -> None:

@@ -227,6 +227,21 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
     return table
 
 
+def summary_lines(results: Sequence[TaskResult], wall_time_s: float | None, prices: Prices | None = None) -> list[str]:
+    """The summary as lines of text, a task then its metrics, for a terminal too narrow for the
+    table (rich would squeeze its columns until no score can be read)."""
+    lines = ["merabench results" + (f" — {wall_time_s:.1f} s" if wall_time_s is not None else "")]
+    drawn = any(r.drawn for r in results)
+    for r in results:
+        rows = f"{r.n_rows} × {r.drawn['draws']}" if r.drawn else str(r.n_rows)
+        cost = f", cost {cost_cell(r.usage, prices)}" if prices else ""
+        lines.append(f"{r.task}: {rows} rows, {r.n_errors} errors, tokens {r.usage.prompt:,}/{r.usage.completion:,}{cost}")
+        for name, value, cells in _summary_rows(r, drawn):
+            spread = f" ± {cells[0]}" if drawn and cells[0] else ""
+            lines.append(f"  {name} {'—' if value is None else f'{value:.4f}'}{spread} (n {cells[-1]})")
+    return lines
+
+
 def _summary_rows(r: TaskResult, drawn: bool) -> list[tuple[str, float | None, tuple[str, ...]]]:
     """(metric, value, the cells after the value) of each line a task gets in the summary."""
     headline = [m.name for m in get_task(r.task).metrics if m.headline]

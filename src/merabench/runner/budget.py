@@ -96,6 +96,21 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * {None: 1, "s": 1, "m": 60, "min": 60, "h": 3600}[match.group(2)]
 
 
+#: a key given on the command line is never printed: the command that continues names the variable
+#: merabench reads it from instead, so it runs as printed once that variable holds the key
+KEY_VARIABLES = {"--api-key": "OPENAI_API_KEY", "--judge-api-key": "LM_EVAL_JUDGE_API_KEY"}
+
+
+def _shell_word(word: str, before: str) -> str:
+    """A word of a printed command, quoted for a shell; a key's value as its variable, expanded."""
+    flag, eq, _ = word.partition("=")
+    if eq and flag in KEY_VARIABLES:
+        return f'{flag}="${KEY_VARIABLES[flag]}"'
+    if before in KEY_VARIABLES:
+        return f'"${KEY_VARIABLES[before]}"'
+    return shlex.quote(word)
+
+
 @dataclass
 class Budget:
     """Counts what fresh completions cost and says when to stop sending."""
@@ -186,7 +201,8 @@ class Budget:
             kept = [w for n, w in enumerate(words) if not (w == "--max-cost" or w.startswith("--max-cost=")
                                                            or (n and words[n - 1] == "--max-cost"))]
             words = kept if len(kept) < len(words) else [*kept, "--max-cost", f"{2 * (self.max_cost or 0):g}"]
-        return shlex.join(["merabench", *words])
+        full = ["merabench", *words]
+        return " ".join(_shell_word(word, full[n - 1] if n else "") for n, word in enumerate(full))
 
     def notes(self) -> list[str]:
         """What the counts did not show, and how the cost saw it."""
