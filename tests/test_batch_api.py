@@ -35,7 +35,7 @@ def batch_server() -> Iterator:
     started: list[BatchServer] = []
 
     def make(**kwargs) -> BatchServer:
-        server = BatchServer(reply=reply_to, **kwargs).start()
+        server = BatchServer(**{"reply": reply_to, **kwargs}).start()
         started.append(server)
         return server
 
@@ -389,8 +389,6 @@ def test_batch_mistakes_are_one_line(tmp_path: Path) -> None:
     for args, said in [
         (["--batch"], "batch requests need openai:<model name>"),
         (["--batch", "--model", "openai:m", *url, *url], "needs the one --base-url"),
-        (["--batch", "--model", "openai:m", *url, "--tool-mode", "native", "--tasks", "gorillahard"],
-         "--batch --tool-mode native is not supported yet"),
         (["--detach", "--batch-poll", "5"], "--batch-poll, --detach go(es) with --batch"),
         (["--batch", "--model", "openai:m", *url, "--batch-discount", "0"], "--batch-discount is the batch price"),
         (["--batch", "--model", "openai:m", *url, "--batch-poll", "nan"], "--batch-poll must be"),
@@ -436,3 +434,89 @@ def test_an_unreadable_output_file_is_a_line_and_is_downloaded_again(tmp_path: P
     assert done.returncode == 0, done.stderr
     assert len(server.batches) == 1
     assert_same_as_direct(out, direct)
+
+
+@pytest.fixture(scope="module")
+def native_direct(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
+    """GorillaHard's bundled rows asked directly as tool-calling conversations, and the bodies sent."""
+    from toolmodel import ToolModel
+
+    from merabench.rows.row import read_bundled
+
+    out = tmp_path_factory.mktemp("native") / "direct"
+    with FakeServer(reply=ToolModel(read_bundled("gorillahard")["test"]).reply) as server:
+        done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--out", str(out), "--no-progress",
+                       "--no-cache", "--tasks", "gorillahard", "--tool-mode", "native", "--seed", "3")
+        assert done.returncode == 0, done.stderr
+        return out, list(server.requests)
+
+
+def native_batch_server(batch_server) -> BatchServer:
+    from toolmodel import ToolModel
+
+    from merabench.rows.row import read_bundled
+
+    return batch_server(reply=ToolModel(read_bundled("gorillahard")["test"]).reply)
+
+
+def native_args(server: BatchServer, out: Path, *extra: str) -> list[str]:
+    return ["run", "--model", "openai:m", "--base-url", server.url, "--out", str(out), "--no-progress", "--tasks",
+            "gorillahard", "--tool-mode", "native", "--seed", "3", "--batch", "--batch-poll", "0.2", *extra]
+
+
+def assert_native_same(out: Path, direct: Path) -> None:
+    first, second = results(direct)["tasks"]["gorillahard"], results(out)["tasks"]["gorillahard"]
+    assert second["metrics"] == first["metrics"] and second["tool_mode"] == "native"
+    keep = ("id", "status", "output", "metrics", "tool_exchange")
+    by_id = {s["id"]: {k: s.get(k) for k in keep} for s in samples(direct, "gorillahard")}
+    lines = samples(out, "gorillahard")
+    assert Counter(s["id"] for s in lines) == Counter(list(by_id))
+    assert {s["id"]: {k: s.get(k) for k in keep} for s in lines} == by_id
+
+
+def sent_bodies(server: BatchServer) -> list[str]:
+    return sorted(json.dumps(line["body"], sort_keys=True, ensure_ascii=False)
+                  for batch_id in server.batches for line in server.lines_of(batch_id))
+
+
+def test_native_tool_calls_go_in_waves_and_equal_a_direct_run(tmp_path: Path, batch_server, native_direct) -> None:
+    direct, bodies = native_direct
+    server = native_batch_server(batch_server)
+    out = tmp_path / "run"
+    done = run_cli(*native_args(server, out))
+    assert done.returncode == 0, done.stderr
+    assert_native_same(out, direct)
+    sizes = [len(custom_ids(server, b)) for b in server.batches]
+    assert sizes[0] == 27 and len(sizes) == 3 and sizes[0] > sizes[1] > sizes[2] > 0  # a wave per step
+    assert "the next step of a tool-calling conversation" in done.stderr
+    # every request a direct conversation sent, and no other, went into a batch: same bodies, tools and seed
+    assert sent_bodies(server) == sorted(json.dumps(b, sort_keys=True, ensure_ascii=False) for b in bodies)
+    assert all(line["body"]["tool_choice"] == "auto" for b in server.batches for line in server.lines_of(b))
+
+
+def test_each_wave_resumes_as_a_batch_does(tmp_path: Path, batch_server, native_direct) -> None:
+    direct, _ = native_direct
+    server = native_batch_server(batch_server)
+    out = tmp_path / "run"
+    codes = []
+    while not codes or codes[-1] == 3:  # a cron job: the detached command until the run is scored
+        codes.append(run_cli(*native_args(server, out, "--detach")).returncode)
+        assert len(codes) < 40
+        time.sleep(0.1)
+    assert codes[-1] == 0 and len(server.batches) == 3
+    assert_native_same(out, direct)
+
+
+def test_a_failed_step_fails_its_row_and_the_follow_up_asks_it_from_the_start(tmp_path: Path, batch_server,
+                                                                             native_direct) -> None:
+    direct, _ = native_direct
+    server = native_batch_server(batch_server)
+    server.fail = lambda n, custom_id, attempt: 500 if n == 1 and attempt == 1 and len(server.batches) == 2 else None
+    out = tmp_path / "run"
+    first = run_cli(*native_args(server, out))
+    assert first.returncode == 0, first.stderr
+    errors = [s for s in samples(out, "gorillahard") if s["status"] == "error"]
+    assert len(errors) == 1 and errors[0]["error"].startswith("step 2 of the conversation: the batch request failed")
+    follow_up = run_cli(*native_args(server, out))
+    assert follow_up.returncode == 0, follow_up.stderr
+    assert_native_same(out, direct)

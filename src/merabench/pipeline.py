@@ -66,7 +66,8 @@ from merabench.tasks.wordings import WordingChoice, task_wordings
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
-    from merabench.runner.batches.stage import Batching, BatchSettings
+    from merabench.runner.batches.job import BatchSettings
+    from merabench.runner.batches.stage import Batching
 
 CacheScope = Literal["endpoint", "model"]
 
@@ -394,8 +395,9 @@ def export_requests(config: RunConfig, path: Path) -> int:
     register_secrets(config)
     model = served_model(config.model)
     if config.tool_mode != TEXT:
-        raise ConfigError("--tool-mode native cannot go through a batch job: each row is a conversation, a "
-                          "request per tool-calling step; run it against an endpoint")
+        raise ConfigError("--tool-mode native cannot go through a batch job of exported requests: each row is a "
+                          "conversation, a request per tool-calling step built from the replies before it; `run "
+                          "--batch` sends it in waves, or run it against an endpoint")
     runs = planned_runs(config)
     out = config.out_dir()
     if out.exists():  # the answers are imported into the folder: refused now, not after a paid batch
@@ -449,9 +451,6 @@ def _batch_checked(config: RunConfig) -> RunConfig:
     from merabench.formats.batch import served_model
 
     served_model(config.model)
-    if config.tool_mode != TEXT:
-        raise ConfigError("--batch --tool-mode native is not supported yet (a tool-calling conversation would go in "
-                          "waves of batches): run native tool mode against the endpoint directly")
     if config.import_responses is not None or config.serve is not None:
         raise ConfigError("--batch sends to an endpoint's Batch API: leave out " +
                           ("--import-responses" if config.import_responses is not None else "--serve"))
@@ -481,7 +480,8 @@ def _batches(config: RunConfig, source: AnswerSource, runs: Sequence[TaskRun], c
 
         warn_running(config.out_dir(), say)
         return _NoBatches(budget.should_stop)
-    from merabench.runner.batches.stage import BatchJob, start_batches
+    from merabench.runner.batches.job import BatchJob
+    from merabench.runner.batches.stage import start_batches
 
     job = BatchJob(config.batch, config.model, config.generation, config.system_prompt, config.asking(runs),
                    config.out_dir(), config.base_urls[0], config.api_key, config.max_retries, config.timeout_s,

@@ -51,7 +51,7 @@ from merabench.tasks.wordings import WordingChoice
 
 if TYPE_CHECKING:
     from merabench.models.serving import ServeSpec
-    from merabench.runner.batches.stage import BatchSettings
+    from merabench.runner.batches.job import BatchSettings
 
 
 def _as_recorded(ctx: typer.Context, out_dir: Path, model: str, generation: GenerationOptions,
@@ -312,7 +312,7 @@ def _batch_settings(ctx: typer.Context, batch: bool, poll: float, detach: bool, 
         if given:
             raise ConfigError(f"{', '.join(given)} go(es) with --batch (a run through the endpoint's Batch API)")
         return None
-    from merabench.runner.batches.stage import BatchSettings
+    from merabench.runner.batches.job import BatchSettings
 
     settings = BatchSettings(poll_s=poll, detach=detach, fallback=fallback, discount=discount,  # type: ignore[arg-type]
                              max_requests=max_requests, max_mb=max_mb)

@@ -29,7 +29,7 @@ import orjson
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
 from merabench.formats.samples import read_answer_draws, samples_path, write_atomic
 from merabench.models.base import Completion, Generating, GenerationOptions, Request
-from merabench.models.openai_compat import body_excerpt, reply_fields
+from merabench.models.openai_compat import body_excerpt, reply_fields, with_tools
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.records import BASE, Draw
 from merabench.rows.inputfile import check_readable
@@ -112,9 +112,17 @@ def request_items(runs: Sequence[TaskRun], model: str, options: GenerationOption
                 item = prepare(run.task, drawing.history, row, system_prompt, draw, asking.seed_offset(draw))
                 if not isinstance(item, WorkItem):  # a dialogue turn without its history: nothing to ask
                     continue
-                sent = Request(item.messages, seed_offset=item.seed_offset).options(options)
-                yield item, {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
-                             "body": shaper.body(model, list(item.messages), sent)}
+                yield item, request_line(item, model, options, shaper, tag)
+
+
+def request_line(item: WorkItem, model: str, options: GenerationOptions, shaper: RequestShaper,
+                 tag: str) -> dict[str, Any]:
+    """One Batch API input line: the item's body as merabench would send it (its seed, and its
+    tools for a native tool-calling request) under its custom id."""
+    tools = item.tools.tools if item.tools is not None else ()
+    sent = Request(item.messages, tools, seed_offset=item.seed_offset).options(options)
+    return {"custom_id": custom_id(item, tag), "method": "POST", "url": BATCH_URL,
+            "body": with_tools(shaper.body(model, list(item.messages), sent), tools)}
 
 
 def write_requests(path: Path, lines: Iterator[dict[str, Any]]) -> int:

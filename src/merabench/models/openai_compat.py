@@ -20,7 +20,7 @@ import asyncio
 import email.utils
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -215,11 +215,8 @@ class OpenAICompatBackend(Backend):
         return self._session
 
     def payload(self, request: Request) -> dict[str, Any]:
-        body = self.shaper.body(self.model, list(request.messages), request.options(self.options))
-        if request.tools:  # native tool calling: the model may call any of them, or answer in text
-            body["tools"] = list(request.tools)
-            body["tool_choice"] = "auto"
-        return body
+        return with_tools(self.shaper.body(self.model, list(request.messages), request.options(self.options)),
+                          request.tools)
 
     async def generate(self, request: Request) -> Completion:
         if self._watchers is None:
@@ -334,6 +331,15 @@ class OpenAICompatBackend(Backend):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def with_tools(body: dict[str, Any], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A chat body offering native tools, when there are any: the model may call any of them, or
+    answer in text (a batch input line carries the same, formats/batch.py)."""
+    if tools:
+        body["tools"] = list(tools)
+        body["tool_choice"] = "auto"
+    return body
 
 
 async def pause_unless_stopped(seconds: float, may_send: Callable[[], bool], step_s: float = 0.25) -> bool:

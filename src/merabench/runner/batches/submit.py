@@ -26,9 +26,6 @@ from merabench.models.batch_api import BatchClient, BatchInfo
 from merabench.runner.batches.ledger import BatchRecord, Ledger
 from merabench.runner.redaction import redact
 
-DEFAULT_MAX_REQUESTS = 50_000        # the OpenAI Batch API's limits on one input file
-DEFAULT_MAX_MB = 200.0
-
 
 @dataclass(frozen=True)
 class Line:
