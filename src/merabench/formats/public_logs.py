@@ -3,17 +3,18 @@ MERA's packer reads of it (checked here), and the harness's logs merged with our
 
 MERA's packer (`scripts/log_to_submission_v2.py`) puts at its top level, per packed task,
 `samples_<task>_<stamp>.jsonl` (one JSON object a line, of which it reads `doc.meta.id`, an
-integer, and `filtered_resps`) and the `results_<stamp>.json` of the run they came from (read
-whole, JSON); the stamp at the end of a name ties a results file to its samples. docs/formats.md
-says the same for users.
+integer or text or a float that is one, and `filtered_resps`) and the `results_<stamp>.json` of
+the run they came from (read whole, JSON); the stamp at the end of a name ties a results file to
+its samples. docs/formats.md says the same for users.
 """
 
 from __future__ import annotations
 
+import json
 import zipfile
 from collections.abc import Collection
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from merabench.errors import DataError, reading
 from merabench.formats.zipentries import copy_entry, copy_info, entry_lines, read_entry
@@ -82,7 +83,7 @@ def _samples_problem(logs: zipfile.ZipFile, name: str, label: str) -> str | None
 
 
 def line_problem(text: bytes) -> str | None:
-    """What a samples line lacks of what MERA's packer reads (`doc.meta.id` as an integer,
+    """What a samples line lacks of what MERA's packer reads (`doc.meta.id` as an integer: as_row_id,
     `filtered_resps`), said exactly; None when it has both."""
     try:
         line = loads(text)
@@ -98,12 +99,28 @@ def line_problem(text: bytes) -> str | None:
         return "has no doc.meta.id (no doc.meta object)"
     if "id" not in meta:
         return "has no doc.meta.id"
-    try:
-        int(meta["id"])  # as the packer reads it: 7, "7" and 7.0 are ids
-    except (ValueError, TypeError, OverflowError):  # inf: OverflowError
-        return f"has doc.meta.id {str(meta['id'])[:40]!r}, not an integer"
+    if as_row_id(meta["id"]) is None:
+        return f"has doc.meta.id {json.dumps(meta['id'], ensure_ascii=False)[:40]}, not an integer"
     if "filtered_resps" not in line:
         return "has no filtered_resps"
+    return None
+
+
+def as_row_id(value: Any) -> int | None:
+    """`value` as the row id the packer reads (`int(...)`), when it is one: an integer, or text or a
+    float that is one (7, "7", 7.0); None for anything else. JSON `true` is no id, though Python
+    counts it as 1, and neither is 2.5, which int() would cut to row 2."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None  # NaN and infinities are not integers
+    if isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:  # also a string of more digits than int() takes
+            return None
     return None
 
 
