@@ -4,7 +4,7 @@
 MERA's packer (`scripts/log_to_submission_v2.py` in the MERA repository) writes one `<Task>.json`
 per task at the ZIP's top level and `logs_public.zip` beside them (public_logs.py). The merge
 keeps every entry of the harness's ZIP as it is (same name, same bytes, same order) except our
-three tasks' JSONs, which are ours (an older copy there is replaced, and named). In
+three tasks' JSONs, which are ours (an older copy there, in any case, is replaced, and named). In
 `logs_public.zip` the harness's logs of other tasks stay, ours replace its logs of our tasks.
 
 Both ZIPs, the harness's and its logs_public.zip, pass the same guards (`refuse_unreadable`)
@@ -49,18 +49,21 @@ class Merged:
     replaced_logs: list[str] = field(default_factory=list)
 
 
-def refuse_unreadable(zf: zipfile.ZipFile, label: str, adding: Collection[str] = ()) -> None:
+def refuse_unreadable(zf: zipfile.ZipFile, label: str, adding: Collection[str] = (),
+                      replacing: Collection[str] = ()) -> None:
     """The first entry that cannot count (unreadable_entries), as one line: a copy would keep the
-    problem (which duplicate MERA reads, a password it has not, a bomb, a folder beside a file)."""
-    unreadable = unreadable_entries(zf, adding)
+    problem (which duplicate MERA reads, a password it has not, a bomb, a folder beside a file, a
+    name that unzips outside the folder)."""
+    unreadable = unreadable_entries(zf, adding, replacing)
     if unreadable:
         raise DataError(f"{next(iter(unreadable.values()))}: repack it before merging", file=label)
 
 
-def check_layout(zf: zipfile.ZipFile, path: Path, adding: Collection[str] = ()) -> None:
+def check_layout(zf: zipfile.ZipFile, path: Path, adding: Collection[str] = (),
+                 replacing: Collection[str] = ()) -> None:
     """A harness ZIP holds task JSONs at its top level (and usually logs_public.zip): anything else
     is not one, and merging into it would make a ZIP MERA cannot read."""
-    refuse_unreadable(zf, f"--into {path}", adding)
+    refuse_unreadable(zf, f"--into {path}", adding, replacing)
     names = [n for n in zf.namelist() if not n.endswith("/")]
     nested = [n for n in names if "/" in n and n.endswith(".json")]
     if nested:
@@ -94,11 +97,14 @@ def harness_pieces(harness: Path, ours: Mapping[str, bytes], logs: bytes | None,
 
 def _pieces(zf: zipfile.ZipFile, harness: Path, ours: Mapping[str, bytes], logs: bytes | None, tasks: set[str],
             merged: Merged, merged_logs: IO[bytes]) -> list[Piece]:
-    """harness_pieces' list, after every check (the logs merged into `merged_logs` on the way)."""
-    check_layout(zf, harness, {*ours, *([LOGS_FILE] if logs is not None else [])})
+    """harness_pieces' list, after every check (the logs merged into `merged_logs` on the way). The
+    harness's copy of one of our files is ours to replace in any case (its sage.json is the SAGE.json
+    MERA's reader takes on a case-insensitive file system): dropped and named."""
+    check_layout(zf, harness, {*ours, *([LOGS_FILE] if logs is not None else [])}, ours)
+    ours_folded = {name.casefold() for name in ours}
     pieces: list[Piece] = []
     for info in zf.infolist():
-        if info.filename in ours:
+        if info.filename.casefold() in ours_folded:
             merged.replaced.append(info.filename)
         elif info.filename == LOGS_FILE and logs is not None:
             merged.replaced_logs = _merged_logs(zf, info, logs, tasks, merged_logs, f"--into {harness}")

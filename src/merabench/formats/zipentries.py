@@ -7,8 +7,11 @@ bytes, a CRC-32 that does not match, a local header naming another file than the
 directory does (two readers would see two files) — is a DataError naming the ZIP and the entry:
 `submission --check` lists it as a problem, `score` stops on it.
 
-The same guards hold for a ZIP inside a ZIP (a harness's logs_public.zip): `extracted` copies it
-out with the cap, and `unreadable_entries` and the readers here are applied to it as to any ZIP.
+`unreadable_entries` sets aside, before anything is read, what no copy of the ZIP may carry: an
+encrypted entry, a bomb, a name twice (or twice but for case), a name an unzip would write outside
+its folder, a folder named as a file. The same guards hold for a ZIP inside a ZIP (a harness's
+logs_public.zip): `extracted` copies it out with the cap, and `unreadable_entries` and the readers
+here are applied to it as to any ZIP.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ import stat
 import tempfile
 import zipfile
 import zlib
-from collections import Counter
-from collections.abc import Collection, Iterator
+from collections import Counter, deque
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -104,16 +107,38 @@ def read_entry(zf: zipfile.ZipFile, name: str, label: str) -> bytes:
     return data
 
 
-def copy_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: IO[bytes], label: str) -> None:
-    """`info`'s inflated bytes written to `dest` a megabyte at a time (memory holds one piece),
-    never past MAX_ENTRY_BYTES: a DataError naming `label` when they cannot be read or pass it."""
-    with _opened(zf, info, label) as fh:
+def _chunks(zf: zipfile.ZipFile, entry: str | zipfile.ZipInfo, label: str) -> Iterator[bytes]:
+    """The entry's inflated bytes a megabyte at a time (memory holds one piece), never past
+    MAX_ENTRY_BYTES: a DataError naming `label` when they cannot be read or pass it."""
+    with _opened(zf, entry, label) as fh:
         size = 0
         while chunk := fh.read(_CHUNK):
             size += len(chunk)
             if size > MAX_ENTRY_BYTES:
                 raise DataError(_too_big(), file=label)
-            dest.write(chunk)
+            yield chunk
+
+
+def copy_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: IO[bytes], label: str) -> None:
+    """`info`'s inflated bytes written to `dest` a megabyte at a time, with the cap (_chunks); an
+    error writing `dest` (a full disk) is the output's, not the entry's."""
+    for chunk in _chunks(zf, info, label):
+        dest.write(chunk)
+
+
+def unreadable_contents(zf: zipfile.ZipFile, infos: Iterable[zipfile.ZipInfo], label: str) -> list[str]:
+    """Why each of `infos` cannot be read to its end (corrupt bytes, a CRC-32 that differs, past the
+    cap), each starting with `label!entry`: every byte is inflated, a megabyte at a time, and
+    dropped; zipfile checks the CRC-32 only at the end."""
+    problems = []
+    for info in infos:
+        if info.is_dir():
+            continue
+        try:
+            deque(_chunks(zf, info, f"{label}!{info.filename}"), maxlen=0)
+        except DataError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 @contextlib.contextmanager
@@ -139,21 +164,17 @@ def copy_info(info: zipfile.ZipInfo) -> zipfile.ZipInfo:
 def entry_lines(zf: zipfile.ZipFile, name: str, label: str) -> Iterator[tuple[int, bytes]]:
     """(line number, line) for every non-blank line of `name`, read a megabyte at a time: memory
     holds one piece (or one long line), never the entry; past MAX_ENTRY_BYTES it is a DataError."""
-    with _opened(zf, name, label) as fh:
-        lineno, pending, size = 1, [], 0
-        while chunk := fh.read(_CHUNK):
-            size += len(chunk)
-            if size > MAX_ENTRY_BYTES:
-                raise DataError(_too_big(), file=label)
-            cut = chunk.rfind(b"\n") + 1
-            if not cut:  # inside one long line: kept as pieces, joined once the line ends
-                pending.append(chunk)
-                continue
-            piece = b"".join([*pending, chunk[:cut]])
-            pending = [chunk[cut:]]
-            yield from _non_blank(piece, lineno)
-            lineno += piece.count(b"\n")
-        yield from _non_blank(b"".join(pending), lineno)
+    lineno, pending = 1, []
+    for chunk in _chunks(zf, name, label):
+        cut = chunk.rfind(b"\n") + 1
+        if not cut:  # inside one long line: kept as pieces, joined once the line ends
+            pending.append(chunk)
+            continue
+        piece = b"".join([*pending, chunk[:cut]])
+        pending = [chunk[cut:]]
+        yield from _non_blank(piece, lineno)
+        lineno += piece.count(b"\n")
+    yield from _non_blank(b"".join(pending), lineno)
 
 
 def _non_blank(text: bytes, lineno: int) -> Iterator[tuple[int, bytes]]:
@@ -176,22 +197,62 @@ def listed(names: list[str], first: int = 5) -> str:
     return ", ".join(names[:first]) + more
 
 
-def unreadable_entries(zf: zipfile.ZipFile, adding: Collection[str] = ()) -> dict[str, str]:
-    """Entries that cannot count, by name: encrypted ones (MERA has no password), names given
-    twice (which copy a reader takes is up to the reader), ones recorded as inflating past
+def unreadable_entries(zf: zipfile.ZipFile, adding: Collection[str] = (),
+                       replacing: Collection[str] = ()) -> dict[str, str]:
+    """Entries that cannot count, by name: encrypted ones (MERA has no password), unsafe names
+    (unzipped, they land outside the folder), names given twice (which copy a reader takes is up
+    to the reader), also but for case (_case_twins), ones recorded as inflating past
     MAX_ENTRY_BYTES (a bomb, refused before a byte is inflated: zipfile never inflates an entry
     past its recorded size), and folders named as a file of the ZIP or of `adding`, the files
-    about to be added to it (no unzip can extract a folder and a file of one name)."""
+    about to be added to it (no unzip can extract a folder and a file of one name). `replacing`:
+    those of `adding` that replace the ZIP's entries of their name in any case."""
     found: dict[str, str] = {}
     for info in zf.infolist():
         if info.flag_bits & 0x1:
             found[info.filename] = f"{info.filename}: encrypted; MERA cannot read it without a password"
         elif info.file_size > MAX_ENTRY_BYTES:
             found[info.filename] = f"{info.filename}: {_too_big()}"
+        elif unsafe := _unsafe_name(info.filename):
+            found[info.filename] = f"{info.filename}: {unsafe}"
     counts = Counter(zf.namelist())  # counted once: names.count per name was quadratic
     for name in sorted(n for n, count in counts.items() if count > 1):
         found[name] = f"{name}: in the ZIP {counts[name]} times; only one copy may be there"
+    for name, why in _case_twins(list(counts), adding, replacing).items():
+        found.setdefault(name, why)  # a name twice keeps that message
     found.update(_folders_named_as_files(list(counts), adding))
+    return found
+
+
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def _unsafe_name(name: str) -> str | None:
+    """Why an unzip would write the entry `name` outside the folder it unzips into, or somewhere
+    else on another system (the ZIP slip); None for a name that stays inside."""
+    where = "an unzip writes it outside the folder it unzips into, or refuses it"
+    if name.startswith("/"):
+        return f"an absolute name; {where}"
+    if _DRIVE.match(name):
+        return f"names a drive ({name[:2]}); {where}"
+    if ".." in name.split("/"):
+        return f"a .. in its name; {where}"
+    if "\\" in name:
+        return "a backslash in its name; on Windows that is a folder separator, and an unzip there writes it elsewhere"
+    return None
+
+
+def _case_twins(names: list[str], adding: Collection[str], replacing: Collection[str]) -> dict[str, str]:
+    """Names of the ZIP, or of it with `adding` added, that differ only in case, by the first:
+    unzipped on a case-insensitive file system (Windows, macOS) one overwrites the other, and
+    which stays is up to the unzip. The ZIP's names `replacing` replaces are not counted."""
+    replaced = {name.casefold() for name in replacing}
+    spellings: dict[str, set[str]] = {}
+    for name in [*(n for n in names if n.casefold() not in replaced), *adding]:
+        spellings.setdefault(name.casefold(), set()).add(name)
+    found = {}
+    for twins in (sorted(group) for group in spellings.values() if len(group) > 1):
+        found[twins[0]] = (f"{', '.join(twins)}: names that differ only in case; unzipped where case is not told "
+                           "apart (Windows, macOS), one overwrites the other, so only one may be there")
     return found
 
 
