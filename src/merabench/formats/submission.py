@@ -23,7 +23,7 @@ from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.harness_zip import Merged, Piece, harness_pieces
-from merabench.formats.public_logs import LOGS_FILE, log_problems
+from merabench.formats.public_logs import LOGS_FILE, is_results, is_samples, log_problems
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
 from merabench.formats.samples import missing_answers, read_answers, read_records, replacing, samples_path
 from merabench.formats.zipentries import (
@@ -32,6 +32,7 @@ from merabench.formats.zipentries import (
     not_a_zip_file,
     open_zip,
     read_entry,
+    unreadable_contents,
     unreadable_entries,
 )
 from merabench.rows.jsonio import loads
@@ -203,15 +204,25 @@ def _public_logs(run_dir: Path, allow_incomplete: bool) -> bytes:
 
 def _check_logs(zf: zipfile.ZipFile) -> list[str]:
     """logs_public.zip, when present: a ZIP whose entries can be read, whose samples files read as
-    MERA's packer reads them and whose results files match their stamps (public_logs.py)."""
+    MERA's packer reads them and whose results files match their stamps (public_logs.py); its
+    other entries are read through (_unread_problems)."""
     try:
         with extracted(zf, zf.getinfo(LOGS_FILE), LOGS_FILE) as inner:
             unreadable = unreadable_entries(inner)
             names = [n for n in inner.namelist() if not n.endswith("/") and n not in unreadable]
             problems = [f"{LOGS_FILE}!{problem}" for problem in unreadable.values()]
-            return problems + log_problems(inner, names, LOGS_FILE)
+            read = {*unreadable, *(n for n in names if is_samples(n) or is_results(n))}
+            problems += log_problems(inner, names, LOGS_FILE)
+            return problems + _unread_problems(inner, LOGS_FILE, read)
     except DataError as exc:
         return [str(exc)]
+
+
+def _unread_problems(zf: zipfile.ZipFile, label: str, read: set[str]) -> list[str]:
+    """The entries no other check reads (other tasks' files, the logs' other files), each read
+    through with the cap: one that cannot be read (a CRC-32 that differs) is a problem, as merging
+    it would be."""
+    return unreadable_contents(zf, (i for i in zf.infolist() if i.filename not in read), label)
 
 
 def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> list[str]:
@@ -284,4 +295,6 @@ def check_submission(path: Path, expected_ids: dict[str, set[int]] | None = None
                     problems += _check_task(zf, name, None if expected_ids is None else expected_ids.get(task.mera_name))
             if LOGS_FILE in names and LOGS_FILE not in unreadable:
                 problems += _check_logs(zf)
+            read = {*unreadable, LOGS_FILE, *(f"{task.mera_name}.json" for task in TASKS.values())}
+            problems += _unread_problems(zf, str(path), read)
             return Checked(problems, unofficial_causes_said(zf.comment))
