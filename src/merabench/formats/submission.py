@@ -12,6 +12,7 @@ unchecked.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import tempfile
@@ -69,9 +70,9 @@ class Written:
 
 def unofficial_causes(run_dir: Path) -> list[str]:
     """Why the run's answers are not what the leaderboard scores, a line per cause naming the
-    tasks it holds for: rows that are not the test set (the bundled samples, a generated set,
-    another split), a --limit, request parameters other than the harness's (--preset mera). A
-    `merabench score` folder sent no request: no preset is asked of it."""
+    tasks it holds for: rows that are not the test set (the bundled samples, by name or by content,
+    a generated set, another split), a --limit, request parameters other than the harness's
+    (--preset mera). A `merabench score` folder sent no request: no preset is asked of it."""
     from merabench.formats.results import read_results, task_settings
 
     doc = read_results(run_dir)
@@ -79,7 +80,10 @@ def unofficial_causes(run_dir: Path) -> list[str]:
         return []
     found: dict[str, list[str]] = {}
     for name in (n for n in TASKS if n in doc["tasks"]):
-        for cause in _task_causes(name, task_settings(doc, name), sent=(run_dir / RUN_FILE).exists()):
+        result = doc["tasks"][name]
+        data_sha256 = result.get("data_sha256") if isinstance(result, dict) else None
+        data_sha256 = data_sha256 if isinstance(data_sha256, str) else None
+        for cause in _task_causes(name, task_settings(doc, name), data_sha256, sent=(run_dir / RUN_FILE).exists()):
             found.setdefault(cause, []).append(name)
     every = [n for n in TASKS if n in doc["tasks"]]
     return [cause if tasks == every else f"{cause} ({', '.join(tasks)})" for cause, tasks in found.items()]
@@ -95,7 +99,7 @@ def unofficial_causes_said(comment: bytes) -> list[str]:
     return [c for c in text.removeprefix(UNOFFICIAL).split("; ") if c] if text.startswith(UNOFFICIAL) else []
 
 
-def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str]:
+def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *, sent: bool) -> list[str]:
     from merabench.rows.datasource import is_generated, spec_for
 
     spec = spec_for([str(d) for d in settings.get("data") or ()], name)
@@ -104,6 +108,8 @@ def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str
         rows = ("the bundled sample rows" if spec == "bundled" else "a generated set" if is_generated(spec)
                 else "the public SAGE benchmark's pairs")
         causes.append(f"run on {rows}, not MERA's test set (--data hub)")
+    elif spec != "hub" and data_sha256 in _bundled_sha256s(name):  # found by content, whatever the file's name
+        causes.append("run on the bundled sample rows (a local copy of them), not MERA's test set (--data hub)")
     if settings.get("split") not in (None, "test"):
         causes.append(f"run on the {settings['split']} split, not test")
     if isinstance(settings.get("limit"), int):
@@ -111,6 +117,15 @@ def _task_causes(name: str, settings: dict[str, Any], *, sent: bool) -> list[str
     if sent and settings.get("preset") != "mera":
         causes.append("run without --preset mera, the leaderboard's request parameters")
     return causes
+
+
+@functools.cache
+def _bundled_sha256s(name: str) -> frozenset[str]:
+    """The data_sha256 a run of the task's bundled rows records, for each bundled split: a local
+    copy of them hashes the same (results.json hashes the rows' content, not their file)."""
+    from merabench.rows.row import read_bundled, rows_sha256
+
+    return frozenset(rows_sha256(rows) for rows in read_bundled(name).values())
 
 
 def write_submission(run_dir: Path, out: Path, *, allow_incomplete: bool = False, allow_unofficial: bool = False,
