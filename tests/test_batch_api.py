@@ -223,7 +223,7 @@ def test_fallback_direct_asks_the_failed_rows_through_the_endpoint_at_once(tmp_p
 def killed_when(server: BatchServer, phase: str, args: list[str]) -> subprocess.Popen:
     """merabench started, and killed (SIGKILL) when the server sees its create at `phase`: before
     the batch exists (it is then not made), or after (made, its id never answered)."""
-    process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def kill(at: str) -> bool | None:
         if at == phase:
