@@ -80,7 +80,8 @@ class BatchInfo:
             raise ConfigError(f"{where} did not answer with a batch (an object with an id and a status): does the "
                               "base URL serve the Batch API?")
         counts = doc.get("request_counts") if isinstance(doc.get("request_counts"), dict) else {}
-        return cls(id=doc["id"], status=doc["status"], input_file_id=_text(doc.get("input_file_id")),
+        # the status in lower case: some providers that copy the API write COMPLETED
+        return cls(id=doc["id"], status=doc["status"].lower(), input_file_id=_text(doc.get("input_file_id")),
                    output_file_id=_text(doc.get("output_file_id")), error_file_id=_text(doc.get("error_file_id")),
                    total=_count(counts.get("total")), completed=_count(counts.get("completed")),
                    failed=_count(counts.get("failed")), created_at=_time(doc.get("created_at")),
