@@ -58,11 +58,18 @@ def read_input(path: Path) -> bytes:
     reads them, a regular file of at most MAX_BYTES; anything else is refused by check_readable."""
     if is_stream(path):
         return read_stream(path)
-    check_readable(path)
-    if os.stat(path).st_size > MAX_BYTES:  # refused before a byte is read, not once memory is full
-        raise _too_large(path)
+    check_file(path)
     with reading(path):
         return path.read_bytes()
+
+
+def check_file(path: Path) -> None:
+    """A DataError naming `path` unless it is a regular file of at most MAX_BYTES (refused before
+    a byte is read, not once memory is full): what read_input asks of a file it reads whole, and a
+    reader that streams a file asks too."""
+    check_readable(path)
+    if os.stat(path).st_size > MAX_BYTES:
+        raise _too_large(path)
 
 
 def _too_large(path: Path) -> DataError:

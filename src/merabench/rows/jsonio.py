@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,9 @@ from merabench.errors import DataError, json_problem
 from merabench.rows.inputfile import not_utf8
 
 MAX_DEPTH = 1024
+#: what a lone surrogate escape is, in the line that refuses one
+LONE_SURROGATE = "a lone surrogate escape (\\ud800-\\udfff), which is no character"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def loads(text: str | bytes, *, text_only: bool = False) -> Any:
@@ -54,21 +57,27 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
         raise json.JSONDecodeError(f"a number of more than {limit:,} digits", doc,
                                    digits.start() if digits else 0) from None
     if text_only and _has_lone_surrogate(value):
-        raise json.JSONDecodeError("a string holds a lone surrogate escape (\\ud800-\\udfff), which is no "
-                                   "character", text if isinstance(text, str) else text.decode("utf-8"), 0)
+        raise json.JSONDecodeError(f"a string holds {LONE_SURROGATE}",
+                                   text if isinstance(text, str) else text.decode("utf-8"), 0)
     return value
 
 
 #: a run of digits that may be an integer orjson cannot hold (19 digits: 2**63 has 19); such a
 #: text (rare: long numbers, or digits inside a string) goes to the standard parser, which is exact
 _DIGITS_AS_ZEROS = bytes(ord("0") if 0x30 <= i <= 0x39 else ord(" ") for i in range(256))
+_DIGITS_WINDOW = 1 << 20
 
 
 def _long_digits(data: str | bytes) -> bool:
     """Whether `data` (bytes, or an ASCII str: what _utf8 gives) holds 19 digits in a row: mapped
-    to zeros and searched, ten times faster than a pattern (it runs on every reply and row)."""
+    to zeros and searched, ten times faster than a pattern (it runs on every reply and row). A long
+    text is mapped a window at a time (a run across two windows is in the first's overlap), so a
+    line of 30 MB is not copied whole."""
     raw = data.encode("ascii") if isinstance(data, str) else data
-    return b"0" * 19 in raw.translate(_DIGITS_AS_ZEROS)
+    if len(raw) <= _DIGITS_WINDOW:
+        return b"0" * 19 in raw.translate(_DIGITS_AS_ZEROS)
+    return any(b"0" * 19 in raw[at:at + _DIGITS_WINDOW + 18].translate(_DIGITS_AS_ZEROS)
+               for at in range(0, len(raw), _DIGITS_WINDOW))
 
 
 class _NotJson(ValueError):
@@ -91,21 +100,27 @@ def _without_bom(text: str | bytes) -> str | bytes:
 def _has_lone_surrogate(value: Any) -> bool:
     """Whether a decoded value holds a string with a lone surrogate (checked only where orjson,
     which refuses them, did not parse)."""
+    return _any_scalar(value, lambda item: isinstance(item, str) and has_lone_surrogate(item))
+
+
+def _any_scalar(value: Any, test: Callable[[Any], bool]) -> bool:
+    """Whether `test` holds for a key or a scalar anywhere in a decoded value (no recursion)."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, str):
-            if not item.isascii():
-                try:
-                    item.encode("utf-8")
-                except UnicodeEncodeError:
-                    return True
-        elif isinstance(item, dict):
+        if isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
+        elif test(item):
+            return True
     return False
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether a string holds a lone surrogate (searched, not encoded: no copy of a long text)."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def _utf8(text: str | bytes) -> str | bytes:
@@ -183,7 +198,7 @@ def json_lines(path: Path, *, text_only: bool = False) -> Iterator[tuple[int, An
 def lines_of(raw_lines: Iterable[bytes], *, file: str, text_only: bool = False) -> Iterator[tuple[int, Any]]:
     """json_lines over lines already at hand (a pipe read whole)."""
     for lineno, raw in enumerate(raw_lines, start=1):
-        if not raw.strip():
+        if not raw or raw.isspace():  # blank (strip() would copy a long line to say so)
             continue
         try:
             yield lineno, loads(raw, text_only=text_only)

@@ -13,6 +13,8 @@ the pairs are read, so the same file gives the same ids on every run.
     spellcheck:PATH                 a local copy: a JSONL, JSON, CSV or parquet file, or a folder of them
                                     (a folder with test.* / train.* files: the test ones), read as
                                     --data reads its files (rows/pairfiles.py)
+    spellcheck:-                    the same from standard input (or a pipe as PATH: `<(...)`), its
+                                    format told by its bytes
 
 The dataset has been published with a loading script, which recent `datasets` versions do not
 run: the hub's parquet conversion (refs/convert/parquet) is read then, and the source says which.
@@ -21,12 +23,15 @@ Scores on these pairs are comparable in kind with the leaderboard's, not equal t
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading
-from merabench.rows.inputfile import check_readable
+from merabench.rows.inputfile import STDIN, check_readable, is_stream
+from merabench.rows.jsonio import LONE_SURROGATE, has_lone_surrogate
 from merabench.rows.pairfiles import SUFFIXES, Entry, described, read_pair_file
 from merabench.rows.row import Row, TaskData, check_hub_reachable, hub_offline, read_bundled
 
@@ -49,8 +54,10 @@ def subset_of(spec: str) -> tuple[str, str] | None:
 
 
 def spelt_spellcheck(spec: str) -> str:
-    """One spelling: a subset as given, a local path absolute."""
-    return spec if subset_of(spec) else PREFIX + os.path.abspath(spec[len(PREFIX):])
+    """One spelling: a subset or standard input as given, a local path absolute."""
+    if subset_of(spec) or spec[len(PREFIX):] == STDIN:
+        return spec
+    return PREFIX + os.path.abspath(spec[len(PREFIX):])
 
 
 def task_prompts() -> list[str]:
@@ -62,25 +69,36 @@ def task_prompts() -> list[str]:
     return prompts
 
 
-def as_rows(entries: list[Entry]) -> list[Row]:
-    """Each pair as a SAGE row (see the module's docstring). An entry that is not a pair, or a pair
-    without string `source` and `correction`, is a DataError naming it: skipping it would shift
-    every later id off the file's entries."""
+def as_rows(entries: Iterable[Entry]) -> list[Row]:
+    """Each pair as a SAGE row (see the module's docstring), as the entries are read."""
     prompts = task_prompts()
     rows = []
     for n, entry in enumerate(entries):
-        pair = entry.value
-        if not isinstance(pair, dict):
-            raise entry.refused(f"not a pair (got {described(pair)}); a pair is an object with string 'source' "
-                                "and 'correction'")
-        source, correction = pair.get("source"), pair.get("correction")
-        if not isinstance(source, str) or not isinstance(correction, str):
-            raise entry.refused("a pair needs string 'source' and 'correction' columns")
+        source, correction, domain = pair_of(entry)
         meta: dict[str, Any] = {"id": n, "prompt": n % len(prompts)}
-        if isinstance(pair.get("domain"), str):
-            meta["domain"] = pair["domain"]
+        if domain is not None:
+            meta["domain"] = domain
         rows.append(Row(prompts[n % len(prompts)], {"source": source}, correction, meta))
     return rows
+
+
+def pair_of(entry: Entry) -> tuple[str, str, str | None]:
+    """An entry's source, correction and domain (None when it has no text one). An entry that is
+    not a pair, or a pair without string `source` and `correction` or with a string that is no
+    text (a lone surrogate escape), is a DataError naming it: skipping it would shift every later
+    id off the file's entries."""
+    pair = entry.value
+    if not isinstance(pair, dict):
+        raise entry.refused(f"not a pair (got {described(pair)}); a pair is an object with string 'source' "
+                            "and 'correction'")
+    source, correction, domain = pair.get("source"), pair.get("correction"), pair.get("domain")
+    if not isinstance(source, str) or not isinstance(correction, str):
+        raise entry.refused("a pair needs string 'source' and 'correction' columns")
+    domain = domain if isinstance(domain, str) else None
+    for name, text in (("source", source), ("correction", correction), ("domain", domain)):
+        if text is not None and has_lone_surrogate(text):
+            raise entry.refused(f"'{name}' holds {LONE_SURROGATE}")
+    return source, correction, domain
 
 
 def _files(folder: Path, split: str) -> list[Path]:
@@ -96,8 +114,11 @@ def _files(folder: Path, split: str) -> list[Path]:
     return found
 
 
-def read_local_pairs(path: Path, split: str = "test") -> list[Entry]:
-    """The entries of a local copy: a file, or a folder's files of `split` (`_files`)."""
+def read_local_pairs(path: Path, split: str = "test") -> Iterator[Entry]:
+    """The entries of a local copy, as they are read: a file, a folder's files of `split`
+    (`_files`), or a pipe or standard input (read once, its format sniffed: rows/pairfiles.py)."""
+    if is_stream(path):
+        return read_pair_file(path)
     if not path.exists():
         raise DataError(f"no such file or folder; {LOCAL_FORM}", file=str(path))
     check_readable(path, folder_ok=True)  # a device (a symlink to /dev/zero too) or socket, by name
@@ -105,12 +126,7 @@ def read_local_pairs(path: Path, split: str = "test") -> list[Entry]:
         files = _files(path, split) if path.is_dir() else [path]
     if not files:
         raise DataError(f"holds no {split} file of {', '.join(SUFFIXES)}", file=str(path))
-    entries: list[Entry] = []
-    for file in files:
-        if file.suffix not in SUFFIXES:
-            raise DataError(f"is not one of {', '.join(SUFFIXES)}", file=str(file))
-        entries += read_pair_file(file)
-    return entries
+    return itertools.chain.from_iterable(map(read_pair_file, files))
 
 
 def read_hub_pairs(subset: str, split: str) -> tuple[list[dict[str, Any]], str]:
@@ -145,13 +161,14 @@ def load_spellcheck(spec: str, split: str = "test") -> TaskData:
         subset, wanted = named
         pairs, how = read_hub_pairs(subset, wanted if "/" in spec else split)
         source = f"{PREFIX}{DATASET}/{subset}/{wanted if '/' in spec else split} ({how})"
-        entries = [Entry(pair, source, place=f"row {n}") for n, pair in enumerate(pairs)]
+        entries: Iterable[Entry] = (Entry(pair, source, place=f"row {n}") for n, pair in enumerate(pairs))
     else:
         path = Path(spec[len(PREFIX):])
         if not spec[len(PREFIX):]:
             raise ConfigError(f"--data sage=spellcheck: names nothing; give a subset ({', '.join(SUBSETS)}) or a PATH")
         entries = read_local_pairs(path, split)
         source = f"{PREFIX}{path}"
-    if not entries:
+    rows = tuple(as_rows(entries))
+    if not rows:
         raise DataError("holds no pairs", file=source)
-    return TaskData(source=source, rows=tuple(as_rows(entries)), note=PUBLIC_PAIRS)
+    return TaskData(source=source, rows=rows, note=PUBLIC_PAIRS)

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from rapidfuzz.distance import Indel, Levenshtein
+from rapidfuzz.distance import Indel, LCSseq, Levenshtein
 from rapidfuzz.process import cdist
 
 from merabench.tasks.sage.tokenize import Token, analyze
@@ -49,6 +49,9 @@ BAND_CELLS = 20_000
 PLAIN_CELLS = 400  # up to here the plain fill starts faster than the matrix
 MANY_EDITS = 2.0  # a token edit distance past this many first bands goes straight to the matrix
 MATRIX_CELLS = 1_500_000  # past this (a text far longer than any correction), the alignment is approximate
+#: a token's characters compared by similarity: rapidfuzz holds about 64 bytes a character of the
+#: longer text and takes time as the product of the lengths (a 15-million-letter token: 1 GB)
+LONGEST_COMPARED = 10_000
 _INF = float("inf")
 _FAR = 1 << 30
 
@@ -60,8 +63,12 @@ _SIMILARITY: dict[str, dict[str, float]] = {}  # orig text -> cor text -> char_s
 
 
 def char_similarity(a: str, b: str) -> float:
-    """Levenshtein.ratio: 1 - indel distance / total length."""
-    return Indel.normalized_similarity(a, b)
+    """Levenshtein.ratio: 1 - indel distance / total length. A token past LONGEST_COMPARED
+    characters is no word (a pasted blob): the common letters of the two tokens' first
+    LONGEST_COMPARED characters, over their whole lengths (a lower bound, in bounded memory)."""
+    if len(a) <= LONGEST_COMPARED and len(b) <= LONGEST_COMPARED:
+        return Indel.normalized_similarity(a, b)
+    return 2 * LCSseq.similarity(a[:LONGEST_COMPARED], b[:LONGEST_COMPARED]) / (len(a) + len(b))
 
 
 def sub_cost(o: Token, c: Token) -> float:
@@ -256,11 +263,24 @@ def _substitution_matrix(orig: Sequence[Token], cor: Sequence[Token], low_eq: np
     code = np.take(pos_code[o_pos], c_pos, axis=1)  # rows, then columns: faster than one 2-d gather
     code += 3 * (o_lemma[:, None] != c_lemma[None, :]).view(np.int8)
     cost = _LEMMA_AND_POS[code]
-    similarity = cdist([t.text for t in orig], [t.text for t in cor], scorer=Indel.normalized_similarity,
-                       dtype=np.float64)
+    similarity = _similarities([t.text for t in orig], [t.text for t in cor])
     cost += np.subtract(1.0, similarity, out=similarity)
     cost[low_eq] = 0.0
     return cost
+
+
+def _similarities(o_texts: list[str], c_texts: list[str]) -> np.ndarray:
+    """char_similarity of every pair, by rapidfuzz at once; the rows and columns of tokens past
+    LONGEST_COMPARED (given to rapidfuzz empty) one by one, as char_similarity bounds them."""
+    long_o = [i for i, text in enumerate(o_texts) if len(text) > LONGEST_COMPARED]
+    long_c = [j for j, text in enumerate(c_texts) if len(text) > LONGEST_COMPARED]
+    clipped = ([("" if len(text) > LONGEST_COMPARED else text) for text in texts] for texts in (o_texts, c_texts))
+    similarity = cdist(*clipped, scorer=Indel.normalized_similarity, dtype=np.float64)
+    for i in long_o:
+        similarity[i, :] = [char_similarity(o_texts[i], text) for text in c_texts]
+    for j in long_c:
+        similarity[:, j] = [char_similarity(text, c_texts[j]) for text in o_texts]
+    return similarity
 
 
 _COLLISION = -1  # a cell whose shortest window the hashes leave open: searched plainly
