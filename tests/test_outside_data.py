@@ -1,6 +1,8 @@
-"""An outside tester's cases on SAGE pair files (x10, x11, x14 of /tmp/outside): a pair that is no
-text is one line, a pair file of one huge pair is scored in memory a bounded multiple of the file,
-and a pipe or standard input is read as a pair file. Real RUSpellRU pairs (tests/data/ruspellru)"""
+"""An outside tester's cases on token counts and SAGE pair files (x27, x29, x10, x11, x14 of
+/tmp/outside): counts too few for the bytes they count and usage a reply cannot hold are priced by
+the estimate that --max-cost sees, a pair that is no text is one line, a pair file of one huge pair
+is scored in memory a bounded multiple of the file, and a pipe or standard input is read as a pair
+file. Real servers on 127.0.0.1 and real RUSpellRU pairs (tests/data/ruspellru)."""
 
 from __future__ import annotations
 
@@ -9,13 +11,20 @@ import os
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
+from fakeserver import FakeServer
 from helpers import cli_command, read_jsonl, run_cli
 
+from merabench.errors import BackendError
+from merabench.models.openai_compat import parse_reply
+
 PAIRS = Path(__file__).parent / "data" / "ruspellru"
+ANSWER = "Исправленный текст."
 
 
 def pairs(n: int = 12) -> list[dict[str, str]]:
@@ -26,6 +35,92 @@ def pairs(n: int = 12) -> list[dict[str, str]]:
 
 def jsonl_text(items: list[Any]) -> str:
     return "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items)
+
+
+def pair_file(tmp: Path, n: int = 30) -> Path:
+    path = tmp / "pairs.jsonl"
+    path.write_text(jsonl_text(pairs(n)), encoding="utf-8")
+    return path
+
+
+def run_sage(url: str, tmp: Path, *more: str) -> subprocess.CompletedProcess:
+    """SAGE on 30 real pairs, rendered with the task's own prompts (over 400 bytes each)."""
+    return run_cli("run", "--model", "openai:m", "--base-url", url, "--tasks", "sage", "--data",
+                   f"sage=spellcheck:{pair_file(tmp)}", "--no-progress", "--no-cache", "--out", str(tmp / "out"), *more)
+
+
+def answering(usage: Any):
+    return lambda body: {"content": ANSWER, "usage": usage}
+
+
+# -- x27: counts far fewer than the bytes they count ----------------------------------------------
+
+@pytest.mark.parametrize("counts", [0, 1], ids=["0 and 0", "1 and 1"])
+def test_x27_counts_too_few_for_the_bytes_are_estimated_and_max_cost_stops(tmp_path: Path, counts: int) -> None:
+    with FakeServer(reply=answering({"prompt_tokens": counts, "completion_tokens": counts})) as server:
+        done = run_sage(server.url, tmp_path, "--price-in", "10", "--price-out", "10", "--max-cost", "0.001",
+                        "--concurrency", "2")
+        sent = len(server.requests)
+    assert done.returncode == 3, done.stderr[-3000:]
+    assert "--max-cost 0.001 reached" in done.stderr and sent < 30
+    answered = [s for s in read_jsonl(tmp_path / "out" / "samples_sage.jsonl") if s["status"] == "ok"]
+    assert answered
+    for sample in answered:
+        assert sample["prompt_tokens"] is None, sample
+        assert f"prompt_tokens {counts} is fewer than a prompt of" in sample["usage_note"]
+        assert sample["estimated_tokens"]["prompt"] > 400  # a token a byte of the prompt, its template's 8 more
+        if counts == 0:  # no answer of 36 bytes is 0 tokens; 1 token of 36 bytes can be
+            assert sample["completion_tokens"] is None and "completion_tokens 0 is fewer" in sample["usage_note"]
+            assert sample["estimated_tokens"]["completion"] == len(ANSWER.encode())
+        else:
+            assert sample["completion_tokens"] == sample["estimated_tokens"]["completion"] == 1
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["cost"] == results["cost_estimated"] > 0.001
+    assert results["stopped"]["by"] == "--max-cost"
+    assert "~" in done.stdout  # the table marks the estimate
+
+
+# -- x29: usage a reply cannot hold --------------------------------------------------------------
+
+@dataclass
+class RawUsage(FakeServer):
+    """Answers ANSWER with `usage` written as it is into the body: JSON's own, or not JSON."""
+
+    usage: str = "null"
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append(await request.json())
+        message = json.dumps({"role": "assistant", "content": ANSWER}, ensure_ascii=False)
+        body = (f'{{"id": "x", "object": "chat.completion", "model": "m", "choices": [{{"index": 0, '
+                f'"finish_reason": "stop", "message": {message}}}], "usage": {self.usage}}}')
+        return web.Response(body=body.encode(), content_type="application/json")
+
+
+@pytest.mark.parametrize(("usage", "said"), [
+    ('{"prompt_tokens": NaN, "completion_tokens": Infinity}',
+     "prompt_tokens nan is not an integer; completion_tokens inf is not an integer"),
+    ('{"prompt_tokens": -Infinity, "completion_tokens": 5}', "prompt_tokens -inf is not an integer"),
+    ('"a"', "usage 'a' is not an object"),
+], ids=["NaN and Infinity", "-Infinity", "a string"])
+def test_x29_usage_that_is_not_json_or_not_an_object_keeps_the_answer(tmp_path: Path, usage: str,
+                                                                       said: str) -> None:
+    with RawUsage(usage=usage) as server:
+        done = run_sage(server.url, tmp_path, "--price-in", "10", "--price-out", "10", "--limit", "4")
+        sent = len(server.requests)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sent == 4  # each answered at the first attempt, none retried as malformed
+    samples = read_jsonl(tmp_path / "out" / "samples_sage.jsonl")
+    assert [s["status"] for s in samples] == ["ok"] * 4 and {s["output"] for s in samples} == {ANSWER}
+    for sample in samples:
+        assert sample["prompt_tokens"] is None and said in sample["usage_note"], sample
+        assert sample["estimated_tokens"]["prompt"] > 400
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["cost"] == results["cost_estimated"] > 0
+    # read with the constants for the usage's sake only: anywhere else they are a malformed body still
+    body = ('{"choices": [{"message": {"content": "x", "tool_calls": [{"function": {"arguments": {"a": NaN}}}]}}], '
+            f'"usage": {usage}}}')
+    with pytest.raises(BackendError, match="not JSON"):
+        parse_reply(body.encode(), "http://127.0.0.1:1/v1")
 
 
 # -- x10: a lone surrogate escape in a pair ------------------------------------------------------

@@ -34,9 +34,9 @@ from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.models.tool_support import refusal_line, refuses_tools
-from merabench.rows.jsonio import dumps_any_depth, dumps_kept, loads, nested_deeper_than
+from merabench.rows.jsonio import dumps_any_depth, dumps_kept, has_non_finite, loads, nested_deeper_than
 from merabench.runner.redaction import redact_url, register_secret, register_url
-from merabench.runner.usage import token_counts
+from merabench.runner.usage import usage_counts
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -423,9 +423,24 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
     try:
         doc = loads(raw)
     except ValueError:
-        raise BackendError(f"malformed response body from {url} (not JSON): {body_excerpt(raw)}",
-                           retryable=True) from None
+        doc = _counted_by_constants(raw)
+        if doc is None:
+            raise BackendError(f"malformed response body from {url} (not JSON): {body_excerpt(raw)}",
+                               retryable=True) from None
     return reply_fields(doc, url, lambda: body_excerpt(raw))
+
+
+def _counted_by_constants(raw: bytes) -> dict[str, Any] | None:
+    """A body whose one fault is NaN or Infinity in its usage (a server's counter gone wrong, not
+    JSON): read with them, so that the answer is kept and the counts are recorded as missing
+    (runner/usage.py); None when it is not JSON otherwise, or holds them anywhere else."""
+    try:
+        doc = loads(raw, constants=True)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or has_non_finite({k: v for k, v in doc.items() if k != "usage"}):
+        return None
+    return doc
 
 
 def reply_fields(doc: Any, url: str, excerpt: Callable[[], str]) -> dict[str, Any]:
@@ -435,10 +450,8 @@ def reply_fields(doc: Any, url: str, excerpt: Callable[[], str]) -> dict[str, An
     try:
         choice = doc["choices"][0]
         message = choice.get("message") or {}
-        usage = doc.get("usage") or {}
-        if not isinstance(message, dict) or not isinstance(usage, dict):  # e.g. "message": "hi"
+        if not isinstance(message, dict):  # e.g. "message": "hi"
             raise TypeError("not an object")
-        details = usage.get("completion_tokens_details") or {}
     except (KeyError, IndexError, TypeError, AttributeError):
         raise BackendError(f"malformed response body from {url} (JSON, but not a chat-completions reply): "
                            f"{excerpt()}", retryable=True) from None
@@ -452,9 +465,7 @@ def reply_fields(doc: Any, url: str, excerpt: Callable[[], str]) -> dict[str, An
         # no text, no reasoning and no reason for stopping: the server failed to answer, not the model
         raise BackendError(f"no answer from {url}: the message content is null and no finish_reason says why",
                            retryable=True)
-    counts, note = token_counts({"prompt_tokens": usage.get("prompt_tokens"),
-                                 "completion_tokens": usage.get("completion_tokens"),
-                                 "reasoning_tokens": details.get("reasoning_tokens") if isinstance(details, dict) else None})
+    counts, note = usage_counts(doc.get("usage"))  # counts that cannot be right are missing: the answer is kept
     return {"text": text, **counts, "usage_note": note,
             "finish_reason": choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
             "reasoning": reasoning if isinstance(reasoning, str) else None, "tool_calls": calls}

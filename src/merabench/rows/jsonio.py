@@ -12,6 +12,7 @@ module (which would recurse until Python's stack gives out): no row, answer or c
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -29,10 +30,12 @@ LONE_SURROGATE = "a lone surrogate escape (\\ud800-\\udfff), which is no charact
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def loads(text: str | bytes, *, text_only: bool = False) -> Any:
+def loads(text: str | bytes, *, text_only: bool = False, constants: bool = False) -> Any:
     """Bytes must be UTF-8 (a UnicodeDecodeError says where they are not). `text_only`: a string
     holding a lone surrogate escape is refused (rows are text to send; an answer may hold one).
-    A leading UTF-8 byte order mark (Windows editors write one) is skipped."""
+    `constants`: NaN, Infinity and -Infinity are read as floats, not refused (a reply body's
+    counters; never a row's). A leading UTF-8 byte order mark (Windows editors write one) is
+    skipped."""
     text = _without_bom(text)
     try:
         data = _utf8(text)
@@ -46,7 +49,7 @@ def loads(text: str | bytes, *, text_only: bool = False) -> Any:
         pass
     doc = text.decode("utf-8") if isinstance(text, bytes) else text
     try:
-        value = json.loads(doc, parse_constant=_no_constant)
+        value = json.loads(doc, parse_constant=None if constants else _no_constant)
     except json.JSONDecodeError:
         raise
     except _NotJson as exc:
@@ -101,6 +104,11 @@ def _has_lone_surrogate(value: Any) -> bool:
     """Whether a decoded value holds a string with a lone surrogate (checked only where orjson,
     which refuses them, did not parse)."""
     return _any_scalar(value, lambda item: isinstance(item, str) and has_lone_surrogate(item))
+
+
+def has_non_finite(value: Any) -> bool:
+    """Whether a decoded value holds NaN or an infinity (what `loads(..., constants=True)` lets in)."""
+    return _any_scalar(value, lambda item: isinstance(item, float) and not math.isfinite(item))
 
 
 def _any_scalar(value: Any, test: Callable[[Any], bool]) -> bool:

@@ -2,9 +2,13 @@
 missing, with a note, and never reaches a cost.
 
 A count is kept when it is an integer from 0 to MAX_TOKENS_PER_REQUEST (no model's context holds
-more), reasoning tokens are not more than the completion's, and the prompt's count is not more
-than its text has UTF-8 bytes, plus TEMPLATE_SLACK_TOKENS for the chat template (every token of a
-byte-level or byte-fallback tokenizer covers at least one byte of the text).
+more), reasoning tokens are not more than the completion's, and it fits the bytes it counts
+(`held_to_bytes`): the prompt's count is not more than its text has UTF-8 bytes, plus
+TEMPLATE_SLACK_TOKENS for the chat template (every token of a byte-level or byte-fallback
+tokenizer covers at least one byte of the text), and neither the prompt's nor the completion's is
+fewer than their bytes over MAX_BYTES_PER_TOKEN (vocabularies' longest tokens are runs of spaces
+or punctuation; SmolLM2's is 81 bytes, a newline and 80 spaces): 0 tokens for a text that is not
+empty cannot be.
 
 An answer from an endpoint whose counts then cannot price it is not free: it is priced by an
 estimate from what went and came back (`estimate`), by the same rule turned round: as many tokens
@@ -26,6 +30,10 @@ from merabench.models.base import Completion
 
 MAX_TOKENS_PER_REQUEST = 10_000_000
 TEMPLATE_SLACK_TOKENS = 4096
+#: the most bytes of text one token covers: a count under a text's bytes over this cannot be right.
+#: Vocabularies' longest tokens are runs of spaces or punctuation (SmolLM2's: 81 bytes); real text
+#: is 3 to 6 bytes a token, so only a count far below the truth is refused
+MAX_BYTES_PER_TOKEN = 128
 TEMPLATE_TOKENS_PER_MESSAGE = 8  # a chat template's role and markers around a message, in an estimate
 FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
 
@@ -38,6 +46,18 @@ def _problem(name: str, value: Any) -> str | None:
     if value > MAX_TOKENS_PER_REQUEST:
         return f"{name} {value} is more than any context holds ({MAX_TOKENS_PER_REQUEST:,})"
     return None
+
+
+def usage_counts(usage: Any) -> tuple[dict[str, int | None], str | None]:
+    """The counts of a reply's `usage` (`token_counts`). No usage, or null, has none and no note;
+    a usage that is not an object (`"usage": "a"`) has none, with a note: the answer is kept."""
+    if usage is None:
+        return token_counts({})
+    if not isinstance(usage, dict):
+        return token_counts({})[0], _note([f"usage {repr(usage)[:40]} is not an object"])
+    details = usage.get("completion_tokens_details")
+    return token_counts({"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
+                         "reasoning_tokens": details.get("reasoning_tokens") if isinstance(details, dict) else None})
 
 
 def token_counts(raw: Mapping[str, Any]) -> tuple[dict[str, int | None], str | None]:
@@ -64,14 +84,14 @@ def _note(problems: Sequence[str]) -> str | None:
 def within_prompt(completion: Completion, messages: Sequence[Mapping[str, Any]],
                   tools: Sequence[Mapping[str, Any]] = ()) -> Completion:
     """The completion with its counts held to what was sent (the messages' text, their tool calls
-    and the tools sent beside them): a prompt count the prompt cannot hold is dropped, with a note;
-    then an endpoint's answer whose counts cannot price it gets an estimate (`estimate`)."""
-    checked = completion
-    if completion.prompt_tokens is not None and completion.prompt_tokens > TEMPLATE_SLACK_TOKENS:
-        checked = _prompt_checked(completion, sent_bytes(messages, tools))
+    and the tools sent beside them) and received (`held_to_bytes`); then an endpoint's answer whose
+    counts cannot price it gets an estimate (`estimate`)."""
+    sent, received = sent_bytes(messages, tools), received_bytes(completion)
+    checked = held_to_bytes(completion, sent, received)
     if checked.endpoint is None or priced(checked.prompt_tokens, checked.completion_tokens):
         return checked  # priced by its counts, or no endpoint's (a baseline, a batch job's output)
-    return dataclasses.replace(checked, estimated_tokens=estimate(checked, sent_bytes(messages, tools), len(messages)))
+    return dataclasses.replace(checked, estimated_tokens=estimate(checked, sent + TEMPLATE_TOKENS_PER_MESSAGE
+                                                                  * len(messages), received))
 
 
 def sent_bytes(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] = ()) -> int:
@@ -84,25 +104,52 @@ def sent_bytes(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[st
     return size
 
 
-def _prompt_checked(completion: Completion, size: int) -> Completion:
-    count = completion.prompt_tokens
-    if count is None or count <= size + TEMPLATE_SLACK_TOKENS:
-        return completion
-    problem = f"prompt_tokens {count} is more than a prompt of {size:,} bytes can have"
-    note = f"{completion.usage_note}; {problem}" if completion.usage_note else _note([problem])
-    return dataclasses.replace(completion, prompt_tokens=None, usage_note=note)
-
-
-def estimate(completion: Completion, sent: int, messages: int) -> dict[str, int]:
-    """The tokens an answer's cost counts when its counts cannot price it: each usable count as
-    it is, the rest from bytes (the module's docstring): `sent` bytes of `messages` messages, and
-    what came back."""
+def received_bytes(completion: Completion) -> int:
+    """UTF-8 bytes of what came back: the answer, its reasoning and its tool calls (as JSON)."""
     came = [completion.text, completion.reasoning or ""]
     if completion.tool_calls:
         came.append(json.dumps([dict(c) for c in completion.tool_calls], ensure_ascii=False))
-    received = sum(len(part.encode("utf-8", "surrogatepass")) for part in came)
-    return {"prompt": sent + TEMPLATE_TOKENS_PER_MESSAGE * messages if completion.prompt_tokens is None
-            else completion.prompt_tokens,
+    return sum(len(part.encode("utf-8", "surrogatepass")) for part in came)
+
+
+def held_to_bytes(completion: Completion, sent: int, received: int) -> Completion:
+    """The completion with each count its bytes rule out dropped, and said in its note: the
+    prompt's held to the `sent` bytes, the completion's to the `received` ones."""
+    prompt = _bytes_problem("prompt_tokens", completion.prompt_tokens, "a prompt", sent, TEMPLATE_SLACK_TOKENS)
+    answer = _bytes_problem("completion_tokens", completion.completion_tokens, "an answer", received, None)
+    problems = [p for p in (prompt, answer) if p]
+    if not problems:
+        return completion
+    note = "; ".join([completion.usage_note, *problems]) if completion.usage_note else _note(problems)
+    return dataclasses.replace(completion, usage_note=note,
+                               prompt_tokens=None if prompt else completion.prompt_tokens,
+                               completion_tokens=None if answer else completion.completion_tokens)
+
+
+def _bytes_problem(name: str, count: int | None, text: str, size: int, slack: int | None) -> str | None:
+    """Why `count` tokens cannot be `size` bytes of `text`: fewer than `fewest_tokens`, or (with
+    a `slack` for the chat template's own tokens) more than the bytes, since a token covers at
+    least one; None when it can."""
+    if count is None:
+        return None
+    if slack is not None and count > size + slack:
+        return f"{name} {count} is more than {text} of {size:,} bytes can have"
+    if count < fewest_tokens(size):
+        return (f"{name} {count} is fewer than {text} of {size:,} bytes can have (a token covers at most "
+                f"{MAX_BYTES_PER_TOKEN} bytes)")
+    return None
+
+
+def fewest_tokens(size: int) -> int:
+    """The fewest tokens `size` bytes of text can be: one per MAX_BYTES_PER_TOKEN, rounded up."""
+    return -(-size // MAX_BYTES_PER_TOKEN)
+
+
+def estimate(completion: Completion, sent: int, received: int) -> dict[str, int]:
+    """The tokens an answer's cost counts when its counts cannot price it: each usable count as
+    it is, the rest from bytes (the module's docstring): `sent`, the prompt's bytes with its
+    messages' template markers, and `received`, what came back."""
+    return {"prompt": sent if completion.prompt_tokens is None else completion.prompt_tokens,
             "completion": max(1, received) if completion.completion_tokens is None else completion.completion_tokens}
 
 

@@ -325,8 +325,8 @@ def _result_notes(reasons: Counter[str], scorable: bool, n_think: int | None, st
         notes.append(think_note(n_think, strip))
     if usage.implausible:
         notes.append(f"{usage.implausible} answer(s) reported token counts that cannot be right (negative, not "
-                     "integers, or more than the context holds): recorded as missing (usage_note); a cost prices them by "
-                     "an estimate from the bytes sent and received")
+                     "integers, more than the context holds, or fewer than the text's bytes can be): recorded as "
+                     "missing (usage_note); a cost prices them by an estimate from the bytes sent and received")
     if usage.truncated:
         notes.append(f"{usage.truncated} answer(s) were cut by the token limit (finish_reason: length); "
                      "scored as they are, as the leaderboard scores them")
