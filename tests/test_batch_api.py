@@ -363,7 +363,11 @@ def test_max_cost_counts_a_batch_before_creating_it(tmp_path: Path, batch_server
     document = results(out)
     assert document["stopped"]["by"] == "--max-cost" and document["stopped"]["unasked"] == 65 - sent
     assert document["cost"] <= 0.003
-    assert document["settings"]["prices"] == {"input_per_million": 0.5, "output_per_million": 0.5}
+    # the prices as given; each batch answer carries the share it was bought at
+    assert document["settings"]["prices"] == {"input_per_million": 1.0, "output_per_million": 1.0}
+    assert document["settings"]["batch"]["discount"] == 0.5
+    lines = [json.loads(line) for line in (out / "samples_sage.jsonl").read_text().splitlines()]
+    assert {line.get("price_share") for line in lines if line["status"] == "ok"} == {0.5}
 
     nothing = batch_run(server, tmp_path / "other", "--tasks", "sage", *prices, "--max-cost", "0.00001")
     assert nothing.returncode == 3 and len(server.batches) == 1  # not even one request fits: no batch
@@ -520,3 +524,25 @@ def test_a_failed_step_fails_its_row_and_the_follow_up_asks_it_from_the_start(tm
     follow_up = run_cli(*native_args(server, out))
     assert follow_up.returncode == 0, follow_up.stderr
     assert_native_same(out, direct)
+
+
+def test_each_answer_is_priced_as_it_was_bought(tmp_path: Path, batch_server) -> None:
+    """The outside user's case: the cost followed the last command's --batch, not how each answer
+    was bought (a batch run's folder rerun without --batch doubled its cost; rows asked directly
+    by --batch-fallback direct were priced at half). Now a batch answer costs the discount of the
+    prices given, a direct one all of it, whatever the command that scores them."""
+    server = batch_server()
+    out = tmp_path / "run"
+    prices = ["--tasks", "sage", "--limit", "6", "--price-in", "1000", "--price-out", "1000"]
+    assert batch_run(server, out, *prices).returncode == 0
+    batch_cost = results(out)["tasks"]["sage"]["tokens"]["cost"]
+
+    def plain(folder: Path, *extra: str) -> subprocess.CompletedProcess:
+        args = [a for a in batch_args(server, folder, *prices, *extra) if a not in ("--batch", "--batch-poll", "0.2")]
+        return run_cli(*args)
+
+    assert plain(out).returncode == 0  # rescored without --batch: nothing asked, the same answers
+    assert results(out)["tasks"]["sage"]["tokens"]["cost"] == batch_cost
+    direct = tmp_path / "direct"
+    assert plain(direct, "--no-cache").returncode == 0
+    assert abs(results(direct)["tasks"]["sage"]["tokens"]["cost"] - 2 * batch_cost) < 1e-9

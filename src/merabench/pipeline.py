@@ -189,7 +189,7 @@ def answer_source(config: RunConfig) -> AnswerSource:
     if config.batch is not None:
         from merabench.runner.batches.source import BatchSource
 
-        return BatchSource(_backend_source(config), config.batch.fallback)
+        return BatchSource(_backend_source(config), config.batch.fallback, config.batch.discount)
     if config.import_responses is not None:
         from merabench.formats.batch import ImportedSource, served_model
 
@@ -458,7 +458,7 @@ def _batch_checked(config: RunConfig) -> RunConfig:
         raise ConfigError("--batch needs the one --base-url whose Batch API answers (/files and /batches under it), "
                           f"got {len(config.base_urls)}")
     config.batch.check()  # type: ignore[union-attr]
-    return dataclasses.replace(config, prices=config.batch.prices(config.prices))  # type: ignore[union-attr]
+    return config  # each answer carries the share it was bought at: a batch's is priced at the discount
 
 
 @dataclass(frozen=True)
@@ -512,7 +512,6 @@ def _serving_tools(serve: ServeSpec, say: Callable[[str], None]) -> ServeSpec:
 
 def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink | None,
               say: Callable[[str], None], started: float) -> Evaluation:
-    task_list = [r.task for r in runs]
     source = answer_source(config)
     if isinstance(source, BackendSource):
         source.backend.speak_through(say)  # a local model says when it loads
@@ -537,7 +536,8 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         asking=config.asking(runs),
                         notes=list(preflight_notes), on_answer=early.add, on_idle=lambda: early.warm_up(also=warm_up_summary),
                         should_stop=batching.should_stop,
-                        on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens),
+                        on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens,
+                                                           c.price_share),
                         on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
         try:
             answers = asyncio.run(runner.run(runs))
@@ -557,21 +557,28 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         results = _finish(runs, answers, out, strip=config.strip_think, judge=judge, cache=cache, say=say,
                           asking=config.asking(runs), early=early)
         wall = time.monotonic() - started
-        settings = run_settings(config, [t.name for t in task_list])
-        settings["judge"] = _judge_document(config.judge, runs)
-        if budget.stopped_by:
-            settings["stopped_by"] = budget.summary
-        if "adaptations" in runner.facts:
-            settings["adaptations"] = runner.facts["adaptations"]
-        document = results_document(results, model=source.name, wall_time_s=wall, settings=settings,
-                                    notes=runner.notes, prices=config.prices)
-        if stopped:
-            document["stopped"] = stopped
-        if "concurrency" in runner.facts:
-            document["concurrency"] = runner.facts["concurrency"]
+        document = _run_document(config, runs, results, runner, budget, stopped, wall)
         write_results(out, keep_earlier_tasks(out, document))
         write_report(out, {r.task.name: r.data.rows for r in runs})
     return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
+
+
+def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[TaskResult], runner: Runner,
+                  budget: Budget, stopped: dict[str, Any] | None, wall: float) -> dict[str, Any]:
+    """results.json of a run: the task results, the settings it ran with, and how it ended."""
+    settings = run_settings(config, [r.task.name for r in runs])
+    settings["judge"] = _judge_document(config.judge, runs)
+    if budget.stopped_by:
+        settings["stopped_by"] = budget.summary
+    if "adaptations" in runner.facts:
+        settings["adaptations"] = runner.facts["adaptations"]
+    document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings,
+                                notes=runner.notes, prices=config.prices)
+    if stopped:
+        document["stopped"] = stopped
+    if "concurrency" in runner.facts:
+        document["concurrency"] = runner.facts["concurrency"]
+    return document
 
 
 def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, TaskAnswers], asking: Asking,

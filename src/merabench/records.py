@@ -57,6 +57,11 @@ def _count(value: Any) -> int | None:
     return found if found is not None and found >= 0 else None
 
 
+def _share(value: Any) -> float | None:
+    """A price share in (0, 1), or None (the full price)."""
+    return float(value) if type(value) in (int, float) and 0 < value < 1 else None
+
+
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -96,6 +101,8 @@ class Answer:
     #: {"prompt", "completion"}: what the cost counts when the token counts could not price the
     #: answer, in part estimated from the bytes sent and received (runner/usage.py)
     estimated_tokens: Mapping[str, int] | None = None
+    #: the share of the prices given it was bought at (a Batch API's discount); None: the full price
+    price_share: float | None = None
     #: the asking this answer is (records.Draw): None in a run that asks each row once, under its
     #: own wording, so its samples lines stay as they always were
     repeat: int | None = None
@@ -153,6 +160,8 @@ class Answer:
             out["tool_exchange"] = dict(self.exchange)
         if self.estimated_tokens is not None:
             out["estimated_tokens"] = dict(self.estimated_tokens)
+        if self.price_share is not None:
+            out["price_share"] = self.price_share
         if self.repeat is not None:
             out["repeat"] = self.repeat
         if self.wording is not None:
@@ -177,7 +186,7 @@ class Answer:
             endpoint=_str(obj.get("endpoint")), usage_note=_str(obj.get("usage_note")),
             exchange=obj.get("tool_exchange") if isinstance(obj.get("tool_exchange"), dict) else None,
             estimated_tokens=_token_pair(obj.get("estimated_tokens")),
-            repeat=_count(obj.get("repeat")), wording=_count(obj.get("wording")),
+            repeat=_count(obj.get("repeat")), wording=_count(obj.get("wording")), price_share=_share(obj.get("price_share")),
             messages=tuple(m for m in messages if isinstance(m, dict)) if isinstance(messages, list) else None)
 
 

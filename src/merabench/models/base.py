@@ -98,6 +98,8 @@ class Completion:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     usage_note: str | None = None    # token counts the server reported that cannot be right (usage.py)
+    #: the share of the prices given that the answer was bought at: a Batch API's discount (0.5)
+    price_share: float = 1.0
     #: the reply's tool calls, each {"id", "name", "arguments"} with `arguments` as it came (a JSON
     #: string, or whatever else a server put there); () when it made none
     tool_calls: tuple[Mapping[str, Any], ...] = ()

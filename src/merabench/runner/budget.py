@@ -137,20 +137,22 @@ class Budget:
         self._started = self.clock()
 
     def add(self, prompt_tokens: int | None, completion_tokens: int | None,
-            estimated: Mapping[str, int] | None = None) -> None:
+            estimated: Mapping[str, int] | None = None, share: float = 1.0) -> None:
         """A fresh answer's counts (None: missing or implausible) and, when they cannot price it, its
-        estimate (usage.py)."""
+        estimate (usage.py); `share`: of the prices given, what it was bought at (a batch's discount)."""
         if self.prices is None:
             return
         if not priced(prompt_tokens, completion_tokens):
             self.without_usage += 1
-        self._count(self.prices.bill(prompt_tokens, completion_tokens, estimated), estimated is not None)
+        cost = self.prices.bill(prompt_tokens, completion_tokens, estimated)
+        self._count(None if cost is None else cost * share, estimated is not None)
 
     def add_kept(self, answer: Answer) -> None:
         """An answer kept from an earlier run into the folder: what it cost counts too."""
         if self.prices is None or not answer.ok or answer.cached:
             return
         cost = self.prices.bill(answer.prompt_tokens, answer.completion_tokens, answer.estimated_tokens)
+        cost = None if cost is None else cost * (answer.price_share or 1.0)
         self._count(cost, answer.estimated_tokens is not None)
         self.earlier += cost or 0.0
 

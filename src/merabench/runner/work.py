@@ -93,7 +93,8 @@ def answer_of(item: WorkItem, completion: Completion, *, cached: bool, log_promp
         reasoning_tokens=completion.reasoning_tokens, reasoning=completion.reasoning or think_text(completion.text),
         finish_reason=completion.finish_reason, endpoint=completion.endpoint,
         messages=item.messages if log_prompts else None, usage_note=completion.usage_note,
-        exchange=completion.exchange, estimated_tokens=completion.estimated_tokens)
+        exchange=completion.exchange, estimated_tokens=completion.estimated_tokens,
+        price_share=completion.price_share if completion.price_share != 1.0 else None)
 
 
 def prepare(task: Task, history: HistoryIndex, row: Row, system_prompt: str | None, draw: Draw = BASE,

@@ -41,12 +41,14 @@ class Usage:
     answered: int = 0           # answers whose tokens were counted
     with_reasoning: int = 0     # answers that reported reasoning tokens
     truncated: int = 0          # answers cut by the token limit
-    priced_prompt: int = 0      # the tokens of the answers in the cost (counted, or estimated)
-    priced_completion: int = 0
+    # the tokens of the answers in the cost (counted, or estimated), each at the share of the prices
+    # it was bought at (a batch's answers at its discount): what the cost multiplies by the prices
+    priced_prompt: float = 0
+    priced_completion: float = 0
     without_usage: int = 0      # answers asked of an endpoint without usable token counts
     estimated: int = 0          # of them, answers priced by the estimate
-    estimated_prompt: int = 0   # and their tokens
-    estimated_completion: int = 0
+    estimated_prompt: float = 0   # and their tokens (at their share too)
+    estimated_completion: float = 0
     unpriced: int = 0           # answers with neither counts nor an estimate (a baseline's, an old samples file's)
     implausible: int = 0        # answers whose reported counts could not be right (usage_note)
 
@@ -55,15 +57,18 @@ class Usage:
         ok = [a for a in answers if a.ok]
         reasoning = [a.reasoning_tokens for a in ok if a.reasoning_tokens is not None]
         fresh = [a for a in ok if not a.cached]
-        bills = [b for a in fresh if (b := billable_tokens(a.prompt_tokens, a.completion_tokens, a.estimated_tokens))]
-        estimates = [a.estimated_tokens for a in fresh if a.estimated_tokens is not None]
+        # each answer's tokens at the share of the prices it was bought at (a batch's discount)
+        bills = [(b, a.price_share or 1.0) for a in fresh
+                 if (b := billable_tokens(a.prompt_tokens, a.completion_tokens, a.estimated_tokens))]
+        estimates = [(a.estimated_tokens, a.price_share or 1.0) for a in fresh if a.estimated_tokens is not None]
         return cls(prompt=sum(a.prompt_tokens or 0 for a in ok), completion=sum(a.completion_tokens or 0 for a in ok),
                    reasoning=sum(reasoning), answered=len(ok), with_reasoning=len(reasoning),
                    truncated=sum(a.truncated for a in ok),
-                   priced_prompt=sum(p for p, _ in bills), priced_completion=sum(c for _, c in bills),
+                   priced_prompt=sum(p * share for (p, _), share in bills),
+                   priced_completion=sum(c * share for (_, c), share in bills),
                    without_usage=sum(not priced(a.prompt_tokens, a.completion_tokens) for a in fresh),
-                   estimated=len(estimates), estimated_prompt=sum(e["prompt"] for e in estimates),
-                   estimated_completion=sum(e["completion"] for e in estimates),
+                   estimated=len(estimates), estimated_prompt=sum(e["prompt"] * share for e, share in estimates),
+                   estimated_completion=sum(e["completion"] * share for e, share in estimates),
                    unpriced=len(fresh) - len(bills), implausible=sum(a.usage_note is not None for a in ok))
 
     def cost(self, prices: Prices) -> float | None:

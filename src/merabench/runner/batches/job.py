@@ -11,7 +11,6 @@ from typing import Literal
 
 from merabench.errors import ConfigError
 from merabench.models.base import GenerationOptions
-from merabench.runner.budget import Prices
 from merabench.runner.work import Asking
 
 Fallback = Literal["batch", "direct"]
@@ -41,12 +40,6 @@ class BatchSettings:
             raise ConfigError(f"--batch-fallback must be batch or direct, got {self.fallback!r}")
         if self.max_requests < 1 or not (math.isfinite(self.max_mb) and self.max_mb > 0):
             raise ConfigError("--batch-max-requests and --batch-max-mb must be above 0")
-
-    def prices(self, given: Prices | None) -> Prices | None:
-        """The batch price: the prices given, times the discount."""
-        if given is None:
-            return None
-        return Prices(given.input_per_million * self.discount, given.output_per_million * self.discount)
 
     def recorded(self) -> dict[str, object]:
         """What results.json's settings say of it."""

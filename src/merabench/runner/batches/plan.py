@@ -125,15 +125,17 @@ def committed(job: BatchJob, runs: Sequence[TaskRun], ledger: Ledger, prices: Pr
         for draw in job.asking.draws:
             for answer in draws.get(draw, {}).values():
                 probe.add_kept(answer)
-    return probe.spent + sum(prices.cost(*r.most_tokens) for r in ledger.unsettled())
+    discount = job.settings.discount  # what a batch's answers cost, of the prices given
+    return probe.spent + sum(prices.cost(*r.most_tokens) * discount for r in ledger.unsettled())
 
 
 class Room:
     """How much --max-cost leaves for new batches, and what did not fit."""
 
-    def __init__(self, budget: Budget, committed: float) -> None:
+    def __init__(self, budget: Budget, committed: float, discount: float = 1.0) -> None:
         self.budget = budget
         self.prices = budget.prices
+        self.discount = discount  # a batch request costs this share of the prices given
         self.left = math.inf if budget.max_cost is None else budget.max_cost - committed
         self.most = 0.0
         self.left_out = 0
@@ -142,7 +144,7 @@ class Room:
     def within(self, planned: Iterable[tuple[WorkItem, Line]]) -> Iterator[Line]:
         """The requests in order while their most cost fits; the rest counted, not submitted."""
         for _, line in planned:
-            cost = self.prices.cost(*line.most_tokens) if self.prices is not None else 0.0
+            cost = self.prices.cost(*line.most_tokens) * self.discount if self.prices is not None else 0.0
             if self.left_out or self.most + cost > self.left:
                 self.left_out += 1
                 self.left_out_cost += cost

@@ -46,6 +46,8 @@ class BatchSource:
 
     direct: BackendSource
     fallback: Fallback = "batch"
+    #: the share of the prices given that a batch's answers cost (--batch-discount)
+    discount: float = 1.0
     #: by row and draw, then by the hash of the request answered: the reply, or why there is none
     answers: dict[Key, dict[str, Completion | str]] = field(default_factory=dict)
     #: rows asked through the endpoint (--batch-fallback direct: an earlier batch failed them)
@@ -98,7 +100,8 @@ class BatchSource:
             path = ledger.path(record.part, kind)  # type: ignore[arg-type]
             if path.exists() and path.stat().st_size:
                 for key, (digest, answer) in ImportedSource.read(path, model, options).answers.items():
-                    found[key] = (digest, dataclasses.replace(answer, endpoint=endpoint, attempts=1)
+                    found[key] = (digest, dataclasses.replace(answer, endpoint=endpoint, attempts=1,
+                                                              price_share=self.discount)
                                   if isinstance(answer, Completion) else answer)
         return found
 

@@ -79,7 +79,7 @@ async def _submit_and_follow(job: BatchJob, source: BatchSource, runs: Sequence[
         while True:
             source.load(ledger, job.model, job.options, say)
             awaited = [r for r in ledger.unsettled() if r.state == "submitted" and r.part not in source.unreadable]
-            room = Room(budget, committed(job, runs, ledger, budget.prices))
+            room = Room(budget, committed(job, runs, ledger, budget.prices), job.settings.discount)
             wave = Wave(job, runs, source, ledger, cache)
             parts = write_inputs(ledger, room.within(wave.lines()), job.settings.max_requests,
                                  int(job.settings.max_mb * 1_000_000))
