@@ -32,14 +32,14 @@ def duration(seconds: float) -> str:
 
 
 def progress_line(record: BatchRecord, now: float | None = None) -> str:
-    """`b001 (batch_abc): in_progress, 40 of 65 done, 2 failed; 3 min old; window ends 14:03 UTC (in 23 h 56 min)`."""
+    """`b001 (batch_abc): in_progress, 40 of 65 ended (38 answered, 2 failed); 3 min old; window ends ...`."""
     now = time.time() if now is None else now
-    failed = f", {record.failed:,} failed" if record.failed else ""
+    failed = f" ({record.completed:,} answered, {record.failed:,} failed)" if record.failed else ""
     window = ""
     if record.expires_at is not None and record.status not in ("completed", "failed", "expired", "cancelled"):
         ends = datetime.fromtimestamp(record.expires_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
         window = f"; its 24 h window ends {ends} (in {duration(record.expires_at - now)})"
-    return (f"{record.name}: {record.status}, {record.completed + record.failed:,} of {record.requests:,} done"
+    return (f"{record.name}: {record.status}, {record.completed + record.failed:,} of {record.requests:,} ended"
             f"{failed}; {duration(now - record.created)} old{window}")
 
 
