@@ -133,7 +133,7 @@ def test_breakdowns_with_nothing_to_compare_are_folded_and_numbers_sit_under_rig
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     assert '<th class="num">exact_match</th>' in page
     assert "group_exact_match" not in page.split("by task type", 1)[1].split("</details>", 1)[0]
-    assert "wording spread</b>" in page and "how much the score" in page  # the figure is explained
+    assert "wording spread</b>" in page and "mixes the wording with which questions got it" in page  # explained
     assert "geometric mean" in page  # and so is balance_score
     assert "why rows lost points" in page
 
