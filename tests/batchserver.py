@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
-from fakeserver import _completion_payload, default_reply
+from fakeserver import _completion_payload, default_reply, serve_in_thread
 
 
 @dataclass
@@ -213,11 +212,7 @@ class BatchServer:
         return await handler(request)
 
     def start(self) -> BatchServer:
-        ready = threading.Event()
-
-        def serve() -> None:
-            self._loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(self._loop)
+        def app() -> web.Application:
             self._released = asyncio.Event()
             self._tasks: list[asyncio.Task] = []
             app = web.Application(client_max_size=1 << 30, middlewares=[self._seen])
@@ -228,17 +223,9 @@ class BatchServer:
             app.router.add_get("/v1/batches/{batch_id}", self._retrieve)
             app.router.add_post("/v1/batches/{batch_id}/cancel", self._cancel)
             app.router.add_post("/v1/chat/completions", self._chat)
-            self._runner = web.AppRunner(app, access_log=None)
-            self._loop.run_until_complete(self._runner.setup())
-            site = web.TCPSite(self._runner, "127.0.0.1", self.port)
-            self._loop.run_until_complete(site.start())
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            ready.set()
-            self._loop.run_forever()
+            return app
 
-        self._thread = threading.Thread(target=serve, daemon=True)
-        self._thread.start()
-        ready.wait(10)
+        serve_in_thread(self, app)
         return self
 
     def stop(self) -> None:

@@ -90,3 +90,15 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
     assert done.returncode == 0, done.stderr
     return out
+
+
+@pytest.fixture(scope="module")
+def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled rows of every task answered by the reference: a finished run folder that the
+    module's tests read (submission, export, check) and do not change."""
+    from helpers import run_cli
+
+    run = tmp_path_factory.mktemp("ref") / "run"
+    done = run_cli("run", "--model", "reference", "--out", str(run), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    return run

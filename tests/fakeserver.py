@@ -217,29 +217,16 @@ class FakeServer:
         return web.json_response({"object": "list", "data": [{"id": "fake", "object": "model"}]})
 
     def start(self) -> FakeServer:
-        ready = threading.Event()
-
-        def serve() -> None:
-            self._loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(self._loop)
+        def app() -> web.Application:
             app = web.Application()
             app.router.add_post("/v1/chat/completions", self._handle)
             app.router.add_get("/v1/models", self._models)
             app.router.add_get("/props", self._props)
             app.router.add_get("/metrics", self._metrics)
             app.router.add_post("/apply-template", self._apply_template)
-            self._runner = web.AppRunner(app, access_log=None)
-            self._loop.run_until_complete(self._runner.setup())
-            site = web.TCPSite(self._runner, "127.0.0.1", self.port)
-            self._loop.run_until_complete(site.start())
-            self._listener = site._server
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-            ready.set()
-            self._loop.run_forever()
+            return app
 
-        self._thread = threading.Thread(target=serve, daemon=True)
-        self._thread.start()
-        ready.wait(10)
+        serve_in_thread(self, app)
         return self
 
     def __enter__(self) -> FakeServer:
@@ -255,6 +242,29 @@ class FakeServer:
         asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+
+def serve_in_thread(server: Any, make_app: Callable[[], web.Application]) -> None:
+    """Serve make_app()'s application on 127.0.0.1:server.port from a thread and event loop of
+    its own (made there, so the app's asyncio objects belong to that loop); server gets _loop,
+    _runner, _listener, _thread and the port bound. Returns once it listens."""
+    ready = threading.Event()
+
+    def serve() -> None:
+        server._loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(server._loop)
+        server._runner = web.AppRunner(make_app(), access_log=None)
+        server._loop.run_until_complete(server._runner.setup())
+        site = web.TCPSite(server._runner, "127.0.0.1", server.port)
+        server._loop.run_until_complete(site.start())
+        server._listener = site._server
+        server.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        ready.set()
+        server._loop.run_forever()
+
+    server._thread = threading.Thread(target=serve, daemon=True)
+    server._thread.start()
+    ready.wait(10)
 
 
 def _completion_payload(n: int, body: dict, answer: Any) -> bytes:

@@ -96,13 +96,6 @@ def bomb_logs(size: int) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.fixture(scope="module")
-def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("ref") / "run"
-    done = run_cli("run", "--model", "reference", "--out", str(run), "--no-progress")
-    assert done.returncode == 0, done.stderr
-    return run
-
 
 @pytest.fixture
 def work(tmp_path: Path) -> Path:

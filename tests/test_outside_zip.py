@@ -35,18 +35,10 @@ from merabench.tasks import TASKS
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("ref") / "run"
-    done = run_cli("run", "--model", "reference", "--out", str(folder), "--no-progress")
-    assert done.returncode == 0, done.stderr
-    return folder
-
-
-@pytest.fixture(scope="module")
-def submission(run: Path, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, bytes]]:
+def submission(reference_run: Path, tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, bytes]]:
     """The entries of RUN merged into a plain harness ZIP (the comment --allow-unofficial wrote left out)."""
     work = tmp_path_factory.mktemp("sub")
-    done = submission_s(run, write_harness(work / "h.zip"), work / "s.zip")
+    done = submission_s(reference_run, write_harness(work / "h.zip"), work / "s.zip")
     assert done.returncode == 0, done.stderr
     return members_of(work / "s.zip")
 
@@ -77,7 +69,7 @@ def with_logs(members: list[tuple[str, bytes]], logs: bytes) -> bytes:
 
 # -- x01: doc.meta.id true or 2.5 is no row id ------------------------------------------------------
 
-def test_x01_a_harness_log_id_that_is_not_an_integer_is_refused(run: Path, work: Path,
+def test_x01_a_harness_log_id_that_is_not_an_integer_is_refused(reference_run: Path, work: Path,
                                                                submission: list[tuple[str, bytes]]) -> None:
     theirs = [(n, d) for n, d in members_of(dict(submission)[LOGS]) if not n.startswith("samples_multiq")]
     for value in ("true", "2.5"):
@@ -85,7 +77,7 @@ def test_x01_a_harness_log_id_that_is_not_an_integer_is_refused(run: Path, work:
         write_harness(work / "h.zip", harness_members(zip_of([(MULTIQ_SAMPLES, bad), *logs_members()[1:]])))
         before = snapshot(work)
         says = f"!logs_public.zip!{MULTIQ_SAMPLES}: line 2 has doc.meta.id {value}, not an integer"
-        refused_in_one_line(submission_s(run, work / "h.zip", work / "s.zip"), says)
+        refused_in_one_line(submission_s(reference_run, work / "h.zip", work / "s.zip"), says)
         assert snapshot(work) == before
         failed_check(check(work / "c.zip", with_logs(submission, zip_of([(MULTIQ_SAMPLES, bad), *theirs]))),
                      f"logs_public.zip!{MULTIQ_SAMPLES}: line 2 has doc.meta.id {value}, not an integer")
@@ -94,17 +86,17 @@ def test_x01_a_harness_log_id_that_is_not_an_integer_is_refused(run: Path, work:
     good = lm_eval_line(0, "Москва").replace('"id": 0}', '"id": "0"}') + \
         lm_eval_line(1, "1812").replace('"id": 1}', '"id": 1.0}')
     write_harness(work / "h.zip", harness_members(zip_of([(MULTIQ_SAMPLES, good.encode()), *logs_members()[1:]])))
-    done = submission_s(run, work / "h.zip", work / "s.zip")
+    done = submission_s(reference_run, work / "h.zip", work / "s.zip")
     assert done.returncode == 0, done.stderr
 
 
 # -- x02: a harness's sage.json is its SAGE.json ------------------------------------------------------
 
-def test_x02_our_task_file_in_another_case_is_replaced_and_two_spellings_fail(run: Path, work: Path,
+def test_x02_our_task_file_in_another_case_is_replaced_and_two_spellings_fail(reference_run: Path, work: Path,
                                                                 submission: list[tuple[str, bytes]]) -> None:
     members = [("sage.json" if n == "SAGE.json" else n, d) for n, d in harness_members()]
     write_harness(work / "h.zip", members)
-    done = submission_s(run, work / "h.zip", work / "s.zip")
+    done = submission_s(reference_run, work / "h.zip", work / "s.zip")
     assert done.returncode == 0, done.stderr
     assert "replaced the harness's sage.json" in done.stderr, done.stderr
     with zipfile.ZipFile(work / "s.zip") as zf:
@@ -116,7 +108,7 @@ def test_x02_our_task_file_in_another_case_is_replaced_and_two_spellings_fail(ru
                  "SAGE.json, sage.json: names that differ only in case")
     # another task's two spellings in the harness: a copy would keep both, so --into refuses
     write_harness(work / "h.zip", [*harness_members(), ("multiq.json", task_json(["Москва"]))])
-    refused_in_one_line(submission_s(run, work / "h.zip", work / "s2.zip"),
+    refused_in_one_line(submission_s(reference_run, work / "h.zip", work / "s2.zip"),
                         "MultiQ.json, multiq.json: names that differ only in case")
     assert not (work / "s2.zip").exists()
 
@@ -159,14 +151,14 @@ UNSAFE = [("../../../tmp/x", "../../../tmp/x: a .. in its name"),
 
 
 @pytest.mark.parametrize(("name", "says"), UNSAFE, ids=[n for n, _ in UNSAFE])
-def test_x05_unsafe_entry_names_are_refused_and_fail_the_check(name: str, says: str, run: Path, work: Path,
+def test_x05_unsafe_entry_names_are_refused_and_fail_the_check(name: str, says: str, reference_run: Path, work: Path,
                                                                submission: list[tuple[str, bytes]]) -> None:
     write_harness(work / "h.zip", [*harness_members(), (name, b"pwn")])
     before = snapshot(work)
-    refused_in_one_line(submission_s(run, work / "h.zip", work / "s.zip"), f"h.zip: {says}")
+    refused_in_one_line(submission_s(reference_run, work / "h.zip", work / "s.zip"), f"h.zip: {says}")
     assert snapshot(work) == before
     write_harness(work / "h.zip", harness_members(zip_of([*logs_members(), (name, b"pwn")])))
-    refused_in_one_line(submission_s(run, work / "h.zip", work / "s.zip"), f"h.zip!logs_public.zip: {says}")
+    refused_in_one_line(submission_s(reference_run, work / "h.zip", work / "s.zip"), f"h.zip!logs_public.zip: {says}")
     failed_check(check(work / "c.zip", zip_of([*submission, (name, b"pwn")])), says)
 
 

@@ -113,12 +113,6 @@ def _harness_zip(path: Path, *, with_old_sage: bool = True) -> dict[str, bytes]:
     return entries
 
 
-@pytest.fixture(scope="module")
-def reference_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("ref") / "run"
-    assert run_cli("run", "--model", "reference", "--out", str(run), "--no-progress").returncode == 0
-    return run
-
 
 def test_a_run_merges_into_the_harness_zip_keeping_its_other_task_byte_for_byte(reference_run: Path,
                                                                                  tmp_path: Path) -> None:
