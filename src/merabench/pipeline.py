@@ -25,28 +25,17 @@ from typing import TYPE_CHECKING, Any, Literal
 from merabench.errors import ConfigError, DataError, disk_space
 from merabench.formats.predictions import PredictionFile, check_made_for, check_shape
 from merabench.formats.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
-from merabench.formats.samples import samples_path
 from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
 from merabench.records import BASE, Answer, Draw, Status
 from merabench.report.html import write_report
-from merabench.rows.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.rows.prompts import render_row
 from merabench.rows.row import TaskData
 from merabench.runner.budget import Budget, Prices
 from merabench.runner.cache import ResponseCache
 from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner
-from merabench.runner.redaction import (
-    redact_url,
-    register_argv,
-    register_environment,
-    register_fields,
-    register_secret,
-    register_url,
-    unsendable_key,
-)
 from merabench.runner.rundir import (
     check_folder,
     check_identity,
@@ -55,12 +44,23 @@ from merabench.runner.rundir import (
     make_folder,
     same_run,
 )
+from merabench.runner.samples import samples_path
 from merabench.runner.work import PLAIN, Asking, Drawing, RepeatSeed, TaskRun
 from merabench.scoring.draws import TaskAnswers, score_draws
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult
+from merabench.support.redaction import (
+    redact_url,
+    register_argv,
+    register_environment,
+    register_fields,
+    register_secret,
+    register_url,
+    unsendable_key,
+)
 from merabench.tasks import TASKS, get_task, parse_task_list
 from merabench.tasks.base import Task
+from merabench.tasks.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
 from merabench.tasks.wordings import WordingChoice, task_wordings
 
@@ -191,7 +191,7 @@ def answer_source(config: RunConfig) -> AnswerSource:
 
         return BatchSource(_backend_source(config), config.batch.fallback, config.batch.discount)
     if config.import_responses is not None:
-        from merabench.formats.batch import ImportedSource, served_model
+        from merabench.runner.batchfile import ImportedSource, served_model
 
         served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
         return ImportedSource.read(config.import_responses, config.model, config.generation)
@@ -390,7 +390,7 @@ def with_tool_mode(tasks: list[Task], config: RunConfig) -> list[Task]:
 def export_requests(config: RunConfig, path: Path) -> int:
     """Write the requests the run would still send (none already answered in its --out folder,
     when it exists) as OpenAI Batch input lines; returns how many."""
-    from merabench.formats.batch import request_lines, served_model, write_requests
+    from merabench.runner.batchfile import request_lines, served_model, write_requests
 
     register_secrets(config)
     model = served_model(config.model)
@@ -448,7 +448,7 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
 
 def _batch_checked(config: RunConfig) -> RunConfig:
     """A `--batch` run that can go through a Batch API, its prices the batch price; else one line."""
-    from merabench.formats.batch import served_model
+    from merabench.runner.batchfile import served_model
 
     served_model(config.model)
     if config.import_responses is not None or config.serve is not None:

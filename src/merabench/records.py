@@ -99,7 +99,7 @@ class Answer:
     #: native tool calling: the replies and how the answer was given (runner/tool_loop.py)
     exchange: Mapping[str, Any] | None = None
     #: {"prompt", "completion"}: what the cost counts when the token counts could not price the
-    #: answer, in part estimated from the bytes sent and received (runner/usage.py)
+    #: answer, in part estimated from the bytes sent and received (models/usage.py)
     estimated_tokens: Mapping[str, int] | None = None
     #: the share of the prices given it was bought at (a Batch API's discount); None: the full price
     price_share: float | None = None

@@ -42,11 +42,12 @@ from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
-from merabench.rows.datasource import load_task_data
+from merabench.report.views import explained
 from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
-from merabench.runner.redaction import register_fields
 from merabench.runner.work import MAX_REPEATS, RepeatSeed
+from merabench.support.redaction import register_fields
 from merabench.tasks import TASKS, get_task
+from merabench.tasks.datasource import load_task_data
 from merabench.tasks.wordings import WordingChoice
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     the command does not give them; tasks run with another --split or --limit cannot share one
     export and are refused, naming them."""
     from merabench.formats.results import task_settings
-    from merabench.rows.datasource import spec_for
+    from merabench.tasks.datasource import spec_for
 
     recorded = [name for name in TASKS if name in (document.get("tasks") or {})]
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if option_given(ctx, "tasks") else recorded
@@ -125,7 +126,7 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
                taken: dict[str, Any]) -> list[str]:
     """The flags of what `export-requests --run DIR` took from the run rather than the command line:
     the import's command gives them, so that it answers the same run."""
-    from merabench.formats.batch import generation_flags
+    from merabench.runner.batchfile import generation_flags
 
     flags = [] if option_given(ctx, "model") else ["--model", model]
     if not any(option_given(ctx, name) for name in GENERATION_FLAGS):
@@ -384,7 +385,7 @@ def _serve_spec(model: str, base_url: list[str], serve: str | None, serve_cmd: s
 
 def _export(ctx: typer.Context, config: RunConfig, export_requests: Path, recorded_flags: list[str]) -> None:
     """--export-requests: write the requests still to send, and say the command that imports their answers."""
-    from merabench.formats.batch import import_command
+    from merabench.runner.batchfile import import_command
 
     count = export_pending(config, export_requests)
     command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
@@ -489,5 +490,5 @@ def _explain(task_name: str, data: str, split: str, answers: dict[int, str | Non
     task = get_task(task_name)
     row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
     stdout_console().print(f"\n[bold]row {row_id}[/bold]")
-    stdout_console().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+    stdout_console().print(explained(task, row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
               highlight=False)

@@ -18,7 +18,7 @@ import typer
 from merabench.cli import evaluate, tools  # noqa: F401  (importing them registers the commands)
 from merabench.cli.app import app, escape, say, stderr_console
 from merabench.errors import ConfigError, MerabenchError
-from merabench.runner.redaction import redact
+from merabench.support.redaction import redact
 
 
 def _click_types(name: str) -> tuple[type[BaseException], ...]:

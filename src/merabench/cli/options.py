@@ -14,13 +14,13 @@ from merabench.cli.app import escape, say, stdout_console
 from merabench.cli.help import JUDGE
 from merabench.errors import ConfigError, json_problem
 from merabench.formats.results import summary_lines, summary_table
-from merabench.judging.protocol import load_template
 from merabench.judging.stage import judge_settings
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.pipeline import Evaluation, JudgeRun
 from merabench.runner.budget import Prices
-from merabench.runner.redaction import redact_url, register_environment, register_secret, register_url
 from merabench.scoring.score import TaskResult
+from merabench.support.redaction import redact_url, register_environment, register_secret, register_url
+from merabench.tasks.judge_protocol import load_template
 
 
 def parse_extra_body(value: str | None) -> dict[str, Any]:

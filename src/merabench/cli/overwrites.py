@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from merabench.errors import ConfigError
 from merabench.formats.results import RESULTS_FILE
-from merabench.rows.datasource import is_generated, spec_for
 from merabench.rows.inputfile import STDIN
 from merabench.rows.spellcheck import is_spellcheck
 from merabench.runner.rundir import RUN_FILE
 from merabench.tasks import TASKS
+from merabench.tasks.datasource import is_generated, spec_for
 
 if TYPE_CHECKING:
     from merabench.pipeline import RunConfig

@@ -27,11 +27,10 @@ from merabench.errors import ConfigError, DataError
 from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.compare_power import power, with_mde
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
-from merabench.formats.samples import read_record_draws, samples_path
 from merabench.models.base import sent_temperature
 from merabench.records import BASE, Draw
-from merabench.rows.datasource import load_task_data, spec_for
 from merabench.rows.row import Row, rows_sha256
+from merabench.runner.samples import read_record_draws, samples_path
 from merabench.scoring.repeated import group_verdicts, mean_figures, row_means
 from merabench.scoring.stats import (
     interval,
@@ -50,6 +49,7 @@ from merabench.tasks.aggregation import (
     values_of,
 )
 from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
+from merabench.tasks.datasource import load_task_data, spec_for
 
 #: GorillaHard's metrics of the text envelope's format, which a --tool-mode native run does not have
 TEXT_ONLY = ("format_pass_rate", "constraint_pass_rate")

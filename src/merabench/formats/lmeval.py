@@ -21,10 +21,11 @@ from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.results import RESULTS_FILE, check_text_protocol, task_settings
-from merabench.formats.samples import dumps, missing_answers, read_records, samples_path, write_atomic
 from merabench.records import NOT_ASKED
 from merabench.rows.prompts import HistoryIndex
 from merabench.rows.row import Row, TaskData
+from merabench.runner.samples import dumps, missing_answers, read_records, samples_path
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS, get_task
 from merabench.tasks.base import Task
 
@@ -119,7 +120,7 @@ def results_file(document: Mapping[str, Any]) -> dict[str, Any]:
 
 def _load_rows(task_name: str, settings: Mapping[str, Any]) -> TaskData | None:
     """The run's rows, loaded again from its data spec; None when they cannot be (moved, offline)."""
-    from merabench.rows.datasource import load_for_tasks
+    from merabench.tasks.datasource import load_for_tasks
 
     try:
         return load_for_tasks([get_task(task_name)], list(settings.get("data") or ["bundled"]),

@@ -137,7 +137,7 @@ def _recorded_beside(path: Path) -> tuple[str | None, str | None, str]:
     """(the --data, the system prompt, the tool mode) of the run whose folder holds this samples
     file, from its results.json and run.json; (None, None, "text") for a file elsewhere."""
     from merabench.formats.results import read_results, task_settings
-    from merabench.rows.datasource import spec_for
+    from merabench.tasks.datasource import spec_for
 
     task = path.name.removeprefix("samples_").removesuffix(".jsonl")
     doc = read_results(path.parent) if path.name.startswith("samples_") else None

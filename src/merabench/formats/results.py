@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.errors import ConfigError, DataError, reading
-from merabench.formats.samples import samples_path, write_atomic
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
+from merabench.runner.samples import samples_path
 from merabench.scoring.score import TaskResult, Usage
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
@@ -74,7 +75,7 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
 def task_cost(usage: Usage, prices: Prices) -> dict[str, Any]:
     """A task's `cost` in results.json: null when some answer could not be priced at all (it is
     never 0 for answers it did not see); `cost_estimated` the part of it estimated from bytes, for
-    answers whose token counts were missing or could not be right (runner/usage.py)."""
+    answers whose token counts were missing or could not be right (models/usage.py)."""
     cost = usage.cost(prices)
     out: dict[str, Any] = {"cost": None if cost is None else round(cost, 6)}
     if usage.estimated:

@@ -26,7 +26,6 @@ from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.harness_zip import Merged, Piece, harness_pieces
 from merabench.formats.public_logs import LOGS_FILE, is_results, is_samples, log_problems
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
-from merabench.formats.samples import missing_answers, read_answers, read_records, replacing, samples_path
 from merabench.formats.zipentries import (
     extracted,
     listed,
@@ -37,8 +36,10 @@ from merabench.formats.zipentries import (
     unreadable_entries,
 )
 from merabench.rows.jsonio import loads
-from merabench.runner.redaction import redact
 from merabench.runner.rundir import RUN_FILE
+from merabench.runner.samples import missing_answers, read_answers, read_records, samples_path
+from merabench.support.files import replacing
+from merabench.support.redaction import redact
 from merabench.tasks import TASKS
 
 
@@ -100,7 +101,7 @@ def unofficial_causes_said(comment: bytes) -> list[str]:
 
 
 def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *, sent: bool) -> list[str]:
-    from merabench.rows.datasource import is_generated, spec_for
+    from merabench.tasks.datasource import is_generated, spec_for
 
     spec = spec_for([str(d) for d in settings.get("data") or ()], name)
     causes = []

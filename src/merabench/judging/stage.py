@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError, ServerRefused
-from merabench.judging.protocol import MAX_TOKENS, HarnessTemplate, harness_score
 from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
 from merabench.models.endpoints import HUNG_AFTER, UNREACHABLE_AFTER
 from merabench.records import Answer, Judgement, commonest_error
@@ -34,6 +33,7 @@ from merabench.rows.row import Row
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.tasks.base import Task
+from merabench.tasks.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 
 OWN_OPTIONS = GenerationOptions(max_tokens=1024, temperature=0.0)
 HARNESS_OPTIONS = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0)

@@ -108,7 +108,7 @@ class Completion:
     exchange: Mapping[str, Any] | None = None
     #: {"prompt", "completion"}: the tokens the cost counts for an endpoint's answer whose counts
     #: cannot price it (missing or impossible): the usable counts, the rest estimated from the bytes
-    #: sent and received (runner/usage.py); None when the counts price it
+    #: sent and received (models/usage.py); None when the counts price it
     estimated_tokens: Mapping[str, int] | None = None
 
 

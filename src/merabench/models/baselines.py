@@ -6,16 +6,27 @@ they are not backends: the runner asks them directly and never caches them."""
 from __future__ import annotations
 
 import random
-from typing import Literal
+from typing import Literal, Protocol
 
 from merabench.rows.row import Row
-from merabench.tasks.base import Task
 
 BaselineKind = Literal["reference", "copy", "random"]
 BASELINES: tuple[BaselineKind, ...] = ("reference", "copy", "random")
 
 
-def baseline_answer(kind: BaselineKind, task: Task, row: Row, seed: int | None = None) -> str:
+class AnswersRows(Protocol):
+    """What a baseline needs of a task (tasks/base.py's Task has it): its three stock answers."""
+
+    name: str
+
+    def reference_answer(self, row: Row) -> str: ...
+
+    def copy_answer(self, row: Row) -> str: ...
+
+    def random_answer(self, row: Row, rng: random.Random) -> str: ...
+
+
+def baseline_answer(kind: BaselineKind, task: AnswersRows, row: Row, seed: int | None = None) -> str:
     if kind == "reference":
         return task.reference_answer(row)
     if kind == "copy":

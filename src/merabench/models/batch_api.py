@@ -28,7 +28,6 @@ import aiohttp
 import orjson
 
 from merabench.errors import ConfigError, MerabenchError, RunPaused
-from merabench.formats.samples import replacing
 from merabench.models.bodies import CHUNK_BYTES, read_capped
 from merabench.models.endpoints import jittered_backoff, shown_wait
 from merabench.models.openai_compat import (
@@ -39,7 +38,8 @@ from merabench.models.openai_compat import (
     transport_problem,
 )
 from merabench.rows.jsonio import loads
-from merabench.runner.redaction import redact, redact_url, register_secret, register_url
+from merabench.support.files import replacing
+from merabench.support.redaction import redact, redact_url, register_secret, register_url
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"

@@ -34,9 +34,9 @@ from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.models.tool_support import refusal_line, refuses_tools
+from merabench.models.usage import usage_counts
 from merabench.rows.jsonio import dumps_any_depth, dumps_kept, has_non_finite, loads, nested_deeper_than
-from merabench.runner.redaction import redact_url, register_secret, register_url
-from merabench.runner.usage import usage_counts
+from merabench.support.redaction import redact_url, register_secret, register_url
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -335,7 +335,7 @@ class OpenAICompatBackend(Backend):
 
 def with_tools(body: dict[str, Any], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A chat body offering native tools, when there are any: the model may call any of them, or
-    answer in text (a batch input line carries the same, formats/batch.py)."""
+    answer in text (a batch input line carries the same, runner/batchfile.py)."""
     if tools:
         body["tools"] = list(tools)
         body["tool_choice"] = "auto"
@@ -433,7 +433,7 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
 def _counted_by_constants(raw: bytes) -> dict[str, Any] | None:
     """A body whose one fault is NaN or Infinity in its usage (a server's counter gone wrong, not
     JSON): read with them, so that the answer is kept and the counts are recorded as missing
-    (runner/usage.py); None when it is not JSON otherwise, or holds them anywhere else."""
+    (models/usage.py); None when it is not JSON otherwise, or holds them anywhere else."""
     try:
         doc = loads(raw, constants=True)
     except ValueError:

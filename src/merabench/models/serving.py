@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError
-from merabench.models.supervise import signal_all
-from merabench.runner.redaction import StreamRedactor, names_a_credential, redact
+from merabench.support.redaction import StreamRedactor, names_a_credential, redact
+from merabench.support.supervise import signal_all
 
 ENGINES = {
     "vllm": "vllm serve {model} --host 127.0.0.1 --port {port}",

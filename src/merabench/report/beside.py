@@ -10,7 +10,7 @@ from typing import Any
 
 from merabench.errors import ConfigError
 from merabench.formats.results import load_results
-from merabench.formats.samples import read_records, samples_path
+from merabench.runner.samples import read_records, samples_path
 
 TASK = "gorillahard"
 

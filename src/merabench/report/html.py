@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from merabench.formats.results import KEPT, load_results, task_settings
-from merabench.formats.samples import write_atomic
 from merabench.report.beside import text_answers
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
 from merabench.rows.row import Row
 from merabench.runner.rundir import RUN_FILE
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS
 from merabench.tasks.base import Aggregation, MetricSpec
 

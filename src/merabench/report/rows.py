@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.formats.samples import draw_of, samples_path, trusted
 from merabench.records import NOT_ASKED, Draw
 from merabench.report.beside import exchange_text
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row, rows_sha256
-from merabench.scoring.think import has_think
+from merabench.runner.samples import draw_of, samples_path, trusted
+from merabench.support.think import has_think
 from merabench.tasks import TASKS
 
 TEXT_BUDGET = 6_000_000   # bytes of text (answers, references, prompts) over all tasks of a page
@@ -277,7 +277,7 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
     recorded (for `merabench report DIR`), when they are still there and still the same (their
     hash matches); the hub is not asked (a rebuild works offline)."""
     from merabench.formats.results import task_settings
-    from merabench.rows.datasource import load_task_data, spec_for
+    from merabench.tasks.datasource import load_task_data, spec_for
 
     wanted = None if names is None else set(names)
     found = {}

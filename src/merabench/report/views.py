@@ -201,8 +201,13 @@ def why_of(verdict: Verdict) -> str:
     return HELP.get(why) or why or HELP.get(label) or HELP.get(label.split(":")[0]) or ""
 
 
+def explained(task: Any, row: Row, answer: str) -> str:
+    """`merabench score --explain ID`: the task's own account, else the generic one below."""
+    return task.explain(row, answer) or explain(task, row, answer)
+
+
 def explain(task: Any, row: Row, answer: str) -> str:
-    """`merabench score --explain ID` for a task without its own: the answer (and the text the
+    """The generic account of one answer's score, for a task without its own: the answer (and the text the
     scorer read, when that differs), the reference, each check with its verdict, and each metric
     of the row marked by whether it is at its best."""
     score = task.score(row, answer)

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, reading
+from merabench.models.usage import billable_tokens, priced
 from merabench.records import Answer
 from merabench.rows.inputfile import read_text
-from merabench.runner.usage import billable_tokens, priced
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
 STOPPED_EXIT = 3

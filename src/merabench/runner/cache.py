@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -24,15 +23,10 @@ import orjson
 
 from merabench.errors import ConfigError
 from merabench.models.base import Completion
-from merabench.runner.redaction import redact
+from merabench.support.paths import default_cache_path
+from merabench.support.redaction import redact
 
 _COMPLETION_FIELDS = tuple(f.name for f in fields(Completion) if f.name not in ("endpoint", "attempts"))
-
-
-def default_cache_path() -> Path:
-    """$MERABENCH_CACHE, else ~/.cache/merabench/responses.sqlite (read at call time)."""
-    env = os.environ.get("MERABENCH_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "merabench" / "responses.sqlite"
 
 
 _SCHEMA = """

@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from merabench.errors import BackendError, ConfigError, NotSent, ServerRefused
-from merabench.formats.samples import SampleWriter, read_answer_draws, samples_path
 from merabench.models.base import Backend, Completion, Generating, Request
 from merabench.models.baselines import BaselineKind, baseline_answer
+from merabench.models.usage import within_prompt
 from merabench.records import Answer, Draw
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.runner.live import InFlight, LiveStatus, plan_line
+from merabench.runner.samples import SampleWriter, read_answer_draws, samples_path
 from merabench.runner.tool_loop import converse
-from merabench.runner.usage import within_prompt
 from merabench.runner.work import (
     PLAIN,
     Asking,

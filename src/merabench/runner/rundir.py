@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from merabench.errors import ConfigError
-from merabench.formats.samples import write_atomic
 from merabench.models.hf_source import spelt_model
-from merabench.runner.redaction import redact
+from merabench.support.files import write_atomic
+from merabench.support.redaction import redact
 
 RUN_FILE = "run.json"
 LOCK_FILE = ".merabench.lock"

@@ -19,9 +19,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from merabench.formats.samples import SamplesFile
 from merabench.records import BASE, Answer, Draw, Judgement
 from merabench.rows.row import Row
+from merabench.runner.samples import SamplesFile
 from merabench.scoring.repeated import (
     by_wording,
     clustered_figures,

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from merabench.formats.samples import SamplesFile
+from merabench.models.usage import billable_tokens, priced
 from merabench.records import BASE, Answer, Draw, Judgement, Scored
 from merabench.rows.row import Row, compact_rows, rows_sha256
 from merabench.runner.budget import Prices
-from merabench.runner.usage import billable_tokens, priced
+from merabench.runner.samples import SamplesFile
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.parallel import score_rows
-from merabench.scoring.think import has_think
+from merabench.support.think import has_think
 from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
@@ -33,7 +33,7 @@ class Usage:
     """Tokens (and their cost, when prices are known) over a task's answers. The cost counts the
     answers an endpoint was asked for (a cached answer costs nothing): by their token counts, or,
     when those are missing or cannot be right, by the estimate made from the bytes sent and
-    received (runner/usage.py); `unpriced` says how many had neither, and then there is no cost."""
+    received (models/usage.py); `unpriced` says how many had neither, and then there is no cost."""
 
     prompt: int = 0
     completion: int = 0

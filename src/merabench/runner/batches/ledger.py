@@ -11,7 +11,7 @@ file's id is written and the create is about to be sent: a batch may exist whose
 written; the next run looks it up by its input file) -> `submitted` (the batch's id, written the
 moment the server gave it, before anything else can fail) -> `downloaded` (it ended; its files are
 here) -> `settled` (every row it asked has its answer or its failure in the samples files). Each
-write replaces the record whole (samples.write_atomic), so a kill leaves the old state or the new,
+write replaces the record whole (support/files.py write_atomic), so a kill leaves the old state or the new,
 never half of one. Deleting a record's files forgets its batch: its rows are asked again.
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from merabench.errors import ConfigError, reading
-from merabench.formats.samples import write_atomic
+from merabench.support.files import write_atomic
 
 State = Literal["uploading", "creating", "submitted", "downloaded", "settled"]
 STATES: tuple[State, ...] = ("uploading", "creating", "submitted", "downloaded", "settled")

@@ -17,7 +17,6 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from merabench.formats.batch import served_model
 from merabench.models.batch_api import BatchClient
 from merabench.records import Answer, Draw
 from merabench.runner.batches.follow import follow
@@ -26,6 +25,7 @@ from merabench.runner.batches.ledger import Ledger
 from merabench.runner.batches.plan import Room, Wave, committed
 from merabench.runner.batches.source import BatchSource, Key, key_of
 from merabench.runner.batches.submit import Part, bring_forward, metadata_for, submit, write_inputs
+from merabench.runner.batchfile import served_model
 from merabench.runner.budget import Budget
 from merabench.runner.cache import ResponseCache
 from merabench.runner.work import TaskRun

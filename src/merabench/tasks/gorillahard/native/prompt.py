@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from merabench.errors import DataError
+from merabench.models.tool_wire import arguments_text, stub_result
 from merabench.rows.prompts import MAX_HISTORY_TURNS, Message, render
 from merabench.rows.row import Row
-from merabench.runner.tool_loop import arguments_text, stub_result
 from merabench.tasks.gorillahard.native.tools import ABSTAIN, CLARIFY, api_name
 
 LEFT_OUT = ("tools", "format")

@@ -27,15 +27,16 @@ from typing import Any
 import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
-from merabench.formats.samples import read_answer_draws, samples_path, write_atomic
 from merabench.models.base import Completion, Generating, GenerationOptions, Request
 from merabench.models.openai_compat import body_excerpt, reply_fields, with_tools
 from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.models.usage import token_counts
 from merabench.records import BASE, Draw
 from merabench.rows.inputfile import check_readable
 from merabench.rows.jsonio import dumps_any_depth, json_lines
-from merabench.runner.usage import token_counts
+from merabench.runner.samples import read_answer_draws, samples_path
 from merabench.runner.work import PLAIN, Asking, Drawing, TaskRun, WorkItem, answered_before, prepare
+from merabench.support.files import write_atomic
 
 BATCH_URL = "/v1/chat/completions"
 
