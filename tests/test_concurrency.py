@@ -138,7 +138,7 @@ def test_an_hour_long_retry_after_stops_the_run_with_exit_3_and_the_rerun_resume
     assert len(server.requests) == 4  # three answers, then one refusal: nothing more was sent
     samples = read_jsonl(tmp_path / "run" / "samples_sage.jsonl")
     assert [s["status"] for s in samples[:3]] == ["ok"] * 3
-    assert all(s["error"].startswith("not asked: ") for s in samples[3:])  # the refused row too: unasked, not failed
+    assert all(s["status"] == "unasked" for s in samples[3:])  # the refused row too: unasked, not failed
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     assert "Retry-After 3600" in results["settings"]["stopped_by"]
     assert results["stopped"]["unasked"] == 33 and results["stopped"]["by"] == "the server's refusal"
@@ -170,7 +170,7 @@ def test_a_model_server_that_dies_mid_run_is_given_up_and_the_rerun_resumes(tmp_
     assert f"stopped early: {given_up}" in message, message
     samples = read_jsonl(out / "samples_sage.jsonl")
     assert sum(s["status"] == "ok" for s in samples) == 10
-    assert all(s["error"].startswith("not asked: ") for s in samples if s["status"] != "ok")
+    assert all(s["status"] == "unasked" for s in samples if s["status"] != "ok")
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert results["stopped"]["unasked"] == 26 and given_up in results["settings"]["stopped_by"]
     schema = json.loads((Path(merabench.__file__).parent / "schemas" / "results.schema.json").read_text())

@@ -29,7 +29,7 @@ from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, 
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
-from merabench.records import BASE, Answer, Draw, Status
+from merabench.records import BASE, Answer, CacheScope, Draw, Status, ToolMode
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
 from merabench.rows.row import TaskData
@@ -58,10 +58,8 @@ from merabench.support.redaction import (
     register_url,
     unsendable_key,
 )
-from merabench.tasks import TASKS, get_task, parse_task_list
-from merabench.tasks.base import Task
+from merabench.tasks import TASKS, get_task, in_tool_mode, parse_task_list
 from merabench.tasks.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
-from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
 from merabench.tasks.wordings import WordingChoice, task_wordings
 
 if TYPE_CHECKING:
@@ -69,7 +67,6 @@ if TYPE_CHECKING:
     from merabench.runner.batches.job import BatchSettings
     from merabench.runner.batches.stage import Batching
 
-CacheScope = Literal["endpoint", "model"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +78,7 @@ class JudgeRun:
     max_retries: int = 5
     timeout_s: float = 600.0
     retry_delay_s: float = 1.0
-    cache_scope: str = "endpoint"  # replies reused only from the same judge endpoints; "model": from any (run's --cache-scope)
+    cache_scope: CacheScope = CacheScope.ENDPOINT  # the judge's replies: reused as run's --cache-scope says
 
 
 @dataclass(frozen=True)
@@ -103,7 +100,7 @@ class RunConfig:
     limit: int | None = None
     cache: bool = True
     cache_path: Path | None = None
-    cache_scope: CacheScope = "endpoint"
+    cache_scope: CacheScope = CacheScope.ENDPOINT
     strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
     log_prompts: bool = False
     judge: JudgeRun | None = None
@@ -112,7 +109,7 @@ class RunConfig:
     deadline_s: float | None = None       # stop sending after this much wall time
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
-    tool_mode: str = "text"               # GorillaHard: "native" asks through OpenAI tools (tasks/gorillahard/native/)
+    tool_mode: ToolMode = ToolMode.TEXT   # GorillaHard: NATIVE asks through OpenAI tools (tasks/gorillahard/native/)
     repeats: int = 1                      # each row asked this many times (runner/work.py, scoring/draws.py)
     repeat_seed: RepeatSeed = "offset"    # the k-th repeat sends seed + k ("same": the seed itself)
     wordings: WordingChoice = "assigned"  # "all": each row under every wording its task has (tasks/wordings.py)
@@ -182,7 +179,7 @@ def _check_key(key: str | None, what: str) -> None:
 
 
 def answer_source(config: RunConfig) -> AnswerSource:
-    if config.tool_mode != TEXT and (config.import_responses is not None or config.model.startswith("hf:")):
+    if config.tool_mode != ToolMode.TEXT and (config.import_responses is not None or config.model.startswith("hf:")):
         raise ConfigError("--tool-mode native needs a chat endpoint that takes OpenAI tools (an openai: model, or a "
                           "baseline): " + ("a batch job's answers" if config.import_responses else
                                            "an hf: model is asked in the text protocol only"))
@@ -208,11 +205,11 @@ def _backend_source(config: RunConfig) -> BackendSource:
     return BackendSource(backend, cache_scope_for(config.cache_scope, backend, config.serve))
 
 
-def cache_scope_for(scope: str, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
+def cache_scope_for(scope: CacheScope, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
     """What tells a model's (or the judge's) answers apart in the cache besides its name and
-    options: with "endpoint", its endpoints, or for a served model what it serves (its ports
-    change every run); with "model", nothing (any server under that name)."""
-    if scope == "model":
+    options: with ENDPOINT, its endpoints, or for a served model what it serves (its ports
+    change every run); with MODEL, nothing (any server under that name)."""
+    if scope == CacheScope.MODEL:
         return {}
     return serve.identity() if serve is not None else backend.cache_scope()
 
@@ -365,7 +362,7 @@ def check_prompts(run: TaskRun) -> None:
 
 def planned_runs(config: RunConfig) -> list[TaskRun]:
     """The tasks and rows a run covers, every prompt checked before anything is sent."""
-    task_list = with_tool_mode(parse_task_list(",".join(config.tasks)), config)
+    task_list = in_tool_mode(parse_task_list(",".join(config.tasks)), config.tool_mode)
     loaded = load_for_tasks(task_list, config.data, config.split)
     wordings = {t.name: task_wordings(t, (*loaded[t.name].rows, *loaded[t.name].shots))  # before --limit: stable
                 for t in task_list} if config.wordings == "all" else {}
@@ -376,17 +373,6 @@ def planned_runs(config: RunConfig) -> list[TaskRun]:
     return runs
 
 
-def with_tool_mode(tasks: list[Task], config: RunConfig) -> list[Task]:
-    """The run's tasks, GorillaHard asked through native tool calls when --tool-mode native says so."""
-    if config.tool_mode == TEXT:
-        return tasks
-    if config.tool_mode != NATIVE:
-        raise ConfigError(f"--tool-mode must be {TEXT} or {NATIVE}, got {config.tool_mode!r}")
-    if not any(t.name == "gorillahard" for t in tasks):
-        raise ConfigError("--tool-mode native applies to gorillahard only, which --tasks leaves out")
-    return [GorillaHardNativeTask() if t.name == "gorillahard" else t for t in tasks]
-
-
 def export_requests(config: RunConfig, path: Path) -> int:
     """Write the requests the run would still send (none already answered in its --out folder,
     when it exists) as OpenAI Batch input lines; returns how many."""
@@ -394,7 +380,7 @@ def export_requests(config: RunConfig, path: Path) -> int:
 
     register_secrets(config)
     model = served_model(config.model)
-    if config.tool_mode != TEXT:
+    if config.tool_mode != ToolMode.TEXT:
         raise ConfigError("--tool-mode native cannot go through a batch job of exported requests: each row is a "
                           "conversation, a request per tool-calling step built from the replies before it; `run "
                           "--batch` sends it in waves, or run it against an endpoint")
@@ -434,7 +420,7 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     if config.batch is not None:
         config = _batch_checked(config)
     runs = planned_runs(config)
-    if config.serve is not None and config.tool_mode != TEXT:
+    if config.serve is not None and config.tool_mode != ToolMode.TEXT:
         config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
     with disk_space(config.out_dir()):
         if config.serve is None:
@@ -517,7 +503,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         source.backend.speak_through(say)  # a local model says when it loads
     budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
-    if config.tool_mode != TEXT and isinstance(source, BackendSource):
+    if config.tool_mode != ToolMode.TEXT and isinstance(source, BackendSource):
         asyncio.run(_check_tools_reach_model(config))
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
@@ -611,8 +597,8 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_secrets(config)
     task = get_task(config.task)
-    if config.made is not None and config.made.tool_mode != TEXT:  # a native run's own samples file
-        task = with_tool_mode([task], RunConfig(tool_mode=config.made.tool_mode))[0]
+    if config.made is not None and config.made.tool_mode != ToolMode.TEXT:  # a native run's own samples file
+        task = in_tool_mode([task], config.made.tool_mode)[0]
         say(f"scored as --tool-mode {config.made.tool_mode}, as the run beside the answers asked: format metrics "
             "do not apply")
     check_folder(config.out)  # before any warning about the answers: a mistake is one line

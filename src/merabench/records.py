@@ -18,13 +18,39 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
-#: how the error of a row never sent begins (the run stopped first); a rerun asks it
-NOT_ASKED = "not asked: "
+#: how versions before Status.UNASKED marked a row never sent: status "error", its error
+#: beginning so; read from old samples files (`status_of`), never written
+_OLD_NOT_ASKED = "not asked: "
 
 
 class Status(StrEnum):
     OK = "ok"
-    ERROR = "error"
+    ERROR = "error"      # asked, and it failed
+    UNASKED = "unasked"  # never sent: the run stopped at --max-cost or --deadline first; a rerun asks it
+
+
+class ToolMode(StrEnum):
+    """How GorillaHard is asked (`run --tool-mode`)."""
+
+    TEXT = "text"      # the leaderboard's protocol: the catalog in the prompt, one JSON envelope back
+    NATIVE = "native"  # the catalog as OpenAI tools, answered by tool calls (tasks/gorillahard/native/)
+
+
+class CacheScope(StrEnum):
+    """Whose answers a run may reuse from the response cache (`run --cache-scope`)."""
+
+    ENDPOINT = "endpoint"  # the same endpoints' only
+    MODEL = "model"        # any endpoint's serving the same model name
+
+
+def status_of(record: Mapping[str, Any]) -> tuple[Status, str | None]:
+    """A samples line's status and error, a line of an older version's too (its unasked rows were
+    errors whose text began "not asked: "); a status that is none of them is an error."""
+    status, error = record.get("status", "ok"), record.get("error")
+    error = error if isinstance(error, str) else None
+    if status == Status.ERROR and error is not None and error.startswith(_OLD_NOT_ASKED):
+        return Status.UNASKED, error[len(_OLD_NOT_ASKED):]
+    return (Status(status) if status in set(Status) else Status.ERROR), error
 
 
 @dataclass(frozen=True, order=True)
@@ -125,11 +151,11 @@ class Answer:
     @property
     def unasked(self) -> bool:
         """A row never sent: the run stopped at --max-cost or --deadline first (not a failure)."""
-        return not self.ok and (self.error or "").startswith(NOT_ASKED)
+        return self.status is Status.UNASKED
 
     @classmethod
     def not_asked(cls, row_id: int, why: str) -> Answer:
-        return cls(row_id, Status.ERROR, None, error=f"{NOT_ASKED}{why}")
+        return cls(row_id, Status.UNASKED, None, error=why)
 
     @property
     def truncated(self) -> bool:
@@ -174,11 +200,12 @@ class Answer:
         row_id = _int(obj.get("id"))
         if row_id is None:
             return None
-        ok = obj.get("status", "ok") == "ok" and isinstance(obj.get("output"), str)
+        status, error = status_of(obj)
+        ok = status is Status.OK and isinstance(obj.get("output"), str)
         messages = obj.get("messages")
         return cls(
-            id=row_id, status=Status.OK if ok else Status.ERROR, output=obj.get("output") if ok else None,
-            error=None if ok else str(obj.get("error") or "no answer"), messages_hash=_str(obj.get("messages_hash")),
+            id=row_id, status=Status.OK if ok else (status if status is Status.UNASKED else Status.ERROR),
+            output=obj.get("output") if ok else None, error=None if ok else (error or "no answer"), messages_hash=_str(obj.get("messages_hash")),
             cached=bool(obj.get("cached")), attempts=_int(obj.get("attempts")) or 0,
             latency_s=_float(obj.get("latency_s")), prompt_tokens=_int(obj.get("prompt_tokens")),
             completion_tokens=_int(obj.get("completion_tokens")), reasoning_tokens=_int(obj.get("reasoning_tokens")),

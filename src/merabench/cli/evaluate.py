@@ -35,13 +35,15 @@ from merabench.cli.options import (
     seed_option,
 )
 from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
-from merabench.errors import ConfigError, RunPaused, reading
+from merabench.errors import ConfigError, RunPaused, one_of, reading
 from merabench.formats.predictions import read_predictions
 from merabench.models import GenerationOptions
 from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
+from merabench.models.shaping import ApiProfile
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
+from merabench.records import CacheScope, ToolMode
 from merabench.report.views import explained
 from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
 from merabench.runner.work import MAX_REPEATS, RepeatSeed
@@ -162,15 +164,17 @@ def run(
     seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
-    api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
-                                                  "(max_completion_tokens, no temperature or stop unless set), auto "
-                                                  "(chat, adapting to parameters the server refuses)", rich_help_panel=MODEL)] = "chat",
+    api_profile: Annotated[str, typer.Option(help=f"request shape: {ApiProfile.CHAT} (max_tokens, temperature), "
+                                                  f"{ApiProfile.REASONING} (max_completion_tokens, no temperature or "
+                                                  f"stop unless set), {ApiProfile.AUTO} (chat, adapting to parameters "
+                                                  "the server refuses)", rich_help_panel=MODEL)] = ApiProfile.CHAT.value,
     drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
     reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
-    tool_mode: Annotated[str, typer.Option(help="gorillahard: text (the leaderboard's protocol: the catalog in the prompt, "
-                                           "one JSON envelope back) or native (the catalog as OpenAI tools, answered "
-                                           "by tool calls; not leaderboard-comparable)", rich_help_panel=GENERATION)] = "text",
+    tool_mode: Annotated[str, typer.Option(help=f"gorillahard: {ToolMode.TEXT} (the leaderboard's protocol: the catalog "
+                                           f"in the prompt, one JSON envelope back) or {ToolMode.NATIVE} (the catalog as "
+                                           "OpenAI tools, answered by tool calls; not leaderboard-comparable)",
+                                           rich_help_panel=GENERATION)] = ToolMode.TEXT.value,
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
     repeats: Annotated[int, typer.Option(min=1, max=MAX_REPEATS, help="ask each row K times (the k-th with seed + k): "
                                          "intervals over rows with all their repeats, flip_rate; more repeats into "
@@ -184,9 +188,10 @@ def run(
                                           rich_help_panel=GENERATION)] = "assigned",
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
-    cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
-                                                  "model: from any endpoint serving the same model name (judge replies likewise)",
-                                                  rich_help_panel=CONTROL)] = "endpoint",
+    cache_scope: Annotated[str, typer.Option(help=f"{CacheScope.ENDPOINT}: answers are reused only from the same "
+                                                  f"endpoints; {CacheScope.MODEL}: from any endpoint serving the same "
+                                                  "model name (judge replies likewise)",
+                                                  rich_help_panel=CONTROL)] = CacheScope.ENDPOINT.value,
     strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
                                                    "the leaderboard scores them as text; GorillaHard always removes them)",
                                               rich_help_panel=GENERATION)] = False,
@@ -262,8 +267,8 @@ def run(
     check_finite("--max-cost", max_cost, low=0, low_inclusive=False)
     prices = resolve_prices(price_in, price_out, price_file, model)
     deadline_s = parse_duration(deadline) if deadline is not None else None
-    if cache_scope not in ("endpoint", "model"):
-        raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
+    scope = one_of(CacheScope, cache_scope, "--cache-scope")
+    mode = one_of(ToolMode, tool_mode, "--tool-mode")
     generation = _generation_options(preset, max_tokens, temperature, seed, stop, extra_body, reasoning_effort,
                                      api_profile, drop_param)
     recorded_flags: list[str] = []
@@ -284,15 +289,15 @@ def run(
         out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
         concurrency=parse_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
-        cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
+        cache_path=cache_path, cache_scope=scope, strip_think=strip_think,
         log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
-        import_responses=import_responses, serve=served, tool_mode=tool_mode, repeats=repeats,
+        import_responses=import_responses, serve=served, tool_mode=mode, repeats=repeats,
         repeat_seed=_repeat_seed(repeat_seed), wordings=_wordings(wordings),
         command=tuple((ctx.obj or {}).get("argv") or ()),
         batch=_batch_settings(ctx, batch, batch_poll, detach, batch_fallback, batch_discount, batch_max_requests,
                               batch_max_mb),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
-                               max_retries, timeout, retry_delay, cache_scope))
+                               max_retries, timeout, retry_delay, scope))
     refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
     if export_requests is not None:
         _export(ctx, config, export_requests, recorded_flags)
@@ -357,8 +362,7 @@ def _generation_options(preset: str | None, max_tokens: int | None, temperature:
                                    seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
                                    reasoning_effort=reasoning_effort, api_profile=api_profile,
                                    drop_params=tuple(drop_param or ()))
-    if api_profile not in ("chat", "openai-reasoning", "auto"):
-        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    one_of(ApiProfile, api_profile, "--api-profile")
     return generation
 
 

@@ -17,6 +17,7 @@ from merabench.formats.results import summary_lines, summary_table
 from merabench.judging.stage import judge_settings
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.pipeline import Evaluation, JudgeRun
+from merabench.records import CacheScope
 from merabench.runner.budget import Prices
 from merabench.scoring.score import TaskResult
 from merabench.support.redaction import redact_url, register_environment, register_secret, register_url
@@ -157,7 +158,7 @@ def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: 
 
 def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
                      max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0,
-                     cache_scope: str = "endpoint") -> JudgeRun | None:
+                     cache_scope: CacheScope = CacheScope.ENDPOINT) -> JudgeRun | None:
     """The judge of `run`/`score`; `cache_scope` is run's --cache-scope, which holds for the
     judge's replies too."""
     for url in urls:

@@ -28,7 +28,7 @@ from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.compare_power import power, with_mde
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
 from merabench.models.base import sent_temperature
-from merabench.records import BASE, Draw
+from merabench.records import BASE, Draw, ToolMode
 from merabench.rows.row import Row, rows_sha256
 from merabench.runner.samples import read_record_draws, samples_path
 from merabench.scoring.repeated import group_verdicts, mean_figures, row_means
@@ -71,7 +71,7 @@ class TaskRecords:
     rows: dict[int, Row] | None
     scores: dict[int, SampleScore | None]
     own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
-    tool_mode: str = "text"                                  # GorillaHard: how the model was asked
+    tool_mode: ToolMode = ToolMode.TEXT                      # GorillaHard: how the model was asked
     settings: dict[str, Any] = field(default_factory=dict)   # the settings the task was run with (results.json)
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
     #: a run that asked rows in several draws (`--repeats`): each draw's scores; `scores` then holds
@@ -136,7 +136,8 @@ def load_run(folder: Path) -> Run:
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
                                   own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
                                   scoring=_scoring(TASKS[name], result, settings),
-                                  tool_mode=str(result.get("tool_mode") or "text"), settings=settings, draws=draws)
+                                  tool_mode=ToolMode.NATIVE if result.get("tool_mode") == ToolMode.NATIVE
+                                  else ToolMode.TEXT, settings=settings, draws=draws)
     return Run(folder, str(doc.get("model", "")), tasks)
 
 

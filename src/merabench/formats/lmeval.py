@@ -21,7 +21,7 @@ from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.results import RESULTS_FILE, check_text_protocol, task_settings
-from merabench.records import NOT_ASKED
+from merabench.records import Status
 from merabench.rows.prompts import HistoryIndex
 from merabench.rows.row import Row, TaskData
 from merabench.runner.samples import dumps, missing_answers, read_records, samples_path
@@ -194,7 +194,7 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
     problems = [p for name, records in records_of.items() for p in missing_answers(
         name, sorted(i for i, r in records.items() if r.get("status") != "ok"), len(records),
         (document["tasks"].get(name) or {}).get("n"),
-        sum(str(r.get("error") or "").startswith(NOT_ASKED) for r in records.values()))]
+        sum(r.get("status") == Status.UNASKED for r in records.values()))]
     if problems and not allow_incomplete:
         raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete to leave those rows out)",
                         file=str(run_dir))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.errors import ConfigError, DataError, reading
+from merabench.records import ToolMode
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
 from merabench.runner.samples import samples_path
@@ -218,7 +219,7 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
         for i, (name, value, cells) in enumerate(_summary_rows(r, drawn)):
             first = i == 0
             cost = (cost_cell(r.usage, prices),) if prices else ()
-            label = r.task + (" (native tools)" if r.tool_mode != "text" else "")  # not the leaderboard's protocol
+            label = r.task + (" (native tools)" if r.tool_mode != ToolMode.TEXT else "")  # not the leaderboard's protocol
             rows = f"{r.n_rows} × {r.drawn['draws']}" if r.drawn else str(r.n_rows)
             table.add_row(label if first else "", rows if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
@@ -265,7 +266,7 @@ def check_text_protocol(document: Any, folder: Path, what: str) -> None:
     --repeats gives its first repeat, the leaderboard's request)."""
     tasks = document.get("tasks") if isinstance(document, dict) else None
     native = sorted(name for name, result in (tasks or {}).items()
-                    if isinstance(result, dict) and result.get("tool_mode") == "native")
+                    if isinstance(result, dict) and result.get("tool_mode") == ToolMode.NATIVE)
     if native:
         raise ConfigError(f"{folder}: {', '.join(native)} was asked with --tool-mode native, which the leaderboard "
                           f"does not take: {what} needs a run in the text protocol (--tool-mode text, the default)")

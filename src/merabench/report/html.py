@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.formats.results import KEPT, load_results, task_settings
+from merabench.records import ToolMode
 from merabench.report.beside import text_answers
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
@@ -331,7 +332,7 @@ def _settings_text(doc: dict[str, Any]) -> str:
              f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else "",
              f"limit {settings['limit']}" if settings.get("limit") else "",
              "strip_think" if settings.get("strip_think") else "",
-             "tool mode native (not leaderboard-comparable)" if settings.get("tool_mode") == "native" else ""]
+             "tool mode native (not leaderboard-comparable)" if settings.get("tool_mode") == ToolMode.NATIVE else ""]
     return " · ".join(p for p in parts if p)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.records import NOT_ASKED, Draw
+from merabench.records import Draw, Status
 from merabench.report.beside import exchange_text
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
@@ -101,7 +101,7 @@ def _number(value: Any) -> float | None:
 def _state(record: dict[str, Any]) -> str:
     if record.get("status") == "ok":
         return "ok"
-    return "unasked" if str(record.get("error") or "").startswith(NOT_ASKED) else "error"
+    return "unasked" if record.get("status") == Status.UNASKED else "error"
 
 
 def _sort_key(state: str, score: Any, row_id: int) -> tuple:

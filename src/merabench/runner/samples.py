@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from merabench.records import BASE, Answer, Draw
+from merabench.records import BASE, Answer, Draw, status_of
 from merabench.rows.jsonio import loads
 from merabench.support.files import temporary_beside
 from merabench.support.redaction import redact
@@ -108,6 +108,9 @@ def trusted(record: dict[str, Any]) -> dict[str, Any] | None:
     for key in ("output", "status", "error"):
         if not isinstance(record.get(key), str | None):
             record[key] = None if key != "status" else "error"
+    if record.get("status") is not None:
+        status, record["error"] = status_of(record)
+        record["status"] = status.value
     return record
 
 

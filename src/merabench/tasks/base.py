@@ -12,7 +12,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from merabench.records import Answer, Judgement
+from merabench.records import Answer, Judgement, ToolMode
 from merabench.rows.prompts import HistoryIndex, Message, build_messages
 from merabench.rows.row import Row
 from merabench.support import think
@@ -50,8 +50,8 @@ class Task(ABC):
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
 
-    #: how the model is asked: "text" (the leaderboard's protocol), or "native" tool calls
-    tool_mode: ClassVar[str] = "text"
+    #: how the model is asked: as text (the leaderboard's protocol), or by native tool calls
+    tool_mode: ClassVar[ToolMode] = ToolMode.TEXT
 
     def tool_spec(self, row: Row) -> ToolSpec | None:
         """How the row is answered by native tool calling; None: by one request (every task but
