@@ -29,7 +29,7 @@ from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, 
 from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
-from merabench.records import BASE, Answer, CacheScope, Draw, Status, ToolMode
+from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Status, ToolMode
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
 from merabench.rows.row import TaskData
@@ -242,18 +242,18 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
+def run_settings(config: RunConfig, tasks: Sequence[str]) -> RunSettings:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
-    return {"tasks": list(tasks), "data": recorded_specs(config.data), "split": config.split, "preset": config.preset,
-            "generation": config.generation.recorded(), "system_prompt": config.system_prompt,
-            "concurrency": config.concurrency, "strip_think": config.strip_think, "tool_mode": config.tool_mode,
-            "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
-            "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
-            "max_cost": config.max_cost, "deadline_s": config.deadline_s,
-            "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
-            **({"repeats": config.repeats, "repeat_seed": config.repeat_seed} if config.repeats > 1 else {}),
-            **({"wordings": config.wordings} if config.wordings != "assigned" else {}),
-            **({"batch": config.batch.recorded()} if config.batch is not None else {})}
+    return RunSettings(
+        tasks=tuple(tasks), data=tuple(recorded_specs(config.data)), split=config.split, preset=config.preset,
+        generation=config.generation.recorded(), system_prompt=config.system_prompt, concurrency=config.concurrency,
+        strip_think=config.strip_think, tool_mode=config.tool_mode,
+        endpoints=tuple(redact_url(u) for u in config.base_urls), cache_scope=config.cache_scope, limit=config.limit,
+        prices=config.prices.to_json() if config.prices else None, max_cost=config.max_cost,
+        deadline_s=config.deadline_s,
+        serve=config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
+        repeats=config.repeats, repeat_seed=config.repeat_seed, wordings=config.wordings,
+        batch=config.batch.recorded() if config.batch is not None else None)
 
 
 def _judged(run: TaskRun) -> bool:
@@ -552,13 +552,11 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
 def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[TaskResult], runner: Runner,
                   budget: Budget, stopped: dict[str, Any] | None, wall: float) -> dict[str, Any]:
     """results.json of a run: the task results, the settings it ran with, and how it ended."""
-    settings = run_settings(config, [r.task.name for r in runs])
-    settings["judge"] = _judge_document(config.judge, runs)
-    if budget.stopped_by:
-        settings["stopped_by"] = budget.summary
-    if "adaptations" in runner.facts:
-        settings["adaptations"] = runner.facts["adaptations"]
-    document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings,
+    settings = dataclasses.replace(run_settings(config, [r.task.name for r in runs]),
+                                   judge=_judge_document(config.judge, runs),
+                                   stopped_by=budget.summary if budget.stopped_by else None,
+                                   adaptations=runner.facts.get("adaptations"))
+    document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings.to_json(),
                                 notes=runner.notes, prices=config.prices)
     if stopped:
         document["stopped"] = stopped
@@ -632,9 +630,10 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
         cache = ResponseCache(config.cache_path) if config.cache and judge else None
         results = _finish([run], {task.name: {BASE: answers}}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
-        settings = {"tasks": [task.name], "data": recorded_specs([config.data]), "split": config.split,
-                    "strip_think": config.strip_think, "judge": _judge_document(judge, [run])}
-        document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings,
+        settings = RunSettings(tasks=(task.name,), data=tuple(recorded_specs([config.data])), split=config.split,
+                               strip_think=config.strip_think, judge=_judge_document(judge, [run]))
+        document = results_document(results, model=config.predictions_source, wall_time_s=None,
+                                    settings=settings.to_json(),
                                     notes=judge_notes)
         write_results(config.out, document)
         write_report(config.out, {task.name: data.rows})

@@ -237,6 +237,95 @@ class Judgement:
                 "scores": list(self.scores), "errors": list(self.errors)}
 
 
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
+
+
+def _mapping(value: Any) -> Mapping[str, Any] | None:
+    return value if isinstance(value, Mapping) else None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """results.json's `settings`: what a run ran with (or a `merabench score`, which records only
+    tasks, data, split, strip_think and judge: it has no generation). One field a key, every key
+    in the results schema; `to_json` writes it and `from_json` reads it back, an older file's
+    missing or mistyped keys as their defaults. Nested parts (generation, prices, serve, batch,
+    judge) stay the mappings their own records write."""
+
+    tasks: tuple[str, ...] = ()
+    data: tuple[str, ...] = ()
+    split: str = "test"
+    preset: str | None = None
+    generation: Mapping[str, Any] | None = None
+    system_prompt: str | None = None
+    concurrency: int | str | None = None
+    strip_think: bool = False
+    tool_mode: ToolMode = ToolMode.TEXT
+    endpoints: tuple[str, ...] = ()
+    cache_scope: CacheScope = CacheScope.ENDPOINT
+    limit: int | None = None
+    prices: Mapping[str, Any] | None = None
+    max_cost: float | None = None
+    deadline_s: float | None = None
+    serve: Mapping[str, Any] | None = None
+    repeats: int = 1
+    repeat_seed: str = "offset"
+    wordings: str = "assigned"
+    batch: Mapping[str, Any] | None = None
+    judge: Mapping[str, Any] | None = None
+    stopped_by: str | None = None  # what stopped the run early (--max-cost, --deadline, a server), in words
+    adaptations: Any = None        # what --api-profile auto changed, as the runner recorded it
+
+    def to_json(self) -> dict[str, Any]:
+        """The `settings` object, keys in field order: a score's without the run's own keys; the
+        repeats, wordings, batch, stop and adaptations only where the run had them."""
+        doc: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _RUN_ONLY and self.generation is None:
+                continue
+            if f.name in _WHEN_SET and value == f.default or f.name in _WITH_REPEATS and self.repeats == 1:
+                continue
+            doc[f.name] = list(value) if isinstance(value, tuple) else str(value) if isinstance(value, StrEnum) else value
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any) -> RunSettings:
+        """The settings of a results.json (anything that is not an object: the defaults)."""
+        doc = doc if isinstance(doc, Mapping) else {}
+        number = _int(doc.get("limit"))
+        concurrency = doc.get("concurrency")
+        return cls(
+            tasks=_texts(doc.get("tasks")), data=_texts(doc.get("data")), split=_str(doc.get("split")) or "test",
+            preset=_str(doc.get("preset")), generation=_mapping(doc.get("generation")),
+            system_prompt=_str(doc.get("system_prompt")),
+            concurrency=concurrency if isinstance(concurrency, int | str) and not isinstance(concurrency, bool) else None,
+            strip_think=doc.get("strip_think") is True,
+            tool_mode=ToolMode.NATIVE if doc.get("tool_mode") == ToolMode.NATIVE else ToolMode.TEXT,
+            endpoints=_texts(doc.get("endpoints")),
+            cache_scope=CacheScope.MODEL if doc.get("cache_scope") == CacheScope.MODEL else CacheScope.ENDPOINT,
+            limit=number, prices=_mapping(doc.get("prices")), max_cost=_number(doc.get("max_cost")),
+            deadline_s=_number(doc.get("deadline_s")), serve=_mapping(doc.get("serve")),
+            repeats=_count(doc.get("repeats")) or 1, repeat_seed=_str(doc.get("repeat_seed")) or "offset",
+            wordings=_str(doc.get("wordings")) or "assigned", batch=_mapping(doc.get("batch")),
+            judge=_mapping(doc.get("judge")), stopped_by=_str(doc.get("stopped_by")),
+            adaptations=doc.get("adaptations"))
+
+
+#: RunSettings keys a run records and a score does not
+_RUN_ONLY = frozenset({"preset", "generation", "system_prompt", "concurrency", "tool_mode", "endpoints", "cache_scope",
+                       "limit", "prices", "max_cost", "deadline_s", "serve", "repeats", "repeat_seed", "wordings",
+                       "batch", "stopped_by", "adaptations"})
+#: written only when not their default; repeats and repeat_seed only when a run asks rows more than once
+_WHEN_SET = frozenset({"wordings", "batch", "stopped_by", "adaptations"})
+_WITH_REPEATS = frozenset({"repeats", "repeat_seed"})
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def commonest_error(errors: Iterable[str | None]) -> tuple[str, int] | None:
     """The error said most often (the first said, among equals) and how often; None: none."""
     counts = Counter(e for e in errors if e)

@@ -108,13 +108,13 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     taken: dict[str, Any] = {} if option_given(ctx, "tasks") else {"tasks": ",".join(chosen)}
     settings = {name: task_settings(document, name) for name in chosen}
     if not option_given(ctx, "data"):
-        specs = {name: spec_for(settings[name].get("data") or (), name) for name in chosen}
+        specs = {name: spec_for(list(settings[name].data), name) for name in chosen}
         taken["data"] = ([next(iter(specs.values()))] if len(set(specs.values())) == 1
                          else [f"{name}={spec}" for name, spec in specs.items()])
     for key in ("split", "limit"):
         if option_given(ctx, key):
             continue
-        values = {name: settings[name].get(key) for name in chosen}
+        values = {name: getattr(settings[name], key) for name in chosen}
         if len(set(values.values())) > 1:
             shown = ", ".join(f"{name} {value if value is not None else 'unset'}" for name, value in values.items())
             raise ConfigError(f"the tasks in {out_dir} were run with different --{key} ({shown}): export them "

@@ -28,7 +28,7 @@ from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.compare_power import power, with_mde
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
 from merabench.models.base import sent_temperature
-from merabench.records import BASE, Draw, ToolMode
+from merabench.records import BASE, Draw, RunSettings, ToolMode
 from merabench.rows.row import Row, rows_sha256
 from merabench.runner.samples import read_record_draws, samples_path
 from merabench.scoring.repeated import group_verdicts, mean_figures, row_means
@@ -72,7 +72,7 @@ class TaskRecords:
     scores: dict[int, SampleScore | None]
     own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
     tool_mode: ToolMode = ToolMode.TEXT                      # GorillaHard: how the model was asked
-    settings: dict[str, Any] = field(default_factory=dict)   # the settings the task was run with (results.json)
+    settings: RunSettings = field(default_factory=RunSettings)  # the settings the task was run with
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
     #: a run that asked rows in several draws (`--repeats`): each draw's scores; `scores` then holds
     #: each row's metrics averaged over its draws (a row is one unit however often it was asked)
@@ -95,20 +95,20 @@ def _load(task_name: str, spec: str, split: str) -> tuple[Row, ...] | None:
         return None
 
 
-def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dict[int, Row] | None:
+def _rows(task: Task, settings: RunSettings, recorded_sha: str | None) -> dict[int, Row] | None:
     """The run's rows loaded again from its data spec, if they are still what the run evaluated."""
-    loaded = _load(task.name, spec_for(list(settings.get("data") or ()), task.name), settings.get("split") or "test")
+    loaded = _load(task.name, spec_for(list(settings.data), task.name), settings.split)
     if loaded is None:
         return None
     rows = list(loaded)
-    if isinstance(settings.get("limit"), int):
-        rows = rows[:settings["limit"]]
+    if settings.limit is not None:
+        rows = rows[:settings.limit]
     if recorded_sha is not None and rows_sha256(rows) != recorded_sha:
         return None  # the file changed since the run: its rows are not the ones scored
     return {row.id: row for row in rows}
 
 
-def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+def _scoring(task: Task, result: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """The settings a task's scores depend on besides the answers: --strip-think (for a task whose
     scoring keeps think blocks) and the judge (for a judged task)."""
     out: dict[str, Any] = {}
@@ -116,8 +116,8 @@ def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> di
     if isinstance(think, dict) and "strip_think" in think:
         out["strip_think"] = bool(think["strip_think"])
     if task.uses_judge:
-        judge = settings.get("judge")
-        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if isinstance(judge, dict) else None
+        judge = settings.judge
+        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if judge is not None else None
     return out
 
 
@@ -411,7 +411,7 @@ def _setting_text(key: str, value: Any) -> str:
 
 def _differing(runs: Sequence[Run], task: str, key: str) -> str | None:
     """`value in folder, ...` when the runs' recorded `key` of the task differs, else None."""
-    values = [r.tasks[task].settings.get(key) for r in runs]
+    values = [r.tasks[task].settings.to_json().get(key) for r in runs]
     if all(v == values[0] for v in values[1:]):
         return None
     return ", ".join(f"{'none' if v is None else v} in {r.folder}" for v, r in zip(values, runs, strict=True))
@@ -437,7 +437,7 @@ def generation_notes(runs: Sequence[Run], tasks: Sequence[str]) -> list[str]:
     options, the system prompt, the preset), naming each run's value."""
     lines = []
     for task in tasks[:1]:  # run-wide settings: said once
-        generation = [_as_sent(r.tasks[task].settings.get("generation") or {}) for r in runs]
+        generation = [_as_sent(dict(r.tasks[task].settings.generation or {})) for r in runs]
         keys = sorted({k for g in generation for k in g if any(x.get(k) != g.get(k) for x in generation)})
         parts = [f"{k} " + ", ".join(f"{json.dumps(g.get(k), ensure_ascii=False)} in {r.folder}"
                                       for g, r in zip(generation, runs, strict=True)) for k in keys]

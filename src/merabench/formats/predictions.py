@@ -149,7 +149,7 @@ def _recorded_beside(path: Path) -> tuple[str | None, str | None, ToolMode]:
     except (OSError, ValueError):
         identity = None
     prompt = identity.get("system_prompt") if isinstance(identity, dict) else None
-    data = spec_for([str(s) for s in task_settings(doc, task).get("data") or ()], task)
+    data = spec_for(list(task_settings(doc, task).data), task)
     result = doc["tasks"][task]
     mode = result.get("tool_mode") if isinstance(result, dict) else None
     return data, prompt if isinstance(prompt, str) else None, ToolMode.NATIVE if mode == ToolMode.NATIVE else ToolMode.TEXT

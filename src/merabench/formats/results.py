@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.errors import ConfigError, DataError, reading
-from merabench.records import ToolMode
+from merabench.records import RunSettings, ToolMode
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
 from merabench.runner.samples import samples_path
@@ -109,15 +109,14 @@ def cost_cell(usage: Usage, prices: Prices) -> str:
 KEPT = "kept"
 
 
-def task_settings(doc: dict[str, Any], task: str) -> dict[str, Any]:
+def task_settings(doc: Mapping[str, Any], task: str) -> RunSettings:
     """The settings a task of results.json was run and scored with: the document's own, or, for a
     task kept from an earlier run in the folder, that run's."""
     kept = doc.get(KEPT)
     entry = kept.get(task) if isinstance(kept, dict) else None
     if isinstance(entry, dict) and isinstance(entry.get("settings"), dict):
-        return entry["settings"]
-    settings = doc.get("settings")
-    return settings if isinstance(settings, dict) else {}
+        return RunSettings.from_json(entry["settings"])
+    return RunSettings.from_json(doc.get("settings"))
 
 
 def read_results(out_dir: Path, *, strict: bool = False) -> dict[str, Any] | None:
@@ -270,8 +269,7 @@ def check_text_protocol(document: Any, folder: Path, what: str) -> None:
     if native:
         raise ConfigError(f"{folder}: {', '.join(native)} was asked with --tool-mode native, which the leaderboard "
                           f"does not take: {what} needs a run in the text protocol (--tool-mode text, the default)")
-    settings = document.get("settings") if isinstance(document, dict) else None
-    if isinstance(settings, dict) and settings.get("wordings") == "all":
+    if RunSettings.from_json(document.get("settings") if isinstance(document, dict) else None).wordings == "all":
         raise ConfigError(f"{folder}: every row was asked under every wording (--wordings all); the leaderboard "
                           f"takes one answer per row under its own wording: {what} needs a run with --wordings "
                           "assigned (the default)")

@@ -35,6 +35,7 @@ from merabench.formats.zipentries import (
     unreadable_contents,
     unreadable_entries,
 )
+from merabench.records import RunSettings
 from merabench.rows.jsonio import loads
 from merabench.runner.rundir import RUN_FILE
 from merabench.runner.samples import missing_answers, read_answers, read_records, samples_path
@@ -100,10 +101,10 @@ def unofficial_causes_said(comment: bytes) -> list[str]:
     return [c for c in text.removeprefix(UNOFFICIAL).split("; ") if c] if text.startswith(UNOFFICIAL) else []
 
 
-def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *, sent: bool) -> list[str]:
+def _task_causes(name: str, settings: RunSettings, data_sha256: str | None, *, sent: bool) -> list[str]:
     from merabench.tasks.datasource import is_generated, spec_for
 
-    spec = spec_for([str(d) for d in settings.get("data") or ()], name)
+    spec = spec_for(list(settings.data), name)
     causes = []
     if spec == "bundled" or is_generated(spec) or spec.startswith("spellcheck:"):
         rows = ("the bundled sample rows" if spec == "bundled" else "a generated set" if is_generated(spec)
@@ -111,11 +112,11 @@ def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *
         causes.append(f"run on {rows}, not MERA's test set (--data hub)")
     elif spec != "hub" and data_sha256 in _bundled_sha256s(name):  # found by content, whatever the file's name
         causes.append("run on the bundled sample rows (a local copy of them), not MERA's test set (--data hub)")
-    if settings.get("split") not in (None, "test"):
-        causes.append(f"run on the {settings['split']} split, not test")
-    if isinstance(settings.get("limit"), int):
-        causes.append(f"run with --limit {settings['limit']}, only the first rows")
-    if sent and settings.get("preset") != "mera":
+    if settings.split != "test":
+        causes.append(f"run on the {settings.split} split, not test")
+    if settings.limit is not None:
+        causes.append(f"run with --limit {settings.limit}, only the first rows")
+    if sent and settings.preset != "mera":
         causes.append("run without --preset mera, the leaderboard's request parameters")
     return causes
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.formats.results import KEPT, load_results, task_settings
-from merabench.records import ToolMode
+from merabench.records import RunSettings, ToolMode
 from merabench.report.beside import text_answers
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
@@ -324,15 +324,15 @@ def _stopped(doc: dict[str, Any]) -> str:
 
 
 def _settings_text(doc: dict[str, Any]) -> str:
-    settings = doc.get("settings") or {}
-    generation = settings.get("generation") or {}
-    parts = [f"data {', '.join(settings.get('data') or [])}" if settings.get("data") else "",
-             f"split {settings['split']}" if settings.get("split") else "",
-             f"preset {settings['preset']}" if settings.get("preset") else "",
+    settings = RunSettings.from_json(doc.get("settings"))
+    generation = settings.generation or {}
+    parts = [f"data {', '.join(settings.data)}" if settings.data else "",
+             f"split {settings.split}",
+             f"preset {settings.preset}" if settings.preset else "",
              f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else "",
-             f"limit {settings['limit']}" if settings.get("limit") else "",
-             "strip_think" if settings.get("strip_think") else "",
-             "tool mode native (not leaderboard-comparable)" if settings.get("tool_mode") == ToolMode.NATIVE else ""]
+             f"limit {settings.limit}" if settings.limit else "",
+             "strip_think" if settings.strip_think else "",
+             "tool mode native (not leaderboard-comparable)" if settings.tool_mode == ToolMode.NATIVE else ""]
     return " · ".join(p for p in parts if p)
 
 
@@ -384,7 +384,7 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None, text_ru
     scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made
     beside = {"gorillahard": text_answers(run_dir, text_run)} if text_run is not None else {}
     collected = {name: collect_rows(run_dir, name, data.get(name), scoring=scoring, beside=beside.get(name),
-                                    strip_think=bool(task_settings(doc, name).get("strip_think"))) for name in tasks}
+                                    strip_think=task_settings(doc, name).strip_think) for name in tasks}
     del data
     payload = [c for c in collected.values()]
 

@@ -285,15 +285,14 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
         if wanted is not None and name not in wanted:
             continue
         settings = task_settings(dict(doc), name)
-        spec = spec_for([str(s) for s in settings.get("data") or ()], name)
+        spec = spec_for(list(settings.data), name)
         if name not in TASKS or spec == "hub":
             continue
         try:
-            rows = load_task_data(TASKS[name], spec, str(settings.get("split") or "test")).rows
+            rows = load_task_data(TASKS[name], spec, settings.split).rows
         except (MerabenchError, OSError, ValueError):
             continue
-        limit = settings.get("limit")
-        rows = rows[:limit] if isinstance(limit, int) else rows
+        rows = rows[:settings.limit] if settings.limit is not None else rows
         if rows_sha256(rows) == result.get("data_sha256"):
             found[name] = list(rows)
     return found
