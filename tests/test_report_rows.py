@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from merabench.models import BackendSettings
 from merabench.pipeline import RunConfig, evaluate
 from merabench.report.html import render, script_json
 from merabench.report.rows import PREVIEW_CHARS, collect_rows
 from merabench.rows.prompts import render_row
 from merabench.rows.row import read_bundled
+from merabench.runner.cache import CacheSettings
 from merabench.runner.samples import read_answers
 from merabench.tasks.russianregions.extract import reference_letter
 
@@ -63,7 +65,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     server = FakeServer(reply=lambda body: known[body["messages"][-1]["content"]]).start()
     try:
         out = tmp_path_factory.mktemp("report") / "run"
-        evaluate(RunConfig(model="openai:m", base_urls=(server.url,), out=out, cache=False, log_prompts=True))
+        evaluate(RunConfig(model="openai:m", endpoint=BackendSettings((server.url,)), out=out, cache=CacheSettings(enabled=False), log_prompts=True))
     finally:
         server.stop()
     return out
@@ -141,7 +143,7 @@ def test_breakdowns_with_nothing_to_compare_are_folded_and_numbers_sit_under_rig
 
 def test_a_failing_run_folds_its_tables_of_zeros(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    evaluate(RunConfig(model="copy", tasks=("gorillahard",), out=out, cache=False))
+    evaluate(RunConfig(model="copy", tasks=("gorillahard",), out=out, cache=CacheSettings(enabled=False)))
     page = (out / "report.html").read_text(encoding="utf-8")
     assert re.search(r'<details class="fold"><summary><b>sample_pass_rate by lever</b>', page)
 

@@ -15,6 +15,8 @@ from helpers import run_cli, write_jsonl
 from merabench.pipeline import RunConfig, evaluate
 from merabench.records import CacheScope, RunSettings, ToolMode
 from merabench.rows.row import read_bundled
+from merabench.runner.budget import Limits
+from merabench.runner.cache import CacheSettings
 
 SCHEMA = json.loads(resources.files("merabench").joinpath("schemas/results.schema.json").read_text(encoding="utf-8"))
 
@@ -26,8 +28,8 @@ def test_the_schema_lists_every_key_of_the_record_in_its_order() -> None:
 
 def test_a_runs_settings_read_back_to_what_was_written(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    evaluate(RunConfig(model="random", tasks=("sage", "russianregions"), out=out, cache=False, limit=4, repeats=2,
-                       deadline_s=600.0))
+    evaluate(RunConfig(model="random", tasks=("sage", "russianregions"), out=out, cache=CacheSettings(enabled=False), limit=4, repeats=2,
+                       limits=Limits(deadline_s=600.0)))
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     jsonschema.validate(document, SCHEMA)
     written = document["settings"]

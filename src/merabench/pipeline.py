@@ -6,8 +6,9 @@
 Each writes its folder (samples_<task>.jsonl, results.json, report.html) under the folder's lock
 and returns an Evaluation with the task results and the results document.
 
+    from merabench.models import BackendSettings
     from merabench.pipeline import RunConfig, evaluate
-    result = evaluate(RunConfig(model="openai:qwen3-8b", base_urls=("http://127.0.0.1:8000/v1",),
+    result = evaluate(RunConfig(model="openai:qwen3-8b", endpoint=BackendSettings(("http://127.0.0.1:8000/v1",)),
                                 tasks=("sage",), out=Path("runs/qwen")))
     print(result.tasks["sage"].aggregate.metrics["errant_f1"])
 """
@@ -18,23 +19,30 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from merabench.errors import ConfigError, DataError, disk_space
 from merabench.formats.predictions import PredictionFile, check_made_for, check_shape
 from merabench.formats.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
 from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
-from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
+from merabench.models import (
+    BASELINES,
+    Backend,
+    BackendSettings,
+    GenerationOptions,
+    RequestPolicy,
+    make_backend,
+)
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
 from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Status, ToolMode
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
 from merabench.rows.row import TaskData
-from merabench.runner.budget import Budget, Prices
-from merabench.runner.cache import ResponseCache
+from merabench.runner.budget import Budget, Limits
+from merabench.runner.cache import CacheSettings, ResponseCache
 from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner
 from merabench.runner.rundir import (
     check_folder,
@@ -74,10 +82,7 @@ class JudgeRun:
     """A judge and how to call it."""
 
     settings: JudgeSettings
-    concurrency: int = 16
-    max_retries: int = 5
-    timeout_s: float = 600.0
-    retry_delay_s: float = 1.0
+    policy: RequestPolicy = RequestPolicy(concurrency=16)
     cache_scope: CacheScope = CacheScope.ENDPOINT  # the judge's replies: reused as run's --cache-scope says
 
 
@@ -88,25 +93,16 @@ class RunConfig:
     data: tuple[str, ...] = ("bundled",)
     split: str = "test"
     out: Path | None = None
-    base_urls: tuple[str, ...] = ()
-    api_key: str | None = field(default=None, repr=False)
-    concurrency: int | Literal["auto"] = "auto"   # per endpoint; auto: found from what each serves
-    max_retries: int = 5
-    timeout_s: float = 600.0
-    retry_delay_s: float = 1.0
+    endpoint: BackendSettings = BackendSettings()  # the model's endpoints, key and request policy
     generation: GenerationOptions = GenerationOptions()
     preset: str | None = None
     system_prompt: str | None = None
     limit: int | None = None
-    cache: bool = True
-    cache_path: Path | None = None
-    cache_scope: CacheScope = CacheScope.ENDPOINT
+    cache: CacheSettings = CacheSettings()
     strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
     log_prompts: bool = False
     judge: JudgeRun | None = None
-    prices: Prices | None = None          # per million tokens: the cost estimate in results and the report
-    max_cost: float | None = None         # stop sending once the estimate of fresh answers reaches it
-    deadline_s: float | None = None       # stop sending after this much wall time
+    limits: Limits = Limits()             # prices, and the cost and wall time at which the run stops sending
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
     tool_mode: ToolMode = ToolMode.TEXT   # GorillaHard: NATIVE asks through OpenAI tools (tasks/gorillahard/native/)
@@ -137,8 +133,7 @@ class ScoreConfig:
     split: str = "test"
     out: Path = Path("scored")
     strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
-    cache: bool = True
-    cache_path: Path | None = None
+    cache: CacheSettings = CacheSettings()  # the judge's replies (a score asks no model)
     judge: JudgeRun | None = None
     made: PredictionFile | None = None  # the file's messages hashes and recorded data: were they made for these rows?
 
@@ -198,11 +193,9 @@ def answer_source(config: RunConfig) -> AnswerSource:
 
 
 def _backend_source(config: RunConfig) -> BackendSource:
-    backend = make_backend(config.model, config.generation, BackendSettings(
-        base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
-        max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s,
-        unreachable_after=UNREACHABLE_AFTER))  # a server that dies mid-run stops the run (exit 3, it resumes)
-    return BackendSource(backend, cache_scope_for(config.cache_scope, backend, config.serve))
+    settings = dataclasses.replace(config.endpoint, unreachable_after=UNREACHABLE_AFTER)  # a server that dies
+    backend = make_backend(config.model, config.generation, settings)  # mid-run stops the run (exit 3, it resumes)
+    return BackendSource(backend, cache_scope_for(config.cache.scope, backend, config.serve))
 
 
 def cache_scope_for(scope: CacheScope, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
@@ -217,10 +210,10 @@ def cache_scope_for(scope: CacheScope, backend: Backend, serve: ServeSpec | None
 def workers(config: RunConfig) -> int:
     """The runner's workers: the concurrency, or with `auto` as many as the endpoints could take
     (each endpoint's pool holds back what it cannot serve)."""
-    if config.concurrency != "auto":
-        return config.concurrency
+    if config.endpoint.policy.concurrency != "auto":
+        return int(config.endpoint.policy.concurrency)
     if config.model.startswith("openai:") and config.import_responses is None:
-        return AUTO_MAX * max(1, len(config.base_urls))
+        return AUTO_MAX * max(1, len(config.endpoint.base_urls))
     return AUTO_START
 
 
@@ -246,11 +239,12 @@ def run_settings(config: RunConfig, tasks: Sequence[str]) -> RunSettings:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
     return RunSettings(
         tasks=tuple(tasks), data=tuple(recorded_specs(config.data)), split=config.split, preset=config.preset,
-        generation=config.generation.recorded(), system_prompt=config.system_prompt, concurrency=config.concurrency,
+        generation=config.generation.recorded(), system_prompt=config.system_prompt,
+        concurrency=config.endpoint.policy.concurrency,
         strip_think=config.strip_think, tool_mode=config.tool_mode,
-        endpoints=tuple(redact_url(u) for u in config.base_urls), cache_scope=config.cache_scope, limit=config.limit,
-        prices=config.prices.to_json() if config.prices else None, max_cost=config.max_cost,
-        deadline_s=config.deadline_s,
+        endpoints=tuple(redact_url(u) for u in config.endpoint.base_urls), cache_scope=config.cache.scope,
+        limit=config.limit, prices=config.limits.prices.to_json() if config.limits.prices else None,
+        max_cost=config.limits.max_cost, deadline_s=config.limits.deadline_s,
         serve=config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
         repeats=config.repeats, repeat_seed=config.repeat_seed, wordings=config.wordings,
         batch=config.batch.recorded() if config.batch is not None else None)
@@ -261,8 +255,7 @@ def _judged(run: TaskRun) -> bool:
 
 
 def _new_judge(judge: JudgeRun) -> Backend:
-    return make_judge(judge.settings, concurrency=judge.concurrency, max_retries=judge.max_retries,
-                      timeout_s=judge.timeout_s, retry_base_delay_s=judge.retry_delay_s)
+    return make_judge(judge.settings, judge.policy)
 
 
 def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[JudgeRun | None, list[str]]:
@@ -297,7 +290,7 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], judg
             backend = _new_judge(judge)
             outcome = judged.setdefault(run.task.name, {})[draw] = asyncio.run(judge_task(
                 run.task, Drawing(run, draw).rows, answers[run.task.name].get(draw, {}), judge.settings, backend, cache,
-                strip=strip, concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
+                strip=strip, concurrency=int(judge.policy.concurrency), scope=cache_scope_for(judge.cache_scope, backend)))
             which = run.task.name + (f" ({draw.label})" if asking.drawn else "")
             say(f"judge {judge.settings.model}: {outcome.sent_line()} for {which}")
             if outcome.stopped is not None:
@@ -428,7 +421,8 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
         from merabench.models.serving import serving
 
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
-            return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say,
+            endpoint = dataclasses.replace(config.endpoint, base_urls=tuple(urls))
+            return _evaluate(dataclasses.replace(config, endpoint=endpoint), runs, progress=progress, say=say,
                              started=started)
 
 
@@ -440,9 +434,9 @@ def _batch_checked(config: RunConfig) -> RunConfig:
     if config.import_responses is not None or config.serve is not None:
         raise ConfigError("--batch sends to an endpoint's Batch API: leave out " +
                           ("--import-responses" if config.import_responses is not None else "--serve"))
-    if len(config.base_urls) != 1:
+    if len(config.endpoint.base_urls) != 1:
         raise ConfigError("--batch needs the one --base-url whose Batch API answers (/files and /batches under it), "
-                          f"got {len(config.base_urls)}")
+                          f"got {len(config.endpoint.base_urls)}")
     config.batch.check()  # type: ignore[union-attr]
     return config  # each answer carries the share it was bought at: a batch's is priced at the discount
 
@@ -470,8 +464,8 @@ def _batches(config: RunConfig, source: AnswerSource, runs: Sequence[TaskRun], c
     from merabench.runner.batches.stage import start_batches
 
     job = BatchJob(config.batch, config.model, config.generation, config.system_prompt, config.asking(runs),
-                   config.out_dir(), config.base_urls[0], config.api_key, config.max_retries, config.timeout_s,
-                   config.retry_delay_s, config.command)
+                   config.out_dir(), config.endpoint.base_urls[0], config.endpoint.api_key, config.endpoint.policy,
+                   config.command)
     return start_batches(job, source, runs, cache, budget, say)  # type: ignore[arg-type]
 
 
@@ -480,8 +474,8 @@ async def _check_tools_reach_model(config: RunConfig) -> None:
     line before any file."""
     from merabench.models.tool_support import dropped_line, template_drops_tools
 
-    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-    for url in config.base_urls:
+    headers = {"Authorization": f"Bearer {config.endpoint.api_key}"} if config.endpoint.api_key else {}
+    for url in config.endpoint.base_urls:
         if await template_drops_tools(url, headers):
             raise ConfigError(dropped_line(redact_url(url)))
 
@@ -501,16 +495,16 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     source = answer_source(config)
     if isinstance(source, BackendSource):
         source.backend.speak_through(say)  # a local model says when it loads
-    budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
+    budget = Budget.within(config.limits)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
     if config.tool_mode != ToolMode.TEXT and isinstance(source, BackendSource):
         asyncio.run(_check_tools_reach_model(config))
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
-    needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
+    needs_cache = config.cache.enabled and (config.model not in BASELINES or config.judge is not None)
     out = config.out_dir()
     check_folder(out)  # an --out that cannot be the run's folder stops before the cache is made
-    cache = ResponseCache(config.cache_path) if needs_cache else None
+    cache = ResponseCache(config.cache.path) if needs_cache else None
     with locked(out):
         check_identity(out, run_identity(config, runs, source.name))
         batching = _batches(config, source, runs, cache, budget, say)  # submitted and followed until they end
@@ -557,7 +551,7 @@ def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[Task
                                    stopped_by=budget.summary if budget.stopped_by else None,
                                    adaptations=runner.facts.get("adaptations"))
     document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings.to_json(),
-                                notes=runner.notes, prices=config.prices)
+                                notes=runner.notes, prices=config.limits.prices)
     if stopped:
         document["stopped"] = stopped
     if "concurrency" in runner.facts:
@@ -627,7 +621,7 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     judge, judge_notes = checked_judge(config.judge, [run])  # before the folder is made
     make_folder(config.out)
     with disk_space(config.out), locked(config.out):
-        cache = ResponseCache(config.cache_path) if config.cache and judge else None
+        cache = ResponseCache(config.cache.path) if config.cache.enabled and judge else None
         results = _finish([run], {task.name: {BASE: answers}}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
         settings = RunSettings(tasks=(task.name,), data=tuple(recorded_specs([config.data])), split=config.split,

@@ -37,7 +37,7 @@ from merabench.cli.options import (
 from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
 from merabench.errors import ConfigError, RunPaused, one_of, reading
 from merabench.formats.predictions import read_predictions
-from merabench.models import GenerationOptions
+from merabench.models import BackendSettings, GenerationOptions, RequestPolicy
 from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
 from merabench.models.shaping import ApiProfile
@@ -45,7 +45,8 @@ from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, sco
 from merabench.pipeline import export_requests as export_pending
 from merabench.records import CacheScope, ToolMode
 from merabench.report.views import explained
-from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
+from merabench.runner.budget import STOPPED_EXIT, Limits, parse_duration, resolve_prices
+from merabench.runner.cache import CacheSettings
 from merabench.runner.work import MAX_REPEATS, RepeatSeed
 from merabench.support.redaction import register_fields
 from merabench.tasks import TASKS, get_task
@@ -284,20 +285,20 @@ def run(
         served = _serve_spec(model, base_url, serve, serve_cmd, serve_args, serve_replicas, serve_gpus,
                              serve_timeout, serve_env)
         model = f"openai:{served.model}"  # the base URLs are known once the servers run
+    policy = RequestPolicy(parse_concurrency(concurrency), max_retries, timeout, retry_delay)
     config = RunConfig(
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
-        out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
-        concurrency=parse_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
-        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
-        cache_path=cache_path, cache_scope=scope, strip_think=strip_think,
-        log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
+        out=out_dir, endpoint=BackendSettings(tuple(urls), api_key or os.environ.get("OPENAI_API_KEY"), policy),
+        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit,
+        cache=CacheSettings(cache, cache_path, scope), strip_think=strip_think,
+        log_prompts=log_prompts, limits=Limits(prices, max_cost, deadline_s),
         import_responses=import_responses, serve=served, tool_mode=mode, repeats=repeats,
         repeat_seed=_repeat_seed(repeat_seed), wordings=_wordings(wordings),
         command=tuple((ctx.obj or {}).get("argv") or ()),
         batch=_batch_settings(ctx, batch, batch_poll, detach, batch_fallback, batch_discount, batch_max_requests,
                               batch_max_mb),
-        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
-                               max_retries, timeout, retry_delay, scope))
+        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt,
+                               RequestPolicy(judge_concurrency, max_retries, timeout, retry_delay), scope))
     refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
     if export_requests is not None:
         _export(ctx, config, export_requests, recorded_flags)
@@ -465,14 +466,15 @@ def score(
     register_flag_secrets(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
     refuse_score_overwrites(the_task.name, predictions, data, judge_prompt, out_dir)
-    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
+    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt,
+                             RequestPolicy(concurrency=judge_concurrency))
     found = read_predictions(predictions, the_task.mera_name)
     answers = found.answers
     if explain is not None:
         _explainable(the_task.name, data, split, answers, explain)
     config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
-                         data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
-                         cache_path=cache_path, judge=judge, made=found)
+                         data=data, split=split, out=out_dir, strip_think=strip_think,
+                         cache=CacheSettings(cache, cache_path), judge=judge, made=found)
     result = score_predictions(config, say=say)
     print_evaluation(result)
     say(f"scores in {result.out}/ (results.json, samples_{the_task.name}.jsonl; open report.html)")

@@ -15,6 +15,7 @@ from merabench.cli.help import JUDGE
 from merabench.errors import ConfigError, json_problem
 from merabench.formats.results import summary_lines, summary_table
 from merabench.judging.stage import judge_settings
+from merabench.models import RequestPolicy
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.pipeline import Evaluation, JudgeRun
 from merabench.records import CacheScope
@@ -156,8 +157,7 @@ def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: 
         register_url(url)
 
 
-def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
-                     max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0,
+def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, policy: RequestPolicy,
                      cache_scope: CacheScope = CacheScope.ENDPOINT) -> JudgeRun | None:
     """The judge of `run`/`score`; `cache_scope` is run's --cache-scope, which holds for the
     judge's replies too."""
@@ -166,7 +166,7 @@ def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt
     settings = judge_settings(model, urls, key, load_template(prompt))
     if settings is None:
         return None
-    return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay, cache_scope)
+    return JudgeRun(settings, policy, cache_scope)
 
 
 def parse_concurrency(text: str) -> int | Literal["auto"]:

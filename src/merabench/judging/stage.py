@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError, ServerRefused
-from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
+from merabench.models import Backend, BackendSettings, GenerationOptions, Request, RequestPolicy, make_backend
 from merabench.models.endpoints import HUNG_AFTER, UNREACHABLE_AFTER
 from merabench.records import Answer, Judgement, commonest_error
 from merabench.rows.prompts import messages_digest
@@ -77,12 +77,10 @@ def judge_settings(model: str | None, base_urls: Sequence[str], api_key: str | N
     return JudgeSettings(model, urls, api_key or os.environ.get("LM_EVAL_JUDGE_API_KEY"), template)
 
 
-def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, timeout_s: float,
-               retry_base_delay_s: float) -> Backend:
+def make_judge(settings: JudgeSettings, policy: RequestPolicy) -> Backend:
     options = OWN_OPTIONS if settings.template is None else HARNESS_OPTIONS
     return make_backend(settings.model, options, BackendSettings(
-        base_urls=settings.base_urls, api_key=settings.api_key, concurrency=concurrency,
-        max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s,
+        base_urls=tuple(settings.base_urls), api_key=settings.api_key, policy=policy,
         unreachable_after=UNREACHABLE_AFTER, hung_after=HUNG_AFTER))
 
 

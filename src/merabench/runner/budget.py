@@ -111,6 +111,16 @@ def _shell_word(word: str, before: str) -> str:
     return shlex.quote(word)
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What a run may spend: the prices to count with (per million tokens), and the cost and the
+    wall time at which it stops sending."""
+
+    prices: Prices | None = None
+    max_cost: float | None = None
+    deadline_s: float | None = None
+
+
 @dataclass
 class Budget:
     """Counts what fresh completions cost and says when to stop sending."""
@@ -132,6 +142,10 @@ class Budget:
         if self.max_cost is not None and self.prices is None:
             raise ConfigError("--max-cost needs prices: --price-in and --price-out, or --price-file")
         self._started = self.clock()
+
+    @classmethod
+    def within(cls, limits: Limits) -> Budget:
+        return cls(limits.prices, limits.max_cost, limits.deadline_s)
 
     def restart(self) -> None:
         self._started = self.clock()

@@ -72,8 +72,8 @@ def start_batches(job: BatchJob, source: BatchSource, runs: Sequence[TaskRun], c
 async def _submit_and_follow(job: BatchJob, source: BatchSource, runs: Sequence[TaskRun], ledger: Ledger,
                              cache: ResponseCache | None, budget: Budget, say: Callable[[str], None]) -> None:
     """Steps 1 to 4 of the module's docstring."""
-    async with BatchClient(job.base_url, job.api_key, max_retries=job.max_retries, timeout_s=job.timeout_s,
-                           retry_delay_s=job.retry_delay_s) as client:
+    async with BatchClient(job.base_url, job.api_key, max_retries=job.policy.max_retries,
+                           timeout_s=job.policy.timeout_s, retry_delay_s=job.policy.retry_delay_s) as client:
         metadata = metadata_for(job.out, served_model(job.model))
         await bring_forward(client, ledger, metadata, say)
         while True:
