@@ -28,7 +28,6 @@ from merabench.formats.predictions import PredictionFile, check_made_for, check_
 from merabench.formats.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
 from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
 from merabench.models import (
-    BASELINES,
     Backend,
     BackendSettings,
     GenerationOptions,
@@ -37,6 +36,7 @@ from merabench.models import (
 )
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
+from merabench.models.sources import is_baseline
 from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Status, ToolMode
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
@@ -187,8 +187,8 @@ def answer_source(config: RunConfig) -> AnswerSource:
 
         served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
         return ImportedSource.read(config.import_responses, config.model, config.generation)
-    if config.model in BASELINES:
-        return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
+    if is_baseline(config.model):
+        return BaselineSource(config.model, config.generation.seed)
     return _backend_source(config)
 
 
@@ -501,7 +501,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         asyncio.run(_check_tools_reach_model(config))
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
-    needs_cache = config.cache.enabled and (config.model not in BASELINES or config.judge is not None)
+    needs_cache = config.cache.enabled and (not is_baseline(config.model) or config.judge is not None)
     out = config.out_dir()
     check_folder(out)  # an --out that cannot be the run's folder stops before the cache is made
     cache = ResponseCache(config.cache.path) if needs_cache else None

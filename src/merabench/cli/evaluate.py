@@ -41,6 +41,7 @@ from merabench.models import BackendSettings, GenerationOptions, RequestPolicy
 from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
 from merabench.models.shaping import ApiProfile
+from merabench.models.sources import model_help
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.records import CacheScope, ToolMode
@@ -145,7 +146,7 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
 @app.command(cls=PanelledCommand)
 def run(
     ctx: typer.Context,
-    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random", rich_help_panel=MODEL)] = "reference",
+    model: Annotated[str, typer.Option(help=model_help(), rich_help_panel=MODEL)] = "reference",
     tasks: Annotated[str, typer.Option(help="comma-separated tasks", rich_help_panel=DATA)] = ",".join(TASKS),
     data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC", rich_help_panel=DATA)] = ["bundled"],  # noqa: B006
     split: Annotated[str, typer.Option(help="split to evaluate", rich_help_panel=DATA)] = "test",

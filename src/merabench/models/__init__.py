@@ -1,5 +1,5 @@
-"""Model specs -> backends: `openai:<model>` and `hf:<path or hub id>`. The baselines `reference`,
-`copy` and `random` answer from the task itself (models/baselines.py) and need no backend."""
+"""Model specs -> backends: `openai:<model>` and `hf:<path or hub id>` (models/sources.py lists every
+source `--model` can name; its baselines answer from the task itself and need no backend)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from merabench.errors import ConfigError
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
-from merabench.models.baselines import BASELINES
+from merabench.models.sources import source_of
 
-__all__ = ["BASELINES", "Backend", "BackendSettings", "Completion", "GenerationOptions", "Request", "RequestPolicy",
+__all__ = ["Backend", "BackendSettings", "Completion", "GenerationOptions", "Request", "RequestPolicy",
            "make_backend"]
 
 
@@ -51,4 +51,5 @@ def make_backend(spec: str, options: GenerationOptions, settings: BackendSetting
         from merabench.models.hf_source import spelt_model
 
         return HFLocalBackend(spelt_model(spec).partition(":")[2], options)
-    raise ConfigError(f"unknown model '{spec}': use openai:<model>, hf:<path>, or a baseline ({', '.join(BASELINES)})")
+    source_of(spec)  # an unknown one: one line naming every source
+    raise ConfigError(f"--model {spec}: a baseline, which no backend serves")

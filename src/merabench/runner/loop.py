@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from merabench.errors import BackendError, ConfigError, NotSent, ServerRefused
 from merabench.models.base import Backend, Completion, Generating, Request
-from merabench.models.baselines import BaselineKind, baseline_answer
+from merabench.models.sources import baseline_answer
 from merabench.models.usage import within_prompt
 from merabench.records import Answer, Draw
 from merabench.runner.aio import run_pool
@@ -134,7 +134,7 @@ class BackendSource:
 
 @dataclass
 class BaselineSource:
-    kind: BaselineKind
+    kind: str  # a baseline of models/sources.py
     seed: int | None = None
 
     @property
