@@ -17,7 +17,8 @@ BASELINES: tuple[BaselineKind, ...] = ("reference", "copy", "random")
 class AnswersRows(Protocol):
     """What a baseline needs of a task (tasks/base.py's Task has it): its three stock answers."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a Task's is a class variable
 
     def reference_answer(self, row: Row) -> str: ...
 
