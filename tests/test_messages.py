@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,12 @@ def test_a_json_list_of_predictions_is_accepted(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"id": 0, "output": "a"}, {"id": 0, "output": "b"}]), encoding="utf-8")
     with pytest.raises(DataError, match="the same id is answered twice"):
         load_predictions(path, "SAGE")
+
+
+def test_a_zip_read_without_a_task_asks_for_the_task(tmp_path: Path) -> None:
+    path = tmp_path / "s.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("SAGE.json", json.dumps({"data": {"test": []}}))
+    with pytest.raises(DataError, match="name the task to read") as info:
+        load_predictions(path)
+    assert "None" not in str(info.value) and "SAGE.json" in str(info.value)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,10 +41,17 @@ from merabench.models.sources import is_baseline
 from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Status, ToolMode
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
-from merabench.rows.row import TaskData
+from merabench.rows.row import Row, TaskData
 from merabench.runner.budget import Budget, Limits
 from merabench.runner.cache import CacheSettings, ResponseCache
-from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner
+from merabench.runner.loop import (
+    AnswerSource,
+    BackendSource,
+    BaselineSource,
+    NoProgress,
+    ProgressSink,
+    Runner,
+)
 from merabench.runner.rundir import (
     check_folder,
     check_identity,
@@ -299,6 +307,11 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], judg
     return judged
 
 
+def _drawn_rows(run: TaskRun, draw: Draw) -> Sequence[Row]:
+    """The rows as `draw` asks them (another wording's)."""
+    return Drawing(run, draw).rows
+
+
 def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Path, *, strip: bool,
             judge: JudgeRun | None, cache: ResponseCache | None, say: Callable[[str], None],
             early: EarlyScores | None = None, asking: Asking = PLAIN) -> list[TaskResult]:
@@ -312,7 +325,7 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Pa
                              source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                              early=early.scores.get(run.task.name) if early else None,
                              data_sha256=early.data_sha256(run.task.name) if early else None,
-                             rows_of=lambda draw, run=run: Drawing(run, draw).rows)
+                             rows_of=functools.partial(_drawn_rows, run))
         if run.data.note:  # what the rows are (the public SAGE pairs), said beside the scores
             result = dataclasses.replace(result, notes=(*result.notes, run.data.note))
         failed = next((f for outcome in outcomes.values() if (f := judge_failure(outcome)) is not None), None)
@@ -411,7 +424,7 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     started = time.monotonic()
     register_secrets(config)
     if config.batch is not None:
-        config = _batch_checked(config)
+        config = _batch_checked(config, config.batch)
     runs = planned_runs(config)
     if config.serve is not None and config.tool_mode != ToolMode.TEXT:
         config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
@@ -426,7 +439,7 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
                              started=started)
 
 
-def _batch_checked(config: RunConfig) -> RunConfig:
+def _batch_checked(config: RunConfig, batch: BatchSettings) -> RunConfig:
     """A `--batch` run that can go through a Batch API, its prices the batch price; else one line."""
     from merabench.runner.batchfile import served_model
 
@@ -437,7 +450,7 @@ def _batch_checked(config: RunConfig) -> RunConfig:
     if len(config.endpoint.base_urls) != 1:
         raise ConfigError("--batch needs the one --base-url whose Batch API answers (/files and /batches under it), "
                           f"got {len(config.endpoint.base_urls)}")
-    config.batch.check()  # type: ignore[union-attr]
+    batch.check()
     return config  # each answer carries the share it was bought at: a batch's is priced at the discount
 
 
@@ -461,12 +474,16 @@ def _batches(config: RunConfig, source: AnswerSource, runs: Sequence[TaskRun], c
         warn_running(config.out_dir(), say)
         return _NoBatches(budget.should_stop)
     from merabench.runner.batches.job import BatchJob
+    from merabench.runner.batches.source import BatchSource
     from merabench.runner.batches.stage import start_batches
+
+    if not isinstance(source, BatchSource):  # answer_source makes one for every --batch run
+        raise TypeError(f"a --batch run is answered by its batches, not by {type(source).__name__}")
 
     job = BatchJob(config.batch, config.model, config.generation, config.system_prompt, config.asking(runs),
                    config.out_dir(), config.endpoint.base_urls[0], config.endpoint.api_key, config.endpoint.policy,
                    config.command)
-    return start_batches(job, source, runs, cache, budget, say)  # type: ignore[arg-type]
+    return start_batches(job, source, runs, cache, budget, say)
 
 
 async def _check_tools_reach_model(config: RunConfig) -> None:
@@ -518,7 +535,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         should_stop=batching.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens,
                                                            c.price_share),
-                        on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
+                        on_kept=budget.add_kept, progress=progress or NoProgress())
         try:
             answers = asyncio.run(runner.run(runs))
         except BaseException:  # interrupted: exit only once the warm-up is out of native code
@@ -559,7 +576,7 @@ def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[Task
     return document
 
 
-def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, TaskAnswers], asking: Asking,
+def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[Draw, dict[int, Answer]]], asking: Asking,
              command: Sequence[str]) -> dict[str, Any] | None:
     """When a limit stopped the run: every row with no answer yet gets a 'not asked' record (a
     row left unasked by an earlier stopped run included, it is unasked still), and what

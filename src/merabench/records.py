@@ -96,8 +96,8 @@ def _token_pair(value: Any) -> dict[str, int] | None:
     """{"prompt", "completion"} counts of tokens (0 or more), or None for anything else."""
     if not isinstance(value, dict):
         return None
-    pair = {k: _int(value.get(k)) for k in ("prompt", "completion")}
-    return pair if all(v is not None and v >= 0 for v in pair.values()) else None  # type: ignore[misc]
+    prompt, completion = _count(value.get("prompt")), _count(value.get("completion"))
+    return {"prompt": prompt, "completion": completion} if prompt is not None and completion is not None else None
 
 
 def _float(value: Any, default: float = 0.0) -> float:

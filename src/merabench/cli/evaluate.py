@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -27,6 +27,7 @@ from merabench.cli.options import (
     failing_tasks,
     judge_failed_tasks,
     judge_from_flags,
+    literal_of,
     option_given,
     parse_concurrency,
     parse_extra_body,
@@ -277,8 +278,8 @@ def run(
     if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
         model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation,
                                                                   system_prompt, tasks)
-        tasks, data, split, limit = (recorded.get(k, v) for k, v in
-                                     (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
+        tasks, data = recorded.get("tasks", tasks), recorded.get("data", data)
+        split, limit = recorded.get("split", split), recorded.get("limit", limit)
         recorded_flags = _spelt_out(ctx, model, generation, system_prompt, recorded)
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     served = None
@@ -287,7 +288,7 @@ def run(
                              serve_timeout, serve_env)
         model = f"openai:{served.model}"  # the base URLs are known once the servers run
     policy = RequestPolicy(parse_concurrency(concurrency), max_retries, timeout, retry_delay)
-    config = RunConfig(
+    run_config = RunConfig(  # not `config`: that is the --config file's path
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
         out=out_dir, endpoint=BackendSettings(tuple(urls), api_key or os.environ.get("OPENAI_API_KEY"), policy),
         generation=generation, preset=preset, system_prompt=system_prompt, limit=limit,
@@ -300,11 +301,11 @@ def run(
                               batch_max_mb),
         judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt,
                                RequestPolicy(judge_concurrency, max_retries, timeout, retry_delay), scope))
-    refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
+    refuse_run_overwrites(ctx.command.name, ctx.params, run_config, export_requests)
     if export_requests is not None:
-        _export(ctx, config, export_requests, recorded_flags)
+        _export(ctx, run_config, export_requests, recorded_flags)
         return
-    result = _evaluate_showing_progress(config, progress)
+    result = _evaluate_showing_progress(run_config, progress)
     print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     _exit_as_run_went(result, fail_on_error)
@@ -320,24 +321,21 @@ def _batch_settings(ctx: typer.Context, batch: bool, poll: float, detach: bool, 
         if given:
             raise ConfigError(f"{', '.join(given)} go(es) with --batch (a run through the endpoint's Batch API)")
         return None
-    from merabench.runner.batches.job import BatchSettings
+    from merabench.runner.batches.job import BatchSettings, Fallback
 
-    settings = BatchSettings(poll_s=poll, detach=detach, fallback=fallback, discount=discount,  # type: ignore[arg-type]
+    # cast: settings.check() just below refuses any other fallback, in its turn among the flags
+    settings = BatchSettings(poll_s=poll, detach=detach, fallback=cast(Fallback, fallback), discount=discount,
                              max_requests=max_requests, max_mb=max_mb)
     settings.check()
     return settings
 
 
 def _wordings(value: str) -> WordingChoice:
-    if value not in ("assigned", "all"):
-        raise ConfigError(f"--wordings must be assigned or all, got {value!r}")
-    return value  # type: ignore[return-value]
+    return literal_of("--wordings", value, ("assigned", "all"))
 
 
 def _repeat_seed(value: str) -> RepeatSeed:
-    if value not in ("offset", "same"):
-        raise ConfigError(f"--repeat-seed must be offset or same, got {value!r}")
-    return value  # type: ignore[return-value]
+    return literal_of("--repeat-seed", value, ("offset", "same"))
 
 
 def _check_request_flags(timeout: float, retry_delay: float, stop: list[str] | None, drop_param: list[str] | None,

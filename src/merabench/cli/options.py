@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -87,6 +87,17 @@ def option_given(ctx: typer.Context, name: str) -> bool:
     line, through its environment variable or in a --config file, rather than leaving its default."""
     source = ctx.get_parameter_source(name)
     return source is not None and source.name != "DEFAULT"
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def literal_of(flag: str, value: str, allowed: tuple[Choice, ...]) -> Choice:
+    """`value` as the one of `allowed` it is (typed as the config's Literal), or one line on what the flag takes."""
+    for choice in allowed:
+        if value == choice:
+            return choice
+    raise ConfigError(f"{flag} must be {' or '.join(allowed)}, got {value!r}")
 
 
 def check_finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,

@@ -239,8 +239,8 @@ def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[S
     A row asked in several draws is one unit, its value averaged over them."""
     a, b = values_of(spec.name, first), values_of(spec.name, second)
     if spec.aggregation is Aggregation.MEAN:
-        keep = [k for k in range(len(a)) if a[k] is not None and b[k] is not None]
-        return [a[k] for k in keep], [b[k] for k in keep]  # type: ignore[misc]
+        pairs = [(x, y) for k in range(len(a)) if (x := a[k]) is not None and (y := b[k]) is not None]
+        return [x for x, _ in pairs], [y for _, y in pairs]
     if rows is None:
         return None
     if spec.aggregation is Aggregation.ALL_OR_NOTHING:
@@ -311,10 +311,10 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
     kept_rows = [rows[k] for k in keep]
     # derived figures come from the details, not the per-row values: without those, each resample's
     # aggregation skips the per-row means it does not need
-    a = [SampleScore({}, first[k].details) for k in keep]  # type: ignore[union-attr]
-    b = [SampleScore({}, second[k].details) for k in keep]  # type: ignore[union-attr]
+    a = [SampleScore({}, s.details) for k in keep if (s := first[k]) is not None]  # all of `keep`
+    b = [SampleScore({}, s.details) for k in keep if (s := second[k]) is not None]
 
-    def both(indices: Sequence[int]) -> tuple[dict[str, float], dict[str, float]]:
+    def both(indices: Sequence[int] | np.ndarray) -> tuple[dict[str, float], dict[str, float]]:
         picked = [kept_rows[i] for i in indices]
         return (task.aggregate(picked, [a[i] for i in indices]).metrics,
                 task.aggregate(picked, [b[i] for i in indices]).metrics)
@@ -388,7 +388,8 @@ def own_figures_note(task: str, runs: Sequence[Run], values: Sequence[dict[str, 
 def scoring_notes(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
     """Tasks whose runs were scored with different settings (--strip-think, the judge): a note
     each, and {task: {setting: [value per run]}} for the JSON."""
-    lines, found = [], {}
+    lines: list[str] = []
+    found: dict[str, dict[str, list[Any]]] = {}
     for task in tasks:
         parts = [r.tasks[task].scoring for r in runs]
         for key in sorted(set().union(*parts)):
@@ -453,12 +454,12 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
     """The shared rows of every task all runs have, and a line per task about what was left out."""
     shared, lines = {}, []
     for task in TASKS.values():
-        parts = [r.tasks.get(task.name) for r in runs]
-        if any(p is None for p in parts):
-            if any(p is not None for p in parts):
+        parts = [part for r in runs if (part := r.tasks.get(task.name)) is not None]
+        if len(parts) < len(runs):
+            if parts:
                 lines.append(f"{task.name}: not in every run, left out")
             continue
-        found = shared_rows(task.name, parts)  # type: ignore[arg-type]
+        found = shared_rows(task.name, parts)
         if found.note:
             lines.append(found.note)
         if not found.ids:
@@ -496,7 +497,7 @@ def compare_runs(first: Path, second: Path, target: float | None = None) -> dict
         a, b = _scores(runs[0].tasks[name], found.ids), _scores(runs[1].tasks[name], found.ids)
         if within := breakdown_differences(name, found.rows, a, b):
             breakdowns[name] = within
-        modes = [r.tasks[name].tool_mode for r in runs]
+        modes = [str(r.tasks[name].tool_mode) for r in runs]
         if modes[0] != modes[1]:
             tool_modes[name] = modes
             omitted = [line for line in omitted if not line.startswith(tuple(f"{name}: {m} " for m in TEXT_ONLY))]
@@ -534,12 +535,13 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
             lines.append(f"{name}: {', '.join(left)} left out: a group metric needs the rows, which could not be "
                          "loaded again")
         for spec in specs:
-            values = [_aggregate(spec, found.rows, s, d) for s, d in zip(scores, draws, strict=True)]
-            if any(v is None for v in values):
+            each = [_aggregate(spec, found.rows, s, d) for s, d in zip(scores, draws, strict=True)]
+            values = [v for v in each if v is not None]
+            if len(values) < len(each):
                 lines.append(f"{name}: {spec.name} left out: not every run has a value for it over the shared rows")
                 continue
             sign = 1 if spec.higher_is_better else -1
-            best = max(range(len(runs)), key=lambda k: sign * values[k])  # type: ignore[operator]
+            best = max(range(len(runs)), key=lambda k: sign * values[k])
             for k, entry in enumerate(entries):
                 ci = _interval_of(spec, found.rows or [], scores[k], draws[k])
                 cell: dict[str, Any] = {"value": values[k], "ci95": [round(b, 6) for b in ci] if ci else None,
@@ -553,9 +555,10 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
         figures = own_figures_note(name, runs, [{m: c["value"] for m, c in e["metrics"].items()} for e in entries])
         if figures:
             lines.append(figures)
-        ranked_by = next((s.name for s in specs if s.name in entries[0]["metrics"]), None)
-        if ranked_by is not None:
-            sign = 1 if task.spec(ranked_by).higher_is_better else -1  # type: ignore[union-attr]
+        ranking = next((s for s in specs if s.name in entries[0]["metrics"]), None)  # one of the task's metrics
+        ranked_by = ranking.name if ranking is not None else None
+        if ranking is not None:
+            sign = 1 if ranking.higher_is_better else -1
             order = sorted(range(len(entries)), key=lambda k: -sign * entries[k]["metrics"][ranked_by]["value"])
             ranked = [entries[k]["metrics"][ranked_by]["value"] for k in order]
             for place, k in enumerate(order):

@@ -183,7 +183,10 @@ def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None,
 def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
     with open_zip(source, file) as zf:
         names = [n for n in zf.namelist() if n.endswith(".json")]
-        wanted = f"{task_mera_name}.json" if task_mera_name else None
+        if not task_mera_name:
+            raise DataError(f"a ZIP holds a file per task: name the task to read from it (has: "
+                            f"{listed(names) or 'nothing'})", file=file)
+        wanted = f"{task_mera_name}.json"
         copies = names.count(wanted)
         if not copies:
             raise DataError(f"the ZIP has no {wanted} (has: {listed(names) or 'nothing'})", file=file)

@@ -87,8 +87,8 @@ def task_cost(usage: Usage, prices: Prices) -> dict[str, Any]:
 def total_cost(tasks: Iterable[Any]) -> dict[str, Any]:
     """The document's `cost` (and `cost_estimated`) over its tasks' (task_cost): null when a task's is."""
     tokens = [t.get("tokens") or {} for t in tasks if isinstance(t, dict)]
-    costs = [t.get("cost") for t in tokens]
-    out: dict[str, Any] = {"cost": None if None in costs else round(sum(costs), 6)}
+    costs = [c for t in tokens if (c := t.get("cost")) is not None]
+    out: dict[str, Any] = {"cost": None if len(costs) < len(tokens) else round(sum(costs), 6)}
     estimated = [t["cost_estimated"] for t in tokens if isinstance(t.get("cost_estimated"), int | float)]
     if estimated:
         out["cost_estimated"] = round(sum(estimated), 6)
@@ -159,7 +159,7 @@ def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
     ran = list(doc["tasks"])
     kept: dict[str, Any] = {}
     if previous is not None and previous.get("model") == doc.get("model"):
-        earlier = previous.get(KEPT) if isinstance(previous.get(KEPT), dict) else {}
+        earlier = given if isinstance(given := previous.get(KEPT), dict) else {}
         for name, result in previous["tasks"].items():
             if name in doc["tasks"] or name not in TASKS or not isinstance(result, dict) \
                     or not samples_path(out_dir, name).exists():

@@ -17,6 +17,7 @@ import io
 import json
 import tempfile
 import zipfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,8 +264,7 @@ def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> li
             problems.append(f"{name}: entry {n} has no integer meta.id")
             continue
         ids.append(row_id)
-    seen: set[int] = set()
-    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+    duplicates = sorted(i for i, times in Counter(ids).items() if times > 1)
     if duplicates:
         problems.append(f"{name}: duplicate ids {duplicates[:5]}")
     if expected is not None:

@@ -132,8 +132,8 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
         if answer is None or not answer.ok or not row.outputs.strip():
             continue
         requests[row.id] = task.judge_prompts(row, task.scored_answer(answer.output or "", strip_think=strip), template)
-    replies = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
-    errors = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
+    replies: dict[int, list[str | None]] = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
+    errors: dict[int, list[str | None]] = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
     jobs = [(row_id, i, messages) for row_id, prompts in requests.items() for i, messages in enumerate(prompts)]
     options = judge.options.fingerprint()
     calls = not_sent = 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -177,7 +178,7 @@ class OpenAICompatBackend(Backend):
     def _watch(self) -> list[asyncio.Task[None]]:
         """Read the queue gauges of the servers that show them, in the run's own loop."""
         return [asyncio.get_running_loop().create_task(server_word.watch_gauges(
-            self._client(), url, lambda running, waiting, url=url: self.pool.told_gauges(url, running, waiting)))
+            self._client(), url, functools.partial(self.pool.told_gauges, url)))
             for url in self._gauged]
 
     @property
@@ -413,8 +414,9 @@ def _text(content: Any) -> str | None:
         return content
     if isinstance(content, list):
         parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type", "text") == "text"]
-        if all(isinstance(p, str) for p in parts):
-            return "".join(parts)
+        texts = [p for p in parts if isinstance(p, str)]
+        if len(texts) == len(parts):
+            return "".join(texts)
     return None
 
 

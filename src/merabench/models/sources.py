@@ -21,7 +21,8 @@ from merabench.rows.row import Row
 class AnswersRows(Protocol):
     """What a baseline needs of a task (tasks/base.py's Task has it): its stock answers."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a Task's is a class variable
 
     def reference_answer(self, row: Row) -> str: ...
 

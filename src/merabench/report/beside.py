@@ -36,7 +36,7 @@ def text_answers(native_run: Path, text_run: Path) -> dict[int, dict[str, Any]]:
     link = Path(os.path.relpath(text_run, native_run)) / "report.html"
     out = {}
     for row_id, record in read_records(samples_path(text_run, TASK)).items():
-        metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+        metrics = given if isinstance(given := record.get("metrics"), dict) else {}
         out[row_id] = {"o": record.get("output") if isinstance(record.get("output"), str) else None,
                        "v": metrics.get("sample_pass_rate"), "href": f"{link.as_posix()}#row={TASK}/{row_id}"}
     return out

@@ -156,7 +156,7 @@ def _fold_summary(table: dict[str, Any]) -> str | None:
     rows, columns = table.get("rows") or {}, [c for c in table.get("columns") or [] if c != "n"]
     if columns and all(_is_zero(v.get(c)) for v in rows.values() for c in columns):
         return f"{len(rows):,} rows, every {', '.join(columns)} is 0"
-    first = next(iter(rows.values()), {})
+    first: dict[str, Any] = next(iter(rows.values()), {})
     if len(rows) > 1 and columns and all(v.get(c) == first.get(c) for v in rows.values() for c in columns):
         same = " and ".join(f"{c} {_fmt(first.get(c))}" for c in columns)
         return f"{len(rows):,} rows, the same {same} in every one"

@@ -176,7 +176,7 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
         # id -> draw -> (sort key, offset): the last line of an id in a draw is its answer there
         last: dict[int, dict[Draw, tuple[tuple, int]]] = {}
         for offset, record in _lines(fh):
-            metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+            metrics = given if isinstance(given := record.get("metrics"), dict) else {}
             key = _sort_key(_state(record), metrics.get(score_metric), record["id"])
             last.setdefault(record["id"], {})[draw_of(record)] = (key, offset)
         order = sorted((draws[min(draws, key=_draw_order)][0], row_id) for row_id, draws in last.items())
@@ -213,7 +213,7 @@ def _draws_of(fh: BinaryIO, draws: Mapping[Draw, tuple[tuple, int]], score_metri
     for draw in sorted(draws, key=_draw_order):
         offset = draws[draw][1]
         record = _record_at(fh, offset)
-        metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+        metrics = given if isinstance(given := record.get("metrics"), dict) else {}
         score = _number(metrics.get(score_metric)) if _state(record) == "ok" else None
         raw = record.get("output") if isinstance(record.get("output"), str) else record.get("error")
         text = raw if not isinstance(raw, str) or len(raw) <= PREVIEW_CHARS else raw[:PREVIEW_CHARS] + "…"
@@ -238,7 +238,7 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     row_id = record["id"]
     row = by_id.get(row_id)
     state = _state(record)
-    metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+    metrics = given if isinstance(given := record.get("metrics"), dict) else {}
     score = metrics.get(score_metric) if state == "ok" else None
     raw = record.get("output") if isinstance(record.get("output"), str) else None
     failures = ([NOT_ASKED_CLASS if state == "unasked" else failed] if state != "ok" else

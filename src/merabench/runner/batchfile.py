@@ -168,7 +168,8 @@ def _completion(line: dict[str, Any], where: str) -> Completion | str:
         counts, note = token_counts(line)
         return Completion(text=text, finish_reason=line.get("finish_reason") if isinstance(
             line.get("finish_reason"), str) else None, reasoning=line.get("reasoning") if isinstance(
-            line.get("reasoning"), str) else None, usage_note=note, **counts)
+            line.get("reasoning"), str) else None, usage_note=note, prompt_tokens=counts["prompt_tokens"],
+            completion_tokens=counts["completion_tokens"], reasoning_tokens=counts["reasoning_tokens"])
     return _error_of(line) or f"{where}: neither a response nor a text"
 
 
@@ -186,7 +187,7 @@ class ImportedSource:
         or other options than the run's, is refused (naming the line)."""
         source = cls(model)
         expected_tag = options_tag(served_model(model), options)
-        first_line: dict[tuple[str, int], int] = {}
+        first_line: dict[tuple[str, int, Draw], int] = {}
         with reading(path, "--import-responses"):
             check_readable(path)
             for lineno, line in json_lines(path):

@@ -40,7 +40,8 @@ class Prices:
     input_per_million: float
     output_per_million: float
 
-    def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float:
+    def cost(self, prompt_tokens: float | None, completion_tokens: float | None) -> float:
+        """Tokens at these prices (a batch answer's counts come weighted by its price share: floats)."""
         return ((prompt_tokens or 0) * self.input_per_million + (completion_tokens or 0) * self.output_per_million) / 1e6
 
     def bill(self, prompt_tokens: int | None, completion_tokens: int | None,

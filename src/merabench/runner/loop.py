@@ -80,7 +80,8 @@ class NoProgress:
 class AnswerSource(Protocol):
     """Whatever answers the work items: a backend, or a baseline."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a source may derive it (a backend's, a batch's)
 
     def cache_key(self, item: WorkItem) -> str | None: ...
     async def preflight(self) -> list[str]: ...

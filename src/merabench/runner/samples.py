@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -73,7 +73,7 @@ def draw_of(record: Mapping[str, Any]) -> Draw:
     return Draw(repeat if _index(repeat) else 0, wording if _index(wording) else None)
 
 
-def _index(value: Any) -> bool:
+def _index(value: Any) -> TypeGuard[int]:
     return type(value) is int and value >= 0
 
 

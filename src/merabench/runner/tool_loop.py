@@ -85,7 +85,7 @@ async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec
     started = time.monotonic()
     history = list(messages)
     replies: list[Completion] = []
-    step, used = 0, set()
+    step, used = 0, set[str]()
     while len(replies) < spec.max_replies:
         reply = await backend.generate(Request(tuple(history), spec.tools, may_send, seed_offset))
         replies.append(within_prompt(reply, history, spec.tools))  # each request's count, checked against it

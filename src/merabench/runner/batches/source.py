@@ -97,7 +97,7 @@ class BatchSource:
         found: dict[Key, tuple[str, Completion | str]] = {}
         endpoint = f"{self._url} (batch {record.batch_id})"
         for kind in ("errors", "output"):  # an answer in the output file wins over an error line
-            path = ledger.path(record.part, kind)  # type: ignore[arg-type]
+            path = ledger.path(record.part, kind)
             if path.exists() and path.stat().st_size:
                 for key, (digest, answer) in ImportedSource.read(path, model, options).answers.items():
                     found[key] = (digest, dataclasses.replace(answer, endpoint=endpoint, attempts=1,
