@@ -163,10 +163,10 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
         register_fields(dict(config.generation.extra_body))  # a key sent in the body is a secret too
         if config.serve is not None:  # `--serve-args "--api-key X"`: results.json and the log show the argv
             register_argv(config.serve.argv(port=0))  # the words the server gets, quotes taken off
-    for url in getattr(config, "base_urls", ()):
-        register_url(url)
-    _check_key(getattr(config, "api_key", None), "the API key (--api-key, $OPENAI_API_KEY)")
-    register_secret(getattr(config, "api_key", None))
+        for url in config.endpoint.base_urls:
+            register_url(url)
+        _check_key(config.endpoint.api_key, "the API key (--api-key, $OPENAI_API_KEY)")
+        register_secret(config.endpoint.api_key)
     if config.judge is not None:
         _check_key(config.judge.settings.api_key, "the judge's API key (--judge-api-key, $LM_EVAL_JUDGE_API_KEY)")
         register_secret(config.judge.settings.api_key)
