@@ -26,6 +26,8 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks tools
+	# types of src/ ([tool.mypy] in pyproject.toml: check_untyped_defs, no unused type: ignore)
+	$(BIN)/mypy
 	# one worker per core; a test file stays on one worker, so its module fixtures (a generated set,
 	# the real model's two runs) are made once
 	$(BIN)/python -m pytest -n auto --dist loadfile
@@ -34,4 +36,4 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/runner_throughput.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache .mypy_cache

@@ -22,6 +22,7 @@ from pathlib import Path
 from merabench.pipeline import RunConfig, evaluate
 from merabench.report.html import write_report
 from merabench.rows.row import read_bundled
+from merabench.runner.cache import CacheSettings
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 
@@ -80,7 +81,7 @@ def main() -> None:
     out = folder / "run"
     evaluate(RunConfig(model="random", tasks=("sage", "russianregions", "gorillahard"),
                        data=(f"sage={sage}", f"russianregions={regions}", f"gorillahard={gorilla}"),
-                       out=out, cache=False, log_prompts=True))
+                       out=out, cache=CacheSettings(enabled=False), log_prompts=True))
     started = time.perf_counter()
     page = write_report(out)
     took = time.perf_counter() - started

@@ -37,13 +37,13 @@ from fakeserver import FakeServer  # noqa: E402
 from measure import run_merabench  # noqa: E402
 
 from merabench.models.openai_compat import OpenAICompatBackend  # noqa: E402
-from merabench.rows.datasource import load_task_data  # noqa: E402
 from merabench.rows.prompts import HistoryIndex  # noqa: E402
 from merabench.rows.row import Row, TaskData  # noqa: E402
 from merabench.runner.cache import ResponseCache  # noqa: E402
 from merabench.runner.loop import BackendSource, Runner  # noqa: E402
 from merabench.runner.work import TaskRun  # noqa: E402
 from merabench.tasks import TASKS  # noqa: E402
+from merabench.tasks.datasource import load_task_data  # noqa: E402
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set  # noqa: E402
 
 

@@ -126,9 +126,9 @@ def test_a_resumed_run_stopped_at_max_cost_counts_and_says_it_honestly(tmp_path:
     results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
     samples = read_jsonl(folder / "samples_sage.jsonl")
     answered = [s for s in samples if s["status"] == "ok"]
-    unasked = [s for s in samples if s["status"] == "error"]
+    unasked = [s for s in samples if s["status"] != "ok"]
     assert len(samples) == 30 and len(answered) == len(server.requests) > first
-    assert all(s["error"].startswith("not asked: the run stopped at --max-cost") for s in unasked)
+    assert all(s["status"] == "unasked" and s["error"].startswith("the run stopped at --max-cost") for s in unasked)
     stopped = results["stopped"]
     assert stopped["by"] == "--max-cost" and stopped["unasked"] == len(unasked) == 30 - len(answered) > 0
     assert results["tasks"]["sage"]["n_unasked"] == len(unasked)
@@ -256,5 +256,5 @@ def test_a_deadline_cuts_retries_waiting_out_their_back_off(tmp_path: Path, make
     assert done.returncode == 3, done.stderr
     assert "stopped early: --deadline 3 s reached" in done.stderr
     records = read_jsonl(tmp_path / "run" / "samples_sage.jsonl")
-    assert [r["error"] for r in records] == ["not asked: the run stopped at --deadline first"] * 3
+    assert [(r["status"], r["error"]) for r in records] == [("unasked", "the run stopped at --deadline first")] * 3
     assert len(server.requests) < 3 * 6  # 1 + 5 retries a row, had the retries gone on

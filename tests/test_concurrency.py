@@ -18,20 +18,21 @@ from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
 import merabench
 from merabench.errors import ServerRefused
-from merabench.models import GenerationOptions
+from merabench.models import BackendSettings, GenerationOptions, RequestPolicy
 from merabench.models import endpoints as endpoints_module
 from merabench.models.base import Request
 from merabench.models.concurrency import AdaptiveLimit
 from merabench.models.openai_compat import OpenAICompatBackend
 from merabench.models.server_word import queue_gauges
 from merabench.pipeline import RunConfig, evaluate
+from merabench.runner.cache import CacheSettings
 
 
 def narrow_run(tmp_path: Path, url: str, concurrency: int | str, max_retries: int = 5):
     """36 RussianRegions rows (the bundled ones), a time-out of 8 requests' service time."""
-    return evaluate(RunConfig(model="openai:m", base_urls=(url,), tasks=("russianregions",), out=tmp_path / str(concurrency),
-                              cache=False, timeout_s=0.8, retry_delay_s=0.05, concurrency=concurrency,  # type: ignore[arg-type]
-                              max_retries=max_retries))
+    policy = RequestPolicy(concurrency=concurrency, max_retries=max_retries, timeout_s=0.8, retry_delay_s=0.05)
+    return evaluate(RunConfig(model="openai:m", endpoint=BackendSettings((url,), policy=policy), tasks=("russianregions",),
+                              out=tmp_path / str(concurrency), cache=CacheSettings(enabled=False)))
 
 
 def test_a_narrow_server_answers_every_row_with_auto(tmp_path: Path, make_server) -> None:
@@ -63,8 +64,8 @@ def test_the_server_s_own_word_on_its_slots_is_taken(tmp_path: Path, make_server
 def test_the_queue_a_server_s_metrics_show_cuts_the_limit(tmp_path: Path, make_server) -> None:
     server = make_server(latency_s=0.05, slots=2, metrics=True)
     data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(150))
-    result = evaluate(RunConfig(model="openai:m", base_urls=(server.url,), tasks=("sage",), data=(str(data),),
-                                out=tmp_path / "run", cache=False))
+    result = evaluate(RunConfig(model="openai:m", endpoint=BackendSettings((server.url,)), tasks=("sage",),
+                                data=(str(data),), out=tmp_path / "run", cache=CacheSettings(enabled=False)))
     chosen = next(iter(result.document["concurrency"].values()))
     assert any("shows its queue (/metrics)" in note for note in result.notes)
     assert chosen["final"] <= 4 and server.abandoned == 0  # two served, the rest seen waiting in its queue
@@ -138,7 +139,7 @@ def test_an_hour_long_retry_after_stops_the_run_with_exit_3_and_the_rerun_resume
     assert len(server.requests) == 4  # three answers, then one refusal: nothing more was sent
     samples = read_jsonl(tmp_path / "run" / "samples_sage.jsonl")
     assert [s["status"] for s in samples[:3]] == ["ok"] * 3
-    assert all(s["error"].startswith("not asked: ") for s in samples[3:])  # the refused row too: unasked, not failed
+    assert all(s["status"] == "unasked" for s in samples[3:])  # the refused row too: unasked, not failed
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     assert "Retry-After 3600" in results["settings"]["stopped_by"]
     assert results["stopped"]["unasked"] == 33 and results["stopped"]["by"] == "the server's refusal"
@@ -170,7 +171,7 @@ def test_a_model_server_that_dies_mid_run_is_given_up_and_the_rerun_resumes(tmp_
     assert f"stopped early: {given_up}" in message, message
     samples = read_jsonl(out / "samples_sage.jsonl")
     assert sum(s["status"] == "ok" for s in samples) == 10
-    assert all(s["error"].startswith("not asked: ") for s in samples if s["status"] != "ok")
+    assert all(s["status"] == "unasked" for s in samples if s["status"] != "ok")
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert results["stopped"]["unasked"] == 26 and given_up in results["settings"]["stopped_by"]
     schema = json.loads((Path(merabench.__file__).parent / "schemas" / "results.schema.json").read_text())
@@ -239,8 +240,8 @@ def refusal_of(body: dict) -> dict:
 def test_api_profile_auto_answers_every_row_at_any_concurrency(tmp_path: Path, make_server) -> None:
     server = make_server(latency_s=0.05, plan=refuses_three_parameters, error_body=refusal_of,
                          reply=lambda body: {"content": "ответ", "usage": {"prompt_tokens": 3, "completion_tokens": 40}})
-    result = evaluate(RunConfig(model="openai:m", base_urls=(server.url,), tasks=("russianregions",),
-                                out=tmp_path / "run", cache=False, concurrency=32,
+    result = evaluate(RunConfig(model="openai:m", endpoint=BackendSettings((server.url,), policy=RequestPolicy(32)),
+                                tasks=("russianregions",), out=tmp_path / "run", cache=CacheSettings(enabled=False),
                                 generation=GenerationOptions(max_tokens=8, stop=("\n\n",), api_profile="auto")))
     rows = read_jsonl(tmp_path / "run" / "samples_russianregions.jsonl")
     assert len(rows) == 36 and all(r["status"] == "ok" for r in rows), [r["error"] for r in rows if r["error"]][:3]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from merabench.rows.datasource import recorded_specs, spec_for, split_specs
 from merabench.tasks import TASKS
+from merabench.tasks.datasource import recorded_specs, spec_for, split_specs
 
 CASES = [  # (specs, the spec for all tasks, {task: spec})
     ([], "bundled", {}),
@@ -52,9 +52,9 @@ def test_hub_rows_carry_the_commit_they_were_read_at_into_the_folders_identity(
     """`--data hub`: TaskData.revision is the dataset's commit (None when it is not known,
     offline), the source names it after '@', and run.json's data identity records it; other data
     has none."""
-    from merabench.rows import datasource
-    from merabench.rows.datasource import data_identity, load_task_data
     from merabench.rows.row import read_bundled
+    from merabench.tasks import datasource
+    from merabench.tasks.datasource import data_identity, load_task_data
 
     task = TASKS["sage"]
     monkeypatch.setattr(datasource, "hub_offline", lambda: True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from merabench.records import Answer, Status
 from merabench.rows.row import read_bundled, rows_sha256
+from merabench.runner.cache import CacheSettings
 from merabench.scoring.score import EarlyScores, score_task
 from merabench.tasks import TASKS
 
@@ -58,5 +59,5 @@ def test_an_interrupted_run_waits_for_the_warm_up_before_it_exits(tmp_path: Path
     monkeypatch.setattr(pipeline, "warm_up_summary", slow_warm_up)
     monkeypatch.setattr(Runner, "run", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        pipeline.evaluate(pipeline.RunConfig(model="reference", tasks=("sage",), out=tmp_path / "run", cache=False))
+        pipeline.evaluate(pipeline.RunConfig(model="reference", tasks=("sage",), out=tmp_path / "run", cache=CacheSettings(enabled=False)))
     assert finished.is_set()

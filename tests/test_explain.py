@@ -4,6 +4,7 @@ not the raw details JSON."""
 
 from __future__ import annotations
 
+from merabench.report.views import explained as explanation
 from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
@@ -11,7 +12,7 @@ from merabench.tasks import TASKS
 def explained(task: str, answer: str, n: int = 1) -> tuple[str, object]:
     row = read_bundled(task)["test"][n]
     the_task = TASKS[task]
-    return the_task.explain(row, the_task.scored_answer(answer, strip_think=False)), row
+    return explanation(the_task, row, the_task.scored_answer(answer, strip_think=False)), row
 
 
 def test_russianregions_shows_answer_reference_and_verdicts() -> None:

@@ -166,7 +166,7 @@ def test_k04_k06_a_killed_writers_temporary_files_go_with_the_next_write(a_run: 
 
 FULL_AT_THE_END = '''
 import errno, sys
-from merabench.formats import samples
+from merabench.runner import samples
 from merabench.cli.main import entry
 
 def full(*args):

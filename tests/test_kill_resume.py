@@ -13,8 +13,8 @@ from pathlib import Path
 
 from helpers import cli_command, correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.formats.samples import read_answers
 from merabench.records import Answer
+from merabench.runner.samples import read_answers
 
 ROWS = 2400
 CONCURRENCY = 4

@@ -114,6 +114,40 @@ def test_no_import_circle_between_modules() -> None:
     assert _circles(graph) == []
 
 
+#: The pipeline's stages, lowest first (docs/architecture.md, "The stage order"): a module may import
+#: its own stage and the stages before it, never one after. `support` is what every stage uses.
+STAGES = ("errors", "records", "support", "rows", "models", "tasks", "runner", "judging", "scoring", "formats",
+          "report", "pipeline", "cli")
+
+
+def _stage(module: str) -> int:
+    """A package module's place in STAGES (the package's own `__init__` sits below them all)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return -1
+    assert parts[1] in STAGES, f"{module}: in no stage of STAGES; give its folder a place in the order"
+    return STAGES.index(parts[1])
+
+
+def _imports_against_the_stages(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{name} ({STAGES[_stage(name)]}) imports {target} ({STAGES[_stage(target)]})"
+                  for name, targets in graph.items() for target in targets
+                  if _stage(target) > _stage(name))
+
+
+def test_the_stage_check_finds_an_import_up_the_pipeline() -> None:
+    graph = {"merabench.models.x": {"merabench.runner.y", "merabench.records"}, "merabench.cli.z": {"merabench.rows.w"}}
+    assert _imports_against_the_stages(graph) == [
+        "merabench.models.x (models) imports merabench.runner.y (runner)"]
+
+
+def test_every_import_runs_down_the_pipeline() -> None:
+    modules = _modules()
+    package = {name: path for name, path in modules.items() if name.split(".")[0] == "merabench"}
+    graph = {name: {t for t in _imports(path, name, modules) if t in package} for name, path in package.items()}
+    assert _imports_against_the_stages(graph) == []
+
+
 def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     """From the first statement after `def ...:` (its docstring included) to the function's end."""
     return node.body[-1].end_lineno - node.body[0].lineno + 1

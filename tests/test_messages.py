@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,13 @@ from helpers import run_cli, sage_rows, write_jsonl
 from merabench.errors import BackendError, ConfigError, DataError
 from merabench.formats.predictions import load_predictions
 from merabench.formats.submission import check_submission, write_submission
+from merabench.models import BackendSettings, RequestPolicy
 from merabench.models.base import Request
 from merabench.models.openai_compat import OpenAICompatBackend, parse_reply
 from merabench.pipeline import RunConfig, ScoreConfig, concurrency_notes, evaluate, score_predictions
 from merabench.report.html import render
 from merabench.rows.row import read_local
+from merabench.runner.cache import CacheSettings
 from merabench.runner.rundir import check_identity
 
 BOM = b"\xef\xbb\xbf"
@@ -65,8 +68,8 @@ def test_a_cut_off_body_is_said_in_words(make_server) -> None:
 def test_auto_concurrency_says_what_was_sent_and_nothing_when_nothing_was(tmp_path: Path, make_server) -> None:
     server = make_server()
     data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(5))
-    config = dict(model="openai:m", base_urls=(server.url,), tasks=("sage",), data=(str(data),),
-                  cache_path=tmp_path / "cache.sqlite", concurrency="auto")
+    config = dict(model="openai:m", endpoint=BackendSettings((server.url,), policy=RequestPolicy(concurrency="auto")),
+                  tasks=("sage",), data=(str(data),), cache=CacheSettings(path=tmp_path / "cache.sqlite"))
     first = evaluate(RunConfig(out=tmp_path / "a", **config))
     note = next(n for n in first.notes if n.startswith("--concurrency auto:"))
     assert "was sent 5 request(s), at most 5 at once" in note and "32-32" not in note
@@ -112,7 +115,7 @@ def _scored(tmp_path: Path, answers: dict[int, str | None], n: int = 3) -> Path:
     data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(n))
     out = tmp_path / "scored"
     score_predictions(ScoreConfig(task="sage", predictions=answers, predictions_source="predictions:p.jsonl",
-                                  data=str(data), out=out, cache=False))
+                                  data=str(data), out=out, cache=CacheSettings(enabled=False)))
     return out
 
 
@@ -157,3 +160,12 @@ def test_a_json_list_of_predictions_is_accepted(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"id": 0, "output": "a"}, {"id": 0, "output": "b"}]), encoding="utf-8")
     with pytest.raises(DataError, match="the same id is answered twice"):
         load_predictions(path, "SAGE")
+
+
+def test_a_zip_read_without_a_task_asks_for_the_task(tmp_path: Path) -> None:
+    path = tmp_path / "s.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("SAGE.json", json.dumps({"data": {"test": []}}))
+    with pytest.raises(DataError, match="name the task to read") as info:
+        load_predictions(path)
+    assert "None" not in str(info.value) and "SAGE.json" in str(info.value)

@@ -351,7 +351,7 @@ def test_a_server_that_rejects_tools_stops_the_run_with_one_line_naming_what_to_
     last = done.stderr.strip().splitlines()[-1]
     assert "does not take native tool calls" in last and "--enable-auto-tool-choice" in last and "--jinja" in last
     records = read_jsonl(tmp_path / "r" / "samples_gorillahard.jsonl")
-    assert all(r["error"].startswith("not asked") for r in records)  # nothing failed: a rerun asks them
+    assert all(r["status"] == "unasked" for r in records)  # nothing failed: a rerun asks them
 
 
 def test_a_server_whose_template_drops_the_tools_is_one_line_before_any_request(tmp_path: Path) -> None:
@@ -417,7 +417,7 @@ def test_call_ids_a_server_repeats_are_made_unique_before_they_go_back(tmp_path:
     pytest.param(("--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--export-requests", "{tmp}/b.jsonl"),
                  "cannot go through a batch job", id="export-requests"),
     pytest.param(("--tasks", "sage"), "applies to gorillahard only", id="no gorillahard"),
-    pytest.param(("--tool-mode", "json"), "--tool-mode must be text or native", id="unknown mode"),
+    pytest.param(("--tool-mode", "json"), "unknown --tool-mode 'json'; known: text, native", id="unknown mode"),
 ])
 def test_what_cannot_be_asked_natively_is_one_line(tmp_path: Path, args: tuple[str, ...], said: str) -> None:
     filled = [a.format(tmp=tmp_path) for a in args]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
 
-from merabench.runner.redaction import (
+from merabench.support.redaction import (
     StreamRedactor,
     redact,
     redact_url,

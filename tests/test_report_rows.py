@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from merabench.models import BackendSettings
 from merabench.pipeline import RunConfig, evaluate
 from merabench.report.html import render, script_json
 from merabench.report.rows import PREVIEW_CHARS, collect_rows
 from merabench.rows.prompts import render_row
 from merabench.rows.row import read_bundled
+from merabench.runner.cache import CacheSettings
+from merabench.runner.samples import read_answers
 from merabench.tasks.russianregions.extract import reference_letter
 
 HOSTILE = '</script><script>window.pwned=1</script><!-- & </SCRIPT >'
@@ -62,7 +65,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     server = FakeServer(reply=lambda body: known[body["messages"][-1]["content"]]).start()
     try:
         out = tmp_path_factory.mktemp("report") / "run"
-        evaluate(RunConfig(model="openai:m", base_urls=(server.url,), out=out, cache=False, log_prompts=True))
+        evaluate(RunConfig(model="openai:m", endpoint=BackendSettings((server.url,)), out=out, cache=CacheSettings(enabled=False), log_prompts=True))
     finally:
         server.stop()
     return out
@@ -140,7 +143,7 @@ def test_breakdowns_with_nothing_to_compare_are_folded_and_numbers_sit_under_rig
 
 def test_a_failing_run_folds_its_tables_of_zeros(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    evaluate(RunConfig(model="copy", tasks=("gorillahard",), out=out, cache=False))
+    evaluate(RunConfig(model="copy", tasks=("gorillahard",), out=out, cache=CacheSettings(enabled=False)))
     page = (out / "report.html").read_text(encoding="utf-8")
     assert re.search(r'<details class="fold"><summary><b>sample_pass_rate by lever</b>', page)
 
@@ -158,17 +161,22 @@ def test_past_the_budget_texts_are_previews_and_say_so(run_dir: Path) -> None:
     assert rows.entries[0]["p"]  # the worst row came whole
 
 
-def test_rows_never_asked_are_not_failures_and_come_last(tmp_path: Path) -> None:
-    from merabench.records import NOT_ASKED
-
+@pytest.mark.parametrize("never_asked", [
+    {"status": "unasked", "error": "the run stopped at --deadline first"},
+    {"status": "error", "error": "not asked: the run stopped at --deadline first"},  # a folder of an older version
+], ids=["unasked", "older-version"])
+def test_rows_never_asked_are_not_failures_and_come_last(tmp_path: Path, never_asked: dict) -> None:
     rows = read_bundled("sage")["test"][:3]
-    lines = [{"id": rows[0].id, "status": "error", "output": None, "error": f"{NOT_ASKED}the run stopped at --deadline"},
+    lines = [{"id": rows[0].id, "output": None, **never_asked},
              {"id": rows[1].id, "status": "error", "output": None, "error": "HTTP 500 after 5 retries"},
              {"id": rows[2].id, "status": "ok", "output": rows[2].inputs["source"], "metrics": {"errant_f1": 0.0}}]
     (tmp_path / "samples_sage.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     collected = collect_rows(tmp_path, "sage", rows, strip_think=False)
     assert [e["s"] for e in collected.entries] == ["error", "ok", "unasked"]
     assert collected.n_failed == 1 and collected.entries[-1]["f"] == ["not asked (the run stopped at a limit)"]
+    answers = read_answers(tmp_path / "samples_sage.jsonl")
+    assert answers[rows[0].id].unasked and answers[rows[0].id].error == "the run stopped at --deadline first"
+    assert not answers[rows[1].id].unasked and not answers[rows[1].id].ok
 
 
 def test_the_page_needs_nothing_from_anywhere(run_dir: Path) -> None:

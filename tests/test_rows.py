@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from merabench.errors import DataError
-from merabench.rows.datasource import load_for_tasks
 from merabench.rows.row import read_bundled, read_hub, read_local, to_task_data
 from merabench.tasks import TASKS
+from merabench.tasks.datasource import load_for_tasks
 
 ROW = {"instruction": "Исправь ошибки:\n{source}", "inputs": {"source": "Превет, как дила?"},
        "outputs": "Привет, как дела?", "meta": {"id": 7}}

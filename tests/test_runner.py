@@ -202,9 +202,9 @@ def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Pa
     """Rows read from the hub at another commit are other data: refused, naming --data; a run that
     could not learn the commit (offline) is compared on its spec alone, and the commit stays."""
     from merabench.errors import ConfigError
-    from merabench.rows.datasource import data_identity
     from merabench.runner.rundir import check_identity
     from merabench.tasks import get_task
+    from merabench.tasks.datasource import data_identity
 
     task = get_task("russianregions")
 

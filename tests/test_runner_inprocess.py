@@ -12,12 +12,12 @@ import pytest
 from helpers import correction_of, sage_rows
 
 from merabench.errors import BackendError, ConfigError
-from merabench.formats.samples import SampleWriter, read_answers, samples_path
 from merabench.models.base import Backend, Completion, GenerationOptions, Request
 from merabench.records import BASE, Answer, Status
 from merabench.rows.row import TaskData, parse_row
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.runner.loop import BackendSource, Runner
+from merabench.runner.samples import SampleWriter, read_answers, samples_path
 from merabench.runner.work import TaskRun
 from merabench.tasks import TASKS
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merabench.scoring import think
-from merabench.scoring.think import remove_think, strip_think, think_text
+from merabench.support import think
+from merabench.support.think import remove_think, strip_think, think_text
 
 
 def test_real_reasoning_answers() -> None:

@@ -483,7 +483,7 @@ def test_data_from_a_pipe_or_standard_input(tmp_path: Path, how: str) -> None:
 
 FULL_AFTER = '''
 import errno, sys
-from merabench.formats import samples
+from merabench.runner import samples
 from merabench.cli.main import entry
 
 calls = []

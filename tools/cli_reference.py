@@ -65,6 +65,17 @@ def _table(params: list[Any], ctx: Any) -> list[str]:
     return lines
 
 
+def _sources() -> list[str]:
+    """What `--model` can name, from the one table of sources (models/sources.py)."""
+    from merabench.models.sources import SOURCES
+
+    lines = ["## Model sources", "", "`--model` names one of these (a baseline needs no model and sends no request).",
+             "", "| `--model` | what answers | needs |", "| --- | --- | --- |"]
+    lines += [f"| `{s.spelling}` | {'a baseline: ' if s.is_baseline else ''}{_cell(s.help)} | "
+              f"{f'`{s.install}`' if s.install else ''} |" for s in SOURCES]
+    return lines + [""]
+
+
 def render() -> str:
     from merabench.cli.help import OTHER, grouped
     from merabench.cli.main import command_group
@@ -76,7 +87,8 @@ def render() -> str:
              "commands.", ""]
     lines += [f"- [`merabench {name}`](#merabench-{name}): {_cell(cmd.help or '').split('. ')[0].rstrip('.')}"
               for name, cmd in group.commands.items()]
-    lines += ["- [Environment variables](#environment-variables)", ""]
+    lines += ["- [Model sources](#model-sources): what `--model` can name",
+              "- [Environment variables](#environment-variables)", ""]
     for name, cmd in group.commands.items():
         ctx = cmd.make_context(name, [], resilient_parsing=True)
         usage = " ".join(cmd.collect_usage_pieces(ctx))
@@ -91,6 +103,7 @@ def render() -> str:
             if len(panels) > 1:
                 lines += [f"**{'Options' if panel == OTHER else panel}**", ""]
             lines += _table(params, ctx) + [""]
+    lines += _sources()
     lines += ["## Environment variables", "", "| variable | what it sets |", "| --- | --- |"]
     lines += [f"| `{name}` | {what} |" for name, what in ENVIRONMENT.items()]
     return "\n".join(lines) + "\n"

@@ -26,7 +26,9 @@ import tomllib
 import zipfile
 import zlib
 from collections.abc import Iterator
+from enum import StrEnum
 from pathlib import Path
+from typing import TypeVar
 
 
 class MerabenchError(Exception):
@@ -180,3 +182,14 @@ def disk_space(folder: Path | str) -> Iterator[None]:
             raise
         raise ConfigError(f"the response cache: {exc}; the run's answers are kept: free some space (or pass "
                           "--no-cache), then rerun the same command to resume") from None
+
+
+_Choice = TypeVar("_Choice", bound=StrEnum)
+
+
+def one_of(kind: type[_Choice], value: str, flag: str) -> _Choice:
+    """`value` as a member of the enum behind a flag's choices, or one line naming them all."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise ConfigError(f"unknown {flag} {value!r}; known: {', '.join(m.value for m in kind)}") from None

@@ -6,8 +6,9 @@
 Each writes its folder (samples_<task>.jsonl, results.json, report.html) under the folder's lock
 and returns an Evaluation with the task results and the results document.
 
+    from merabench.models import BackendSettings
     from merabench.pipeline import RunConfig, evaluate
-    result = evaluate(RunConfig(model="openai:qwen3-8b", base_urls=("http://127.0.0.1:8000/v1",),
+    result = evaluate(RunConfig(model="openai:qwen3-8b", endpoint=BackendSettings(("http://127.0.0.1:8000/v1",)),
                                 tasks=("sage",), out=Path("runs/qwen")))
     print(result.tasks["sage"].aggregate.metrics["errant_f1"])
 """
@@ -16,36 +17,40 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from merabench.errors import ConfigError, DataError, disk_space
 from merabench.formats.predictions import PredictionFile, check_made_for, check_shape
 from merabench.formats.results import keep_earlier_tasks, results_document, warm_up_summary, write_results
-from merabench.formats.samples import samples_path
 from merabench.judging.stage import JudgeOutcome, JudgeSettings, judge_failure, judge_task, make_judge
-from merabench.models import BASELINES, Backend, BackendSettings, GenerationOptions, make_backend
+from merabench.models import (
+    Backend,
+    BackendSettings,
+    GenerationOptions,
+    RequestPolicy,
+    make_backend,
+)
 from merabench.models.concurrency import AUTO_MAX, AUTO_START
 from merabench.models.endpoints import UNREACHABLE_AFTER
-from merabench.records import BASE, Answer, Draw, Status
+from merabench.models.sources import is_baseline
+from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Status, ToolMode
 from merabench.report.html import write_report
-from merabench.rows.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.rows.prompts import render_row
-from merabench.rows.row import TaskData
-from merabench.runner.budget import Budget, Prices
-from merabench.runner.cache import ResponseCache
-from merabench.runner.loop import AnswerSource, BackendSource, BaselineSource, ProgressSink, Runner
-from merabench.runner.redaction import (
-    redact_url,
-    register_argv,
-    register_environment,
-    register_fields,
-    register_secret,
-    register_url,
-    unsendable_key,
+from merabench.rows.row import Row, TaskData
+from merabench.runner.budget import Budget, Limits
+from merabench.runner.cache import CacheSettings, ResponseCache
+from merabench.runner.loop import (
+    AnswerSource,
+    BackendSource,
+    BaselineSource,
+    NoProgress,
+    ProgressSink,
+    Runner,
 )
 from merabench.runner.rundir import (
     check_folder,
@@ -55,13 +60,22 @@ from merabench.runner.rundir import (
     make_folder,
     same_run,
 )
+from merabench.runner.samples import samples_path
 from merabench.runner.work import PLAIN, Asking, Drawing, RepeatSeed, TaskRun
 from merabench.scoring.draws import TaskAnswers, score_draws
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.score import EarlyScores, TaskResult
-from merabench.tasks import TASKS, get_task, parse_task_list
-from merabench.tasks.base import Task
-from merabench.tasks.gorillahard.native.task import NATIVE, TEXT, GorillaHardNativeTask
+from merabench.support.redaction import (
+    redact_url,
+    register_argv,
+    register_environment,
+    register_fields,
+    register_secret,
+    register_url,
+    unsendable_key,
+)
+from merabench.tasks import TASKS, get_task, in_tool_mode, parse_task_list
+from merabench.tasks.datasource import data_identity, load_for_tasks, load_task_data, recorded_specs
 from merabench.tasks.wordings import WordingChoice, task_wordings
 
 if TYPE_CHECKING:
@@ -69,7 +83,6 @@ if TYPE_CHECKING:
     from merabench.runner.batches.job import BatchSettings
     from merabench.runner.batches.stage import Batching
 
-CacheScope = Literal["endpoint", "model"]
 
 
 @dataclass(frozen=True)
@@ -77,11 +90,8 @@ class JudgeRun:
     """A judge and how to call it."""
 
     settings: JudgeSettings
-    concurrency: int = 16
-    max_retries: int = 5
-    timeout_s: float = 600.0
-    retry_delay_s: float = 1.0
-    cache_scope: str = "endpoint"  # replies reused only from the same judge endpoints; "model": from any (run's --cache-scope)
+    policy: RequestPolicy = RequestPolicy(concurrency=16)
+    cache_scope: CacheScope = CacheScope.ENDPOINT  # the judge's replies: reused as run's --cache-scope says
 
 
 @dataclass(frozen=True)
@@ -91,28 +101,19 @@ class RunConfig:
     data: tuple[str, ...] = ("bundled",)
     split: str = "test"
     out: Path | None = None
-    base_urls: tuple[str, ...] = ()
-    api_key: str | None = field(default=None, repr=False)
-    concurrency: int | Literal["auto"] = "auto"   # per endpoint; auto: found from what each serves
-    max_retries: int = 5
-    timeout_s: float = 600.0
-    retry_delay_s: float = 1.0
+    endpoint: BackendSettings = BackendSettings()  # the model's endpoints, key and request policy
     generation: GenerationOptions = GenerationOptions()
     preset: str | None = None
     system_prompt: str | None = None
     limit: int | None = None
-    cache: bool = True
-    cache_path: Path | None = None
-    cache_scope: CacheScope = "endpoint"
+    cache: CacheSettings = CacheSettings()
     strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
     log_prompts: bool = False
     judge: JudgeRun | None = None
-    prices: Prices | None = None          # per million tokens: the cost estimate in results and the report
-    max_cost: float | None = None         # stop sending once the estimate of fresh answers reaches it
-    deadline_s: float | None = None       # stop sending after this much wall time
+    limits: Limits = Limits()             # prices, and the cost and wall time at which the run stops sending
     import_responses: Path | None = None  # answer from a batch job's output instead of an endpoint
     serve: ServeSpec | None = None        # start the model's server for the run (serving.py)
-    tool_mode: str = "text"               # GorillaHard: "native" asks through OpenAI tools (tasks/gorillahard/native/)
+    tool_mode: ToolMode = ToolMode.TEXT   # GorillaHard: NATIVE asks through OpenAI tools (tasks/gorillahard/native/)
     repeats: int = 1                      # each row asked this many times (runner/work.py, scoring/draws.py)
     repeat_seed: RepeatSeed = "offset"    # the k-th repeat sends seed + k ("same": the seed itself)
     wordings: WordingChoice = "assigned"  # "all": each row under every wording its task has (tasks/wordings.py)
@@ -140,8 +141,7 @@ class ScoreConfig:
     split: str = "test"
     out: Path = Path("scored")
     strip_think: bool = False  # SAGE/RussianRegions keep think blocks, as the harness does
-    cache: bool = True
-    cache_path: Path | None = None
+    cache: CacheSettings = CacheSettings()  # the judge's replies (a score asks no model)
     judge: JudgeRun | None = None
     made: PredictionFile | None = None  # the file's messages hashes and recorded data: were they made for these rows?
 
@@ -163,10 +163,10 @@ def register_secrets(config: RunConfig | ScoreConfig) -> None:
         register_fields(dict(config.generation.extra_body))  # a key sent in the body is a secret too
         if config.serve is not None:  # `--serve-args "--api-key X"`: results.json and the log show the argv
             register_argv(config.serve.argv(port=0))  # the words the server gets, quotes taken off
-    for url in getattr(config, "base_urls", ()):
-        register_url(url)
-    _check_key(getattr(config, "api_key", None), "the API key (--api-key, $OPENAI_API_KEY)")
-    register_secret(getattr(config, "api_key", None))
+        for url in config.endpoint.base_urls:
+            register_url(url)
+        _check_key(config.endpoint.api_key, "the API key (--api-key, $OPENAI_API_KEY)")
+        register_secret(config.endpoint.api_key)
     if config.judge is not None:
         _check_key(config.judge.settings.api_key, "the judge's API key (--judge-api-key, $LM_EVAL_JUDGE_API_KEY)")
         register_secret(config.judge.settings.api_key)
@@ -182,7 +182,7 @@ def _check_key(key: str | None, what: str) -> None:
 
 
 def answer_source(config: RunConfig) -> AnswerSource:
-    if config.tool_mode != TEXT and (config.import_responses is not None or config.model.startswith("hf:")):
+    if config.tool_mode != ToolMode.TEXT and (config.import_responses is not None or config.model.startswith("hf:")):
         raise ConfigError("--tool-mode native needs a chat endpoint that takes OpenAI tools (an openai: model, or a "
                           "baseline): " + ("a batch job's answers" if config.import_responses else
                                            "an hf: model is asked in the text protocol only"))
@@ -191,28 +191,26 @@ def answer_source(config: RunConfig) -> AnswerSource:
 
         return BatchSource(_backend_source(config), config.batch.fallback, config.batch.discount)
     if config.import_responses is not None:
-        from merabench.formats.batch import ImportedSource, served_model
+        from merabench.runner.batchfile import ImportedSource, served_model
 
         served_model(config.model)  # the run is the model's: a later `run` with an endpoint resumes it
         return ImportedSource.read(config.import_responses, config.model, config.generation)
-    if config.model in BASELINES:
-        return BaselineSource(config.model, config.generation.seed)  # type: ignore[arg-type]
+    if is_baseline(config.model):
+        return BaselineSource(config.model, config.generation.seed)
     return _backend_source(config)
 
 
 def _backend_source(config: RunConfig) -> BackendSource:
-    backend = make_backend(config.model, config.generation, BackendSettings(
-        base_urls=list(config.base_urls), api_key=config.api_key, concurrency=config.concurrency,
-        max_retries=config.max_retries, timeout_s=config.timeout_s, retry_base_delay_s=config.retry_delay_s,
-        unreachable_after=UNREACHABLE_AFTER))  # a server that dies mid-run stops the run (exit 3, it resumes)
-    return BackendSource(backend, cache_scope_for(config.cache_scope, backend, config.serve))
+    settings = dataclasses.replace(config.endpoint, unreachable_after=UNREACHABLE_AFTER)  # a server that dies
+    backend = make_backend(config.model, config.generation, settings)  # mid-run stops the run (exit 3, it resumes)
+    return BackendSource(backend, cache_scope_for(config.cache.scope, backend, config.serve))
 
 
-def cache_scope_for(scope: str, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
+def cache_scope_for(scope: CacheScope, backend: Backend, serve: ServeSpec | None = None) -> dict[str, Any]:
     """What tells a model's (or the judge's) answers apart in the cache besides its name and
-    options: with "endpoint", its endpoints, or for a served model what it serves (its ports
-    change every run); with "model", nothing (any server under that name)."""
-    if scope == "model":
+    options: with ENDPOINT, its endpoints, or for a served model what it serves (its ports
+    change every run); with MODEL, nothing (any server under that name)."""
+    if scope == CacheScope.MODEL:
         return {}
     return serve.identity() if serve is not None else backend.cache_scope()
 
@@ -220,10 +218,10 @@ def cache_scope_for(scope: str, backend: Backend, serve: ServeSpec | None = None
 def workers(config: RunConfig) -> int:
     """The runner's workers: the concurrency, or with `auto` as many as the endpoints could take
     (each endpoint's pool holds back what it cannot serve)."""
-    if config.concurrency != "auto":
-        return config.concurrency
+    if config.endpoint.policy.concurrency != "auto":
+        return int(config.endpoint.policy.concurrency)
     if config.model.startswith("openai:") and config.import_responses is None:
-        return AUTO_MAX * max(1, len(config.base_urls))
+        return AUTO_MAX * max(1, len(config.endpoint.base_urls))
     return AUTO_START
 
 
@@ -245,18 +243,19 @@ def concurrency_notes(chosen: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def run_settings(config: RunConfig, tasks: Sequence[str]) -> dict[str, Any]:
+def run_settings(config: RunConfig, tasks: Sequence[str]) -> RunSettings:
     """The effective settings of a run, as results.json records them (no key, no URL credentials)."""
-    return {"tasks": list(tasks), "data": recorded_specs(config.data), "split": config.split, "preset": config.preset,
-            "generation": config.generation.recorded(), "system_prompt": config.system_prompt,
-            "concurrency": config.concurrency, "strip_think": config.strip_think, "tool_mode": config.tool_mode,
-            "endpoints": [redact_url(u) for u in config.base_urls], "cache_scope": config.cache_scope,
-            "limit": config.limit, "prices": config.prices.to_json() if config.prices else None,
-            "max_cost": config.max_cost, "deadline_s": config.deadline_s,
-            "serve": config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
-            **({"repeats": config.repeats, "repeat_seed": config.repeat_seed} if config.repeats > 1 else {}),
-            **({"wordings": config.wordings} if config.wordings != "assigned" else {}),
-            **({"batch": config.batch.recorded()} if config.batch is not None else {})}
+    return RunSettings(
+        tasks=tuple(tasks), data=tuple(recorded_specs(config.data)), split=config.split, preset=config.preset,
+        generation=config.generation.recorded(), system_prompt=config.system_prompt,
+        concurrency=config.endpoint.policy.concurrency,
+        strip_think=config.strip_think, tool_mode=config.tool_mode,
+        endpoints=tuple(redact_url(u) for u in config.endpoint.base_urls), cache_scope=config.cache.scope,
+        limit=config.limit, prices=config.limits.prices.to_json() if config.limits.prices else None,
+        max_cost=config.limits.max_cost, deadline_s=config.limits.deadline_s,
+        serve=config.serve.identity()["served"] | {"replicas": config.serve.replicas} if config.serve else None,
+        repeats=config.repeats, repeat_seed=config.repeat_seed, wordings=config.wordings,
+        batch=config.batch.recorded() if config.batch is not None else None)
 
 
 def _judged(run: TaskRun) -> bool:
@@ -264,8 +263,7 @@ def _judged(run: TaskRun) -> bool:
 
 
 def _new_judge(judge: JudgeRun) -> Backend:
-    return make_judge(judge.settings, concurrency=judge.concurrency, max_retries=judge.max_retries,
-                      timeout_s=judge.timeout_s, retry_base_delay_s=judge.retry_delay_s)
+    return make_judge(judge.settings, judge.policy)
 
 
 def checked_judge(judge: JudgeRun | None, runs: Sequence[TaskRun]) -> tuple[JudgeRun | None, list[str]]:
@@ -300,13 +298,18 @@ def _judge_all(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], judg
             backend = _new_judge(judge)
             outcome = judged.setdefault(run.task.name, {})[draw] = asyncio.run(judge_task(
                 run.task, Drawing(run, draw).rows, answers[run.task.name].get(draw, {}), judge.settings, backend, cache,
-                strip=strip, concurrency=judge.concurrency, scope=cache_scope_for(judge.cache_scope, backend)))
+                strip=strip, concurrency=int(judge.policy.concurrency), scope=cache_scope_for(judge.cache_scope, backend)))
             which = run.task.name + (f" ({draw.label})" if asking.drawn else "")
             say(f"judge {judge.settings.model}: {outcome.sent_line()} for {which}")
             if outcome.stopped is not None:
                 say(f"judge {judge.settings.model}: given up for {which}, no more judge requests sent: "
                     f"{outcome.stopped}")
     return judged
+
+
+def _drawn_rows(run: TaskRun, draw: Draw) -> Sequence[Row]:
+    """The rows as `draw` asks them (another wording's)."""
+    return Drawing(run, draw).rows
 
 
 def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Path, *, strip: bool,
@@ -322,7 +325,7 @@ def _finish(runs: Sequence[TaskRun], answers: Mapping[str, TaskAnswers], out: Pa
                              source=run.data.source, strip=strip, samples=samples_path(out, run.task.name),
                              early=early.scores.get(run.task.name) if early else None,
                              data_sha256=early.data_sha256(run.task.name) if early else None,
-                             rows_of=lambda draw, run=run: Drawing(run, draw).rows)
+                             rows_of=functools.partial(_drawn_rows, run))
         if run.data.note:  # what the rows are (the public SAGE pairs), said beside the scores
             result = dataclasses.replace(result, notes=(*result.notes, run.data.note))
         failed = next((f for outcome in outcomes.values() if (f := judge_failure(outcome)) is not None), None)
@@ -365,7 +368,7 @@ def check_prompts(run: TaskRun) -> None:
 
 def planned_runs(config: RunConfig) -> list[TaskRun]:
     """The tasks and rows a run covers, every prompt checked before anything is sent."""
-    task_list = with_tool_mode(parse_task_list(",".join(config.tasks)), config)
+    task_list = in_tool_mode(parse_task_list(",".join(config.tasks)), config.tool_mode)
     loaded = load_for_tasks(task_list, config.data, config.split)
     wordings = {t.name: task_wordings(t, (*loaded[t.name].rows, *loaded[t.name].shots))  # before --limit: stable
                 for t in task_list} if config.wordings == "all" else {}
@@ -376,25 +379,14 @@ def planned_runs(config: RunConfig) -> list[TaskRun]:
     return runs
 
 
-def with_tool_mode(tasks: list[Task], config: RunConfig) -> list[Task]:
-    """The run's tasks, GorillaHard asked through native tool calls when --tool-mode native says so."""
-    if config.tool_mode == TEXT:
-        return tasks
-    if config.tool_mode != NATIVE:
-        raise ConfigError(f"--tool-mode must be {TEXT} or {NATIVE}, got {config.tool_mode!r}")
-    if not any(t.name == "gorillahard" for t in tasks):
-        raise ConfigError("--tool-mode native applies to gorillahard only, which --tasks leaves out")
-    return [GorillaHardNativeTask() if t.name == "gorillahard" else t for t in tasks]
-
-
 def export_requests(config: RunConfig, path: Path) -> int:
     """Write the requests the run would still send (none already answered in its --out folder,
     when it exists) as OpenAI Batch input lines; returns how many."""
-    from merabench.formats.batch import request_lines, served_model, write_requests
+    from merabench.runner.batchfile import request_lines, served_model, write_requests
 
     register_secrets(config)
     model = served_model(config.model)
-    if config.tool_mode != TEXT:
+    if config.tool_mode != ToolMode.TEXT:
         raise ConfigError("--tool-mode native cannot go through a batch job of exported requests: each row is a "
                           "conversation, a request per tool-calling step built from the replies before it; `run "
                           "--batch` sends it in waves, or run it against an endpoint")
@@ -432,9 +424,9 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
     started = time.monotonic()
     register_secrets(config)
     if config.batch is not None:
-        config = _batch_checked(config)
+        config = _batch_checked(config, config.batch)
     runs = planned_runs(config)
-    if config.serve is not None and config.tool_mode != TEXT:
+    if config.serve is not None and config.tool_mode != ToolMode.TEXT:
         config = dataclasses.replace(config, serve=_serving_tools(config.serve, say))
     with disk_space(config.out_dir()):
         if config.serve is None:
@@ -442,22 +434,23 @@ def evaluate(config: RunConfig, *, progress: ProgressSink | None = None,
         from merabench.models.serving import serving
 
         with serving(config.serve, config.out_dir(), say) as urls:  # stopped however the run ends
-            return _evaluate(dataclasses.replace(config, base_urls=tuple(urls)), runs, progress=progress, say=say,
+            endpoint = dataclasses.replace(config.endpoint, base_urls=tuple(urls))
+            return _evaluate(dataclasses.replace(config, endpoint=endpoint), runs, progress=progress, say=say,
                              started=started)
 
 
-def _batch_checked(config: RunConfig) -> RunConfig:
+def _batch_checked(config: RunConfig, batch: BatchSettings) -> RunConfig:
     """A `--batch` run that can go through a Batch API, its prices the batch price; else one line."""
-    from merabench.formats.batch import served_model
+    from merabench.runner.batchfile import served_model
 
     served_model(config.model)
     if config.import_responses is not None or config.serve is not None:
         raise ConfigError("--batch sends to an endpoint's Batch API: leave out " +
                           ("--import-responses" if config.import_responses is not None else "--serve"))
-    if len(config.base_urls) != 1:
+    if len(config.endpoint.base_urls) != 1:
         raise ConfigError("--batch needs the one --base-url whose Batch API answers (/files and /batches under it), "
-                          f"got {len(config.base_urls)}")
-    config.batch.check()  # type: ignore[union-attr]
+                          f"got {len(config.endpoint.base_urls)}")
+    batch.check()
     return config  # each answer carries the share it was bought at: a batch's is priced at the discount
 
 
@@ -481,12 +474,16 @@ def _batches(config: RunConfig, source: AnswerSource, runs: Sequence[TaskRun], c
         warn_running(config.out_dir(), say)
         return _NoBatches(budget.should_stop)
     from merabench.runner.batches.job import BatchJob
+    from merabench.runner.batches.source import BatchSource
     from merabench.runner.batches.stage import start_batches
 
+    if not isinstance(source, BatchSource):  # answer_source makes one for every --batch run
+        raise TypeError(f"a --batch run is answered by its batches, not by {type(source).__name__}")
+
     job = BatchJob(config.batch, config.model, config.generation, config.system_prompt, config.asking(runs),
-                   config.out_dir(), config.base_urls[0], config.api_key, config.max_retries, config.timeout_s,
-                   config.retry_delay_s, config.command)
-    return start_batches(job, source, runs, cache, budget, say)  # type: ignore[arg-type]
+                   config.out_dir(), config.endpoint.base_urls[0], config.endpoint.api_key, config.endpoint.policy,
+                   config.command)
+    return start_batches(job, source, runs, cache, budget, say)
 
 
 async def _check_tools_reach_model(config: RunConfig) -> None:
@@ -494,8 +491,8 @@ async def _check_tools_reach_model(config: RunConfig) -> None:
     line before any file."""
     from merabench.models.tool_support import dropped_line, template_drops_tools
 
-    headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
-    for url in config.base_urls:
+    headers = {"Authorization": f"Bearer {config.endpoint.api_key}"} if config.endpoint.api_key else {}
+    for url in config.endpoint.base_urls:
         if await template_drops_tools(url, headers):
             raise ConfigError(dropped_line(redact_url(url)))
 
@@ -515,16 +512,16 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
     source = answer_source(config)
     if isinstance(source, BackendSource):
         source.backend.speak_through(say)  # a local model says when it loads
-    budget = Budget(config.prices, config.max_cost, config.deadline_s)  # --max-cost without prices: before any file
+    budget = Budget.within(config.limits)  # --max-cost without prices: before any file
     preflight_notes = asyncio.run(source.preflight())  # an unreachable endpoint fails before any file is made
-    if config.tool_mode != TEXT and isinstance(source, BackendSource):
+    if config.tool_mode != ToolMode.TEXT and isinstance(source, BackendSource):
         asyncio.run(_check_tools_reach_model(config))
     judge, judge_notes = checked_judge(config.judge, runs)  # and so does an unreachable judge
     preflight_notes += judge_notes
-    needs_cache = config.cache and (config.model not in BASELINES or config.judge is not None)
+    needs_cache = config.cache.enabled and (not is_baseline(config.model) or config.judge is not None)
     out = config.out_dir()
     check_folder(out)  # an --out that cannot be the run's folder stops before the cache is made
-    cache = ResponseCache(config.cache_path) if needs_cache else None
+    cache = ResponseCache(config.cache.path) if needs_cache else None
     with locked(out):
         check_identity(out, run_identity(config, runs, source.name))
         batching = _batches(config, source, runs, cache, budget, say)  # submitted and followed until they end
@@ -538,7 +535,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
                         should_stop=batching.should_stop,
                         on_completion=lambda c: budget.add(c.prompt_tokens, c.completion_tokens, c.estimated_tokens,
                                                            c.price_share),
-                        on_kept=budget.add_kept, **({"progress": progress} if progress else {}))
+                        on_kept=budget.add_kept, progress=progress or NoProgress())
         try:
             answers = asyncio.run(runner.run(runs))
         except BaseException:  # interrupted: exit only once the warm-up is out of native code
@@ -566,14 +563,12 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
 def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[TaskResult], runner: Runner,
                   budget: Budget, stopped: dict[str, Any] | None, wall: float) -> dict[str, Any]:
     """results.json of a run: the task results, the settings it ran with, and how it ended."""
-    settings = run_settings(config, [r.task.name for r in runs])
-    settings["judge"] = _judge_document(config.judge, runs)
-    if budget.stopped_by:
-        settings["stopped_by"] = budget.summary
-    if "adaptations" in runner.facts:
-        settings["adaptations"] = runner.facts["adaptations"]
-    document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings,
-                                notes=runner.notes, prices=config.prices)
+    settings = dataclasses.replace(run_settings(config, [r.task.name for r in runs]),
+                                   judge=_judge_document(config.judge, runs),
+                                   stopped_by=budget.summary if budget.stopped_by else None,
+                                   adaptations=runner.facts.get("adaptations"))
+    document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings.to_json(),
+                                notes=runner.notes, prices=config.limits.prices)
     if stopped:
         document["stopped"] = stopped
     if "concurrency" in runner.facts:
@@ -581,7 +576,7 @@ def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[Task
     return document
 
 
-def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, TaskAnswers], asking: Asking,
+def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[Draw, dict[int, Answer]]], asking: Asking,
              command: Sequence[str]) -> dict[str, Any] | None:
     """When a limit stopped the run: every row with no answer yet gets a 'not asked' record (a
     row left unasked by an earlier stopped run included, it is unasked still), and what
@@ -611,8 +606,8 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_secrets(config)
     task = get_task(config.task)
-    if config.made is not None and config.made.tool_mode != TEXT:  # a native run's own samples file
-        task = with_tool_mode([task], RunConfig(tool_mode=config.made.tool_mode))[0]
+    if config.made is not None and config.made.tool_mode != ToolMode.TEXT:  # a native run's own samples file
+        task = in_tool_mode([task], config.made.tool_mode)[0]
         say(f"scored as --tool-mode {config.made.tool_mode}, as the run beside the answers asked: format metrics "
             "do not apply")
     check_folder(config.out)  # before any warning about the answers: a mistake is one line
@@ -643,12 +638,13 @@ def score_predictions(config: ScoreConfig, *, say: Callable[[str], None] = lambd
     judge, judge_notes = checked_judge(config.judge, [run])  # before the folder is made
     make_folder(config.out)
     with disk_space(config.out), locked(config.out):
-        cache = ResponseCache(config.cache_path) if config.cache and judge else None
+        cache = ResponseCache(config.cache.path) if config.cache.enabled and judge else None
         results = _finish([run], {task.name: {BASE: answers}}, config.out, strip=config.strip_think, judge=judge,
                           cache=cache, say=say)
-        settings = {"tasks": [task.name], "data": recorded_specs([config.data]), "split": config.split,
-                    "strip_think": config.strip_think, "judge": _judge_document(judge, [run])}
-        document = results_document(results, model=config.predictions_source, wall_time_s=None, settings=settings,
+        settings = RunSettings(tasks=(task.name,), data=tuple(recorded_specs([config.data])), split=config.split,
+                               strip_think=config.strip_think, judge=_judge_document(judge, [run]))
+        document = results_document(results, model=config.predictions_source, wall_time_s=None,
+                                    settings=settings.to_json(),
                                     notes=judge_notes)
         write_results(config.out, document)
         write_report(config.out, {task.name: data.rows})

@@ -18,13 +18,39 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
-#: how the error of a row never sent begins (the run stopped first); a rerun asks it
-NOT_ASKED = "not asked: "
+#: how versions before Status.UNASKED marked a row never sent: status "error", its error
+#: beginning so; read from old samples files (`status_of`), never written
+_OLD_NOT_ASKED = "not asked: "
 
 
 class Status(StrEnum):
     OK = "ok"
-    ERROR = "error"
+    ERROR = "error"      # asked, and it failed
+    UNASKED = "unasked"  # never sent: the run stopped at --max-cost or --deadline first; a rerun asks it
+
+
+class ToolMode(StrEnum):
+    """How GorillaHard is asked (`run --tool-mode`)."""
+
+    TEXT = "text"      # the leaderboard's protocol: the catalog in the prompt, one JSON envelope back
+    NATIVE = "native"  # the catalog as OpenAI tools, answered by tool calls (tasks/gorillahard/native/)
+
+
+class CacheScope(StrEnum):
+    """Whose answers a run may reuse from the response cache (`run --cache-scope`)."""
+
+    ENDPOINT = "endpoint"  # the same endpoints' only
+    MODEL = "model"        # any endpoint's serving the same model name
+
+
+def status_of(record: Mapping[str, Any]) -> tuple[Status, str | None]:
+    """A samples line's status and error, a line of an older version's too (its unasked rows were
+    errors whose text began "not asked: "); a status that is none of them is an error."""
+    status, error = record.get("status", "ok"), record.get("error")
+    error = error if isinstance(error, str) else None
+    if status == Status.ERROR and error is not None and error.startswith(_OLD_NOT_ASKED):
+        return Status.UNASKED, error[len(_OLD_NOT_ASKED):]
+    return (Status(status) if status in set(Status) else Status.ERROR), error
 
 
 @dataclass(frozen=True, order=True)
@@ -70,8 +96,8 @@ def _token_pair(value: Any) -> dict[str, int] | None:
     """{"prompt", "completion"} counts of tokens (0 or more), or None for anything else."""
     if not isinstance(value, dict):
         return None
-    pair = {k: _int(value.get(k)) for k in ("prompt", "completion")}
-    return pair if all(v is not None and v >= 0 for v in pair.values()) else None  # type: ignore[misc]
+    prompt, completion = _count(value.get("prompt")), _count(value.get("completion"))
+    return {"prompt": prompt, "completion": completion} if prompt is not None and completion is not None else None
 
 
 def _float(value: Any, default: float = 0.0) -> float:
@@ -99,7 +125,7 @@ class Answer:
     #: native tool calling: the replies and how the answer was given (runner/tool_loop.py)
     exchange: Mapping[str, Any] | None = None
     #: {"prompt", "completion"}: what the cost counts when the token counts could not price the
-    #: answer, in part estimated from the bytes sent and received (runner/usage.py)
+    #: answer, in part estimated from the bytes sent and received (models/usage.py)
     estimated_tokens: Mapping[str, int] | None = None
     #: the share of the prices given it was bought at (a Batch API's discount); None: the full price
     price_share: float | None = None
@@ -125,11 +151,11 @@ class Answer:
     @property
     def unasked(self) -> bool:
         """A row never sent: the run stopped at --max-cost or --deadline first (not a failure)."""
-        return not self.ok and (self.error or "").startswith(NOT_ASKED)
+        return self.status is Status.UNASKED
 
     @classmethod
     def not_asked(cls, row_id: int, why: str) -> Answer:
-        return cls(row_id, Status.ERROR, None, error=f"{NOT_ASKED}{why}")
+        return cls(row_id, Status.UNASKED, None, error=why)
 
     @property
     def truncated(self) -> bool:
@@ -174,11 +200,12 @@ class Answer:
         row_id = _int(obj.get("id"))
         if row_id is None:
             return None
-        ok = obj.get("status", "ok") == "ok" and isinstance(obj.get("output"), str)
+        status, error = status_of(obj)
+        ok = status is Status.OK and isinstance(obj.get("output"), str)
         messages = obj.get("messages")
         return cls(
-            id=row_id, status=Status.OK if ok else Status.ERROR, output=obj.get("output") if ok else None,
-            error=None if ok else str(obj.get("error") or "no answer"), messages_hash=_str(obj.get("messages_hash")),
+            id=row_id, status=Status.OK if ok else (status if status is Status.UNASKED else Status.ERROR),
+            output=obj.get("output") if ok else None, error=None if ok else (error or "no answer"), messages_hash=_str(obj.get("messages_hash")),
             cached=bool(obj.get("cached")), attempts=_int(obj.get("attempts")) or 0,
             latency_s=_float(obj.get("latency_s")), prompt_tokens=_int(obj.get("prompt_tokens")),
             completion_tokens=_int(obj.get("completion_tokens")), reasoning_tokens=_int(obj.get("reasoning_tokens")),
@@ -208,6 +235,95 @@ class Judgement:
     def to_json(self) -> dict[str, Any]:
         return {"model": self.judge, "template": self.template, "replies": list(self.replies),
                 "scores": list(self.scores), "errors": list(self.errors)}
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list | tuple) else ()
+
+
+def _mapping(value: Any) -> Mapping[str, Any] | None:
+    return value if isinstance(value, Mapping) else None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """results.json's `settings`: what a run ran with (or a `merabench score`, which records only
+    tasks, data, split, strip_think and judge: it has no generation). One field a key, every key
+    in the results schema; `to_json` writes it and `from_json` reads it back, an older file's
+    missing or mistyped keys as their defaults. Nested parts (generation, prices, serve, batch,
+    judge) stay the mappings their own records write."""
+
+    tasks: tuple[str, ...] = ()
+    data: tuple[str, ...] = ()
+    split: str = "test"
+    preset: str | None = None
+    generation: Mapping[str, Any] | None = None
+    system_prompt: str | None = None
+    concurrency: int | str | None = None
+    strip_think: bool = False
+    tool_mode: ToolMode = ToolMode.TEXT
+    endpoints: tuple[str, ...] = ()
+    cache_scope: CacheScope = CacheScope.ENDPOINT
+    limit: int | None = None
+    prices: Mapping[str, Any] | None = None
+    max_cost: float | None = None
+    deadline_s: float | None = None
+    serve: Mapping[str, Any] | None = None
+    repeats: int = 1
+    repeat_seed: str = "offset"
+    wordings: str = "assigned"
+    batch: Mapping[str, Any] | None = None
+    judge: Mapping[str, Any] | None = None
+    stopped_by: str | None = None  # what stopped the run early (--max-cost, --deadline, a server), in words
+    adaptations: Any = None        # what --api-profile auto changed, as the runner recorded it
+
+    def to_json(self) -> dict[str, Any]:
+        """The `settings` object, keys in field order: a score's without the run's own keys; the
+        repeats, wordings, batch, stop and adaptations only where the run had them."""
+        doc: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _RUN_ONLY and self.generation is None:
+                continue
+            if f.name in _WHEN_SET and value == f.default or f.name in _WITH_REPEATS and self.repeats == 1:
+                continue
+            doc[f.name] = list(value) if isinstance(value, tuple) else str(value) if isinstance(value, StrEnum) else value
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any) -> RunSettings:
+        """The settings of a results.json (anything that is not an object: the defaults)."""
+        doc = doc if isinstance(doc, Mapping) else {}
+        number = _int(doc.get("limit"))
+        concurrency = doc.get("concurrency")
+        return cls(
+            tasks=_texts(doc.get("tasks")), data=_texts(doc.get("data")), split=_str(doc.get("split")) or "test",
+            preset=_str(doc.get("preset")), generation=_mapping(doc.get("generation")),
+            system_prompt=_str(doc.get("system_prompt")),
+            concurrency=concurrency if isinstance(concurrency, int | str) and not isinstance(concurrency, bool) else None,
+            strip_think=doc.get("strip_think") is True,
+            tool_mode=ToolMode.NATIVE if doc.get("tool_mode") == ToolMode.NATIVE else ToolMode.TEXT,
+            endpoints=_texts(doc.get("endpoints")),
+            cache_scope=CacheScope.MODEL if doc.get("cache_scope") == CacheScope.MODEL else CacheScope.ENDPOINT,
+            limit=number, prices=_mapping(doc.get("prices")), max_cost=_number(doc.get("max_cost")),
+            deadline_s=_number(doc.get("deadline_s")), serve=_mapping(doc.get("serve")),
+            repeats=_count(doc.get("repeats")) or 1, repeat_seed=_str(doc.get("repeat_seed")) or "offset",
+            wordings=_str(doc.get("wordings")) or "assigned", batch=_mapping(doc.get("batch")),
+            judge=_mapping(doc.get("judge")), stopped_by=_str(doc.get("stopped_by")),
+            adaptations=doc.get("adaptations"))
+
+
+#: RunSettings keys a run records and a score does not
+_RUN_ONLY = frozenset({"preset", "generation", "system_prompt", "concurrency", "tool_mode", "endpoints", "cache_scope",
+                       "limit", "prices", "max_cost", "deadline_s", "serve", "repeats", "repeat_seed", "wordings",
+                       "batch", "stopped_by", "adaptations"})
+#: written only when not their default; repeats and repeat_seed only when a run asks rows more than once
+_WHEN_SET = frozenset({"wordings", "batch", "stopped_by", "adaptations"})
+_WITH_REPEATS = frozenset({"repeats", "repeat_seed"})
+
+
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def commonest_error(errors: Iterable[str | None]) -> tuple[str, int] | None:

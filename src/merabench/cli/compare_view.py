@@ -178,7 +178,7 @@ def print_leaderboard(result: dict[str, Any]) -> None:
                 ci = cell.get("ci95") or [None, None]
                 diff = cell.get("vs_best") or {}
                 rows.append([str(run.get("rank", "")) if metric == task["ranked_by"] else "", run["folder"],
-                             _num(cell["value"]), _interval(*ci, signed=False),
+                             _num(cell["value"]), _interval(ci[0], ci[1], signed=False),
                              versus_best(cell, digits=_digits(), alone=True),
                              _interval(diff.get("low"), diff.get("high")) if diff else ""])
             unit = next((c["vs_best"]["unit"] for r in runs if (c := r["metrics"].get(metric)) and c.get("vs_best")), "")

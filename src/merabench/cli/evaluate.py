@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -27,6 +27,7 @@ from merabench.cli.options import (
     failing_tasks,
     judge_failed_tasks,
     judge_from_flags,
+    literal_of,
     option_given,
     parse_concurrency,
     parse_extra_body,
@@ -35,18 +36,23 @@ from merabench.cli.options import (
     seed_option,
 )
 from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
-from merabench.errors import ConfigError, RunPaused, reading
+from merabench.errors import ConfigError, RunPaused, one_of, reading
 from merabench.formats.predictions import read_predictions
-from merabench.models import GenerationOptions
+from merabench.models import BackendSettings, GenerationOptions, RequestPolicy
 from merabench.models.endpoints import MAX_BACKOFF_S
 from merabench.models.presets import PRESETS, resolve
+from merabench.models.shaping import ApiProfile
+from merabench.models.sources import model_help
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
-from merabench.rows.datasource import load_task_data
-from merabench.runner.budget import STOPPED_EXIT, parse_duration, resolve_prices
-from merabench.runner.redaction import register_fields
+from merabench.records import CacheScope, ToolMode
+from merabench.report.views import explained
+from merabench.runner.budget import STOPPED_EXIT, Limits, parse_duration, resolve_prices
+from merabench.runner.cache import CacheSettings
 from merabench.runner.work import MAX_REPEATS, RepeatSeed
+from merabench.support.redaction import register_fields
 from merabench.tasks import TASKS, get_task
+from merabench.tasks.datasource import load_task_data
 from merabench.tasks.wordings import WordingChoice
 
 if TYPE_CHECKING:
@@ -95,7 +101,7 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     the command does not give them; tasks run with another --split or --limit cannot share one
     export and are refused, naming them."""
     from merabench.formats.results import task_settings
-    from merabench.rows.datasource import spec_for
+    from merabench.tasks.datasource import spec_for
 
     recorded = [name for name in TASKS if name in (document.get("tasks") or {})]
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if option_given(ctx, "tasks") else recorded
@@ -105,13 +111,13 @@ def _recorded_tasks(ctx: typer.Context, out_dir: Path, document: dict[str, Any],
     taken: dict[str, Any] = {} if option_given(ctx, "tasks") else {"tasks": ",".join(chosen)}
     settings = {name: task_settings(document, name) for name in chosen}
     if not option_given(ctx, "data"):
-        specs = {name: spec_for(settings[name].get("data") or (), name) for name in chosen}
+        specs = {name: spec_for(list(settings[name].data), name) for name in chosen}
         taken["data"] = ([next(iter(specs.values()))] if len(set(specs.values())) == 1
                          else [f"{name}={spec}" for name, spec in specs.items()])
     for key in ("split", "limit"):
         if option_given(ctx, key):
             continue
-        values = {name: settings[name].get(key) for name in chosen}
+        values = {name: getattr(settings[name], key) for name in chosen}
         if len(set(values.values())) > 1:
             shown = ", ".join(f"{name} {value if value is not None else 'unset'}" for name, value in values.items())
             raise ConfigError(f"the tasks in {out_dir} were run with different --{key} ({shown}): export them "
@@ -125,7 +131,7 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
                taken: dict[str, Any]) -> list[str]:
     """The flags of what `export-requests --run DIR` took from the run rather than the command line:
     the import's command gives them, so that it answers the same run."""
-    from merabench.formats.batch import generation_flags
+    from merabench.runner.batchfile import generation_flags
 
     flags = [] if option_given(ctx, "model") else ["--model", model]
     if not any(option_given(ctx, name) for name in GENERATION_FLAGS):
@@ -141,7 +147,7 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
 @app.command(cls=PanelledCommand)
 def run(
     ctx: typer.Context,
-    model: Annotated[str, typer.Option(help="openai:<model>, hf:<path>, or a baseline: reference, copy, random", rich_help_panel=MODEL)] = "reference",
+    model: Annotated[str, typer.Option(help=model_help(), rich_help_panel=MODEL)] = "reference",
     tasks: Annotated[str, typer.Option(help="comma-separated tasks", rich_help_panel=DATA)] = ",".join(TASKS),
     data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC", rich_help_panel=DATA)] = ["bundled"],  # noqa: B006
     split: Annotated[str, typer.Option(help="split to evaluate", rich_help_panel=DATA)] = "test",
@@ -161,15 +167,17 @@ def run(
     seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
     extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
-    api_profile: Annotated[str, typer.Option(help="request shape: chat (max_tokens, temperature), openai-reasoning "
-                                                  "(max_completion_tokens, no temperature or stop unless set), auto "
-                                                  "(chat, adapting to parameters the server refuses)", rich_help_panel=MODEL)] = "chat",
+    api_profile: Annotated[str, typer.Option(help=f"request shape: {ApiProfile.CHAT} (max_tokens, temperature), "
+                                                  f"{ApiProfile.REASONING} (max_completion_tokens, no temperature or "
+                                                  f"stop unless set), {ApiProfile.AUTO} (chat, adapting to parameters "
+                                                  "the server refuses)", rich_help_panel=MODEL)] = ApiProfile.CHAT.value,
     drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
     reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
     system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
-    tool_mode: Annotated[str, typer.Option(help="gorillahard: text (the leaderboard's protocol: the catalog in the prompt, "
-                                           "one JSON envelope back) or native (the catalog as OpenAI tools, answered "
-                                           "by tool calls; not leaderboard-comparable)", rich_help_panel=GENERATION)] = "text",
+    tool_mode: Annotated[str, typer.Option(help=f"gorillahard: {ToolMode.TEXT} (the leaderboard's protocol: the catalog "
+                                           f"in the prompt, one JSON envelope back) or {ToolMode.NATIVE} (the catalog as "
+                                           "OpenAI tools, answered by tool calls; not leaderboard-comparable)",
+                                           rich_help_panel=GENERATION)] = ToolMode.TEXT.value,
     limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
     repeats: Annotated[int, typer.Option(min=1, max=MAX_REPEATS, help="ask each row K times (the k-th with seed + k): "
                                          "intervals over rows with all their repeats, flip_rate; more repeats into "
@@ -183,9 +191,10 @@ def run(
                                           rich_help_panel=GENERATION)] = "assigned",
     cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
     cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
-    cache_scope: Annotated[str, typer.Option(help="endpoint: answers are reused only from the same endpoints; "
-                                                  "model: from any endpoint serving the same model name (judge replies likewise)",
-                                                  rich_help_panel=CONTROL)] = "endpoint",
+    cache_scope: Annotated[str, typer.Option(help=f"{CacheScope.ENDPOINT}: answers are reused only from the same "
+                                                  f"endpoints; {CacheScope.MODEL}: from any endpoint serving the same "
+                                                  "model name (judge replies likewise)",
+                                                  rich_help_panel=CONTROL)] = CacheScope.ENDPOINT.value,
     strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
                                                    "the leaderboard scores them as text; GorillaHard always removes them)",
                                               rich_help_panel=GENERATION)] = False,
@@ -261,16 +270,16 @@ def run(
     check_finite("--max-cost", max_cost, low=0, low_inclusive=False)
     prices = resolve_prices(price_in, price_out, price_file, model)
     deadline_s = parse_duration(deadline) if deadline is not None else None
-    if cache_scope not in ("endpoint", "model"):
-        raise ConfigError(f"--cache-scope must be endpoint or model, got {cache_scope!r}")
+    scope = one_of(CacheScope, cache_scope, "--cache-scope")
+    mode = one_of(ToolMode, tool_mode, "--tool-mode")
     generation = _generation_options(preset, max_tokens, temperature, seed, stop, extra_body, reasoning_effort,
                                      api_profile, drop_param)
     recorded_flags: list[str] = []
     if export_requests is not None and out_dir is not None and (out_dir / "run.json").exists():
         model, generation, system_prompt, recorded = _as_recorded(ctx, out_dir, model, generation,
                                                                   system_prompt, tasks)
-        tasks, data, split, limit = (recorded.get(k, v) for k, v in
-                                     (("tasks", tasks), ("data", data), ("split", split), ("limit", limit)))
+        tasks, data = recorded.get("tasks", tasks), recorded.get("data", data)
+        split, limit = recorded.get("split", split), recorded.get("limit", limit)
         recorded_flags = _spelt_out(ctx, model, generation, system_prompt, recorded)
     urls = base_url or ([os.environ["OPENAI_BASE_URL"]] if os.environ.get("OPENAI_BASE_URL") else [])
     served = None
@@ -278,25 +287,25 @@ def run(
         served = _serve_spec(model, base_url, serve, serve_cmd, serve_args, serve_replicas, serve_gpus,
                              serve_timeout, serve_env)
         model = f"openai:{served.model}"  # the base URLs are known once the servers run
-    config = RunConfig(
+    policy = RequestPolicy(parse_concurrency(concurrency), max_retries, timeout, retry_delay)
+    run_config = RunConfig(  # not `config`: that is the --config file's path
         model=model, tasks=tuple(t.strip() for t in tasks.split(",") if t.strip()), data=tuple(data), split=split,
-        out=out_dir, base_urls=tuple(urls), api_key=api_key or os.environ.get("OPENAI_API_KEY"),
-        concurrency=parse_concurrency(concurrency), max_retries=max_retries, timeout_s=timeout, retry_delay_s=retry_delay,
-        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit, cache=cache,
-        cache_path=cache_path, cache_scope=cache_scope, strip_think=strip_think,  # type: ignore[arg-type]
-        log_prompts=log_prompts, prices=prices, max_cost=max_cost, deadline_s=deadline_s,
-        import_responses=import_responses, serve=served, tool_mode=tool_mode, repeats=repeats,
+        out=out_dir, endpoint=BackendSettings(tuple(urls), api_key or os.environ.get("OPENAI_API_KEY"), policy),
+        generation=generation, preset=preset, system_prompt=system_prompt, limit=limit,
+        cache=CacheSettings(cache, cache_path, scope), strip_think=strip_think,
+        log_prompts=log_prompts, limits=Limits(prices, max_cost, deadline_s),
+        import_responses=import_responses, serve=served, tool_mode=mode, repeats=repeats,
         repeat_seed=_repeat_seed(repeat_seed), wordings=_wordings(wordings),
         command=tuple((ctx.obj or {}).get("argv") or ()),
         batch=_batch_settings(ctx, batch, batch_poll, detach, batch_fallback, batch_discount, batch_max_requests,
                               batch_max_mb),
-        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency,
-                               max_retries, timeout, retry_delay, cache_scope))
-    refuse_run_overwrites(ctx.command.name, ctx.params, config, export_requests)
+        judge=judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt,
+                               RequestPolicy(judge_concurrency, max_retries, timeout, retry_delay), scope))
+    refuse_run_overwrites(ctx.command.name, ctx.params, run_config, export_requests)
     if export_requests is not None:
-        _export(ctx, config, export_requests, recorded_flags)
+        _export(ctx, run_config, export_requests, recorded_flags)
         return
-    result = _evaluate_showing_progress(config, progress)
+    result = _evaluate_showing_progress(run_config, progress)
     print_evaluation(result, prices)
     say(f"answers and results in {result.out}/ (open report.html)")
     _exit_as_run_went(result, fail_on_error)
@@ -312,24 +321,21 @@ def _batch_settings(ctx: typer.Context, batch: bool, poll: float, detach: bool, 
         if given:
             raise ConfigError(f"{', '.join(given)} go(es) with --batch (a run through the endpoint's Batch API)")
         return None
-    from merabench.runner.batches.job import BatchSettings
+    from merabench.runner.batches.job import BatchSettings, Fallback
 
-    settings = BatchSettings(poll_s=poll, detach=detach, fallback=fallback, discount=discount,  # type: ignore[arg-type]
+    # cast: settings.check() just below refuses any other fallback, in its turn among the flags
+    settings = BatchSettings(poll_s=poll, detach=detach, fallback=cast(Fallback, fallback), discount=discount,
                              max_requests=max_requests, max_mb=max_mb)
     settings.check()
     return settings
 
 
 def _wordings(value: str) -> WordingChoice:
-    if value not in ("assigned", "all"):
-        raise ConfigError(f"--wordings must be assigned or all, got {value!r}")
-    return value  # type: ignore[return-value]
+    return literal_of("--wordings", value, ("assigned", "all"))
 
 
 def _repeat_seed(value: str) -> RepeatSeed:
-    if value not in ("offset", "same"):
-        raise ConfigError(f"--repeat-seed must be offset or same, got {value!r}")
-    return value  # type: ignore[return-value]
+    return literal_of("--repeat-seed", value, ("offset", "same"))
 
 
 def _check_request_flags(timeout: float, retry_delay: float, stop: list[str] | None, drop_param: list[str] | None,
@@ -356,8 +362,7 @@ def _generation_options(preset: str | None, max_tokens: int | None, temperature:
                                    seed=params["seed"], stop=tuple(params["stop"]), extra_body=parse_extra_body(extra_body),
                                    reasoning_effort=reasoning_effort, api_profile=api_profile,
                                    drop_params=tuple(drop_param or ()))
-    if api_profile not in ("chat", "openai-reasoning", "auto"):
-        raise ConfigError(f"unknown --api-profile '{api_profile}'; known: chat, openai-reasoning, auto")
+    one_of(ApiProfile, api_profile, "--api-profile")
     return generation
 
 
@@ -384,7 +389,7 @@ def _serve_spec(model: str, base_url: list[str], serve: str | None, serve_cmd: s
 
 def _export(ctx: typer.Context, config: RunConfig, export_requests: Path, recorded_flags: list[str]) -> None:
     """--export-requests: write the requests still to send, and say the command that imports their answers."""
-    from merabench.formats.batch import import_command
+    from merabench.runner.batchfile import import_command
 
     count = export_pending(config, export_requests)
     command = import_command((ctx.obj or {}).get("argv") or ["run"], config.out_dir(), recorded_flags)
@@ -460,14 +465,15 @@ def score(
     register_flag_secrets(None, judge_api_key, judge_base_url)
     the_task = get_task(task)
     refuse_score_overwrites(the_task.name, predictions, data, judge_prompt, out_dir)
-    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt, judge_concurrency)
+    judge = judge_from_flags(judge_model, judge_base_url, judge_api_key, judge_prompt,
+                             RequestPolicy(concurrency=judge_concurrency))
     found = read_predictions(predictions, the_task.mera_name)
     answers = found.answers
     if explain is not None:
         _explainable(the_task.name, data, split, answers, explain)
     config = ScoreConfig(task=the_task.name, predictions=answers, predictions_source=f"predictions:{predictions}",
-                         data=data, split=split, out=out_dir, strip_think=strip_think, cache=cache,
-                         cache_path=cache_path, judge=judge, made=found)
+                         data=data, split=split, out=out_dir, strip_think=strip_think,
+                         cache=CacheSettings(cache, cache_path), judge=judge, made=found)
     result = score_predictions(config, say=say)
     print_evaluation(result)
     say(f"scores in {result.out}/ (results.json, samples_{the_task.name}.jsonl; open report.html)")
@@ -489,5 +495,5 @@ def _explain(task_name: str, data: str, split: str, answers: dict[int, str | Non
     task = get_task(task_name)
     row = next(r for r in load_task_data(task, data, split).rows if r.id == row_id)
     stdout_console().print(f"\n[bold]row {row_id}[/bold]")
-    stdout_console().print(task.explain(row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
+    stdout_console().print(explained(task, row, task.scored_answer(answers[row_id] or "", strip_think=strip)), markup=False,
               highlight=False)

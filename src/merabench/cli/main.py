@@ -11,14 +11,17 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 
 from merabench.cli import evaluate, tools  # noqa: F401  (importing them registers the commands)
 from merabench.cli.app import app, escape, say, stderr_console
 from merabench.errors import ConfigError, MerabenchError
-from merabench.runner.redaction import redact
+from merabench.support.redaction import redact
+
+if TYPE_CHECKING:
+    import click
 
 
 def _click_types(name: str) -> tuple[type[BaseException], ...]:
@@ -37,7 +40,8 @@ def _usage_error_types() -> tuple[type[BaseException], ...]:
 
 
 def _abort_types() -> tuple[type[BaseException], ...]:
-    return _click_types("Abort")
+    """Ctrl-C: Python's KeyboardInterrupt and click's Abort."""
+    return (KeyboardInterrupt, *_click_types("Abort"))
 
 
 BATCH_MODEL_HELP = ("openai:<model name>, the name the batch engine serves (required; export-requests --run DIR "
@@ -85,8 +89,9 @@ def command_group() -> Any:
     names (one set of options, one run identity), so a run resumes with any of the three."""
     from merabench.cli.help import as_argument, derived_command, renamed_option
 
-    group = typer.main.get_command(app)
-    run_command = group.commands["run"]  # type: ignore[attr-defined]
+    # cast: typer types it as the Command it makes; an app of several commands makes a Group
+    group = cast("click.Group", typer.main.get_command(app))
+    run_command = group.commands["run"]
     option = {p.name: p for p in run_command.params}
     model = renamed_option(option["model"], "--model", help=BATCH_MODEL_HELP, default=None)
     export = derived_command(
@@ -104,9 +109,9 @@ def command_group() -> Any:
         help="Answer a run from a batch output (OpenAI Batch output, or {custom_id, text} lines) and score it: "
              "`run` with --import-responses FILE.",
         leading=[as_argument(option["import_responses"], "FILE", "the batch output (JSONL)")])
-    commands = dict(group.commands)  # type: ignore[attr-defined]
+    commands = dict(group.commands)
     order = ["run", "export-requests", "import-responses"]
-    group.commands = {"run": run_command, "export-requests": export,  # type: ignore[attr-defined]
+    group.commands = {"run": run_command, "export-requests": export,
                       "import-responses": imported, **{k: v for k, v in commands.items() if k not in order}}
     return group
 
@@ -229,7 +234,7 @@ def _main(argv: list[str] | None) -> None:
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, *_abort_types()):
+    except _abort_types():
         _interrupted()
     except _usage_error_types() as exc:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)

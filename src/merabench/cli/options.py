@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -14,13 +14,15 @@ from merabench.cli.app import escape, say, stdout_console
 from merabench.cli.help import JUDGE
 from merabench.errors import ConfigError, json_problem
 from merabench.formats.results import summary_lines, summary_table
-from merabench.judging.protocol import load_template
 from merabench.judging.stage import judge_settings
+from merabench.models import RequestPolicy
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.pipeline import Evaluation, JudgeRun
+from merabench.records import CacheScope
 from merabench.runner.budget import Prices
-from merabench.runner.redaction import redact_url, register_environment, register_secret, register_url
 from merabench.scoring.score import TaskResult
+from merabench.support.redaction import redact_url, register_environment, register_secret, register_url
+from merabench.tasks.judge_protocol import load_template
 
 
 def parse_extra_body(value: str | None) -> dict[str, Any]:
@@ -85,6 +87,17 @@ def option_given(ctx: typer.Context, name: str) -> bool:
     line, through its environment variable or in a --config file, rather than leaving its default."""
     source = ctx.get_parameter_source(name)
     return source is not None and source.name != "DEFAULT"
+
+
+Choice = TypeVar("Choice", bound=str)
+
+
+def literal_of(flag: str, value: str, allowed: tuple[Choice, ...]) -> Choice:
+    """`value` as the one of `allowed` it is (typed as the config's Literal), or one line on what the flag takes."""
+    for choice in allowed:
+        if value == choice:
+            return choice
+    raise ConfigError(f"{flag} must be {' or '.join(allowed)}, got {value!r}")
 
 
 def check_finite(name: str, value: float | None, *, low: float, low_inclusive: bool = True,
@@ -155,9 +168,8 @@ def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: 
         register_url(url)
 
 
-def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, concurrency: int,
-                     max_retries: int = 5, timeout: float = 600.0, retry_delay: float = 1.0,
-                     cache_scope: str = "endpoint") -> JudgeRun | None:
+def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt: Path | None, policy: RequestPolicy,
+                     cache_scope: CacheScope = CacheScope.ENDPOINT) -> JudgeRun | None:
     """The judge of `run`/`score`; `cache_scope` is run's --cache-scope, which holds for the
     judge's replies too."""
     for url in urls:
@@ -165,7 +177,7 @@ def judge_from_flags(model: str | None, urls: list[str], key: str | None, prompt
     settings = judge_settings(model, urls, key, load_template(prompt))
     if settings is None:
         return None
-    return JudgeRun(settings, concurrency, max_retries, timeout, retry_delay, cache_scope)
+    return JudgeRun(settings, policy, cache_scope)
 
 
 def parse_concurrency(text: str) -> int | Literal["auto"]:

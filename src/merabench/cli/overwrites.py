@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from merabench.errors import ConfigError
 from merabench.formats.results import RESULTS_FILE
-from merabench.rows.datasource import is_generated, spec_for
 from merabench.rows.inputfile import STDIN
 from merabench.rows.spellcheck import is_spellcheck
 from merabench.runner.rundir import RUN_FILE
 from merabench.tasks import TASKS
+from merabench.tasks.datasource import is_generated, spec_for
 
 if TYPE_CHECKING:
     from merabench.pipeline import RunConfig
@@ -56,7 +56,7 @@ def refuse_run_overwrites(command: str | None, params: Mapping[str, Any], config
         ("the batch output" if command == "import-responses" else "--import-responses", config.import_responses))
     if export_requests is None:
         refuse_data_folder_as_out(config.out_dir(), config.data, config.tasks)
-        cache = given_files(("--cache-path", config.cache_path)) if config.cache else []  # a database: an output
+        cache = given_files(("--cache-path", config.cache.path)) if config.cache.enabled else []  # a database: an output
         refuse_replacing_inputs(folder_files(config.out_dir(), "--out", config.tasks) + cache, inputs)
         return
     out_flag, run_flag = ("--out", "--run") if command == "export-requests" else ("--export-requests", "--out")

@@ -13,6 +13,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -71,7 +72,7 @@ class RichProgress:
     def __init__(self, console: Console) -> None:
         self._progress = _ProgressWithStatus(TextColumn("{task.description:<15}"), BarColumn(), MofNCompleteColumn(),
                                              _RateErrors(), TimeRemainingColumn(), console=console, transient=False)
-        self._ids: dict[str, int] = {}
+        self._ids: dict[str, TaskID] = {}
         self._errors: dict[str, int] = {}
 
     def __enter__(self) -> RichProgress:

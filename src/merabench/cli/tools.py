@@ -14,8 +14,8 @@ from merabench.cli.options import check_finite, seed_option
 from merabench.cli.overwrites import folder_files, given_files, refuse_replacing_inputs
 from merabench.errors import ConfigError, check_writable, writing
 from merabench.report.html import write_report
-from merabench.rows.datasource import load_task_data
 from merabench.tasks import TASKS, get_task
+from merabench.tasks.datasource import load_task_data
 
 if TYPE_CHECKING:
     from merabench.formats.submission import Checked, Written
@@ -287,14 +287,14 @@ def compare(
         result = leaderboard(runs)
         print_leaderboard(result)
     if html_out is not None:
-        from merabench.formats.samples import write_atomic
         from merabench.report.leaderboard import render
+        from merabench.support.files import write_atomic
 
         with writing(html_out, "--html"):  # a folder, a missing parent: one line, not a traceback
             write_atomic(html_out, render(result if len(runs) > 2 else leaderboard(runs)))
         say(f"wrote {html_out}")
     if json_out is not None:
-        from merabench.formats.samples import write_atomic
+        from merabench.support.files import write_atomic
 
         with writing(json_out, "--json"):
             write_atomic(json_out, to_json(result) + "\n")  # through the one redaction, like every file

@@ -27,11 +27,10 @@ from merabench.errors import ConfigError, DataError
 from merabench.formats.compare_breakdowns import breakdown_differences
 from merabench.formats.compare_power import power, with_mde
 from merabench.formats.results import RESULTS_FILE, load_results, task_settings
-from merabench.formats.samples import read_record_draws, samples_path
 from merabench.models.base import sent_temperature
-from merabench.records import BASE, Draw
-from merabench.rows.datasource import load_task_data, spec_for
+from merabench.records import BASE, Draw, RunSettings, ToolMode
 from merabench.rows.row import Row, rows_sha256
+from merabench.runner.samples import read_record_draws, samples_path
 from merabench.scoring.repeated import group_verdicts, mean_figures, row_means
 from merabench.scoring.stats import (
     interval,
@@ -50,6 +49,7 @@ from merabench.tasks.aggregation import (
     values_of,
 )
 from merabench.tasks.base import Aggregation, MetricSpec, SampleScore, Task
+from merabench.tasks.datasource import load_task_data, spec_for
 
 #: GorillaHard's metrics of the text envelope's format, which a --tool-mode native run does not have
 TEXT_ONLY = ("format_pass_rate", "constraint_pass_rate")
@@ -71,8 +71,8 @@ class TaskRecords:
     rows: dict[int, Row] | None
     scores: dict[int, SampleScore | None]
     own: dict[str, Any] = field(default_factory=dict)       # the run's own figures of the task (results.json)
-    tool_mode: str = "text"                                  # GorillaHard: how the model was asked
-    settings: dict[str, Any] = field(default_factory=dict)   # the settings the task was run with (results.json)
+    tool_mode: ToolMode = ToolMode.TEXT                      # GorillaHard: how the model was asked
+    settings: RunSettings = field(default_factory=RunSettings)  # the settings the task was run with
     scoring: dict[str, Any] = field(default_factory=dict)   # what the scores depend on besides the answers
     #: a run that asked rows in several draws (`--repeats`): each draw's scores; `scores` then holds
     #: each row's metrics averaged over its draws (a row is one unit however often it was asked)
@@ -95,20 +95,20 @@ def _load(task_name: str, spec: str, split: str) -> tuple[Row, ...] | None:
         return None
 
 
-def _rows(task: Task, settings: dict[str, Any], recorded_sha: str | None) -> dict[int, Row] | None:
+def _rows(task: Task, settings: RunSettings, recorded_sha: str | None) -> dict[int, Row] | None:
     """The run's rows loaded again from its data spec, if they are still what the run evaluated."""
-    loaded = _load(task.name, spec_for(list(settings.get("data") or ()), task.name), settings.get("split") or "test")
+    loaded = _load(task.name, spec_for(list(settings.data), task.name), settings.split)
     if loaded is None:
         return None
     rows = list(loaded)
-    if isinstance(settings.get("limit"), int):
-        rows = rows[:settings["limit"]]
+    if settings.limit is not None:
+        rows = rows[:settings.limit]
     if recorded_sha is not None and rows_sha256(rows) != recorded_sha:
         return None  # the file changed since the run: its rows are not the ones scored
     return {row.id: row for row in rows}
 
 
-def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any]:
+def _scoring(task: Task, result: dict[str, Any], settings: RunSettings) -> dict[str, Any]:
     """The settings a task's scores depend on besides the answers: --strip-think (for a task whose
     scoring keeps think blocks) and the judge (for a judged task)."""
     out: dict[str, Any] = {}
@@ -116,8 +116,8 @@ def _scoring(task: Task, result: dict[str, Any], settings: dict[str, Any]) -> di
     if isinstance(think, dict) and "strip_think" in think:
         out["strip_think"] = bool(think["strip_think"])
     if task.uses_judge:
-        judge = settings.get("judge")
-        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if isinstance(judge, dict) else None
+        judge = settings.judge
+        out["judge"] = {k: judge.get(k) for k in sorted(judge) if k != "concurrency"} if judge is not None else None
     return out
 
 
@@ -136,7 +136,8 @@ def load_run(folder: Path) -> Run:
         tasks[name] = TaskRecords(str(result.get("source", "")), sha, _rows(TASKS[name], settings, sha), scores,
                                   own={"metrics": result.get("metrics") or {}, "n": result.get("n")},
                                   scoring=_scoring(TASKS[name], result, settings),
-                                  tool_mode=str(result.get("tool_mode") or "text"), settings=settings, draws=draws)
+                                  tool_mode=ToolMode.NATIVE if result.get("tool_mode") == ToolMode.NATIVE
+                                  else ToolMode.TEXT, settings=settings, draws=draws)
     return Run(folder, str(doc.get("model", "")), tasks)
 
 
@@ -238,8 +239,8 @@ def paired_units(spec: MetricSpec, rows: Sequence[Row] | None, first: Sequence[S
     A row asked in several draws is one unit, its value averaged over them."""
     a, b = values_of(spec.name, first), values_of(spec.name, second)
     if spec.aggregation is Aggregation.MEAN:
-        keep = [k for k in range(len(a)) if a[k] is not None and b[k] is not None]
-        return [a[k] for k in keep], [b[k] for k in keep]  # type: ignore[misc]
+        pairs = [(x, y) for k in range(len(a)) if (x := a[k]) is not None and (y := b[k]) is not None]
+        return [x for x, _ in pairs], [y for _, y in pairs]
     if rows is None:
         return None
     if spec.aggregation is Aggregation.ALL_OR_NOTHING:
@@ -310,10 +311,10 @@ def corpus_differences(task: Task, rows: Sequence[Row], first: Sequence[SampleSc
     kept_rows = [rows[k] for k in keep]
     # derived figures come from the details, not the per-row values: without those, each resample's
     # aggregation skips the per-row means it does not need
-    a = [SampleScore({}, first[k].details) for k in keep]  # type: ignore[union-attr]
-    b = [SampleScore({}, second[k].details) for k in keep]  # type: ignore[union-attr]
+    a = [SampleScore({}, s.details) for k in keep if (s := first[k]) is not None]  # all of `keep`
+    b = [SampleScore({}, s.details) for k in keep if (s := second[k]) is not None]
 
-    def both(indices: Sequence[int]) -> tuple[dict[str, float], dict[str, float]]:
+    def both(indices: Sequence[int] | np.ndarray) -> tuple[dict[str, float], dict[str, float]]:
         picked = [kept_rows[i] for i in indices]
         return (task.aggregate(picked, [a[i] for i in indices]).metrics,
                 task.aggregate(picked, [b[i] for i in indices]).metrics)
@@ -387,7 +388,8 @@ def own_figures_note(task: str, runs: Sequence[Run], values: Sequence[dict[str, 
 def scoring_notes(runs: Sequence[Run], tasks: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
     """Tasks whose runs were scored with different settings (--strip-think, the judge): a note
     each, and {task: {setting: [value per run]}} for the JSON."""
-    lines, found = [], {}
+    lines: list[str] = []
+    found: dict[str, dict[str, list[Any]]] = {}
     for task in tasks:
         parts = [r.tasks[task].scoring for r in runs]
         for key in sorted(set().union(*parts)):
@@ -410,7 +412,7 @@ def _setting_text(key: str, value: Any) -> str:
 
 def _differing(runs: Sequence[Run], task: str, key: str) -> str | None:
     """`value in folder, ...` when the runs' recorded `key` of the task differs, else None."""
-    values = [r.tasks[task].settings.get(key) for r in runs]
+    values = [r.tasks[task].settings.to_json().get(key) for r in runs]
     if all(v == values[0] for v in values[1:]):
         return None
     return ", ".join(f"{'none' if v is None else v} in {r.folder}" for v, r in zip(values, runs, strict=True))
@@ -436,7 +438,7 @@ def generation_notes(runs: Sequence[Run], tasks: Sequence[str]) -> list[str]:
     options, the system prompt, the preset), naming each run's value."""
     lines = []
     for task in tasks[:1]:  # run-wide settings: said once
-        generation = [_as_sent(r.tasks[task].settings.get("generation") or {}) for r in runs]
+        generation = [_as_sent(dict(r.tasks[task].settings.generation or {})) for r in runs]
         keys = sorted({k for g in generation for k in g if any(x.get(k) != g.get(k) for x in generation)})
         parts = [f"{k} " + ", ".join(f"{json.dumps(g.get(k), ensure_ascii=False)} in {r.folder}"
                                       for g, r in zip(generation, runs, strict=True)) for k in keys]
@@ -452,12 +454,12 @@ def _pairs(runs: Sequence[Run]) -> tuple[dict[str, Shared], list[str]]:
     """The shared rows of every task all runs have, and a line per task about what was left out."""
     shared, lines = {}, []
     for task in TASKS.values():
-        parts = [r.tasks.get(task.name) for r in runs]
-        if any(p is None for p in parts):
-            if any(p is not None for p in parts):
+        parts = [part for r in runs if (part := r.tasks.get(task.name)) is not None]
+        if len(parts) < len(runs):
+            if parts:
                 lines.append(f"{task.name}: not in every run, left out")
             continue
-        found = shared_rows(task.name, parts)  # type: ignore[arg-type]
+        found = shared_rows(task.name, parts)
         if found.note:
             lines.append(found.note)
         if not found.ids:
@@ -495,7 +497,7 @@ def compare_runs(first: Path, second: Path, target: float | None = None) -> dict
         a, b = _scores(runs[0].tasks[name], found.ids), _scores(runs[1].tasks[name], found.ids)
         if within := breakdown_differences(name, found.rows, a, b):
             breakdowns[name] = within
-        modes = [r.tasks[name].tool_mode for r in runs]
+        modes = [str(r.tasks[name].tool_mode) for r in runs]
         if modes[0] != modes[1]:
             tool_modes[name] = modes
             omitted = [line for line in omitted if not line.startswith(tuple(f"{name}: {m} " for m in TEXT_ONLY))]
@@ -533,12 +535,13 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
             lines.append(f"{name}: {', '.join(left)} left out: a group metric needs the rows, which could not be "
                          "loaded again")
         for spec in specs:
-            values = [_aggregate(spec, found.rows, s, d) for s, d in zip(scores, draws, strict=True)]
-            if any(v is None for v in values):
+            each = [_aggregate(spec, found.rows, s, d) for s, d in zip(scores, draws, strict=True)]
+            values = [v for v in each if v is not None]
+            if len(values) < len(each):
                 lines.append(f"{name}: {spec.name} left out: not every run has a value for it over the shared rows")
                 continue
             sign = 1 if spec.higher_is_better else -1
-            best = max(range(len(runs)), key=lambda k: sign * values[k])  # type: ignore[operator]
+            best = max(range(len(runs)), key=lambda k: sign * values[k])
             for k, entry in enumerate(entries):
                 ci = _interval_of(spec, found.rows or [], scores[k], draws[k])
                 cell: dict[str, Any] = {"value": values[k], "ci95": [round(b, 6) for b in ci] if ci else None,
@@ -552,9 +555,10 @@ def leaderboard(folders: Sequence[Path]) -> dict[str, Any]:
         figures = own_figures_note(name, runs, [{m: c["value"] for m, c in e["metrics"].items()} for e in entries])
         if figures:
             lines.append(figures)
-        ranked_by = next((s.name for s in specs if s.name in entries[0]["metrics"]), None)
-        if ranked_by is not None:
-            sign = 1 if task.spec(ranked_by).higher_is_better else -1  # type: ignore[union-attr]
+        ranking = next((s for s in specs if s.name in entries[0]["metrics"]), None)  # one of the task's metrics
+        ranked_by = ranking.name if ranking is not None else None
+        if ranking is not None:
+            sign = 1 if ranking.higher_is_better else -1
             order = sorted(range(len(entries)), key=lambda k: -sign * entries[k]["metrics"][ranked_by]["value"])
             ranked = [entries[k]["metrics"][ranked_by]["value"] for k in order]
             for place, k in enumerate(order):

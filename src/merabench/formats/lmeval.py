@@ -21,10 +21,11 @@ from typing import Any
 
 from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.results import RESULTS_FILE, check_text_protocol, task_settings
-from merabench.formats.samples import dumps, missing_answers, read_records, samples_path, write_atomic
-from merabench.records import NOT_ASKED
+from merabench.records import RunSettings, Status
 from merabench.rows.prompts import HistoryIndex
 from merabench.rows.row import Row, TaskData
+from merabench.runner.samples import dumps, missing_answers, read_records, samples_path
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS, get_task
 from merabench.tasks.base import Task
 
@@ -50,9 +51,9 @@ def _stderr(ci95: Any) -> float | str:
     return "N/A"
 
 
-def generation_kwargs(settings: Mapping[str, Any]) -> dict[str, Any]:
+def generation_kwargs(settings: RunSettings) -> dict[str, Any]:
     """merabench's effective request parameters under lm-eval's names."""
-    generation = settings.get("generation") or {}
+    generation = settings.generation or {}
     out: dict[str, Any] = {"until": list(generation.get("stop") or []), "do_sample": False}
     if generation.get("max_tokens") is not None:
         out["max_gen_toks"] = generation["max_tokens"]
@@ -72,14 +73,14 @@ def _task_results(task_name: str, result: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _task_config(task_name: str, result: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
+def _task_config(task_name: str, result: Mapping[str, Any], settings: RunSettings) -> dict[str, Any]:
     task = get_task(task_name)
     info = result.get("metric_info") or {}
     return {
         "task": task_name,
         "dataset_path": task.hub_id,
         "merabench_source": result.get("source"),
-        "test_split": settings.get("split", "test"),
+        "test_split": settings.split,
         "output_type": "generate_until",
         "generation_kwargs": generation_kwargs(settings),
         "filter_list": [{"name": FILTERS.get(task_name, "none")}],
@@ -92,7 +93,7 @@ def _task_config(task_name: str, result: Mapping[str, Any], settings: Mapping[st
 def results_file(document: Mapping[str, Any]) -> dict[str, Any]:
     """results.json in lm-eval's results layout."""
     tasks: Mapping[str, Any] = document.get("tasks") or {}
-    settings: Mapping[str, Any] = document.get("settings") or {}
+    settings = RunSettings.from_json(document.get("settings"))
     return {
         "results": {name: _task_results(name, result) for name, result in tasks.items()},
         "group_subtasks": {name: [] for name in tasks},
@@ -105,7 +106,7 @@ def results_file(document: Mapping[str, Any]) -> dict[str, Any]:
         "n-samples": {name: {"original": result.get("n"), "effective": result.get("n_scored")}
                       for name, result in tasks.items()},
         "config": {"model": "merabench", "model_args": document.get("model"), "batch_size": None,
-                   "gen_kwargs": generation_kwargs(settings), "limit": settings.get("limit")},
+                   "gen_kwargs": generation_kwargs(settings), "limit": settings.limit},
         "git_hash": (document.get("merabench_commit") or "")[:7] or None,
         "date": calendar.timegm(time.strptime(document["created"], "%Y-%m-%dT%H:%M:%SZ"))
         if document.get("created") else time.time(),
@@ -113,17 +114,16 @@ def results_file(document: Mapping[str, Any]) -> dict[str, Any]:
         "model_name": document.get("model"),
         "total_evaluation_time_seconds": str(document.get("wall_time_s")),
         "merabench": {"schema_version": document.get("schema_version"),
-                      "version": document.get("merabench_version"), "settings": settings},
+                      "version": document.get("merabench_version"), "settings": document.get("settings") or {}},
     }
 
 
-def _load_rows(task_name: str, settings: Mapping[str, Any]) -> TaskData | None:
+def _load_rows(task_name: str, settings: RunSettings) -> TaskData | None:
     """The run's rows, loaded again from its data spec; None when they cannot be (moved, offline)."""
-    from merabench.rows.datasource import load_for_tasks
+    from merabench.tasks.datasource import load_for_tasks
 
     try:
-        return load_for_tasks([get_task(task_name)], list(settings.get("data") or ["bundled"]),
-                              settings.get("split", "test"))[task_name]
+        return load_for_tasks([get_task(task_name)], list(settings.data) or ["bundled"], settings.split)[task_name]
     except (ConfigError, DataError):
         return None
 
@@ -142,7 +142,7 @@ def _prompt(task: Task, record: Mapping[str, Any], row: Row | None, history: His
 
 
 def sample_lines(task_name: str, records: Mapping[int, dict[str, Any]], data: TaskData | None,
-                 settings: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+                 settings: RunSettings) -> Iterator[dict[str, Any]]:
     """One lm-eval samples line per answered row, in the data's order (a row whose request failed
     was never answered: it has no line, never an empty response)."""
     task = get_task(task_name)
@@ -160,7 +160,7 @@ def sample_lines(task_name: str, records: Mapping[int, dict[str, Any]], data: Ta
         scored = record.get("answer", raw)
         doc = row.to_dict() if row else {"meta": {"id": row_id}}
         target = row.outputs if row else ""
-        prompt = _prompt(task, record, row, history, settings.get("system_prompt"))
+        prompt = _prompt(task, record, row, history, settings.system_prompt)
         metrics = record.get("metrics") or {}
         line: dict[str, Any] = {
             "doc_id": doc_id, "doc": doc, "target": target,
@@ -193,7 +193,7 @@ def export_lmeval(run_dir: Path, out_dir: Path, *, allow_incomplete: bool = Fals
     problems = [p for name, records in records_of.items() for p in missing_answers(
         name, sorted(i for i, r in records.items() if r.get("status") != "ok"), len(records),
         (document["tasks"].get(name) or {}).get("n"),
-        sum(str(r.get("error") or "").startswith(NOT_ASKED) for r in records.values()))]
+        sum(r.get("status") == Status.UNASKED for r in records.values()))]
     if problems and not allow_incomplete:
         raise DataError("incomplete: " + "; ".join(problems) + " (or pass --allow-incomplete to leave those rows out)",
                         file=str(run_dir))

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from merabench.errors import DataError, reading
 from merabench.formats.zipentries import listed, open_zip, read_entry
+from merabench.records import Status, ToolMode
 from merabench.rows.inputfile import check_readable, is_stream, read_stream
 from merabench.rows.jsonio import json_lines, lines_of, loads
 
@@ -58,7 +59,7 @@ def _from_line(obj: Any, *, file: str, line: int) -> tuple[int, str | None]:
         if row_id is None and isinstance(obj.get("meta"), dict):
             row_id = obj["meta"].get("id")
         text = obj.get("output", obj.get("outputs"))
-        if obj.get("status") == "error":  # a merabench samples line whose request failed
+        if obj.get("status") in (Status.ERROR, Status.UNASKED):  # a merabench samples line without an answer
             text = None
         elif "output" not in obj and "outputs" not in obj:
             others = ", ".join(repr(k) for k in obj if k not in ("id", "meta")) or "none"
@@ -103,7 +104,7 @@ class PredictionFile:
     hashes: dict[int, str] = field(default_factory=dict)
     made_on: str | None = None
     system_prompt: str | None = None
-    tool_mode: str = "text"   # GorillaHard: how the run beside the file asked (native: tasks/gorillahard/native/)
+    tool_mode: ToolMode = ToolMode.TEXT   # GorillaHard: how the run beside the file asked
 
 
 def load_predictions(path: Path, task_mera_name: str | None = None) -> dict[int, str | None]:
@@ -133,25 +134,25 @@ def read_predictions(path: Path, task_mera_name: str | None = None) -> Predictio
     return PredictionFile(answers, hashes, *_recorded_beside(path))
 
 
-def _recorded_beside(path: Path) -> tuple[str | None, str | None, str]:
+def _recorded_beside(path: Path) -> tuple[str | None, str | None, ToolMode]:
     """(the --data, the system prompt, the tool mode) of the run whose folder holds this samples
-    file, from its results.json and run.json; (None, None, "text") for a file elsewhere."""
+    file, from its results.json and run.json; (None, None, TEXT) for a file elsewhere."""
     from merabench.formats.results import read_results, task_settings
-    from merabench.rows.datasource import spec_for
+    from merabench.tasks.datasource import spec_for
 
     task = path.name.removeprefix("samples_").removesuffix(".jsonl")
     doc = read_results(path.parent) if path.name.startswith("samples_") else None
     if doc is None or task not in doc["tasks"]:
-        return None, None, "text"
+        return None, None, ToolMode.TEXT
     try:
         identity = loads((path.parent / "run.json").read_bytes())
     except (OSError, ValueError):
         identity = None
     prompt = identity.get("system_prompt") if isinstance(identity, dict) else None
-    data = spec_for([str(s) for s in task_settings(doc, task).get("data") or ()], task)
+    data = spec_for(list(task_settings(doc, task).data), task)
     result = doc["tasks"][task]
     mode = result.get("tool_mode") if isinstance(result, dict) else None
-    return data, prompt if isinstance(prompt, str) else None, mode if mode == "native" else "text"
+    return data, prompt if isinstance(prompt, str) else None, ToolMode.NATIVE if mode == ToolMode.NATIVE else ToolMode.TEXT
 
 
 def _check_task_file(path: Path, task_mera_name: str | None) -> None:
@@ -182,7 +183,10 @@ def _from_bytes(data: bytes, *, file: str, task_mera_name: str | None,
 def _from_zip(source: Path | io.BytesIO, *, file: str, task_mera_name: str | None) -> dict[int, str | None]:
     with open_zip(source, file) as zf:
         names = [n for n in zf.namelist() if n.endswith(".json")]
-        wanted = f"{task_mera_name}.json" if task_mera_name else None
+        if not task_mera_name:
+            raise DataError(f"a ZIP holds a file per task: name the task to read from it (has: "
+                            f"{listed(names) or 'nothing'})", file=file)
+        wanted = f"{task_mera_name}.json"
         copies = names.count(wanted)
         if not copies:
             raise DataError(f"the ZIP has no {wanted} (has: {listed(names) or 'nothing'})", file=file)

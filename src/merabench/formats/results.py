@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from merabench import __version__
 from merabench.errors import ConfigError, DataError, reading
-from merabench.formats.samples import samples_path, write_atomic
+from merabench.records import RunSettings, ToolMode
 from merabench.rows.jsonio import loads
 from merabench.runner.budget import Prices
+from merabench.runner.samples import samples_path
 from merabench.scoring.score import TaskResult, Usage
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS, get_task
 
 if TYPE_CHECKING:
@@ -74,7 +76,7 @@ def results_document(results: Sequence[TaskResult], *, model: str, wall_time_s: 
 def task_cost(usage: Usage, prices: Prices) -> dict[str, Any]:
     """A task's `cost` in results.json: null when some answer could not be priced at all (it is
     never 0 for answers it did not see); `cost_estimated` the part of it estimated from bytes, for
-    answers whose token counts were missing or could not be right (runner/usage.py)."""
+    answers whose token counts were missing or could not be right (models/usage.py)."""
     cost = usage.cost(prices)
     out: dict[str, Any] = {"cost": None if cost is None else round(cost, 6)}
     if usage.estimated:
@@ -85,8 +87,8 @@ def task_cost(usage: Usage, prices: Prices) -> dict[str, Any]:
 def total_cost(tasks: Iterable[Any]) -> dict[str, Any]:
     """The document's `cost` (and `cost_estimated`) over its tasks' (task_cost): null when a task's is."""
     tokens = [t.get("tokens") or {} for t in tasks if isinstance(t, dict)]
-    costs = [t.get("cost") for t in tokens]
-    out: dict[str, Any] = {"cost": None if None in costs else round(sum(costs), 6)}
+    costs = [c for t in tokens if (c := t.get("cost")) is not None]
+    out: dict[str, Any] = {"cost": None if len(costs) < len(tokens) else round(sum(costs), 6)}
     estimated = [t["cost_estimated"] for t in tokens if isinstance(t.get("cost_estimated"), int | float)]
     if estimated:
         out["cost_estimated"] = round(sum(estimated), 6)
@@ -107,15 +109,14 @@ def cost_cell(usage: Usage, prices: Prices) -> str:
 KEPT = "kept"
 
 
-def task_settings(doc: dict[str, Any], task: str) -> dict[str, Any]:
+def task_settings(doc: Mapping[str, Any], task: str) -> RunSettings:
     """The settings a task of results.json was run and scored with: the document's own, or, for a
     task kept from an earlier run in the folder, that run's."""
     kept = doc.get(KEPT)
     entry = kept.get(task) if isinstance(kept, dict) else None
     if isinstance(entry, dict) and isinstance(entry.get("settings"), dict):
-        return entry["settings"]
-    settings = doc.get("settings")
-    return settings if isinstance(settings, dict) else {}
+        return RunSettings.from_json(entry["settings"])
+    return RunSettings.from_json(doc.get("settings"))
 
 
 def read_results(out_dir: Path, *, strict: bool = False) -> dict[str, Any] | None:
@@ -158,7 +159,7 @@ def keep_earlier_tasks(out_dir: Path, doc: dict[str, Any]) -> dict[str, Any]:
     ran = list(doc["tasks"])
     kept: dict[str, Any] = {}
     if previous is not None and previous.get("model") == doc.get("model"):
-        earlier = previous.get(KEPT) if isinstance(previous.get(KEPT), dict) else {}
+        earlier = given if isinstance(given := previous.get(KEPT), dict) else {}
         for name, result in previous["tasks"].items():
             if name in doc["tasks"] or name not in TASKS or not isinstance(result, dict) \
                     or not samples_path(out_dir, name).exists():
@@ -217,7 +218,7 @@ def summary_table(results: Sequence[TaskResult], wall_time_s: float | None, pric
         for i, (name, value, cells) in enumerate(_summary_rows(r, drawn)):
             first = i == 0
             cost = (cost_cell(r.usage, prices),) if prices else ()
-            label = r.task + (" (native tools)" if r.tool_mode != "text" else "")  # not the leaderboard's protocol
+            label = r.task + (" (native tools)" if r.tool_mode != ToolMode.TEXT else "")  # not the leaderboard's protocol
             rows = f"{r.n_rows} × {r.drawn['draws']}" if r.drawn else str(r.n_rows)
             table.add_row(label if first else "", rows if first else "",
                           (f"[red]{r.n_errors}[/red]" if r.n_errors else "0") if first else "",
@@ -264,12 +265,11 @@ def check_text_protocol(document: Any, folder: Path, what: str) -> None:
     --repeats gives its first repeat, the leaderboard's request)."""
     tasks = document.get("tasks") if isinstance(document, dict) else None
     native = sorted(name for name, result in (tasks or {}).items()
-                    if isinstance(result, dict) and result.get("tool_mode") == "native")
+                    if isinstance(result, dict) and result.get("tool_mode") == ToolMode.NATIVE)
     if native:
         raise ConfigError(f"{folder}: {', '.join(native)} was asked with --tool-mode native, which the leaderboard "
                           f"does not take: {what} needs a run in the text protocol (--tool-mode text, the default)")
-    settings = document.get("settings") if isinstance(document, dict) else None
-    if isinstance(settings, dict) and settings.get("wordings") == "all":
+    if RunSettings.from_json(document.get("settings") if isinstance(document, dict) else None).wordings == "all":
         raise ConfigError(f"{folder}: every row was asked under every wording (--wordings all); the leaderboard "
                           f"takes one answer per row under its own wording: {what} needs a run with --wordings "
                           "assigned (the default)")

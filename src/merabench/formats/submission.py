@@ -17,6 +17,7 @@ import io
 import json
 import tempfile
 import zipfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,6 @@ from merabench.errors import ConfigError, DataError, reading, writing
 from merabench.formats.harness_zip import Merged, Piece, harness_pieces
 from merabench.formats.public_logs import LOGS_FILE, is_results, is_samples, log_problems
 from merabench.formats.results import RESULTS_FILE, check_text_protocol
-from merabench.formats.samples import missing_answers, read_answers, read_records, replacing, samples_path
 from merabench.formats.zipentries import (
     extracted,
     listed,
@@ -36,9 +36,12 @@ from merabench.formats.zipentries import (
     unreadable_contents,
     unreadable_entries,
 )
+from merabench.records import RunSettings
 from merabench.rows.jsonio import loads
-from merabench.runner.redaction import redact
 from merabench.runner.rundir import RUN_FILE
+from merabench.runner.samples import missing_answers, read_answers, read_records, samples_path
+from merabench.support.files import replacing
+from merabench.support.redaction import redact
 from merabench.tasks import TASKS
 
 
@@ -99,10 +102,10 @@ def unofficial_causes_said(comment: bytes) -> list[str]:
     return [c for c in text.removeprefix(UNOFFICIAL).split("; ") if c] if text.startswith(UNOFFICIAL) else []
 
 
-def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *, sent: bool) -> list[str]:
-    from merabench.rows.datasource import is_generated, spec_for
+def _task_causes(name: str, settings: RunSettings, data_sha256: str | None, *, sent: bool) -> list[str]:
+    from merabench.tasks.datasource import is_generated, spec_for
 
-    spec = spec_for([str(d) for d in settings.get("data") or ()], name)
+    spec = spec_for(list(settings.data), name)
     causes = []
     if spec == "bundled" or is_generated(spec) or spec.startswith("spellcheck:"):
         rows = ("the bundled sample rows" if spec == "bundled" else "a generated set" if is_generated(spec)
@@ -110,11 +113,11 @@ def _task_causes(name: str, settings: dict[str, Any], data_sha256: str | None, *
         causes.append(f"run on {rows}, not MERA's test set (--data hub)")
     elif spec != "hub" and data_sha256 in _bundled_sha256s(name):  # found by content, whatever the file's name
         causes.append("run on the bundled sample rows (a local copy of them), not MERA's test set (--data hub)")
-    if settings.get("split") not in (None, "test"):
-        causes.append(f"run on the {settings['split']} split, not test")
-    if isinstance(settings.get("limit"), int):
-        causes.append(f"run with --limit {settings['limit']}, only the first rows")
-    if sent and settings.get("preset") != "mera":
+    if settings.split != "test":
+        causes.append(f"run on the {settings.split} split, not test")
+    if settings.limit is not None:
+        causes.append(f"run with --limit {settings.limit}, only the first rows")
+    if sent and settings.preset != "mera":
         causes.append("run without --preset mera, the leaderboard's request parameters")
     return causes
 
@@ -261,8 +264,7 @@ def _check_task(zf: zipfile.ZipFile, name: str, expected: set[int] | None) -> li
             problems.append(f"{name}: entry {n} has no integer meta.id")
             continue
         ids.append(row_id)
-    seen: set[int] = set()
-    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+    duplicates = sorted(i for i, times in Counter(ids).items() if times > 1)
     if duplicates:
         problems.append(f"{name}: duplicate ids {duplicates[:5]}")
     if expected is not None:

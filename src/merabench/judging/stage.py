@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.errors import BackendError, ConfigError, ServerRefused
-from merabench.judging.protocol import MAX_TOKENS, HarnessTemplate, harness_score
-from merabench.models import Backend, BackendSettings, GenerationOptions, Request, make_backend
+from merabench.models import Backend, BackendSettings, GenerationOptions, Request, RequestPolicy, make_backend
 from merabench.models.endpoints import HUNG_AFTER, UNREACHABLE_AFTER
 from merabench.records import Answer, Judgement, commonest_error
 from merabench.rows.prompts import messages_digest
@@ -34,6 +33,7 @@ from merabench.rows.row import Row
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.tasks.base import Task
+from merabench.tasks.judge_protocol import MAX_TOKENS, HarnessTemplate, harness_score
 
 OWN_OPTIONS = GenerationOptions(max_tokens=1024, temperature=0.0)
 HARNESS_OPTIONS = GenerationOptions(max_tokens=MAX_TOKENS, temperature=0.0)
@@ -77,12 +77,10 @@ def judge_settings(model: str | None, base_urls: Sequence[str], api_key: str | N
     return JudgeSettings(model, urls, api_key or os.environ.get("LM_EVAL_JUDGE_API_KEY"), template)
 
 
-def make_judge(settings: JudgeSettings, *, concurrency: int, max_retries: int, timeout_s: float,
-               retry_base_delay_s: float) -> Backend:
+def make_judge(settings: JudgeSettings, policy: RequestPolicy) -> Backend:
     options = OWN_OPTIONS if settings.template is None else HARNESS_OPTIONS
     return make_backend(settings.model, options, BackendSettings(
-        base_urls=settings.base_urls, api_key=settings.api_key, concurrency=concurrency,
-        max_retries=max_retries, timeout_s=timeout_s, retry_base_delay_s=retry_base_delay_s,
+        base_urls=tuple(settings.base_urls), api_key=settings.api_key, policy=policy,
         unreachable_after=UNREACHABLE_AFTER, hung_after=HUNG_AFTER))
 
 
@@ -134,8 +132,8 @@ async def judge_task(task: Task, rows: Sequence[Row], answers: Mapping[int, Answ
         if answer is None or not answer.ok or not row.outputs.strip():
             continue
         requests[row.id] = task.judge_prompts(row, task.scored_answer(answer.output or "", strip_think=strip), template)
-    replies = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
-    errors = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
+    replies: dict[int, list[str | None]] = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
+    errors: dict[int, list[str | None]] = {row_id: [None] * len(prompts) for row_id, prompts in requests.items()}
     jobs = [(row_id, i, messages) for row_id, prompts in requests.items() for i, messages in enumerate(prompts)]
     options = judge.options.fingerprint()
     calls = not_sent = 0

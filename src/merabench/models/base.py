@@ -43,8 +43,8 @@ class GenerationOptions:
         return self.fingerprint() | {"temperature": sent_temperature(self.temperature, self.api_profile)}
 
     def fingerprint(self) -> dict[str, Any]:
-        out = {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
-               "stop": list(self.stop), "extra_body": dict(self.extra_body)}
+        out: dict[str, Any] = {"max_tokens": self.max_tokens, "temperature": self.temperature, "seed": self.seed,
+                               "stop": list(self.stop), "extra_body": dict(self.extra_body)}
         if self.reasoning_effort is not None:
             out["reasoning_effort"] = self.reasoning_effort
         if self.api_profile != "chat":
@@ -108,7 +108,7 @@ class Completion:
     exchange: Mapping[str, Any] | None = None
     #: {"prompt", "completion"}: the tokens the cost counts for an endpoint's answer whose counts
     #: cannot price it (missing or impossible): the usable counts, the rest estimated from the bytes
-    #: sent and received (runner/usage.py); None when the counts price it
+    #: sent and received (models/usage.py); None when the counts price it
     estimated_tokens: Mapping[str, int] | None = None
 
 

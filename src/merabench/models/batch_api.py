@@ -28,7 +28,6 @@ import aiohttp
 import orjson
 
 from merabench.errors import ConfigError, MerabenchError, RunPaused
-from merabench.formats.samples import replacing
 from merabench.models.bodies import CHUNK_BYTES, read_capped
 from merabench.models.endpoints import jittered_backoff, shown_wait
 from merabench.models.openai_compat import (
@@ -39,7 +38,8 @@ from merabench.models.openai_compat import (
     transport_problem,
 )
 from merabench.rows.jsonio import loads
-from merabench.runner.redaction import redact, redact_url, register_secret, register_url
+from merabench.support.files import replacing
+from merabench.support.redaction import redact, redact_url, register_secret, register_url
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 COMPLETION_WINDOW = "24h"
@@ -79,7 +79,7 @@ class BatchInfo:
         if not isinstance(doc, dict) or not isinstance(doc.get("id"), str) or not isinstance(doc.get("status"), str):
             raise ConfigError(f"{where} did not answer with a batch (an object with an id and a status): does the "
                               "base URL serve the Batch API?")
-        counts = doc.get("request_counts") if isinstance(doc.get("request_counts"), dict) else {}
+        counts = given if isinstance(given := doc.get("request_counts"), dict) else {}
         # the status in lower case: some providers that copy the API write COMPLETED
         return cls(id=doc["id"], status=doc["status"].lower(), input_file_id=_text(doc.get("input_file_id")),
                    output_file_id=_text(doc.get("output_file_id")), error_file_id=_text(doc.get("error_file_id")),

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from merabench.errors import ServerRefused
 from merabench.models.concurrency import AdaptiveLimit
-from merabench.runner.redaction import redact_url
+from merabench.support.redaction import redact_url
 
 MAX_BACKOFF_S = 60.0
 REFUSALS_ALLOWED = 5   # pauses in a row with no answer between, at least, before an endpoint is given up

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models.base import Backend, Completion, Generating, GenerationOptions, Request
@@ -65,7 +65,8 @@ class HFLocalBackend(Backend):
         except Exception as exc:  # transformers raises OSError, ValueError, ImportError, KeyError... by cause
             raise ConfigError(describe_load_failure(self.path, source, exc)) from None
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
-        self._model = model.to(self._device).eval()
+        # Any: transformers wraps `to` with functools.wraps(torch.nn.Module.to), which mypy reads as unbound
+        self._model = cast(Any, model).to(self._device).eval()
         self._torch = torch
         self._transformers = transformers
         eos = model.generation_config.eos_token_id
@@ -208,23 +209,24 @@ async def in_daemon_thread(work: Callable[..., Completion], *args: Any) -> Compl
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Completion] = loop.create_future()
 
-    def settle(result: Completion | None, error: BaseException | None) -> None:
+    def settle(outcome: Completion | BaseException) -> None:
         if done.cancelled():
             return
-        if error is not None:
-            done.set_exception(error)
+        if isinstance(outcome, BaseException):
+            done.set_exception(outcome)
         else:
-            done.set_result(result)  # type: ignore[arg-type]
+            done.set_result(outcome)
 
     def run() -> None:
+        outcome: Completion | BaseException
         try:
-            result, error = work(*args), None
+            outcome = work(*args)
         except BaseException as exc:  # handed to the awaiting coroutine, which decides
-            result, error = None, exc
+            outcome = exc
         finally:
             _BUSY.discard(threading.current_thread())
         with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits for the answer
-            loop.call_soon_threadsafe(settle, result, error)
+            loop.call_soon_threadsafe(settle, outcome)
 
     thread = threading.Thread(target=run, name="merabench-hf", daemon=True)
     _BUSY.add(thread)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,9 +35,9 @@ from merabench.models.concurrency import sent_for_slots
 from merabench.models.endpoints import Endpoint, EndpointPool, jittered_backoff
 from merabench.models.shaping import ApiProfile, RequestShaper
 from merabench.models.tool_support import refusal_line, refuses_tools
+from merabench.models.usage import usage_counts
 from merabench.rows.jsonio import dumps_any_depth, dumps_kept, has_non_finite, loads, nested_deeper_than
-from merabench.runner.redaction import redact_url, register_secret, register_url
-from merabench.runner.usage import usage_counts
+from merabench.support.redaction import redact_url, register_secret, register_url
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 THROTTLE_STATUS = {429, 503}
@@ -177,7 +178,7 @@ class OpenAICompatBackend(Backend):
     def _watch(self) -> list[asyncio.Task[None]]:
         """Read the queue gauges of the servers that show them, in the run's own loop."""
         return [asyncio.get_running_loop().create_task(server_word.watch_gauges(
-            self._client(), url, lambda running, waiting, url=url: self.pool.told_gauges(url, running, waiting)))
+            self._client(), url, functools.partial(self.pool.told_gauges, url)))
             for url in self._gauged]
 
     @property
@@ -335,7 +336,7 @@ class OpenAICompatBackend(Backend):
 
 def with_tools(body: dict[str, Any], tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A chat body offering native tools, when there are any: the model may call any of them, or
-    answer in text (a batch input line carries the same, formats/batch.py)."""
+    answer in text (a batch input line carries the same, runner/batchfile.py)."""
     if tools:
         body["tools"] = list(tools)
         body["tool_choice"] = "auto"
@@ -413,8 +414,9 @@ def _text(content: Any) -> str | None:
         return content
     if isinstance(content, list):
         parts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type", "text") == "text"]
-        if all(isinstance(p, str) for p in parts):
-            return "".join(parts)
+        texts = [p for p in parts if isinstance(p, str)]
+        if len(texts) == len(parts):
+            return "".join(texts)
     return None
 
 
@@ -433,7 +435,7 @@ def parse_reply(raw: bytes, url: str) -> dict[str, Any]:
 def _counted_by_constants(raw: bytes) -> dict[str, Any] | None:
     """A body whose one fault is NaN or Infinity in its usage (a server's counter gone wrong, not
     JSON): read with them, so that the answer is kept and the counts are recorded as missing
-    (runner/usage.py); None when it is not JSON otherwise, or holds them anywhere else."""
+    (models/usage.py); None when it is not JSON otherwise, or holds them anywhere else."""
     try:
         doc = loads(raw, constants=True)
     except ValueError:

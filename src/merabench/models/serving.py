@@ -1,7 +1,7 @@
 """`--serve vllm|sglang` / `--serve-cmd`: start the model's server for the run and stop it after.
 
 Each replica runs on a free port of 127.0.0.1 (with its own GPU set under `--serve-replicas`)
-under a supervisor (supervise.py) that is the subreaper of every process the server starts, so
+under a supervisor (support/supervise.py) that is the subreaper of every process the server starts, so
 a server that detaches (`setsid`, a double fork, a launcher that forks and exits) is still
 known. Its output goes through the one redaction into `serve-<n>.log` in the run folder. The run
 starts once every replica answers `GET /v1/models`; a replica whose processes have all exited
@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError
-from merabench.models.supervise import signal_all
-from merabench.runner.redaction import StreamRedactor, names_a_credential, redact
+from merabench.support import supervise
+from merabench.support.redaction import StreamRedactor, names_a_credential, redact
+from merabench.support.supervise import signal_all
 
 ENGINES = {
     "vllm": "vllm serve {model} --host 127.0.0.1 --port {port}",
@@ -52,7 +53,7 @@ POLL_S = 0.25
 #: the most replicas one run starts (past that: the engine's own data parallelism, or a router
 #: behind --base-url); with GPUs present and no --serve-gpus, at most one replica per GPU
 MAX_REPLICAS = 64
-SUPERVISOR = Path(__file__).with_name("supervise.py")
+SUPERVISOR = Path(supervise.__file__)  # run as a script: -I -S, importing nothing of merabench
 _URL_WITH_PASSWORD = re.compile(r"://[^/@\s]*:[^/@\s]*@")
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from merabench.errors import ConfigError
 from merabench.formats.results import load_results
-from merabench.formats.samples import read_records, samples_path
+from merabench.records import ToolMode
+from merabench.runner.samples import read_records, samples_path
 
 TASK = "gorillahard"
 
@@ -27,7 +28,7 @@ def text_answers(native_run: Path, text_run: Path) -> dict[int, dict[str, Any]]:
     run's report}}; one line when the folders are not a native and a text run of the same rows."""
     native = _task_result(load_results(native_run), native_run)
     text = _task_result(load_results(text_run), text_run)
-    if native.get("tool_mode") != "native" or text.get("tool_mode", "text") != "text":
+    if native.get("tool_mode") != ToolMode.NATIVE or text.get("tool_mode", ToolMode.TEXT) != ToolMode.TEXT:
         raise ConfigError(f"--text-run pairs a --tool-mode native run with a text one: {native_run} is "
                           f"{native.get('tool_mode', 'text')}, {text_run} is {text.get('tool_mode', 'text')}")
     if native.get("data_sha256") != text.get("data_sha256"):
@@ -35,7 +36,7 @@ def text_answers(native_run: Path, text_run: Path) -> dict[int, dict[str, Any]]:
     link = Path(os.path.relpath(text_run, native_run)) / "report.html"
     out = {}
     for row_id, record in read_records(samples_path(text_run, TASK)).items():
-        metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+        metrics = given if isinstance(given := record.get("metrics"), dict) else {}
         out[row_id] = {"o": record.get("output") if isinstance(record.get("output"), str) else None,
                        "v": metrics.get("sample_pass_rate"), "href": f"{link.as_posix()}#row={TASK}/{row_id}"}
     return out

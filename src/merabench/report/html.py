@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from merabench.formats.results import KEPT, load_results, task_settings
-from merabench.formats.samples import write_atomic
+from merabench.records import RunSettings, ToolMode
 from merabench.report.beside import text_answers
 from merabench.report.rows import TaskRows, collect_rows, reload_rows
 from merabench.report.views import HELP
 from merabench.rows.row import Row
 from merabench.runner.rundir import RUN_FILE
+from merabench.support.files import write_atomic
 from merabench.tasks import TASKS
 from merabench.tasks.base import Aggregation, MetricSpec
 
@@ -155,7 +156,7 @@ def _fold_summary(table: dict[str, Any]) -> str | None:
     rows, columns = table.get("rows") or {}, [c for c in table.get("columns") or [] if c != "n"]
     if columns and all(_is_zero(v.get(c)) for v in rows.values() for c in columns):
         return f"{len(rows):,} rows, every {', '.join(columns)} is 0"
-    first = next(iter(rows.values()), {})
+    first: dict[str, Any] = next(iter(rows.values()), {})
     if len(rows) > 1 and columns and all(v.get(c) == first.get(c) for v in rows.values() for c in columns):
         same = " and ".join(f"{c} {_fmt(first.get(c))}" for c in columns)
         return f"{len(rows):,} rows, the same {same} in every one"
@@ -323,15 +324,15 @@ def _stopped(doc: dict[str, Any]) -> str:
 
 
 def _settings_text(doc: dict[str, Any]) -> str:
-    settings = doc.get("settings") or {}
-    generation = settings.get("generation") or {}
-    parts = [f"data {', '.join(settings.get('data') or [])}" if settings.get("data") else "",
-             f"split {settings['split']}" if settings.get("split") else "",
-             f"preset {settings['preset']}" if settings.get("preset") else "",
+    settings = RunSettings.from_json(doc.get("settings"))
+    generation = settings.generation or {}
+    parts = [f"data {', '.join(settings.data)}" if settings.data else "",
+             f"split {settings.split}",
+             f"preset {settings.preset}" if settings.preset else "",
              f"max_tokens {generation['max_tokens']}" if generation.get("max_tokens") else "",
-             f"limit {settings['limit']}" if settings.get("limit") else "",
-             "strip_think" if settings.get("strip_think") else "",
-             "tool mode native (not leaderboard-comparable)" if settings.get("tool_mode") == "native" else ""]
+             f"limit {settings.limit}" if settings.limit else "",
+             "strip_think" if settings.strip_think else "",
+             "tool mode native (not leaderboard-comparable)" if settings.tool_mode == ToolMode.NATIVE else ""]
     return " · ".join(p for p in parts if p)
 
 
@@ -383,7 +384,7 @@ def page(run_dir: Path, rows: Mapping[str, Sequence[Row]] | None = None, text_ru
     scoring = not (run_dir / RUN_FILE).exists()  # `merabench score`'s folder: no request was made
     beside = {"gorillahard": text_answers(run_dir, text_run)} if text_run is not None else {}
     collected = {name: collect_rows(run_dir, name, data.get(name), scoring=scoring, beside=beside.get(name),
-                                    strip_think=bool(task_settings(doc, name).get("strip_think"))) for name in tasks}
+                                    strip_think=task_settings(doc, name).strip_think) for name in tasks}
     del data
     payload = [c for c in collected.values()]
 

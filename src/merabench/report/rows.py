@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, overload
 
 from merabench.errors import MerabenchError
-from merabench.formats.samples import draw_of, samples_path, trusted
-from merabench.records import NOT_ASKED, Draw
+from merabench.records import Draw, Status
 from merabench.report.beside import exchange_text
 from merabench.report.views import NO_ANSWER, NOT_ASKED_CLASS, REQUEST_FAILED, view_of
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row, rows_sha256
-from merabench.scoring.think import has_think
+from merabench.runner.samples import draw_of, samples_path, trusted
+from merabench.support.think import has_think
 from merabench.tasks import TASKS
 
 TEXT_BUDGET = 6_000_000   # bytes of text (answers, references, prompts) over all tasks of a page
@@ -101,7 +101,7 @@ def _number(value: Any) -> float | None:
 def _state(record: dict[str, Any]) -> str:
     if record.get("status") == "ok":
         return "ok"
-    return "unasked" if str(record.get("error") or "").startswith(NOT_ASKED) else "error"
+    return "unasked" if record.get("status") == Status.UNASKED else "error"
 
 
 def _sort_key(state: str, score: Any, row_id: int) -> tuple:
@@ -176,7 +176,7 @@ def collect_rows(run_dir: Any, task_name: str, rows: Sequence[Row] | None, *, st
         # id -> draw -> (sort key, offset): the last line of an id in a draw is its answer there
         last: dict[int, dict[Draw, tuple[tuple, int]]] = {}
         for offset, record in _lines(fh):
-            metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+            metrics = given if isinstance(given := record.get("metrics"), dict) else {}
             key = _sort_key(_state(record), metrics.get(score_metric), record["id"])
             last.setdefault(record["id"], {})[draw_of(record)] = (key, offset)
         order = sorted((draws[min(draws, key=_draw_order)][0], row_id) for row_id, draws in last.items())
@@ -213,7 +213,7 @@ def _draws_of(fh: BinaryIO, draws: Mapping[Draw, tuple[tuple, int]], score_metri
     for draw in sorted(draws, key=_draw_order):
         offset = draws[draw][1]
         record = _record_at(fh, offset)
-        metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+        metrics = given if isinstance(given := record.get("metrics"), dict) else {}
         score = _number(metrics.get(score_metric)) if _state(record) == "ok" else None
         raw = record.get("output") if isinstance(record.get("output"), str) else record.get("error")
         text = raw if not isinstance(raw, str) or len(raw) <= PREVIEW_CHARS else raw[:PREVIEW_CHARS] + "…"
@@ -238,7 +238,7 @@ def _entry(record: dict[str, Any], by_id: Mapping[int, Row], task: Any, view: An
     row_id = record["id"]
     row = by_id.get(row_id)
     state = _state(record)
-    metrics = record.get("metrics") if isinstance(record.get("metrics"), dict) else {}
+    metrics = given if isinstance(given := record.get("metrics"), dict) else {}
     score = metrics.get(score_metric) if state == "ok" else None
     raw = record.get("output") if isinstance(record.get("output"), str) else None
     failures = ([NOT_ASKED_CLASS if state == "unasked" else failed] if state != "ok" else
@@ -277,7 +277,7 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
     recorded (for `merabench report DIR`), when they are still there and still the same (their
     hash matches); the hub is not asked (a rebuild works offline)."""
     from merabench.formats.results import task_settings
-    from merabench.rows.datasource import load_task_data, spec_for
+    from merabench.tasks.datasource import load_task_data, spec_for
 
     wanted = None if names is None else set(names)
     found = {}
@@ -285,15 +285,14 @@ def reload_rows(doc: Mapping[str, Any], names: Iterable[str] | None = None) -> d
         if wanted is not None and name not in wanted:
             continue
         settings = task_settings(dict(doc), name)
-        spec = spec_for([str(s) for s in settings.get("data") or ()], name)
+        spec = spec_for(list(settings.data), name)
         if name not in TASKS or spec == "hub":
             continue
         try:
-            rows = load_task_data(TASKS[name], spec, str(settings.get("split") or "test")).rows
+            rows = load_task_data(TASKS[name], spec, settings.split).rows
         except (MerabenchError, OSError, ValueError):
             continue
-        limit = settings.get("limit")
-        rows = rows[:limit] if isinstance(limit, int) else rows
+        rows = rows[:settings.limit] if settings.limit is not None else rows
         if rows_sha256(rows) == result.get("data_sha256"):
             found[name] = list(rows)
     return found

@@ -94,7 +94,7 @@ class SageView(View):
         details = record.get("details") or {}
         edits = list(details.get("hypothesis_edits") or []) + [
             e for e in details.get("reference_edits") or [] if e.get("verdict") == "FN"]
-        lines = []
+        lines: list[Verdict] = []
         for edit in sorted(edits, key=lambda e: (e.get("verdict") == "TP", (e.get("span") or [0])[0])):
             verdict, notes = str(edit.get("verdict")), why(edit)
             reason = f"{SAGE_VERDICTS.get(verdict, verdict)}; " + "; ".join(notes) if notes else verdict
@@ -201,8 +201,13 @@ def why_of(verdict: Verdict) -> str:
     return HELP.get(why) or why or HELP.get(label) or HELP.get(label.split(":")[0]) or ""
 
 
+def explained(task: Any, row: Row, answer: str) -> str:
+    """`merabench score --explain ID`: the task's own account, else the generic one below."""
+    return task.explain(row, answer) or explain(task, row, answer)
+
+
 def explain(task: Any, row: Row, answer: str) -> str:
-    """`merabench score --explain ID` for a task without its own: the answer (and the text the
+    """The generic account of one answer's score, for a task without its own: the answer (and the text the
     scorer read, when that differs), the reference, each check with its verdict, and each metric
     of the row marked by whether it is at its best."""
     score = task.score(row, answer)
@@ -219,7 +224,7 @@ def explain(task: Any, row: Row, answer: str) -> str:
     if verdicts:
         lines += ["", "verdicts:"]
         for verdict in verdicts:
-            mark = {True: "✓", False: "✗"}.get(verdict[1], "·")
+            mark = "·" if verdict[1] is None else "✓" if verdict[1] else "✗"
             explanation = why_of(verdict)
             lines.append(f"  {mark} {verdict[0]}" + (f": {explanation}" if explanation else ""))
     lines += ["", "metrics of this row:"]

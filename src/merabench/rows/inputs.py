@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Mapping
+from typing import final
 
 LONG = 2_000                     # shorter values (every SAGE and RussianRegions input) stay whole
 SEPARATORS = ("\n\n", "}, {")    # blank lines (files, paragraphs), then a JSON list's objects
 
 
+@final  # no subclass: `type(value) is _Pieces` (the fast check) then tells mypy the rest are str
 class _Pieces:
     __slots__ = ("parts", "sep")
 

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError, reading
+from merabench.models.usage import billable_tokens, priced
 from merabench.records import Answer
 from merabench.rows.inputfile import read_text
-from merabench.runner.usage import billable_tokens, priced
 
 #: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
 STOPPED_EXIT = 3
@@ -40,7 +40,8 @@ class Prices:
     input_per_million: float
     output_per_million: float
 
-    def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float:
+    def cost(self, prompt_tokens: float | None, completion_tokens: float | None) -> float:
+        """Tokens at these prices (a batch answer's counts come weighted by its price share: floats)."""
         return ((prompt_tokens or 0) * self.input_per_million + (completion_tokens or 0) * self.output_per_million) / 1e6
 
     def bill(self, prompt_tokens: int | None, completion_tokens: int | None,
@@ -111,6 +112,16 @@ def _shell_word(word: str, before: str) -> str:
     return shlex.quote(word)
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What a run may spend: the prices to count with (per million tokens), and the cost and the
+    wall time at which it stops sending."""
+
+    prices: Prices | None = None
+    max_cost: float | None = None
+    deadline_s: float | None = None
+
+
 @dataclass
 class Budget:
     """Counts what fresh completions cost and says when to stop sending."""
@@ -132,6 +143,10 @@ class Budget:
         if self.max_cost is not None and self.prices is None:
             raise ConfigError("--max-cost needs prices: --price-in and --price-out, or --price-file")
         self._started = self.clock()
+
+    @classmethod
+    def within(cls, limits: Limits) -> Budget:
+        return cls(limits.prices, limits.max_cost, limits.deadline_s)
 
     def restart(self) -> None:
         self._started = self.clock()

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +23,21 @@ import orjson
 
 from merabench.errors import ConfigError
 from merabench.models.base import Completion
-from merabench.runner.redaction import redact
+from merabench.records import CacheScope
+from merabench.support.paths import default_cache_path
+from merabench.support.redaction import redact
+
+
+@dataclass(frozen=True)
+class CacheSettings:
+    """Whether a run keeps and reuses answers (and judge replies), in which file, and whose."""
+
+    enabled: bool = True
+    path: Path | None = None  # None: default_cache_path()
+    scope: CacheScope = CacheScope.ENDPOINT
+
 
 _COMPLETION_FIELDS = tuple(f.name for f in fields(Completion) if f.name not in ("endpoint", "attempts"))
-
-
-def default_cache_path() -> Path:
-    """$MERABENCH_CACHE, else ~/.cache/merabench/responses.sqlite (read at call time)."""
-    env = os.environ.get("MERABENCH_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "merabench" / "responses.sqlite"
 
 
 _SCHEMA = """

@@ -26,15 +26,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from merabench.errors import BackendError, ConfigError, NotSent, ServerRefused
-from merabench.formats.samples import SampleWriter, read_answer_draws, samples_path
 from merabench.models.base import Backend, Completion, Generating, Request
-from merabench.models.baselines import BaselineKind, baseline_answer
+from merabench.models.sources import baseline_answer
+from merabench.models.usage import within_prompt
 from merabench.records import Answer, Draw
 from merabench.runner.aio import run_pool
 from merabench.runner.cache import ResponseCache, request_key
 from merabench.runner.live import InFlight, LiveStatus, plan_line
+from merabench.runner.samples import SampleWriter, read_answer_draws, samples_path
 from merabench.runner.tool_loop import converse
-from merabench.runner.usage import within_prompt
 from merabench.runner.work import (
     PLAIN,
     Asking,
@@ -80,7 +80,8 @@ class NoProgress:
 class AnswerSource(Protocol):
     """Whatever answers the work items: a backend, or a baseline."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a source may derive it (a backend's, a batch's)
 
     def cache_key(self, item: WorkItem) -> str | None: ...
     async def preflight(self) -> list[str]: ...
@@ -134,7 +135,7 @@ class BackendSource:
 
 @dataclass
 class BaselineSource:
-    kind: BaselineKind
+    kind: str  # a baseline of models/sources.py
     seed: int | None = None
 
     @property

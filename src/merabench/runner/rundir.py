@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from merabench.errors import ConfigError
-from merabench.formats.samples import write_atomic
 from merabench.models.hf_source import spelt_model
-from merabench.runner.redaction import redact
+from merabench.records import RunSettings
+from merabench.support.files import write_atomic
+from merabench.support.redaction import redact
 
 RUN_FILE = "run.json"
 LOCK_FILE = ".merabench.lock"
@@ -294,8 +295,8 @@ def check_score_folder(out_dir: Path, source: str, task: str) -> None:
         previous = json.loads(results.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, OSError, RecursionError):
         previous = None
-    settings = previous.get("settings") if isinstance(previous, dict) else None
-    same = isinstance(settings, dict) and previous.get("model") == source and settings.get("tasks") == [task]
+    settings = RunSettings.from_json(previous.get("settings") if isinstance(previous, dict) else None)
+    same = isinstance(previous, dict) and previous.get("model") == source and settings.tasks == (task,)
     if not same:
         raise ConfigError(f"--out {out_dir} holds other results (not a scoring of these predictions for {task}); "
                           "score into another folder")

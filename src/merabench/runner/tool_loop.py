@@ -15,19 +15,14 @@ show).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from merabench.models.base import Backend, Completion, Request, ToolSpec
+from merabench.models.tool_wire import arguments_text, stub_result
+from merabench.models.usage import billable_tokens, within_prompt
 from merabench.rows.prompts import Message
-from merabench.runner.usage import billable_tokens, within_prompt
-
-
-def stub_result(step: int) -> str:
-    """What a tool "returned" at a step: a JSON string naming the step's result."""
-    return json.dumps(f"${step}")
 
 
 def call_message(reply: Completion, first_step: int, used: set[str]) -> Message:
@@ -42,13 +37,6 @@ def call_message(reply: Completion, first_step: int, used: set[str]) -> Message:
         calls.append({"id": made, "type": "function",
                       "function": {"name": call["name"], "arguments": arguments_text(call.get("arguments"))}})
     return {"role": "assistant", "content": reply.text, "tool_calls": calls}
-
-
-def arguments_text(arguments: Any) -> str:
-    """A call's arguments as the API carries them (a JSON string), whatever the server sent."""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps({} if arguments is None else arguments, ensure_ascii=False)
 
 
 def _sum(values: Sequence[int | None]) -> int | None:
@@ -97,7 +85,7 @@ async def converse(backend: Backend, messages: Sequence[Message], spec: ToolSpec
     started = time.monotonic()
     history = list(messages)
     replies: list[Completion] = []
-    step, used = 0, set()
+    step, used = 0, set[str]()
     while len(replies) < spec.max_replies:
         reply = await backend.generate(Request(tuple(history), spec.tools, may_send, seed_offset))
         replies.append(within_prompt(reply, history, spec.tools))  # each request's count, checked against it

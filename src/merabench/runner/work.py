@@ -22,7 +22,7 @@ from merabench.models.base import Completion, ToolSpec
 from merabench.records import BASE, Answer, Draw, Status
 from merabench.rows.prompts import HistoryIndex, Message, request_digest
 from merabench.rows.row import Row, TaskData
-from merabench.scoring.think import think_text
+from merabench.support.think import think_text
 from merabench.tasks.base import Task
 from merabench.tasks.wordings import Wordings, reworded_rows
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from merabench.formats.samples import SamplesFile
 from merabench.records import BASE, Answer, Draw, Judgement
 from merabench.rows.row import Row
+from merabench.runner.samples import SamplesFile
 from merabench.scoring.repeated import (
     by_wording,
     clustered_figures,
@@ -97,9 +97,9 @@ def _aggregate(task: Task, rows: Sequence[Row], by_draw: Mapping[Draw, Sequence[
                scored: Mapping[Draw, TaskResult], drawn_rows: Mapping[Draw, Sequence[Row]]) -> Aggregate:
     """Metrics: the mean over the draws of each draw's value. Denominators: the units (a row, a
     group) that count, once each. Breakdowns and the task's notes: over every asking, pooled."""
-    names = {name for r in scored.values() for name in r.aggregate.metrics}  # type: ignore[union-attr]
-    metrics = {name: fmean(r.aggregate.metrics[name] for r in scored.values()  # type: ignore[union-attr]
-                           if name in r.aggregate.metrics)  # type: ignore[union-attr]
+    each = [r.aggregate.metrics for r in scored.values() if r.aggregate is not None]  # `scored`: all have one
+    names = {name for draw_metrics in each for name in draw_metrics}
+    metrics = {name: fmean(draw_metrics[name] for draw_metrics in each if name in draw_metrics)
                for name in sorted(names)}
     order = [m.name for m in task.metrics]
     metrics = dict(sorted(metrics.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order)))
@@ -141,7 +141,7 @@ def _stability(task: Task, aggregate: Aggregate, ci95: dict[str, list[float]], d
         metrics[name], bounds, error = rate_figures(units)
         denominators[name] = len(units)
         if bounds is not None:
-            ci95[name], se[name] = bounds, error  # type: ignore[assignment]
+            ci95[name], se[name] = bounds, error
     split = variance_split(repeat_cells(headline, by_draw)) if drawn["repeats"] > 1 else None
     drawn = {**drawn, "se": se, **({"variance": {"metric": headline, **split}} if split else {})}
     return dataclasses.replace(aggregate, metrics=metrics, denominators=denominators), ci95, drawn

@@ -17,9 +17,9 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 
-from merabench.models.supervise import die_with_parent
 from merabench.records import Judgement
 from merabench.rows.row import Row
+from merabench.support.supervise import die_with_parent
 from merabench.tasks.base import SampleScore, Task
 
 CHUNKS_PER_WORKER = 8   # enough chunks that a few long texts do not stall one worker

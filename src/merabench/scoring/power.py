@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TypeGuard
 
 ALPHA = 0.05
 POWER = 0.80
@@ -27,7 +28,7 @@ MDE_FACTOR = Z_ALPHA + Z_POWER  # 2.8016
 NO_SPREAD = 1e-12  # a standard error below this is rounding of a zero spread (every unit the same difference)
 
 
-def estimable(se: float | None) -> bool:
+def estimable(se: float | None) -> TypeGuard[float]:
     """Whether a standard error says anything: a spread of zero makes every MDE 'zero' falsely."""
     return isinstance(se, float) and se > NO_SPREAD
 

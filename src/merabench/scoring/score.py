@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from merabench.formats.samples import SamplesFile
-from merabench.records import BASE, Answer, Draw, Judgement, Scored
+from merabench.models.usage import billable_tokens, priced
+from merabench.records import BASE, Answer, Draw, Judgement, Scored, ToolMode
 from merabench.rows.row import Row, compact_rows, rows_sha256
 from merabench.runner.budget import Prices
-from merabench.runner.usage import billable_tokens, priced
+from merabench.runner.samples import SamplesFile
 from merabench.scoring.memory import release_freed_memory
 from merabench.scoring.parallel import score_rows
-from merabench.scoring.think import has_think
+from merabench.support.think import has_think
 from merabench.tasks import get_task
 from merabench.tasks.base import Aggregate, SampleScore, Table, Task
 
@@ -33,7 +33,7 @@ class Usage:
     """Tokens (and their cost, when prices are known) over a task's answers. The cost counts the
     answers an endpoint was asked for (a cached answer costs nothing): by their token counts, or,
     when those are missing or cannot be right, by the estimate made from the bytes sent and
-    received (runner/usage.py); `unpriced` says how many had neither, and then there is no cost."""
+    received (models/usage.py); `unpriced` says how many had neither, and then there is no cost."""
 
     prompt: int = 0
     completion: int = 0
@@ -112,7 +112,7 @@ class TaskResult:
     judge_failed: str | None = None  # why the judge gave no reply at all, or was given up (its metrics lack rows)
     #: the line that says so, "judge metrics missing: ..." or "judge metrics incomplete: ..." (not in results.json)
     judge_headline: str | None = None
-    tool_mode: str = "text"     # GorillaHard: "native" when asked through tool calls (tasks/gorillahard/native/)
+    tool_mode: ToolMode = ToolMode.TEXT   # GorillaHard: NATIVE when asked through tool calls
     #: each row's score as the aggregation read it (None: not scored), for the figures over draws
     #: (scoring/draws.py); not written anywhere
     row_scores: tuple[SampleScore | None, ...] = field(default=(), repr=False, compare=False)
@@ -137,7 +137,7 @@ class TaskResult:
             "n": self.n_rows, "n_answered": self.n_answered, "n_errors": self.n_errors, "n_scored": self.n_scored,
             **({"n_unasked": self.n_unasked} if self.n_unasked else {}),
             **({"judge_failed": self.judge_failed} if self.judge_failed else {}),
-            **({"tool_mode": self.tool_mode} if self.tool_mode != "text" else {}),
+            **({"tool_mode": str(self.tool_mode)} if self.tool_mode != ToolMode.TEXT else {}),
             "metrics": dict(agg.metrics) if agg else {},
             "denominators": dict(agg.denominators) if agg else {},
             "tokens": self.usage.to_json(),

@@ -105,22 +105,18 @@ def intervals(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
             values = values_of(spec.name, scores)
             present = tuple(i for i, v in enumerate(values) if v is not None)
             if len(present) >= 2:
-                by_rows.setdefault(present, []).append((spec.name, [values[i] for i in present]))
+                by_rows.setdefault(present, []).append((spec.name, [v for v in values if v is not None]))
             continue
         bounds = metric_interval(spec, rows, scores)
         if bounds is not None:
             out[spec.name] = bounds
     for columns in by_rows.values():
         matrix = np.asarray([v for _, v in columns], dtype=float).T
-        binary = np.isin(matrix, (0.0, 1.0)).all(axis=0)
-        shared = bootstrap_means(matrix[:, ~binary]) if (~binary).any() else None
-        k = 0
-        for n, (name, values) in enumerate(columns):
-            if binary[n]:
-                out[name] = interval(bootstrap_means(np.asarray(values)))
-            else:
-                out[name] = interval(shared[:, k])  # type: ignore[index]
-                k += 1
+        binary: np.ndarray = np.all(np.isin(matrix, (0.0, 1.0)), axis=0)  # one flag a column
+        # the other columns' means, one column of `shared` each, in order
+        shared = iter(bootstrap_means(matrix[:, ~binary]).T if (~binary).any() else ())
+        for n, (name, column) in enumerate(columns):
+            out[name] = interval(bootstrap_means(np.asarray(column)) if binary[n] else next(shared))
     return {name: [round(out[name][0], 6), round(out[name][1], 6)] for name in (s.name for s in specs) if name in out}
 
 

@@ -12,12 +12,12 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from merabench.judging.protocol import HarnessTemplate
-from merabench.records import Answer, Judgement
+from merabench.records import Answer, Judgement, ToolMode
 from merabench.rows.prompts import HistoryIndex, Message, build_messages
 from merabench.rows.row import Row
-from merabench.scoring import think
+from merabench.support import think
 from merabench.tasks.aggregation import aggregate_metrics
+from merabench.tasks.judge_protocol import HarnessTemplate
 from merabench.tasks.metrics import Aggregate, MetricSpec, SampleScore
 from merabench.tasks.metrics import Aggregation as Aggregation  # for the callers that take it from here
 
@@ -50,8 +50,8 @@ class Task(ABC):
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         return build_messages(row, history.earlier_turns(row), system_prompt=system_prompt)
 
-    #: how the model is asked: "text" (the leaderboard's protocol), or "native" tool calls
-    tool_mode: ClassVar[str] = "text"
+    #: how the model is asked: as text (the leaderboard's protocol), or by native tool calls
+    tool_mode: ClassVar[ToolMode] = ToolMode.TEXT
 
     def tool_spec(self, row: Row) -> ToolSpec | None:
         """How the row is answered by native tool calling; None: by one request (every task but
@@ -115,12 +115,10 @@ class Task(ABC):
         `judgement` is what the judging stage made of this answer, if a judge ran.
         """
 
-    def explain(self, row: Row, answer: str) -> str:
-        """A readable account of one answer's score (`merabench score --explain ID`): the answer,
-        the reference, the checks and each metric's verdict, as the report words them."""
-        from merabench.report.views import explain
-
-        return explain(self, row, answer)
+    def explain(self, row: Row, answer: str) -> str | None:
+        """This task's own readable account of one answer's score (`merabench score --explain ID`),
+        or None: the report's generic one (report/views.py `explained`) then serves."""
+        return None
 
     def judge_prompts(self, row: Row, answer: str, template: HarnessTemplate | None = None) -> list[list[Message]]:
         """The judge requests for one answer (the task's own prompt, or `template` in the public

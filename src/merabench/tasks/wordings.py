@@ -83,9 +83,9 @@ def task_wordings(task: Task, rows: Iterable[Row]) -> Wordings:
 
 def _ordered(listed: Mapping[Wording, int | None]) -> tuple[Wording, ...]:
     """By the task's own index where every wording has one (GorillaHard's 0-4), else as they came."""
-    indices = list(listed.values())
-    if all(i is not None for i in indices) and len(set(indices)) == len(indices):
-        return tuple(sorted(listed, key=lambda w: listed[w]))  # type: ignore[arg-type,return-value]
+    indices = {wording: i for wording, i in listed.items() if i is not None}
+    if len(indices) == len(listed) and len(set(indices.values())) == len(indices):
+        return tuple(sorted(indices, key=indices.__getitem__))
     return tuple(listed)
 
 

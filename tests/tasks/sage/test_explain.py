@@ -12,6 +12,7 @@ from merabench.pipeline import ScoreConfig, score_predictions
 from merabench.report.html import render
 from merabench.report.views import SageView
 from merabench.rows.row import Row
+from merabench.runner.cache import CacheSettings
 from merabench.tasks.sage.metrics import score_example
 from merabench.tasks.sage.task import SageTask
 
@@ -72,7 +73,7 @@ def test_the_report_shows_the_whole_edit_and_the_source(tmp_path: Path) -> None:
     out = tmp_path / "scored"
     score_predictions(ScoreConfig(task="sage", predictions={0: THINK + REFERENCE, 1: REFERENCE},
                                   predictions_source="test", data=str(_data(tmp_path)), split="test", out=out,
-                                  cache=False))
+                                  cache=CacheSettings(enabled=False)))
     page = render(out)
     assert '"src":"Книга которую я читал была интересной"' in page
     assert "'' -\\u003e '\\u003cthink\\u003eНужно поставить запятые.\\u003c/think\\u003e'" in page

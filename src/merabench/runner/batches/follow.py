@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 
 from merabench.errors import ConfigError, RunPaused
 from merabench.models.batch_api import BatchClient, BatchInfo, BatchUnknown
-from merabench.runner.batches.ledger import BatchRecord, Ledger
+from merabench.runner.batches.ledger import BatchRecord, FileKind, Ledger
 
 
 def duration(seconds: float) -> str:
@@ -101,7 +101,8 @@ async def download(client: BatchClient, ledger: Ledger, record: BatchRecord, say
     """An ended batch's output and error files into the folder; its record `downloaded`, with a
     line when it did not complete (failed, expired, cancelled) or some of its requests failed;
     `retried` says when those are asked again."""
-    for kind, file_id in (("output", record.output_file_id), ("errors", record.error_file_id)):
+    files: tuple[tuple[FileKind, str | None], ...] = (("output", record.output_file_id), ("errors", record.error_file_id))
+    for kind, file_id in files:
         if file_id:
             await client.download(file_id, ledger.path(record.part, kind))
     ledger.write(record.moved(state="downloaded"))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from merabench.errors import ConfigError
+from merabench.models import RequestPolicy
 from merabench.models.base import GenerationOptions
 from merabench.runner.work import Asking
 
@@ -59,9 +60,7 @@ class BatchJob:
     out: Path
     base_url: str
     api_key: str | None
-    max_retries: int = 5
-    timeout_s: float = 600.0
-    retry_delay_s: float = 1.0
+    policy: RequestPolicy = RequestPolicy()  # the Batch API's calls: retries, time-out, back-off
     command: tuple[str, ...] = ()     # the CLI's arguments: the line that continues a detached run
 
     def continue_with(self) -> str:

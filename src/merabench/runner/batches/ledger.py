@@ -11,7 +11,7 @@ file's id is written and the create is about to be sent: a batch may exist whose
 written; the next run looks it up by its input file) -> `submitted` (the batch's id, written the
 moment the server gave it, before anything else can fail) -> `downloaded` (it ended; its files are
 here) -> `settled` (every row it asked has its answer or its failure in the samples files). Each
-write replaces the record whole (samples.write_atomic), so a kill leaves the old state or the new,
+write replaces the record whole (support/files.py write_atomic), so a kill leaves the old state or the new,
 never half of one. Deleting a record's files forgets its batch: its rows are asked again.
 """
 
@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from merabench.errors import ConfigError, reading
-from merabench.formats.samples import write_atomic
+from merabench.support.files import write_atomic
 
 State = Literal["uploading", "creating", "submitted", "downloaded", "settled"]
+FileKind = Literal["input", "output", "errors"]  # a batch's files in the folder: b001.input.jsonl, ...
 STATES: tuple[State, ...] = ("uploading", "creating", "submitted", "downloaded", "settled")
 FOLDER = "batches"
 
@@ -69,7 +70,8 @@ class BatchRecord:
         if not isinstance(doc, dict) or doc.get("state") not in STATES or not isinstance(doc.get("part"), str) \
                 or type(doc.get("requests")) is not int:
             raise ConfigError(f"{where} is not a batch record merabench wrote; {_FORGET}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in doc.items() if k in known})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in doc.items() if k in known}
+        return cls(**values)
 
 
 _FORGET = ("delete it and its b*.ids file to forget that batch (its rows are then asked again; if it runs on the "
@@ -131,7 +133,7 @@ class Ledger:
         with reading(path, "the custom ids of a batch"):
             return [line for line in path.read_text(encoding="utf-8").splitlines() if line]
 
-    def path(self, part: str, kind: Literal["input", "output", "errors"]) -> Path:
+    def path(self, part: str, kind: FileKind) -> Path:
         return self.folder / f"{part}.{kind}.jsonl"
 
     def unsettled(self) -> Iterator[BatchRecord]:

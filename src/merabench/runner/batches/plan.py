@@ -1,6 +1,6 @@
 """What the run's next batch holds, and what --max-cost leaves room for.
 
-The requests are formats/batch.py's: `request_items` (the bodies and custom ids `export-requests`
+The requests are runner/batchfile.py's: `request_items` (the bodies and custom ids `export-requests`
 writes) for the rows the folder has no answer for, and `request_line` for the next request of a
 native row's conversation (replay.py). Left out: rows a batch of the folder still runs (submitted,
 not yet downloaded), rows a downloaded batch answers or failed (the runner takes them), rows the
@@ -23,17 +23,17 @@ from dataclasses import dataclass
 import orjson
 
 from merabench.errors import BackendError
-from merabench.formats.batch import options_tag, request_items, request_line, served_model
-from merabench.formats.samples import read_answer_draws, samples_path
 from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.models.usage import TEMPLATE_TOKENS_PER_MESSAGE, sent_bytes
 from merabench.runner.batches.job import BatchJob
 from merabench.runner.batches.ledger import Ledger
 from merabench.runner.batches.replay import NextStep, Replies, replay
 from merabench.runner.batches.source import BatchSource, Key, key_of
 from merabench.runner.batches.submit import Line
+from merabench.runner.batchfile import options_tag, request_items, request_line, served_model
 from merabench.runner.budget import Budget, Prices
 from merabench.runner.cache import ResponseCache
-from merabench.runner.usage import TEMPLATE_TOKENS_PER_MESSAGE, sent_bytes
+from merabench.runner.samples import read_answer_draws, samples_path
 from merabench.runner.work import TaskRun, WorkItem
 
 CACHE_LOOKUP_BATCH = 256

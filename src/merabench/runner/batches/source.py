@@ -1,7 +1,7 @@
 """The answers a run's batches hold, as the runner's AnswerSource (runner/loop.py).
 
 Each downloaded batch's output and error files are read as `import-responses` reads a batch
-output (formats/batch.py: the same custom ids, the same options tag, the same bodies), so a
+output (runner/batchfile.py: the same custom ids, the same options tag, the same bodies), so a
 batch's answer is a direct answer's equal: the runner stores it in the response cache under the
 key a direct request would have (the direct source's `cache_key`), writes it to the samples file,
 counts its cost. A reply is filed under its row and the hash of the request it answers, so a
@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from merabench.errors import BackendError, DataError, NotSent
-from merabench.formats.batch import ImportedSource, parse_custom_id
 from merabench.models.base import Completion, Generating, GenerationOptions
 from merabench.records import Draw
 from merabench.runner.batches.job import Fallback
 from merabench.runner.batches.ledger import BatchRecord, Ledger
 from merabench.runner.batches.replay import NextStep, replay
+from merabench.runner.batchfile import ImportedSource, parse_custom_id
 from merabench.runner.loop import BackendSource
-from merabench.runner.redaction import redact_url
 from merabench.runner.work import WorkItem
+from merabench.support.redaction import redact_url
 
 #: a row of a draw: (task, row id, draw)
 Key = tuple[str, int, Draw]
@@ -97,7 +97,7 @@ class BatchSource:
         found: dict[Key, tuple[str, Completion | str]] = {}
         endpoint = f"{self._url} (batch {record.batch_id})"
         for kind in ("errors", "output"):  # an answer in the output file wins over an error line
-            path = ledger.path(record.part, kind)  # type: ignore[arg-type]
+            path = ledger.path(record.part, kind)
             if path.exists() and path.stat().st_size:
                 for key, (digest, answer) in ImportedSource.read(path, model, options).answers.items():
                     found[key] = (digest, dataclasses.replace(answer, endpoint=endpoint, attempts=1,

@@ -17,7 +17,6 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from merabench.formats.batch import served_model
 from merabench.models.batch_api import BatchClient
 from merabench.records import Answer, Draw
 from merabench.runner.batches.follow import follow
@@ -26,6 +25,7 @@ from merabench.runner.batches.ledger import Ledger
 from merabench.runner.batches.plan import Room, Wave, committed
 from merabench.runner.batches.source import BatchSource, Key, key_of
 from merabench.runner.batches.submit import Part, bring_forward, metadata_for, submit, write_inputs
+from merabench.runner.batchfile import served_model
 from merabench.runner.budget import Budget
 from merabench.runner.cache import ResponseCache
 from merabench.runner.work import TaskRun
@@ -72,8 +72,8 @@ def start_batches(job: BatchJob, source: BatchSource, runs: Sequence[TaskRun], c
 async def _submit_and_follow(job: BatchJob, source: BatchSource, runs: Sequence[TaskRun], ledger: Ledger,
                              cache: ResponseCache | None, budget: Budget, say: Callable[[str], None]) -> None:
     """Steps 1 to 4 of the module's docstring."""
-    async with BatchClient(job.base_url, job.api_key, max_retries=job.max_retries, timeout_s=job.timeout_s,
-                           retry_delay_s=job.retry_delay_s) as client:
+    async with BatchClient(job.base_url, job.api_key, max_retries=job.policy.max_retries,
+                           timeout_s=job.policy.timeout_s, retry_delay_s=job.policy.retry_delay_s) as client:
         metadata = metadata_for(job.out, served_model(job.model))
         await bring_forward(client, ledger, metadata, say)
         while True:

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 
-from merabench.formats.samples import replacing
 from merabench.models.batch_api import BatchClient, BatchInfo
 from merabench.runner.batches.ledger import BatchRecord, Ledger
-from merabench.runner.redaction import redact
+from merabench.support.files import replacing
+from merabench.support.redaction import redact
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from merabench.scoring.think import remove_think
+from merabench.support.think import remove_think
 
 
 class Kind(StrEnum):

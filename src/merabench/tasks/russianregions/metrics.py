@@ -61,7 +61,7 @@ def score_answer(row: Row, answer: str, judgement: Judgement | None) -> SampleSc
         failures = commonest_error(judgement.errors)
         if failures is not None:
             details["judge_call_error"] = failures[0]
-        if problem is None:
+        if value is not None:  # judge_outcome gives a value or a problem
             metrics["judge_score"] = metrics["group_judge_score"] = value
         else:
             details["judge_error"] = problem
@@ -93,9 +93,9 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
         notes.append(f"{no_number} judge reply(ies) held no number: that reading scores 0, as the harness "
                      "scores it (the row keeps its best reading)")
     if failed_calls:
-        error, rows = commonest_error(s.details.get("judge_call_error") for s in judged) or ("not recorded", 0)
+        error, error_rows = commonest_error(s.details.get("judge_call_error") for s in judged) or ("not recorded", 0)
         notes.append(f"{failed_calls} judge call(s) failed after their retries; the commonest error "
-                     f"({rows} row(s)): {error}")
+                     f"({error_rows} row(s)): {error}")
     if judge_errors:
         notes.append(f"{judge_errors} row(s) have no judge score (no reply from the judge); "
                      "left out of judge_score and group_judge_score, not scored 0")

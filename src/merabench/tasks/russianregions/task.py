@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Sequence
 
-from merabench.judging.protocol import HarnessTemplate, harness_instruction, short_hash
 from merabench.records import Judgement
 from merabench.rows.prompts import Message, render_row
 from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, Aggregation, MetricSpec, SampleScore, Task
+from merabench.tasks.judge_protocol import HarnessTemplate, harness_instruction, short_hash
 from merabench.tasks.russianregions import metrics
 from merabench.tasks.russianregions.extract import LETTERS, readings, reference_letter
 from merabench.tasks.russianregions.judge import JUDGE_TEMPLATE, judge_messages, parse_verdict

@@ -46,7 +46,7 @@ def aggregate(specs: Sequence[MetricSpec], rows: Sequence[Row], scores: Sequence
         for suffix, value in (("micro_f1", f1), ("micro_f05", f05)):
             metrics[f"{kind.lower()}_{suffix}"] = value
             denominators[f"{kind.lower()}_{suffix}"] = c.tp + c.fp + c.fn
-    notes = ()
+    notes: tuple[str, ...] = ()
     if empty:
         notes = (f"{empty} example(s) with an empty answer or reference score 0 (as the public harness)",)
     table = Table("corpus-level edits by type", ("tp", "fp", "fn", "precision", "recall", "f1", "f0.5"), micro)

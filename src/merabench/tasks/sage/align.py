@@ -404,8 +404,8 @@ def _transpose(orig: Sequence[Token], cor: Sequence[Token], ids: tuple[np.ndarra
     wins = np.flatnonzero((trans <= other[at]) & (steady[(rows - 1) * width + cols - 1] == steady[start]))
     unsure = wins
     if wins.size:
-        k = ks[wins]
-        real = _same_multisets(*ids, rows[wins] - 1 - k, cols[wins] - 1 - k, k + 1)
+        k_wins = ks[wins]
+        real = _same_multisets(*ids, rows[wins] - 1 - k_wins, cols[wins] - 1 - k_wins, k_wins + 1)
         taken = wins[real]
         other[at[taken]] = trans[taken]
         won.update(zip(zip(rows[taken].tolist(), cols[taken].tolist(), strict=True), (ks[taken] + 1).tolist(),
@@ -479,7 +479,7 @@ def _fill_matrix(orig: Sequence[Token], cor: Sequence[Token], base: float = 0.0
         other = np.minimum(c[first - 1:stop - 1:m], c[first - up:stop - up:m])
         other += 1
         np.minimum(other, diag + s[first:stop:m], out=other)
-        if bounds[total] < bounds[total + 1]:
+        if steady is not None and bounds[total] < bounds[total + 1]:  # no candidates, no steady
             here = rows[bounds[total]:bounds[total + 1]]
             _transpose(orig, cor, (o_low, c_low), cost, steady, here, ks[bounds[total]:bounds[total + 1]], total,
                        here - lo, other, won)
@@ -604,7 +604,9 @@ def approximate(orig: Sequence[Token], cor: Sequence[Token]) -> list[Op]:
     speech or transpositions. Only for problems past MATRIX_CELLS."""
     o_ids, c_ids = _ids([t.text for t in orig], [t.text for t in cor])
     path: list[Op] = []
-    for tag, a0, a1, b0, b1 in Levenshtein.opcodes(o_ids.tolist(), c_ids.tolist()):
+    for code in Levenshtein.opcodes(o_ids.tolist(), c_ids.tolist()):
+        # by name: unpacked, an Opcode's items are int | str
+        tag, a0, a1, b0, b1 = code.tag, code.src_start, code.src_end, code.dest_start, code.dest_end
         pairs = min(a1 - a0, b1 - b0) if tag == "replace" else 0
         if tag == "equal":
             path += [("M", a0 + t, a0 + t + 1, b0 + t, b0 + t + 1) for t in range(a1 - a0)]

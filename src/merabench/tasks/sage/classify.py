@@ -34,8 +34,9 @@ def _only_punct(text: str) -> bool:
 
 
 def _char_types(source: str, correction: str) -> list[tuple[str, int, int, str]]:
-    typed = []
-    for op, s, d in Levenshtein.editops(source, correction):
+    typed: list[tuple[str, int, int, str]] = []
+    for edit in Levenshtein.editops(source, correction):
+        op, s, d = edit.tag, edit.src_pos, edit.dest_pos  # by name: unpacked, an Editop's items are int | str
         if op == "replace":
             a, b = source[s], correction[d]
             if "ё" in (a, b):

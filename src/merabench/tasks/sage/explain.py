@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from merabench.scoring.think import has_think
+from merabench.support.think import has_think
 from merabench.tasks.sage.edit_notes import describe, why
 from merabench.tasks.sage.metrics import score_example
 

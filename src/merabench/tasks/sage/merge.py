@@ -290,9 +290,10 @@ class _Run:
             # the whole run is the first span tried: when it merges (a run of insertions, say),
             # nothing else is ever looked at
             rule, head_only = self._judge(0, hi - 1)
-            if rule is not None or head_only:
-                return _merged(ops) if rule == self.JOIN or head_only or rule == self.HEAD else self._apply(
-                    lo, hi, (0, hi - 1, rule))
+            if rule == self.JOIN or head_only or rule == self.HEAD:
+                return _merged(ops)
+            if rule is not None:
+                return self._apply(lo, hi, (0, hi - 1, rule))
         firing, heads = self._spans()
         pick = next(((s, e, rule) for s, e, rule in firing if s >= lo and e < hi), None)
         head = next((e for e in heads.get(lo, ()) if e < hi), None)

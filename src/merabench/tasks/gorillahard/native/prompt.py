@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from merabench.errors import DataError
+from merabench.models.tool_wire import arguments_text, stub_result
 from merabench.rows.prompts import MAX_HISTORY_TURNS, Message, render
 from merabench.rows.row import Row
-from merabench.runner.tool_loop import arguments_text, stub_result
 from merabench.tasks.gorillahard.native.tools import ABSTAIN, CLARIFY, api_name
 
 LEFT_OUT = ("tools", "format")
@@ -46,8 +46,9 @@ def native_prompt(row: Row) -> str:
     return render(native_instruction(row.instruction), inputs, row_id=row.id)
 
 
-def _calls_of(envelope: Any) -> list[list[tuple[str, Any]]] | None:
-    """A reference envelope as the assistant's turns of (tool, args); None when it is none."""
+def _calls_of(envelope: Any) -> list[list[tuple[Any, Any]]] | None:
+    """A reference envelope as the assistant's turns of (tool, args), as the envelope has them (a
+    tool may be missing or no string: the caller names it by str()); None when it is none."""
     if not isinstance(envelope, dict):
         return None
     if "tool" in envelope:

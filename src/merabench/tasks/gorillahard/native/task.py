@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from merabench.models.base import ToolSpec
-from merabench.records import Answer, Judgement
+from merabench.records import Answer, Judgement, ToolMode
 from merabench.rows.prompts import HistoryIndex, Message
 from merabench.rows.row import Row
 from merabench.tasks.base import Aggregate, SampleScore
@@ -20,7 +20,6 @@ from merabench.tasks.gorillahard.native.prompt import native_messages
 from merabench.tasks.gorillahard.native.tools import ABSTAIN, CLARIFY, NativeCatalog, native_catalog
 from merabench.tasks.gorillahard.task import GorillaHardTask
 
-TEXT, NATIVE = "text", "native"
 LONGEST_PLAN = 2  # the card's plans have two steps, as every generated plan does
 MAX_REPLIES = LONGEST_PLAN + 2  # a conversation's replies at most: the longest plan, its last word, one more
 #: the conversation's shape, part of every request's identity: a change here asks the rows anew
@@ -38,7 +37,7 @@ def _catalog(tools_text: str) -> NativeCatalog:
 
 
 class GorillaHardNativeTask(GorillaHardTask):
-    tool_mode = NATIVE
+    tool_mode = ToolMode.NATIVE
 
     def messages(self, row: Row, history: HistoryIndex, system_prompt: str | None = None) -> list[Message]:
         sent_as = {catalog_name: sent for sent, catalog_name in _catalog(row.inputs.get("tools", "[]")).names.items()}

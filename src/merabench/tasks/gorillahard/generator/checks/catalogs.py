@@ -101,10 +101,10 @@ def check_limits(rows: list[Row]) -> Check:
                 for problem in limit_violations(value, spec.get(name, {})):
                     broken.append(f"row {row.id}: {step['tool']}.{name} {problem}")
         if "abstain" in reference:
-            blames_a_limit, problem = _limit_refusal(str(reference.get("reason", "")), by_name, row)
+            blames_a_limit, refusal_problem = _limit_refusal(str(reference.get("reason", "")), by_name, row)
             refusals += blames_a_limit
-            if problem:
-                broken.append(f"row {row.id}: {problem}")
+            if refusal_problem:
+                broken.append(f"row {row.id}: {refusal_problem}")
     return Check("limits_respected", not broken, first_failures(broken) or
                  f"every reference call within its stated limits; {refusals} refusals over a limit cite a value past it")
 

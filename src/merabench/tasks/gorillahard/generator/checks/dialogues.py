@@ -73,9 +73,10 @@ def next_turn(maker: str, question: str, state: dict[str, Any] | None, files: di
         path = state["args"]["path"] if state else (next(iter(files)) if len(files) == 1 else None)
         tool = "logs.count" if "сколько" in lowered else "logs.grep"
         if level is None:  # the pattern of the turn before, or of the first
-            if not state or tool != "logs.count":
+            earlier = opening if back else state  # an opening when going back (checked above)
+            if not state or earlier is None or tool != "logs.count":
                 return None
-            return {"tool": tool, "args": dict((opening if back else state)["args"])}
+            return {"tool": tool, "args": dict(earlier["args"])}
         return {"tool": tool, "args": {"path": path, "pattern": level.group(1)}} if path else None
     trap = next((tool for word, tool in _TRAP_WORDS if word in lowered), None)
     quoted = _QUOTED_COLUMN.search(question)
@@ -121,7 +122,8 @@ def check_history_needed(test: list[Row], shots: list[Row]) -> Check:
     earlier turn. The turn read alone (as if it opened the dialogue) must not give its reference,
     and the reference must hold a value the turn's question does not state; 2-5 turns."""
     history = HistoryIndex(shots)
-    problems, turns_seen = [], Counter()
+    problems: list[str] = []
+    turns_seen: Counter[int] = Counter()
     for row in (r for r in test if int(r.meta.get("n_turns", 1)) > 1):
         turns_seen[int(row.meta["n_turns"])] += 1
         if not 2 <= int(row.meta["n_turns"]) <= MAX_DIALOG_TURNS:

@@ -36,12 +36,12 @@ def cost_pairs(catalog: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
     """{tool: (cheap, dear)} for each catalog tool with a twin of the same capability that the
     caveat's price alone tells apart."""
     out: dict[str, tuple[str, str]] = {}
-    priced = [t for t in catalog if _price(t) is not None]
-    for a in priced:
-        for b in priced:
+    priced = [(t, price) for t in catalog if (price := _price(t)) is not None]
+    for a, price_a in priced:
+        for b, price_b in priced:
             same = (a["description"], json.dumps(a.get("parameters"), sort_keys=True)) == (
                 b["description"], json.dumps(b.get("parameters"), sort_keys=True))
-            if a is not b and same and _price(a) < _price(b):
+            if a is not b and same and price_a < price_b:
                 out[a["name"]] = out[b["name"]] = (a["name"], b["name"])
     return out
 

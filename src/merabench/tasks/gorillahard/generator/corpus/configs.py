@@ -30,7 +30,7 @@ def deploy_yaml(rng: random.Random, number: int, index: int) -> CorpusFile:
     out, a `legacy:` block of old values, a gateway time-out in seconds beside the client's in
     milliseconds, old values quoted in a description string."""
     service = rng.choice(SERVICES)
-    facts = {"namespace": rng.choice(NAMESPACES), "deployment": service, "replicas": rng.randint(2, 12),
+    facts: dict[str, Any] = {"namespace": rng.choice(NAMESPACES), "deployment": service, "replicas": rng.randint(2, 12),
              "timeout_ms": rng.choice(_TIMEOUTS), "retries": rng.randint(1, 6)}
     layout = decoys.layout(YAML_LAYOUTS, index)
     drawn = decoys.draw(rng, YAML_DECOYS, index)

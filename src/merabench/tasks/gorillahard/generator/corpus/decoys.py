@@ -13,6 +13,7 @@ decides another seed's.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 DISABLED, STALE, DUPLICATE, UNIT, IN_STRING = "disabled", "stale", "duplicate", "unit", "in_string"
 KINDS = (DISABLED, STALE, DUPLICATE, UNIT, IN_STRING)
@@ -36,6 +37,6 @@ def draw(rng: random.Random, available: tuple[str, ...], index: int, most: int =
     return tuple(kind for kind in available if kind in chosen)
 
 
-def other(rng: random.Random, live: int, pool: list[int] | tuple[int, ...]) -> int:
+def other(rng: random.Random, live: int, pool: Sequence[int]) -> int:
     """An old value: one of the pool that is not the live one."""
     return rng.choice([v for v in pool if v != live])

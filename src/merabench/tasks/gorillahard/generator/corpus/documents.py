@@ -256,7 +256,7 @@ def hosts_txt(rng: random.Random, number: int, index: int) -> CorpusFile:
             "hosts_file": "# формат как у /etc/hosts: адрес, затем имя"}[layout]
     lines = ["# хосты для проверки", f"# список ведёт дежурная смена; обновлён 2026-{rng.randint(1, 12):02d}-"
              f"{rng.randint(1, 28):02d}", rule, ""]
-    entries = []
+    entries: list[list[str]] = []
     for host in hosts:
         notes = rng.sample(_HOST_NOTES, rng.randint(0, 3))
         if decoys.IN_STRING in drawn and not entries:

@@ -68,7 +68,10 @@ def render(layout: str, day: str, moment: int, record: str) -> str:
     time = f"{moment // 3600 % 24:02d}:{moment // 60 % 60:02d}:{moment % 60:02d}"
     if layout == "plain":
         return f"{day} {time} {record}"
-    level, logger, message = _RECORD.match(record).groups()  # type: ignore[union-attr]
+    parts = _RECORD.match(record)
+    if parts is None:
+        raise ValueError(f"not a record (LEVEL logger: message): {record!r}")
+    level, logger, message = parts.groups()
     if layout == "bracketed":
         return f"[{day}T{time}.{moment * 7 % 1000:03d}Z] [{level}] {logger} - {message}"
     escaped = message.replace("\\", "\\\\").replace('"', '\\"')

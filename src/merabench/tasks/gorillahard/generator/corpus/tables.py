@@ -58,7 +58,7 @@ def weather_rows(rng: random.Random, n: int) -> list[list[str]]:
     stations = rng.sample(sorted(CLIMATE), rng.randint(3, 6))
     cold = month in (11, 12, 1, 2, 3)
     seen: set[int] = set()
-    rows = []
+    rows: list[list[str]] = []
     for day in range(1, DAYS_IN_MONTH[month - 1] + 1):
         for station in stations:
             if len(rows) == n:

@@ -66,6 +66,8 @@ def _row(mechanism: str, ambiguous: bool, question: str, files: tuple[CorpusFile
         return build_question(CLARIFY_FAMILY, "clarify", "T3_expert", question, files, {"clarify": answer}, twin,
                               extra_tools=tools, withheld=withheld,
                               facts={"kind": kind, "mechanism": mechanism, **facts})
+    if isinstance(answer, str):
+        raise TypeError(f"{mechanism}: a near miss answers with a call, not {answer!r}")
     return build_question(NEAR_MISS_FAMILY, "near_miss", "T4_wild", question, files, answer, twin,
                           extra_tools=tools, withheld=withheld, facts={"kind": kind, "mechanism": mechanism, **facts})
 
@@ -147,7 +149,7 @@ def make_logs_same_day(rng: random.Random, corpus: Corpus, ambiguous: bool) -> Q
             raise Unavailable("no two logs of one day")
         day = rng.choice(shared)
         pair = rng.sample(by_day[day], 2)
-        target = None
+        target: CorpusFile | None = None  # none: the clarification asks which
     else:
         target = rng.choice(logs)
         day = rng.choice(sorted(log_days(target.file.text)))
@@ -158,15 +160,15 @@ def make_logs_same_day(rng: random.Random, corpus: Corpus, ambiguous: bool) -> Q
         pair = [target, rng.choice(others)]
         rng.shuffle(pair)
     date = _written_date(rng, day)
-    tool, args, question, twin = _log_request(rng, pair if ambiguous else [target], date)  # type: ignore[list-item]
+    tool, args, question, twin = _log_request(rng, pair if target is None else [target], date)
     request = {"tool": tool, "args": args}
-    if ambiguous:
+    if target is None:  # ambiguous
         first, second = (f.facts["service"] for f in pair)
         services = f"сервисов {first} и {second}" if first != second else f"сервиса {first}"
         answer = rng.choice((f"За {date} приложены два журнала {services}. Какой из них нужен?",
                              f"Журналов за {date} два ({services}) — по какому из них?"))
         return _row("logs_same_day", True, question, tuple(pair), answer, twin, (tool,), request=request)
-    return _row("logs_same_day", False, question, tuple(pair), call(tool, path=target.file.path, **args),  # type: ignore[union-attr]
+    return _row("logs_same_day", False, question, tuple(pair), call(tool, path=target.file.path, **args),
                 twin, request=request, which=date)
 
 

@@ -82,6 +82,15 @@ def number_in(question: str, nth: int = 0) -> int:
     return int(found[nth]) if len(found) > nth else -1
 
 
+def matched(pattern: str, question: str) -> str:
+    """The first match of `pattern` in the question (a value the row's phrasing shows), or a
+    ValueError: a row not as made."""
+    found = re.search(pattern, question)
+    if found is None:
+        raise ValueError(f"no {pattern!r} in the question")
+    return found.group()
+
+
 def problems(*pairs: tuple[bool, str]) -> list[str]:
     return [message for ok, message in pairs if not ok]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
@@ -64,7 +64,7 @@ def check_deploy_scale(view: View) -> list[str]:
     )
 
 
-_CHANGES = {(2, 0): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
+_CHANGES: dict[tuple[float, int | str], tuple[str, ...]] = {(2, 0): ("Увеличь таймаут клиента сервиса вдвое.", "таймаут клиента из файла — в два раза больше, выстави",
                       "Удвойте, пожалуйста, таймаут клиента сервиса.", "Удвой таймаут клиента из файла.",
                       "Сделай таймаут клиента сервиса в 2 раза длиннее.",
                       "Таймаут клиента из конфига должен стать в два раза длиннее — выстави."),
@@ -116,7 +116,7 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
         if len(others) >= 2 and rng.random() < 0.4:  # two parts' time-outs combined
             how = rng.choice(sorted(COMBINED))
             pair = rng.sample(others, 2)
-            ms = {"max": max, "min": min, "sum": sum}[how](parts[p] for p in pair)
+            ms = _COMBINE_MS[how](parts[p] for p in pair)
             options = [m for m in surface.share(MODIFIERS, "modifiers") if changed(ms, m[1], m[2], n)] + [("", 1, 0)] * 6
             wording, factor, change = rng.choice(options)
             question = combined_question(rng, how, surface.choose(rng, GENITIVE[pair[0]], f"genitive:{pair[0]}"),
@@ -127,10 +127,10 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
             source = rng.choice(sorted(parts))
             ms = parts[source]
             if source == "client":
-                options = [c for c in sorted(_CHANGES, key=str) if changed(ms, c[0], c[1], n)]
-                if not options:
+                changes = [c for c in sorted(_CHANGES, key=str) if changed(ms, c[0], c[1], n)]
+                if not changes:
                     continue
-                factor, change = rng.choice(options)
+                factor, change = rng.choice(changes)
                 question = surface.choose(rng, _CHANGES[(factor, change)], f"change:{factor}:{change}").format(
                     n=n, w=IN_WORDS[n])
             else:
@@ -150,6 +150,10 @@ def make_unit_conversion(rng: random.Random, corpus: Corpus) -> Question:
     )
 
 
+# two parts' time-outs combined, in ms (the make) and in seconds (the check); typed, since mypy cannot
+# call a plain dict of overloaded builtins
+_COMBINE_MS: dict[str, Callable[[Iterable[int]], int]] = {"max": max, "min": min, "sum": sum}
+_COMBINE_S: dict[str, Callable[[list[float]], float]] = {"sum": sum, "max": max, "min": min}
 _PART_CUES = ((r"баз|\bбд\b|субд|коннект", "database", "connect_timeout"), (r"чтени|read|приём", "server", "read_timeout"),
               (r"просто|idle|бездейств|неактивн", "server", "idle_timeout"), (r"кеш", "cache", "timeout"))
 
@@ -166,10 +170,10 @@ def check_unit_conversion(view: View) -> list[str]:
         return [f"the question combines {how} over {len(named)} parts, not two"]
     if how is None:
         named = named[:1]
-    read = [read_timeout(text, section, key) for section, key in named]
-    if any(v is None for v in read):
+    read = [v for section, key in named if (v := read_timeout(text, section, key)) is not None]
+    if len(read) != len(named):
         return [f"no live time-out under {named}"]
-    base = {"sum": sum, "max": max, "min": min}.get(how or "", lambda vs: vs[0])(read)
+    base = _COMBINE_S.get(how or "", lambda vs: vs[0])(read)
     factor, added = asked_change(q)
     seconds = round(base * factor + added, 3)
     recorded = view.derivation["source"]
@@ -385,7 +389,10 @@ def make_set_image(rng: random.Random, corpus: Corpus) -> Question:
 
 def check_set_image(view: View) -> list[str]:
     _, text = only(view)
-    repository = setting(text, "image").rsplit(":", 1)[0]
+    image = setting(text, "image")
+    if image is None:
+        return ["no live image setting"]
+    repository = image.rsplit(":", 1)[0]
     return expect(
         view,
         call(

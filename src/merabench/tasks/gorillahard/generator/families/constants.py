@@ -50,7 +50,7 @@ def respelled_module(rng: random.Random, module: CorpusFile) -> tuple[File, str,
     asked = rng.choice(present)
     name = next(n for n in NAMES[asked] if re.search(rf"^{n}{_HINT} = ", text, re.M))
     definition = re.search(rf"^{name}{_HINT} = (.+)$", text, re.M)
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 and definition is not None:  # its line matched above: always there
         old = {"TIMEOUT_S": str(rng.choice((3, 20, 60))), "MAX_BATCH": str(rng.choice((25, 200, 1000))),
                "BASE_URL": '"https://legacy.internal/api/v1"',
                "WEBHOOK_URL": '"https://chat.example.org/hooks/old"'}[asked]

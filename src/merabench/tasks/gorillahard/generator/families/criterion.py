@@ -65,8 +65,8 @@ class Compare:
         pick = max if params.get("direction") == "more" else min
         chosen = pick(values, key=values.__getitem__)
         for reading in self.also:
-            read = {path: reading(texts[path], params) for path in values}
-            if None in read.values() or len(set(read.values())) != len(read) or pick(read, key=read.__getitem__) != chosen:  # type: ignore[arg-type]
+            read = {path: found for path in values if (found := reading(texts[path], params)) is not None}
+            if len(read) != len(values) or len(set(read.values())) != len(read) or pick(read, key=read.__getitem__) != chosen:
                 return None
         if self.per is None:
             return chosen

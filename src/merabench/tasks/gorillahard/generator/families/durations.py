@@ -95,7 +95,7 @@ SOURCES = {"client": ("у самого клиента", "у клиента в ф
            "cache": ("у обращений к кешу", "у кеша", "у запросов в кеш", "у кеширующего слоя", "у похода в кеш",
                      "у обращения к кешу")}
 # a change to the figure: (wording, multiplier, seconds added: "+"/"-" the row's n, or a number of its own)
-MODIFIERS = ((", только вдвое больше", 2, 0), (", но в два раза больше", 2, 0), (", но в полтора раза больше", 1.5, 0),
+MODIFIERS: tuple[tuple[str, float, int | str], ...] = ((", только вдвое больше", 2, 0), (", но в два раза больше", 2, 0), (", но в полтора раза больше", 1.5, 0),
              (", плюс {n} с запаса", 1, "+"), (", но на {n} секунд больше", 1, "+"), (", но на {n} секунд меньше", 1, "-"),
              (", но втрое больше", 3, 0), (", только вдвое меньше", 0.5, 0), (", но на четверть больше", 1.25, 0),
              (", но на четверть меньше", 0.75, 0), (", плюс ещё полминуты", 1, 30), (", но на минуту больше", 1, 60),
@@ -156,7 +156,7 @@ def changed(ms: int, factor: float, how: int | str, n: int) -> float | None:
     scaled = ms * factor
     if scaled != int(scaled):
         return None
-    added = {"+": n, "-": -n}.get(how, how) if isinstance(how, str) else how
+    added = how if isinstance(how, int) else {"+": n, "-": -n}[how]
     seconds = (int(scaled) + 1000 * added) / 1000
     return seconds if seconds >= 1 else None
 

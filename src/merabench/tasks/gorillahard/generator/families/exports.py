@@ -17,7 +17,7 @@ from typing import Any
 
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.corpus.common import PEOPLE
-from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only, problems
+from merabench.tasks.gorillahard.generator.families.common import View, build_question, expect, only
 from merabench.tasks.gorillahard.generator.families.tickets import download_plan
 from merabench.tasks.gorillahard.generator.model import File, Question, call
 from merabench.tasks.gorillahard.generator.wording import surface
@@ -62,7 +62,7 @@ def redrawn(rng: random.Random, ticket: CorpusFile, link: str, column: bool) -> 
     if month is None:
         return None
     mm = month.group(1)
-    number = int(re.search(r"-(\d+)\.csv$", url).group(1)) if re.search(r"-(\d+)\.csv$", url) else 1
+    number = int(found.group(1)) if (found := re.search(r"-(\d+)\.csv$", url)) else 1
     facts: dict[str, Any] = {"link": link}
     answer = url
     day = int(re.findall(r"\d{4}-\d\d-(\d\d)", text)[-1])  # on the thread's last day: after every comment
@@ -155,7 +155,7 @@ def export_question(rng: random.Random, facts: dict[str, Any]) -> str:
     month = facts.get("month")
     if "wanted" in facts:
         key = f"sum:{facts['wanted']}:{bool(month)}"
-        pool = _SUM_MONTH[facts["wanted"]] if month else _SUM[facts["wanted"]]
+        pool: tuple[str, ...] = _SUM_MONTH[facts["wanted"]] if month else _SUM[facts["wanted"]]
     else:
         key = f"count:{bool(month)}"
         pool = _COUNT_MONTH if month else _COUNT
@@ -209,8 +209,10 @@ def summed_column(text: str, question: str) -> str | None:
 def check_export_plan(view: View) -> list[str]:
     _, text = only(view)
     url = live_export(text, view.question, view.derivation["link"])
+    if url is None:
+        return ["no export link the question means"]
     if view.reference["plan"][1]["tool"] == "table.sum":
         then = call("table.sum", path="$1", column=summed_column(text, view.question))
     else:
         then = call("table.row_count", path="$1")
-    return problems((url is not None, "no export link the question means")) + expect(view, download_plan(url, then))
+    return expect(view, download_plan(url, then))

@@ -281,7 +281,7 @@ def flag_phrase(rng: random.Random, flag: str, lookalike: bool) -> tuple[str, st
 def flags_question(rng: random.Random, want: str, facts: dict[str, Any]) -> str:
     other = facts["condition"].removeprefix("with:") if facts["condition"].startswith("with:") else None
     if other:
-        templates = _WITH[want]
+        templates: tuple[str, ...] = _WITH[want]
     else:
         templates = {"on": _ENABLE, "off": _DISABLE}.get(want) or _STATE[facts["condition"]]
     nominative, genitive = flag_phrase(rng, facts["flag"], "lookalike" in facts["decoys"])

@@ -31,6 +31,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     View,
     build_question,
     expect,
+    matched,
     number_in,
     setting,
     split_table,
@@ -412,7 +413,7 @@ SPECS = [
     _spec("link_ticket", "tracker.link", "tracker.comment", "ticket", [
         "Свяжи эту задачу с {other}.",
         "Привяжи задачу из файла к {other}, они про одно и то же."],
-        lambda v, q, p: {"issue": v["issue"], "other": re.search(r"OPS-\d+", q).group()},  # type: ignore[union-attr]
+        lambda v, q, p: {"issue": v["issue"], "other": matched(r"OPS-\d+", q)},
         lambda rng: {"other": f"OPS-{rng.randint(300, 999)}"}),
     _spec("comment_ticket", "tracker.comment", "tracker.reopen", "ticket", [
         "Напиши в этой задаче комментарий «{text}».",
@@ -436,7 +437,7 @@ SPECS = [
     _spec("author_invite", "calendar.invite", "calendar.create_event", "ticket", [
         "Пригласи автора задачи на встречу {event}.",
         "Добавь автора этой задачи в участники встречи {event}."],
-        lambda v, q, p: {"event_id": re.search(r"EV-\d+", q).group(), "user": v["login"]},  # type: ignore[union-attr]
+        lambda v, q, p: {"event_id": matched(r"EV-\d+", q), "user": v["login"]},
         lambda rng: {"event": f"EV-{rng.randint(1000, 9999)}"}),
     _spec("failed_url_status", "http.status", "http.head", "app_log", [
         "Какой код ответа сейчас отдаёт адрес загрузки, которая упала в журнале?",
@@ -551,7 +552,7 @@ SPECS = [
     _spec("point_host", "dns.set_record", "dns.lookup", "hosts_txt", [
         "Направь первый хост из списка на адрес {ip}.",
         "Поменяй A-запись первого хоста в файле: теперь он должен смотреть на {ip}."],
-        lambda v, q, p: {"host": v["host"], "ip": re.search(r"\d+\.\d+\.\d+\.\d+", q).group()},  # type: ignore[union-attr]
+        lambda v, q, p: {"host": v["host"], "ip": matched(r"\d+\.\d+\.\d+\.\d+", q)},
         lambda rng: {"ip": f"10.{rng.randint(0, 9)}.{rng.randint(0, 255)}.{rng.randint(2, 254)}"}),
     _spec("drop_host_record", "dns.delete_record", "dns.set_record", "hosts_txt", [
         "Удали A-запись первого хоста из списка: он выведен из работы.",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,6 +23,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     defined_functions,
     ended,
     expect,
+    matched,
     number_in,
     only,
     problems,
@@ -115,7 +116,7 @@ OPTIONAL_CALLS = [
         _kind("app_log"),
         lambda rng, log: (lambda level: ({"level": level, "what": LEVELS[level]}, {"level": level}))(
             rng.choice(sorted(LEVELS))),
-        lambda question, text: {"level": re.search(r"\b(WARN|INFO|DEBUG)\b", question).group()}),  # type: ignore[union-attr]
+        lambda question, text: {"level": matched(r"\b(WARN|INFO|DEBUG)\b", question)}),
     OptionalCall(
         "code_run_tests", "code.run_tests", "code.lint",
         ("Запусти тесты этого модуля, но только те, что проверяют {fn}.", "прогони тесты модуля, тока по {fn}",
@@ -154,7 +155,7 @@ class Narrowing:
     read: Callable[[str], Any]  # the question -> the value it asks for, or MISSING
 
 
-def stated(arg: str, said: dict[Any, tuple[str, ...]]) -> Narrowing:
+def stated(arg: str, said: Mapping[Any, tuple[str, ...]]) -> Narrowing:
     """A narrowing whose values each have their own sentences (by different speakers)."""
     def draw(rng: random.Random, args: dict[str, Any], question: str) -> tuple[Any, str]:
         value = rng.choice(list(said))

@@ -250,13 +250,13 @@ def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question
     200 lines a call (a refusal) or within them (a near miss); how far apart the two records
     stand is counted over the log, tracebacks included."""
     options = []
-    for log in corpus.by_kind["app_log"]:
-        for event in log.facts["events"]:
-            lines = _event_lines(log.file.text, LOG_EVENTS[event][0])
+    for source in corpus.by_kind["app_log"]:
+        for event in source.facts["events"]:
+            lines = _event_lines(source.file.text, LOG_EVENTS[event][0])
             if len(lines) >= 2:
                 span = lines[-1] - lines[0] + 1
                 if (span > READ_LINES_LIMIT) if refuse else (10 <= span <= READ_LINES_LIMIT):
-                    options.append((log, event, lines[0], lines[-1], span))
+                    options.append((source, event, lines[0], lines[-1], span))
     if options:
         log_file, event, first, last, span = rng.choice(options)
         log = log_file.file
@@ -274,6 +274,14 @@ def make_read_span(rng: random.Random, corpus: Corpus, refuse: bool) -> Question
                      withheld=OTHER_LINE_READERS, facts={"event": event})
 
 
+def _stamped(line: str, record: str) -> str:
+    """`record` at the time of `line`, a record of the log (restamped's None: a log not as made)."""
+    found = restamped(line, record)
+    if found is None:
+        raise ValueError(f"no record to take the time of: {line!r}")
+    return found
+
+
 def _spread_log(rng: random.Random, corpus: Corpus) -> tuple[File, str, int, int, int]:
     """The log whose record repeats furthest apart, with bursts of health-check lines between its
     first and last record (stamped as the line before them) until they stand past one read."""
@@ -287,7 +295,7 @@ def _spread_log(rng: random.Random, corpus: Corpus) -> tuple[File, str, int, int
     for n, at in enumerate(places):  # after file line at+1 (0-based index at)
         burst = missing // len(places) + (n < missing % len(places))
         stamped = next(ln for ln in text_lines[at::-1] if restamped(ln, _PROBE) is not None)  # a record's time
-        text_lines[at + 1:at + 1] = [restamped(stamped, "INFO  http: GET /healthz 200 (1 ms)")] * burst
+        text_lines[at + 1:at + 1] = [_stamped(stamped, "INFO  http: GET /healthz 200 (1 ms)")] * burst
     text = "\n".join(text_lines)
     lines = _event_lines(text, LOG_EVENTS[event][0])
     return File(log.file.path, log.file.fmt, text), event, lines[0], lines[-1], lines[-1] - lines[0] + 1
@@ -514,20 +522,20 @@ def make_no_failure(rng: random.Random, corpus: Corpus, refuse: bool) -> Questio
     at = next(i for i, line in enumerate(lines) if "failed to download" in line)
     # a line that speaks of failed downloads without being one, in both sides, after the first record
     first = next(i for i, line in enumerate(lines) if restamped(line, _PROBE) is not None)
-    lines.insert(first + 1, restamped(lines[first], "DEBUG import: retry policy for failed downloads: 3 attempts, 30 s apart"))
+    lines.insert(first + 1, _stamped(lines[first], "DEBUG import: retry policy for failed downloads: 3 attempts, 30 s apart"))
     at += first + 1 <= at
     later = min(len(lines) - 1, at + rng.randint(2, 6))
     retried = rng.random() < 0.5
     if refuse and not retried:  # the download went through, perhaps after an interruption
-        done = [restamped(lines[at], f"INFO  import: downloaded {url.rsplit('/', 1)[-1]} ({rng.randint(2, 90)} MB)")]
+        done = [_stamped(lines[at], f"INFO  import: downloaded {url.rsplit('/', 1)[-1]} ({rng.randint(2, 90)} MB)")]
         if rng.random() < 0.5:
-            done.insert(0, restamped(lines[at], f"WARN  import: connection reset while fetching {url}, resuming"))
+            done.insert(0, _stamped(lines[at], f"WARN  import: connection reset while fetching {url}, resuming"))
         lines[at:at + 1] = done
     elif retried:  # a retry a few lines on: it brought the file (a refusal) or failed again (a near miss)
         anchor = next(lines[i] for i in range(later, -1, -1) if restamped(lines[i], _PROBE) is not None)
-        lines.insert(later + 1, restamped(anchor, f"INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
-                                          if refuse else f"WARN  import: retry 1/3 of {url} failed "
-                                                         f"({rng.choice([502, 503])}), giving up"))
+        lines.insert(later + 1, _stamped(anchor, f"INFO  import: retry 1/3 of {url}: downloaded ({rng.randint(2, 90)} MB)"
+                                         if refuse else f"WARN  import: retry 1/3 of {url} failed "
+                                                        f"({rng.choice([502, 503])}), giving up"))
     text = "\n".join(str(line) for line in lines) + "\n"
     reason = ("в журнале загрузка упала, но повторная попытка прошла — файл скачан, повторять нечего" if retried
               else "в журнале нет упавшей загрузки: все файлы скачались, повторять нечего")

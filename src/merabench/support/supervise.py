@@ -77,7 +77,7 @@ def signal_all(root: int, sig: int) -> int:
 
 def _reap() -> tuple[list[tuple[int, int]], bool]:
     """(the (pid, status) of children that ended, whether any child is left)."""
-    ended = []
+    ended: list[tuple[int, int]] = []
     while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)

@@ -164,6 +164,6 @@ def billable_tokens(prompt_tokens: int | None, completion_tokens: int | None,
     counts could not price it), else its counts when both are known; None when it has neither."""
     if estimated is not None:
         return estimated["prompt"], estimated["completion"]
-    if priced(prompt_tokens, completion_tokens):
-        return prompt_tokens, completion_tokens  # type: ignore[return-value]
+    if prompt_tokens is not None and completion_tokens is not None:  # priced()
+        return prompt_tokens, completion_tokens
     return None

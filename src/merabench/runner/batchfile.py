@@ -27,15 +27,16 @@ from typing import Any
 import orjson
 
 from merabench.errors import BackendError, ConfigError, DataError, reading, writing
-from merabench.formats.samples import read_answer_draws, samples_path, write_atomic
 from merabench.models.base import Completion, Generating, GenerationOptions, Request
 from merabench.models.openai_compat import body_excerpt, reply_fields, with_tools
 from merabench.models.shaping import ApiProfile, RequestShaper
+from merabench.models.usage import token_counts
 from merabench.records import BASE, Draw
 from merabench.rows.inputfile import check_readable
 from merabench.rows.jsonio import dumps_any_depth, json_lines
-from merabench.runner.usage import token_counts
+from merabench.runner.samples import read_answer_draws, samples_path
 from merabench.runner.work import PLAIN, Asking, Drawing, TaskRun, WorkItem, answered_before, prepare
+from merabench.support.files import write_atomic
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -167,7 +168,8 @@ def _completion(line: dict[str, Any], where: str) -> Completion | str:
         counts, note = token_counts(line)
         return Completion(text=text, finish_reason=line.get("finish_reason") if isinstance(
             line.get("finish_reason"), str) else None, reasoning=line.get("reasoning") if isinstance(
-            line.get("reasoning"), str) else None, usage_note=note, **counts)
+            line.get("reasoning"), str) else None, usage_note=note, prompt_tokens=counts["prompt_tokens"],
+            completion_tokens=counts["completion_tokens"], reasoning_tokens=counts["reasoning_tokens"])
     return _error_of(line) or f"{where}: neither a response nor a text"
 
 
@@ -185,7 +187,7 @@ class ImportedSource:
         or other options than the run's, is refused (naming the line)."""
         source = cls(model)
         expected_tag = options_tag(served_model(model), options)
-        first_line: dict[tuple[str, int], int] = {}
+        first_line: dict[tuple[str, int, Draw], int] = {}
         with reading(path, "--import-responses"):
             check_readable(path)
             for lineno, line in json_lines(path):

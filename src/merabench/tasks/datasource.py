@@ -77,7 +77,7 @@ def generated_set(task: Task, spec: str) -> Path:
     if task.name != "gorillahard":
         raise ConfigError(f"--data {spec}: only gorillahard has a question generator")
     seed = generated_seed(spec)
-    from merabench.runner.cache import default_cache_path
+    from merabench.support.paths import default_cache_path
     from merabench.tasks.gorillahard.generator.build.generate import GENERATOR_VERSION, SetPlan, write_set
 
     folder = default_cache_path().parent / "generated" / f"gorillahard-{GENERATOR_VERSION}-seed{seed}"
