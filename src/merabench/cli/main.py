@@ -211,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = streams
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        # typer's callback keeps the values of the call before for the options a call does not
+        # pass (import-responses, which has no --export-requests, would get the last run's): a
+        # command group is made afresh for the next call
+        command_group.cache_clear()
     return 0
 
 
