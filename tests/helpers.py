@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import fcntl
 import gc
@@ -183,32 +182,39 @@ def _in_this_interpreter(args: list[str], env: dict[str, str], timeout: float,
 
 
 class _Clock:
-    """`timeout`: past it the command gets the Ctrl-C a person would give it (it saves and ends),
-    and run_cli raises subprocess.TimeoutExpired as for a process it kills. Not while a local
-    model loads: merabench would leave at once (os._exit), this worker with it."""
+    """`timeout`: past it the command gets the Ctrl-C a person would give it (a real SIGINT, which
+    also wakes a wait in the event loop; again every few seconds while it goes on), and run_cli
+    raises subprocess.TimeoutExpired as for a process it kills. Not while a local model loads:
+    merabench would leave at once (os._exit), this worker with it."""
+
+    AGAIN_S = 5.0
 
     def __init__(self, timeout: float, cli: Any) -> None:
         self.timeout, self.cli = timeout, cli
         self.lock = threading.Lock()
+        self.ended = threading.Event()
         self.running = self.timed_out = False
 
     def __enter__(self) -> _Clock:
         self.running = True
-        self.timer = threading.Timer(self.timeout, self._expire)
-        self.timer.daemon = True
-        self.timer.start()
+        self.main = threading.main_thread().ident
+        self.thread = threading.Thread(target=self._watch, name="run_cli time-out", daemon=True)
+        self.thread.start()
         return self
 
-    def _expire(self) -> None:
-        with self.lock:
-            if self.running and not self.cli._local_model_busy():
-                self.timed_out = True
-                _thread.interrupt_main(signal.SIGINT)
+    def _watch(self) -> None:
+        wait = self.timeout
+        while not self.ended.wait(wait):
+            with self.lock:
+                if self.running and not self.cli._local_model_busy():
+                    self.timed_out = True
+                    signal.pthread_kill(self.main, signal.SIGINT)
+            wait = self.AGAIN_S
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> bool:
         with self.lock:
             self.running = False
-        self.timer.cancel()
+        self.ended.set()
         if self.timed_out:  # a Ctrl-C sent as the command ended may still be on its way
             with contextlib.suppress(KeyboardInterrupt):
                 for _ in range(3):
