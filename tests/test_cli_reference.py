@@ -27,11 +27,7 @@ def _reference():
 
 
 def _cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
+    code = main(list(args))
     out = capsys.readouterr()
     return code, out.out, out.err
 
