@@ -30,6 +30,10 @@ from merabench.rows.prompts import render_row
 from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
 
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent  # the checkout
+RUSPELLRU = TESTS / "data" / "ruspellru"  # real RUSpellRU pairs (tests/data/README.md)
+
 SAGE_INSTRUCTION = "Исправь ошибки в тексте, ответь только текстом.\n\nТекст:\n{source}"
 PAIRS = [("Превет, как дила?", "Привет, как дела?"), ("Я незнаю что сказать", "Я не знаю, что сказать"),
          ("Он пришол домой поздно", "Он пришёл домой поздно"), ("В москве идет дождь", "В Москве идёт дождь"),
@@ -447,3 +451,28 @@ class OnTerminal:
         """What the terminal shows, line by line, without its escape sequences."""
         plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", self.text())
         return [line.split("\r")[-1] for line in plain.split("\r\n")]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def refused_in_one_line(done: subprocess.CompletedProcess, says: str, code: int = 2) -> str:
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == code and len(lines) == 1, done.stderr[-3000:]
+    assert says in lines[0], lines[0]
+    return lines[0]
+
+
+_DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+_DETAILS_ELEMENT = re.compile(r'<script type="application/json" id="report-details">(.*?)</script>', re.S)
+
+
+def page_data(page: str) -> dict:
+    """The table's rows, each with what it opens to (the two JSON elements, row by row)."""
+    data = json.loads(_DATA_ELEMENT.search(page).group(1))
+    details = json.loads(_DETAILS_ELEMENT.search(page).group(1))
+    assert len(details) == len(data["rows"])
+    data["rows"] = [dict(row, **more) for row, more in zip(data["rows"], details, strict=True)]
+    return data

@@ -8,15 +8,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from merabench import __version__
 from merabench.cli.help import PANELS
 from merabench.cli.main import command_group, main
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _reference():
