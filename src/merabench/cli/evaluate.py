@@ -40,7 +40,7 @@ from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, sco
 from merabench.pipeline import export_requests as export_pending
 from merabench.records import CacheScope, ToolMode
 from merabench.report.views import explained
-from merabench.runner.budget import STOPPED_EXIT, Limits, parse_duration, resolve_prices
+from merabench.runner.budget import Limits, parse_duration, resolve_prices
 from merabench.runner.cache import CacheSettings
 from merabench.runner.work import RepeatSeed
 from merabench.support.redaction import register_fields
@@ -367,14 +367,14 @@ def _evaluate_showing_progress(config: RunConfig, progress: bool) -> Evaluation:
 
 
 def _exit_as_run_went(result: Evaluation, fail_on_error: float | None) -> None:
-    """Say what kept the run from a clean end and exit with its code: STOPPED_EXIT for a run stopped
-    early (rerun to continue), 1 for tasks failing --fail-on-error or lacking their judge's metrics."""
+    """Say what kept the run from a clean end and exit with its code: the stop's own for a run stopped
+    early (rerun to continue: errors.STOPPED_EXIT), 1 for tasks failing --fail-on-error or lacking their judge's metrics."""
     judge_failed = _said_judge_failed(result)
-    if result.stopped_by:
+    if result.stop is not None:
         stopped = result.document.get("stopped", {})
         say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
-            f"{stopped.get('continue', 'the same command')} (exit {STOPPED_EXIT})")
-        raise typer.Exit(STOPPED_EXIT)
+            f"{stopped.get('continue', 'the same command')} (exit {result.stop.exit_code})")
+        raise typer.Exit(result.stop.exit_code)
     failing = failing_tasks(list(result.tasks.values()), fail_on_error)
     if failing:
         reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
