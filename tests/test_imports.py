@@ -15,12 +15,7 @@ import json, sys
 from merabench.cli.main import main
 args, heavy_names = json.loads(sys.argv[1]), set(json.loads(sys.argv[2]))
 sys.argv = ["merabench", *args]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
+code = main()
 heavy = sorted({name.split(".")[0] for name in sys.modules} & heavy_names)
 print(json.dumps({"code": code, "heavy": heavy}))
 """

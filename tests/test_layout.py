@@ -171,3 +171,21 @@ def test_every_data_file_of_the_package_is_in_its_package_data() -> None:
     # setuptools' `**` also matches no folder at all, which fnmatch's `*` does not
     missed = [d for d in data if not any(fnmatch.fnmatch(d, p) or fnmatch.fnmatch(d, p.replace("**/", "")) for p in patterns)]
     assert missed == []
+
+
+#: tests/ beside the stage folders: the project's shape, the README, the test session itself, the
+#: red-team solver of benchmarks/, the copied data, and the shared servers and builders
+TESTS_BESIDE_STAGES = {"data", "redteam", "test_layout.py", "test_imports.py", "test_readme.py",
+                       "test_session_signals.py", "conftest.py", "helpers.py", "fakeserver.py", "batchserver.py",
+                       "toolmodel.py", "engines.py", "zips.py"}
+
+
+def test_the_tests_are_laid_out_by_stage_like_the_package() -> None:
+    """A test of a module sits under the folder of its stage (tests/runner/ for src/merabench/runner/),
+    so the tests of what a change touches are found where it is."""
+    tests = ROOT / "tests"
+    stray = [name for name in _entries(tests) if name not in STAGES and name not in TESTS_BESIDE_STAGES]
+    assert stray == [], f"put these under a stage folder ({', '.join(STAGES)}): {stray}"
+    for name in _entries(tests):
+        if (tests / name).is_dir() and name in STAGES:
+            assert (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").is_file(), name

@@ -30,6 +30,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TypeVar
 
+#: the exit code of a run that stopped before its end and resumes (--max-cost, --deadline, a server
+#: that refused to serve, batches left running): not a failure, not finished either
+STOPPED_EXIT = 3
+
 
 class MerabenchError(Exception):
     """Base class of every error merabench reports to a user."""
@@ -80,6 +84,8 @@ class ServerRefused(MerabenchError):
     """Every endpoint asked to wait past the back-off ceiling, or kept refusing: the run stops
     sending, keeps what it has, and the same command resumes."""
 
+    exit_code = STOPPED_EXIT
+
 
 class NotSent(MerabenchError):
     """A request that was about to leave when the run stopped sending (its `Request.may_send`
@@ -91,7 +97,7 @@ class RunPaused(MerabenchError):
     run on the server (`run --batch --detach`), or the Batch API kept refusing. The message says
     what continues it; the CLI prints it as a line, not as an error."""
 
-    exit_code = 3  # runner/budget.py's STOPPED_EXIT: not a failure, not finished either
+    exit_code = STOPPED_EXIT
 
 
 def _os_reason(exc: OSError) -> str:

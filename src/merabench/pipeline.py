@@ -42,7 +42,7 @@ from merabench.records import BASE, Answer, CacheScope, Draw, RunSettings, Statu
 from merabench.report.html import write_report
 from merabench.rows.prompts import render_row
 from merabench.rows.row import Row, TaskData
-from merabench.runner.budget import Budget, Limits
+from merabench.runner.budget import Budget, Limits, Stop
 from merabench.runner.cache import CacheSettings, ResponseCache
 from merabench.runner.loop import (
     AnswerSource,
@@ -153,7 +153,8 @@ class Evaluation:
     document: dict[str, Any]
     wall_time_s: float | None
     notes: tuple[str, ...] = ()
-    stopped_by: str | None = None   # --max-cost, --deadline or a refusing server ended the run early (it resumes)
+    stopped_by: str | None = None   # --max-cost, --deadline or a refusing server ended the run early, in words
+    stop: Stop | None = None         # the same as a record: its cause and the exit code (the run resumes)
 
 
 def register_secrets(config: RunConfig | ScoreConfig) -> None:
@@ -543,8 +544,8 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
             raise
         batching.settle(answers)  # before rows left unasked get their records
         release_freed_memory()  # the requests' buffers: scoring's small objects would never reuse them
-        if runner.stopped_by and budget.stopped_by is None:  # every endpoint refused to serve
-            budget.stopped_by = runner.stopped_by
+        if runner.refused is not None and budget.stop is None:  # every endpoint refused to serve
+            budget.stop = Stop.refused(runner.refused)
         stopped = _stopped(budget, runs, answers, config.asking(runs), config.command)
         runner.notes += budget.notes()
         if stopped:
@@ -557,7 +558,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         document = _run_document(config, runs, results, runner, budget, stopped, wall)
         write_results(out, keep_earlier_tasks(out, document))
         write_report(out, {r.task.name: r.data.rows for r in runs})
-    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary)
+    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary, budget.stop)
 
 
 def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[TaskResult], runner: Runner,
@@ -565,7 +566,7 @@ def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[Task
     """results.json of a run: the task results, the settings it ran with, and how it ended."""
     settings = dataclasses.replace(run_settings(config, [r.task.name for r in runs]),
                                    judge=_judge_document(config.judge, runs),
-                                   stopped_by=budget.summary if budget.stopped_by else None,
+                                   stopped_by=budget.summary,
                                    adaptations=runner.facts.get("adaptations"))
     document = results_document(results, model=runner.source.name, wall_time_s=wall, settings=settings.to_json(),
                                 notes=runner.notes, prices=config.limits.prices)
@@ -581,7 +582,7 @@ def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[Dr
     """When a limit stopped the run: every row with no answer yet gets a 'not asked' record (a
     row left unasked by an earlier stopped run included, it is unasked still), and what
     results.json says of the stop."""
-    if budget.stopped_by is None:
+    if budget.stop is None:
         return None
     unasked = 0
     for run in runs:
@@ -590,10 +591,10 @@ def _stopped(budget: Budget, runs: Sequence[TaskRun], answers: dict[str, dict[Dr
             for row in run.data.rows:
                 answer = got.get(row.id)
                 if answer is None or answer.unasked:
-                    never = Answer.not_asked(row.id, f"the run stopped at {budget.limit} first")
+                    never = Answer.not_asked(row.id, f"the run stopped at {budget.stop.cause.value} first")
                     got[row.id] = never.of_draw(draw, asking.drawn)
                     unasked += 1
-    stopped: dict[str, Any] = {"by": budget.limit, "reason": budget.summary, "unasked": unasked,
+    stopped: dict[str, Any] = {"by": budget.stop.cause.value, "reason": budget.summary, "unasked": unasked,
                                "continue": budget.continue_command(command)}
     if budget.prices is not None:
         stopped["spent"] = round(budget.spent, 6)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_jsonl, run_cli, smollm2_gguf
+from helpers import ONE_THREAD, read_jsonl, run_cli_process, smollm2_gguf
 
 pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
 TASKS = ("sage", "russianregions", "gorillahard")
@@ -20,8 +20,10 @@ def two_runs(tmp_path_factory) -> tuple[Path, Path]:
     folders = []
     for name in ("first", "second"):
         out = tmp_path_factory.mktemp(name)
-        result = run_cli("run", "--model", model, "--preset", "mera", "--limit", "2", "--tasks", ",".join(TASKS),
-                         "--out", str(out), "--no-progress", "--no-cache", timeout=900)
+        # each run a process of its own: the second run is a second process, as a user's rerun is
+        result = run_cli_process("run", "--model", model, "--preset", "mera", "--limit", "2", "--tasks",
+                                 ",".join(TASKS), "--out", str(out), "--no-progress", "--no-cache", timeout=900,
+                                 env=ONE_THREAD)
         assert result.returncode == 0, result.stderr[-3000:]
         folders.append(out)
     return folders[0], folders[1]

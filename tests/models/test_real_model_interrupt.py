@@ -10,7 +10,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from helpers import OnTerminal, read_jsonl, run_cli, smollm2_gguf
+from helpers import ONE_THREAD, OnTerminal, read_jsonl, run_cli_process, smollm2_gguf
 
 pytest.importorskip("transformers", reason="the hf extra is installed by `make test`")
 pytestmark = pytest.mark.timeout(900)
@@ -28,7 +28,7 @@ def run_args(out: Path, *extra: str) -> list[str]:
 def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tmp_path: Path) -> None:
     out = tmp_path / "out"
     args = run_args(out, "--max-tokens", "40")  # a row of about 3 s: the first ends, the second is cut
-    run = OnTerminal(*args)
+    run = OnTerminal(*args, env=ONE_THREAD)
     run.wait_for("3 row(s) to ask (sage 3); at most 3 request(s)")  # the run's first line
     run.wait_for("loading the model:")  # the live line while the first row waits for the load
     run.wait_for("1/3")
@@ -41,7 +41,7 @@ def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tm
     assert len(kept) >= 1 and all(r["status"] == "ok" for r in kept)
     assert not list(out.glob("*.tmp"))
 
-    resumed = run_cli(*args, "--no-progress", timeout=600)
+    resumed = run_cli_process(*args, "--no-progress", timeout=600, env=ONE_THREAD)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"{3 - len(kept)} row(s) to ask" in resumed.stderr and f"{len(kept)} kept from this folder" in resumed.stderr
     answered = {r["id"] for r in read_jsonl(out / "samples_sage.jsonl") if r["status"] == "ok"}
@@ -49,7 +49,7 @@ def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tm
 
 
 def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
-    run = OnTerminal(*run_args(tmp_path / "out"))
+    run = OnTerminal(*run_args(tmp_path / "out"), env=ONE_THREAD)
     run.wait_for("loading the model:")
     code, took = run.signal_and_time(signal.SIGINT)
     assert code == 130 and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])
@@ -60,7 +60,7 @@ def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
 def test_a_signal_while_a_row_generates_its_default_4096_tokens(tmp_path: Path, signum: int, exit_code: int) -> None:
     """Before: the first Ctrl-C did nothing, the second printed the line and the row went on to
     its 4,096 tokens (minutes) before the process ended."""
-    run = OnTerminal(*run_args(tmp_path / "out"))
+    run = OnTerminal(*run_args(tmp_path / "out"), env=ONE_THREAD)
     run.wait_for("this row: ")
     code, took = run.signal_and_time(signum)
     assert code == exit_code and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])

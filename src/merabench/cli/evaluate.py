@@ -12,15 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from merabench.cli.app import app, say, stderr_console, stdout_console
-from merabench.cli.help import BATCH, CONTROL, COST, DATA, GENERATION, MODEL, OUTPUT, SERVING, PanelledCommand
+from merabench.cli.flags import Batch, Budget, Cache, Control, Data, Endpoint, Generation, Judge, Serving
+from merabench.cli.help import DATA, OUTPUT, PanelledCommand
 from merabench.cli.options import (
     GENERATION_FLAGS,
-    MAX_TOKENS,
-    JudgeConcurrency,
-    JudgeKey,
-    JudgeModel,
-    JudgePrompt,
-    JudgeUrls,
     check_endpoint,
     check_finite,
     check_request_fields,
@@ -33,23 +28,21 @@ from merabench.cli.options import (
     parse_extra_body,
     print_evaluation,
     register_flag_secrets,
-    seed_option,
 )
 from merabench.cli.overwrites import refuse_run_overwrites, refuse_score_overwrites
 from merabench.errors import ConfigError, RunPaused, one_of, reading
 from merabench.formats.predictions import read_predictions
 from merabench.models import BackendSettings, GenerationOptions, RequestPolicy
 from merabench.models.endpoints import MAX_BACKOFF_S
-from merabench.models.presets import PRESETS, resolve
+from merabench.models.presets import resolve
 from merabench.models.shaping import ApiProfile
-from merabench.models.sources import model_help
 from merabench.pipeline import Evaluation, RunConfig, ScoreConfig, evaluate, score_predictions
 from merabench.pipeline import export_requests as export_pending
 from merabench.records import CacheScope, ToolMode
 from merabench.report.views import explained
-from merabench.runner.budget import STOPPED_EXIT, Limits, parse_duration, resolve_prices
+from merabench.runner.budget import Limits, parse_duration, resolve_prices
 from merabench.runner.cache import CacheSettings
-from merabench.runner.work import MAX_REPEATS, RepeatSeed
+from merabench.runner.work import RepeatSeed
 from merabench.support.redaction import register_fields
 from merabench.tasks import TASKS, get_task
 from merabench.tasks.datasource import load_task_data
@@ -144,113 +137,73 @@ def _spelt_out(ctx: typer.Context, model: str, generation: GenerationOptions, sy
     return flags
 
 
+EVERY_TASK = ",".join(TASKS)  # --tasks' default
+
+
 @app.command(cls=PanelledCommand)
 def run(
     ctx: typer.Context,
-    model: Annotated[str, typer.Option(help=model_help(), rich_help_panel=MODEL)] = "reference",
-    tasks: Annotated[str, typer.Option(help="comma-separated tasks", rich_help_panel=DATA)] = ",".join(TASKS),
-    data: Annotated[list[str], typer.Option(help="bundled | hub | generated[:SEED] | PATH, or TASK=SPEC", rich_help_panel=DATA)] = ["bundled"],  # noqa: B006
-    split: Annotated[str, typer.Option(help="split to evaluate", rich_help_panel=DATA)] = "test",
-    out_dir: Annotated[Path | None, typer.Option("--out", help="run folder (rerun to resume)", rich_help_panel=CONTROL)] = None,
-    base_url: Annotated[list[str], typer.Option(help="endpoint base URL, repeat for replicas", rich_help_panel=MODEL)] = [],  # noqa: B006
-    api_key: Annotated[str | None, typer.Option(help="API key (default: $OPENAI_API_KEY)", rich_help_panel=MODEL)] = None,
-    concurrency: Annotated[str, typer.Option(help="requests in flight per endpoint: auto (grown while the server's "
-                                                  "throughput grows, cut when only its latency does) or a number",
-                                             rich_help_panel=CONTROL)] = "auto",
-    max_retries: Annotated[int, typer.Option(min=0, help="retries of a failed request (timeouts, 429, 5xx)", rich_help_panel=CONTROL)] = 5,
-    timeout: Annotated[float, typer.Option(help="per-request timeout, seconds", rich_help_panel=CONTROL)] = 600.0,
-    retry_delay: Annotated[float, typer.Option(help="first retry back-off, seconds", rich_help_panel=CONTROL)] = 1.0,
-    preset: Annotated[str | None, typer.Option(help=f"request parameters of a protocol: {', '.join(PRESETS)} "
-                                                    "(mera: the leaderboard's); flags below override it", rich_help_panel=GENERATION)] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, max=MAX_TOKENS, help="longest answer, in tokens [default: 4096, or the preset's]", rich_help_panel=GENERATION)] = None,
-    temperature: Annotated[float | None, typer.Option(help="sampling temperature [default: 0: sent as 0 and so recorded in results.json; none is sent with --api-profile openai-reasoning]", rich_help_panel=GENERATION)] = None,
-    seed: Annotated[int | None, seed_option("sampling seed (also seeds --model random) [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
-    stop: Annotated[list[str] | None, typer.Option(help="stop sequence, repeatable [default: none, or the preset's]", rich_help_panel=GENERATION)] = None,
-    extra_body: Annotated[str | None, typer.Option(help="JSON merged into each request body", rich_help_panel=GENERATION)] = None,
-    api_profile: Annotated[str, typer.Option(help=f"request shape: {ApiProfile.CHAT} (max_tokens, temperature), "
-                                                  f"{ApiProfile.REASONING} (max_completion_tokens, no temperature or "
-                                                  f"stop unless set), {ApiProfile.AUTO} (chat, adapting to parameters "
-                                                  "the server refuses)", rich_help_panel=MODEL)] = ApiProfile.CHAT.value,
-    drop_param: Annotated[list[str] | None, typer.Option(help="leave this field out of every request, repeatable", rich_help_panel=MODEL)] = None,
-    reasoning_effort: Annotated[str | None, typer.Option(help="reasoning_effort for reasoning models: none, minimal, low, medium, high", rich_help_panel=GENERATION)] = None,
-    system_prompt: Annotated[str | None, typer.Option(help="system message before every prompt", rich_help_panel=GENERATION)] = None,
-    tool_mode: Annotated[str, typer.Option(help=f"gorillahard: {ToolMode.TEXT} (the leaderboard's protocol: the catalog "
-                                           f"in the prompt, one JSON envelope back) or {ToolMode.NATIVE} (the catalog as "
-                                           "OpenAI tools, answered by tool calls; not leaderboard-comparable)",
-                                           rich_help_panel=GENERATION)] = ToolMode.TEXT.value,
-    limit: Annotated[int | None, typer.Option(min=1, help="only the first N rows of each task", rich_help_panel=DATA)] = None,
-    repeats: Annotated[int, typer.Option(min=1, max=MAX_REPEATS, help="ask each row K times (the k-th with seed + k): "
-                                         "intervals over rows with all their repeats, flip_rate; more repeats into "
-                                         "a folder ask only the new ones", rich_help_panel=GENERATION)] = 1,
-    repeat_seed: Annotated[str, typer.Option(help="offset: the k-th repeat sends seed + k (a seeded sampler draws "
-                                             "afresh); same: the seed itself (what varies is the server)",
-                                             rich_help_panel=GENERATION)] = "offset",
-    wordings: Annotated[str, typer.Option(help="assigned: each row under the prompt wording MERA gave it (the "
-                                          "leaderboard's protocol); all: under every wording its task has, "
-                                          "with per-wording figures and wording_flip_rate",
-                                          rich_help_panel=GENERATION)] = "assigned",
-    cache: Annotated[bool, typer.Option(help="use the response cache", rich_help_panel=CONTROL)] = True,
-    cache_path: Annotated[Path | None, typer.Option(help="sqlite response cache [default: $MERABENCH_CACHE or ~/.cache/merabench]", rich_help_panel=CONTROL)] = None,
-    cache_scope: Annotated[str, typer.Option(help=f"{CacheScope.ENDPOINT}: answers are reused only from the same "
-                                                  f"endpoints; {CacheScope.MODEL}: from any endpoint serving the same "
-                                                  "model name (judge replies likewise)",
-                                                  rich_help_panel=CONTROL)] = CacheScope.ENDPOINT.value,
-    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
-                                                   "the leaderboard scores them as text; GorillaHard always removes them)",
-                                              rich_help_panel=GENERATION)] = False,
-    log_prompts: Annotated[bool, typer.Option(help="keep each request's messages in its samples record", rich_help_panel=OUTPUT)] = False,
-    fail_on_error: Annotated[float | None, typer.Option(
-        help="exit 1 if a task's error rate exceeds this [default: exit 1 only if every row of a task failed]", rich_help_panel=CONTROL)] = None,
-    progress: Annotated[bool, typer.Option(help="live progress bars", rich_help_panel=CONTROL)] = True,
-    judge_model: JudgeModel = None,
-    judge_base_url: JudgeUrls = [],  # noqa: B006
-    judge_api_key: JudgeKey = None,
-    judge_concurrency: JudgeConcurrency = 16,
-    judge_prompt: JudgePrompt = None,
-    price_in: Annotated[float | None, typer.Option(help="price per million prompt tokens: cost in results and report", rich_help_panel=COST)] = None,
-    price_out: Annotated[float | None, typer.Option(help="price per million completion tokens (reasoning included)", rich_help_panel=COST)] = None,
-    price_file: Annotated[Path | None, typer.Option(help='TOML prices by model: ["gpt-4o-mini"] input = 0.15, output = 0.6', rich_help_panel=COST)] = None,
-    max_cost: Annotated[float | None, typer.Option(help="stop sending once fresh answers cost this much (needs prices); "
-                                                        "rerun to continue", rich_help_panel=COST)] = None,
-    deadline: Annotated[str | None, typer.Option(help="stop sending after this wall time (3600, 90m, 2h); rerun to continue", rich_help_panel=COST)] = None,
-    serve: Annotated[str | None, typer.Option(help="start the model's server for the run: vllm or sglang "
-                                                   "(--model is then the checkpoint path or hub id)", rich_help_panel=SERVING)] = None,
-    serve_cmd: Annotated[str | None, typer.Option(help="the server command instead of --serve, with {port} "
-                                                       "(and {model}) filled in", rich_help_panel=SERVING)] = None,
-    serve_args: Annotated[str | None, typer.Option(help="arguments passed to the server, e.g. "
-                                                        "'--tensor-parallel-size 2 --max-model-len 32768'", rich_help_panel=SERVING)] = None,
-    serve_replicas: Annotated[int, typer.Option(min=1, help="servers to start, one GPU set each (at most 64, and "
-                                                            "one per GPU present)", rich_help_panel=SERVING)] = 1,
-    serve_gpus: Annotated[str | None, typer.Option(help="each replica's CUDA_VISIBLE_DEVICES, ';' between replicas: "
-                                                        "'0,1;2,3' [default: replica n gets GPU n]", rich_help_panel=SERVING)] = None,
-    serve_timeout: Annotated[float, typer.Option(help="seconds to wait for the server to answer /v1/models", rich_help_panel=SERVING)] = 600.0,
-    serve_env: Annotated[list[str] | None, typer.Option(
-        help="pass this environment variable to the server although it looks like a credential (HF_TOKEN), "
-             "repeatable", rich_help_panel=SERVING)] = None,
-    batch: Annotated[bool, typer.Option(
-        help="send the requests through the endpoint's Batch API (about half the price; answered within 24 h): "
-             "submitted, followed, imported and scored by this command; killed or detached, the same command "
-             "continues", rich_help_panel=BATCH)] = False,
-    batch_poll: Annotated[float, typer.Option(help="seconds between two looks at the running batches (the "
-                                                   "server's Retry-After respected)", rich_help_panel=BATCH)] = 60.0,
-    detach: Annotated[bool, typer.Option(help="with --batch: submit, then exit (code 3) with the command that "
-                                              "waits, imports and scores", rich_help_panel=BATCH)] = False,
-    batch_fallback: Annotated[str, typer.Option(help="a row its batch failed or let expire: batch (asked again in a "
-                                                     "new batch by the next run) or direct (asked through the "
-                                                     "endpoint at once)", rich_help_panel=BATCH)] = "batch",
-    batch_discount: Annotated[float, typer.Option(help="the batch price as a share of the prices given (the cost "
-                                                       "and --max-cost)", rich_help_panel=BATCH)] = 0.5,
-    batch_max_requests: Annotated[int, typer.Option(min=1, help="requests in one batch (the API's limit)",
-                                                    rich_help_panel=BATCH)] = 50_000,
-    batch_max_mb: Annotated[float, typer.Option(help="megabytes in one batch's input file (the API's limit)",
-                                                rich_help_panel=BATCH)] = 200.0,
-    export_requests: Annotated[Path | None, typer.Option(
-        help="write the requests still to send as OpenAI Batch input lines to this file, and stop", rich_help_panel=OUTPUT)] = None,
-    import_responses: Annotated[Path | None, typer.Option(
-        help="answer from a batch output (OpenAI Batch output, or {custom_id, text} lines) instead of an endpoint", rich_help_panel=MODEL)] = None,
-    config: Annotated[Path | None, typer.Option(help="a TOML file of these options (the flags' names as keys); "
-                                                     "flags given here override it", rich_help_panel=CONTROL)] = None,
-    dump_config: Annotated[bool, typer.Option(help="print the effective options as a config file and stop", rich_help_panel=CONTROL)] = False,
+    model: Endpoint.Model = "reference",
+    tasks: Data.Tasks = EVERY_TASK,
+    data: Data.Specs = ["bundled"],  # noqa: B006
+    split: Data.Split = "test",
+    out_dir: Control.OutDir = None,
+    base_url: Endpoint.BaseUrl = [],  # noqa: B006
+    api_key: Endpoint.ApiKey = None,
+    concurrency: Endpoint.Concurrency = "auto",
+    max_retries: Endpoint.MaxRetries = 5,
+    timeout: Endpoint.Timeout = 600.0,
+    retry_delay: Endpoint.RetryDelay = 1.0,
+    preset: Generation.Preset = None,
+    max_tokens: Generation.MaxTokens = None,
+    temperature: Generation.Temperature = None,
+    seed: Generation.Seed = None,
+    stop: Generation.Stop = None,
+    extra_body: Generation.ExtraBody = None,
+    api_profile: Endpoint.Profile = ApiProfile.CHAT.value,
+    drop_param: Endpoint.DropParam = None,
+    reasoning_effort: Generation.ReasoningEffort = None,
+    system_prompt: Generation.SystemPrompt = None,
+    tool_mode: Generation.ToolUse = ToolMode.TEXT.value,
+    limit: Data.Limit = None,
+    repeats: Generation.Repeats = 1,
+    repeat_seed: Generation.RepeatSeed = "offset",
+    wordings: Generation.Wordings = "assigned",
+    cache: Cache.Use = True,
+    cache_path: Cache.File = None,
+    cache_scope: Cache.Scope = CacheScope.ENDPOINT.value,
+    strip_think: Generation.StripThink = False,
+    log_prompts: Control.LogPrompts = False,
+    fail_on_error: Control.FailOnError = None,
+    progress: Control.Progress = True,
+    judge_model: Judge.Model = None,
+    judge_base_url: Judge.BaseUrl = [],  # noqa: B006
+    judge_api_key: Judge.ApiKey = None,
+    judge_concurrency: Judge.Concurrency = 16,
+    judge_prompt: Judge.Prompt = None,
+    price_in: Budget.PriceIn = None,
+    price_out: Budget.PriceOut = None,
+    price_file: Budget.PriceFile = None,
+    max_cost: Budget.MaxCost = None,
+    deadline: Budget.Deadline = None,
+    serve: Serving.Engine = None,
+    serve_cmd: Serving.Cmd = None,
+    serve_args: Serving.Args = None,
+    serve_replicas: Serving.Replicas = 1,
+    serve_gpus: Serving.Gpus = None,
+    serve_timeout: Serving.Timeout = 600.0,
+    serve_env: Serving.Env = None,
+    batch: Batch.Use = False,
+    batch_poll: Batch.Poll = 60.0,
+    detach: Batch.Detach = False,
+    batch_fallback: Batch.Fallback = "batch",
+    batch_discount: Batch.Discount = 0.5,
+    batch_max_requests: Batch.MaxRequests = 50_000,
+    batch_max_mb: Batch.MaxMb = 200.0,
+    export_requests: Control.ExportRequests = None,
+    import_responses: Endpoint.ImportResponses = None,
+    config: Control.Config = None,
+    dump_config: Control.DumpConfig = False,
 ) -> None:
     """Evaluate a model (or a baseline) on the tasks; rerun the same command to resume."""
     register_flag_secrets(api_key, judge_api_key, [*base_url, *judge_base_url])
@@ -414,14 +367,14 @@ def _evaluate_showing_progress(config: RunConfig, progress: bool) -> Evaluation:
 
 
 def _exit_as_run_went(result: Evaluation, fail_on_error: float | None) -> None:
-    """Say what kept the run from a clean end and exit with its code: STOPPED_EXIT for a run stopped
-    early (rerun to continue), 1 for tasks failing --fail-on-error or lacking their judge's metrics."""
+    """Say what kept the run from a clean end and exit with its code: the stop's own for a run stopped
+    early (rerun to continue: errors.STOPPED_EXIT), 1 for tasks failing --fail-on-error or lacking their judge's metrics."""
     judge_failed = _said_judge_failed(result)
-    if result.stopped_by:
+    if result.stop is not None:
         stopped = result.document.get("stopped", {})
         say(f"stopped early: {result.stopped_by}; {stopped.get('unasked', 0)} row(s) not asked yet; to continue: "
-            f"{stopped.get('continue', 'the same command')} (exit {STOPPED_EXIT})")
-        raise typer.Exit(STOPPED_EXIT)
+            f"{stopped.get('continue', 'the same command')} (exit {result.stop.exit_code})")
+        raise typer.Exit(result.stop.exit_code)
     failing = failing_tasks(list(result.tasks.values()), fail_on_error)
     if failing:
         reason = "--fail-on-error exceeded" if fail_on_error is not None else "every request failed"
@@ -446,20 +399,20 @@ def score(
     task: Annotated[str, typer.Argument(help="the task the predictions answer")],
     predictions: Annotated[Path, typer.Option(help="{id, output} records as JSONL or a JSON list, a merabench "
                                                    "samples file, a MERA submission JSON/ZIP, or lm-eval "
-                                                   "samples_*.jsonl; - reads standard input")],
-    data: Annotated[str, typer.Option(help="bundled | hub | PATH")] = "bundled",
-    split: str = "test",
-    out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples")] = Path("scored"),
-    strip_think: Annotated[bool, typer.Option(help="SAGE, RussianRegions: remove <think> blocks before scoring (an extra; "
-                                                   "the leaderboard scores them as text; GorillaHard always removes them)")] = False,
-    judge_model: JudgeModel = None,
-    judge_base_url: JudgeUrls = [],  # noqa: B006
-    judge_api_key: JudgeKey = None,
-    judge_concurrency: JudgeConcurrency = 16,
-    judge_prompt: JudgePrompt = None,
-    cache: Annotated[bool, typer.Option(help="use the cache for judge replies")] = True,
-    cache_path: Annotated[Path | None, typer.Option(help="sqlite cache [default: $MERABENCH_CACHE or ~/.cache/merabench]")] = None,
-    explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did")] = None,
+                                                   "samples_*.jsonl; - reads standard input", rich_help_panel=DATA)],
+    data: Annotated[str, typer.Option(help="bundled | hub | PATH", rich_help_panel=DATA)] = "bundled",
+    split: Data.Split = "test",
+    out_dir: Annotated[Path, typer.Option("--out", help="folder for results.json and samples",
+                                          rich_help_panel=OUTPUT)] = Path("scored"),
+    strip_think: Generation.StripThink = False,
+    judge_model: Judge.Model = None,
+    judge_base_url: Judge.BaseUrl = [],  # noqa: B006
+    judge_api_key: Judge.ApiKey = None,
+    judge_concurrency: Judge.Concurrency = 16,
+    judge_prompt: Judge.Prompt = None,
+    cache: Cache.Use = True,
+    cache_path: Cache.File = None,
+    explain: Annotated[int | None, typer.Option(help="print why row ID scored as it did", rich_help_panel=OUTPUT)] = None,
 ) -> None:
     """Score saved answers without any model (an LLM judge is asked only if one is set)."""
     register_flag_secrets(None, judge_api_key, judge_base_url)

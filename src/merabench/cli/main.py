@@ -197,7 +197,11 @@ def _local_model_busy() -> bool:
     return hf_local is not None and hf_local.busy()
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
+    """One command (`argv`, else sys.argv[1:]) as the `merabench` process runs it, returning its
+    exit code instead of exiting: 0, 2 for a user's mistake, 130 after Ctrl-C, 143 after SIGTERM,
+    a command's own code. entry() exits with it; tests call it in their own interpreter (the
+    streams and the SIGTERM handler are put back as they were)."""
     streams = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Redacting(sys.stdout), _Redacting(sys.stderr)
     try:
@@ -206,10 +210,27 @@ def main(argv: list[str] | None = None) -> None:
         previous = None
     try:
         _main(argv)
+    except SystemExit as exc:
+        return _exit_code(exc.code)
     finally:
         sys.stdout, sys.stderr = streams
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        # typer's callback keeps the values of the call before for the options a call does not
+        # pass (import-responses, which has no --export-requests, would get the last run's): a
+        # command group is made afresh for the next call
+        command_group.cache_clear()
+    return 0
+
+
+def _exit_code(code: object) -> int:
+    """The status `sys.exit(code)` ends a process with: None is 0, text is printed and is 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 def _old_spellings(args: list[str]) -> list[str]:
@@ -250,9 +271,10 @@ def entry() -> None:
     """The `merabench` process: main(), then an exit that skips the collector's last full pass
     over every object of the run (a tenth of a second after a big run; the OS frees the memory)."""
     try:
-        main()
+        code = main()
     finally:
         gc.freeze()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

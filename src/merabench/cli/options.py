@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import typer
 
 from merabench.cli.app import escape, say, stdout_console
-from merabench.cli.help import JUDGE
 from merabench.errors import ConfigError, json_problem
 from merabench.formats.results import summary_lines, summary_table
 from merabench.judging.stage import judge_settings
@@ -144,18 +143,6 @@ def print_evaluation(result: Evaluation, prices: Prices | None = None) -> None:
             say(f"note {r.task}: {note}")
 
 
-JudgeModel = Annotated[str | None, typer.Option(help="LLM judge, openai:<model> (default: $LM_EVAL_JUDGE_MODEL)",
-                                                rich_help_panel=JUDGE)]
-JudgeUrls = Annotated[list[str], typer.Option(help="judge base URL, as --base-url (ending in /v1); default: "
-                                              "$LM_EVAL_JUDGE_API_BASE, the server root as the harness takes it",
-                                              rich_help_panel=JUDGE)]
-JudgeKey = Annotated[str | None, typer.Option(help="judge API key (default: $LM_EVAL_JUDGE_API_KEY)",
-                                              rich_help_panel=JUDGE)]
-JudgeConcurrency = Annotated[int, typer.Option(min=1, help="judge requests in flight", rich_help_panel=JUDGE)]
-JudgePrompt = Annotated[Path | None, typer.Option(
-    help="file of a judge template in the public harness's protocol (default: the template text in "
-         "$LM_EVAL_JUDGE_PROMPT, else merabench's own prompt)",
-    rich_help_panel=JUDGE)]
 
 
 def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:

@@ -21,16 +21,35 @@ import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import ConfigError, reading
+from merabench.errors import STOPPED_EXIT, ConfigError, ServerRefused, reading
 from merabench.models.usage import billable_tokens, priced
 from merabench.records import Answer
 from merabench.rows.inputfile import read_text
 
-#: the exit code of a run stopped by --max-cost or --deadline: not a failure, not finished either
-STOPPED_EXIT = 3
+
+class StopCause(StrEnum):
+    """What ended a run before its end (results.json's stopped.by)."""
+
+    MAX_COST = "--max-cost"
+    DEADLINE = "--deadline"
+    SERVER = "the server's refusal"
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Why a run stopped early, in words, and the exit code the process ends with (the run resumes)."""
+
+    cause: StopCause
+    reason: str
+    exit_code: int = STOPPED_EXIT
+
+    @classmethod
+    def refused(cls, exc: ServerRefused) -> Stop:
+        return cls(StopCause.SERVER, str(exc), exc.exit_code)
 
 
 @dataclass(frozen=True)
@@ -131,7 +150,7 @@ class Budget:
     deadline_s: float | None = None
     clock: Callable[[], float] = time.monotonic
     spent: float = 0.0
-    stopped_by: str | None = None
+    stop: Stop | None = None
     earlier: float = 0.0        # the part of `spent` from answers kept from earlier runs into the folder
     without_usage: int = 0      # fresh answers whose token counts were missing or implausible
     estimated: float = 0.0      # the part of `spent` estimated from bytes, for answers without usable counts
@@ -184,37 +203,35 @@ class Budget:
     def summary(self) -> str | None:
         """Why the run stopped, with the estimate as it ends (the requests in flight at the limit
         finished and count too), or None."""
-        if self.stopped_by is None or self.prices is None:
-            return self.stopped_by
+        if self.stop is None or self.prices is None:
+            return None if self.stop is None else self.stop.reason
         part = (f"; {self.estimated:.4f} of it priced from the bytes sent and received, for answers without usable "
                 "token counts" if self.estimated else "")
-        return (f"{self.stopped_by} (estimated {self.spent:.4f} spent on the folder's answers, "
+        return (f"{self.stop.reason} (estimated {self.spent:.4f} spent on the folder's answers, "
                 f"{self.spent - self.earlier:.4f} of it in this run{part})")
 
     @property
-    def limit(self) -> str | None:
+    def limit(self) -> StopCause | None:
         """What stopped the run: --max-cost, --deadline, or the server's refusal to serve."""
-        if self.stopped_by is None:
-            return None
-        return self.stopped_by.split(" ", 1)[0] if self.stopped_by.startswith("--") else "the server's refusal"
+        return None if self.stop is None else self.stop.cause
 
     def should_stop(self) -> bool:
-        if self.stopped_by is None:
+        if self.stop is None:
             if self.max_cost is not None and self.spent >= self.max_cost:
-                self.stopped_by = f"--max-cost {self.max_cost:g} reached"
+                self.stop = Stop(StopCause.MAX_COST, f"--max-cost {self.max_cost:g} reached")
             elif self.deadline_s is not None and self.clock() - self._started >= self.deadline_s:
-                self.stopped_by = f"--deadline {self.deadline_s:g} s reached"
-        return self.stopped_by is not None
+                self.stop = Stop(StopCause.DEADLINE, f"--deadline {self.deadline_s:g} s reached")
+        return self.stop is not None
 
     def continue_command(self, argv: Sequence[str]) -> str:
         """What continues the run once a limit stopped it: the same command, or, stopped by
         --max-cost (a cap on what the folder's answers cost, reached), the same without it (twice
         it when a config file set it). A --deadline counts per invocation: the same command."""
         if not argv:
-            return ("the same run again without --max-cost (or with a higher one)" if self.limit == "--max-cost"
+            return ("the same run again without --max-cost (or with a higher one)" if self.limit is StopCause.MAX_COST
                     else "the same run again")
         words = list(argv)
-        if self.limit == "--max-cost":
+        if self.limit is StopCause.MAX_COST:
             kept = [w for n, w in enumerate(words) if not (w == "--max-cost" or w.startswith("--max-cost=")
                                                            or (n and words[n - 1] == "--max-cost"))]
             words = kept if len(kept) < len(words) else [*kept, "--max-cost", f"{2 * (self.max_cost or 0):g}"]

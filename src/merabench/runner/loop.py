@@ -193,7 +193,7 @@ class Runner:
     asking: Asking = PLAIN
     notes: list[str] = field(default_factory=list)
     #: why the run stopped sending before the end (every endpoint refused to serve), else None
-    stopped_by: str | None = None
+    refused: ServerRefused | None = None  # every endpoint refused to serve: the run stops sending
     #: what the source learnt during the run, for results.json (concurrency, request shape)
     facts: dict[str, Any] = field(default_factory=dict)
     _idle_called: bool = field(default=False, init=False, repr=False)
@@ -410,7 +410,7 @@ class _Answering:
 
     def may_send(self) -> bool:
         runner = self.runner
-        return runner.stopped_by is None and not self.write_failed and not runner.should_stop()
+        return runner.refused is None and not self.write_failed and not runner.should_stop()
 
     async def answer_one(self, item: WorkItem) -> None:
         runner = self.runner
@@ -421,7 +421,7 @@ class _Answering:
         try:
             completion = await runner.source.complete(item, self.may_send)
         except ServerRefused as exc:  # not this row's failure: it stays unasked, the rerun asks it
-            runner.stopped_by = str(exc)
+            runner.refused = exc
             return
         except NotSent:  # the run stopped sending while it waited for room: unasked too
             return

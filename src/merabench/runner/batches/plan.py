@@ -31,7 +31,7 @@ from merabench.runner.batches.replay import NextStep, Replies, replay
 from merabench.runner.batches.source import BatchSource, Key, key_of
 from merabench.runner.batches.submit import Line
 from merabench.runner.batchfile import options_tag, request_items, request_line, served_model
-from merabench.runner.budget import Budget, Prices
+from merabench.runner.budget import Budget, Prices, Stop, StopCause
 from merabench.runner.cache import ResponseCache
 from merabench.runner.samples import read_answer_draws, samples_path
 from merabench.runner.work import TaskRun, WorkItem
@@ -156,6 +156,7 @@ class Room:
         """What did not fit stops the run at --max-cost (exit 3; the rows stay unasked)."""
         if not self.left_out:
             return
-        self.budget.stopped_by = (f"--max-cost {self.budget.max_cost:g} would be passed: {self.left_out:,} request(s) "
-                                  f"not submitted (at most {self.left_out_cost:.4f} more at the batch price)")
-        say(f"{self.budget.stopped_by}; the folder's answers and running batches count too")
+        self.budget.stop = Stop(StopCause.MAX_COST, f"--max-cost {self.budget.max_cost:g} would be passed: "
+                                f"{self.left_out:,} request(s) not submitted (at most {self.left_out_cost:.4f} "
+                                "more at the batch price)")
+        say(f"{self.budget.stop.reason}; the folder's answers and running batches count too")

@@ -26,7 +26,7 @@ from merabench.runner.batches.plan import Room, Wave, committed
 from merabench.runner.batches.source import BatchSource, Key, key_of
 from merabench.runner.batches.submit import Part, bring_forward, metadata_for, submit, write_inputs
 from merabench.runner.batchfile import served_model
-from merabench.runner.budget import Budget
+from merabench.runner.budget import Budget, StopCause
 from merabench.runner.cache import ResponseCache
 from merabench.runner.work import TaskRun
 
@@ -92,7 +92,7 @@ async def _submit_and_follow(job: BatchJob, source: BatchSource, runs: Sequence[
             if not parts and not awaited:
                 return
             await follow(client, ledger, poll_s=job.settings.poll_s, detach=job.settings.detach,
-                         should_stop=lambda: budget.should_stop() and budget.limit == "--deadline", say=say,
+                         should_stop=lambda: budget.should_stop() and budget.limit is StopCause.DEADLINE, say=say,
                          continue_with=job.continue_with(), retried=_retried(job))
             if room.left_out:
                 source.load(ledger, job.model, job.options, say)

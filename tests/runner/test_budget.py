@@ -10,7 +10,14 @@ from helpers import correction_of, read_jsonl, run_cli, sage_rows, write_jsonl
 
 from merabench.errors import ConfigError
 from merabench.models.concurrency import AUTO_START
-from merabench.runner.budget import Budget, Prices, parse_duration, prices_from_file, resolve_prices
+from merabench.runner.budget import (
+    Budget,
+    Prices,
+    StopCause,
+    parse_duration,
+    prices_from_file,
+    resolve_prices,
+)
 
 
 def test_prices_cost_and_the_limit() -> None:
@@ -22,7 +29,7 @@ def test_prices_cost_and_the_limit() -> None:
     budget.add(2000, 1000)
     assert not budget.should_stop()
     budget.add(2000, 1000)
-    assert budget.should_stop() and "--max-cost" in (budget.stopped_by or "")
+    assert budget.should_stop() and budget.limit is StopCause.MAX_COST and "--max-cost" in budget.summary
 
 
 def test_deadline_by_the_clock() -> None:
@@ -31,7 +38,7 @@ def test_deadline_by_the_clock() -> None:
     now[0] = 159.0
     assert not budget.should_stop()
     now[0] = 160.0
-    assert budget.should_stop() and "--deadline 60 s" in (budget.stopped_by or "")
+    assert budget.should_stop() and budget.limit is StopCause.DEADLINE and "--deadline 60 s" in budget.summary
     assert [parse_duration(t) for t in ("90", "90s", "45m", "2h", "1.5h")] == [90, 90, 2700, 7200, 5400]
     for bad in ("", "soon", "-5", "0", "5d"):
         with pytest.raises(ConfigError):

@@ -1,6 +1,6 @@
 """An outside tester's submission cases (x01, x02, x03, x05, x07), on real inputs: RUN a finished
 `--model reference` run of the three tasks, h.zip laid out as MERA's packer lays it out
-(test_hostile4_zip's builders). `--into` refuses in one line, exit 2, before writing; `--check`
+(tests/zips.py's builders). `--into` refuses in one line, exit 2, before writing; `--check`
 names a problem, exit 1."""
 
 from __future__ import annotations
@@ -15,19 +15,19 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, run_cli
-from test_hostile3_zip import members_of, with_garbage, zip_bytes
-from test_hostile4_zip import (
+from helpers import cli_command, refused_in_one_line, run_cli, snapshot
+from zips import (
     LOGS,
     MULTIQ_SAMPLES,
     harness_members,
     lm_eval_line,
     logs_members,
-    refused_in_one_line,
-    snapshot,
+    members_of,
     submission_s,
     task_json,
+    with_garbage,
     write_harness,
+    zip_bytes,
     zip_of,
 )
 

@@ -8,8 +8,7 @@ import random
 from pathlib import Path
 
 from fakeserver import FakeServer
-from helpers import run_cli
-from test_report_rows import page_data
+from helpers import page_data, run_cli
 
 from merabench.rows.prompts import render_row
 from merabench.rows.row import read_bundled

@@ -16,9 +16,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, read_jsonl, run_cli
+from helpers import RUSPELLRU, cli_command, read_jsonl, run_cli
 
-PAIRS = Path(__file__).parent / "data" / "ruspellru"
+PAIRS = RUSPELLRU
 OFFLINE = {"HF_HUB_OFFLINE": "1"}
 
 

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from engines import alive, engine, engine_pids, gone
 from helpers import cli_command, read_jsonl, run_cli, sage_rows, write_jsonl
-from test_serving import alive, engine, engine_pids, gone
 
 KEY = "sk-served-secret-0042"
 

@@ -9,9 +9,9 @@ import shlex
 from pathlib import Path
 
 from fakeserver import FakeServer
-from helpers import read_jsonl, run_cli, sage_rows, write_jsonl
+from helpers import RUSPELLRU, read_jsonl, run_cli, sage_rows, write_jsonl
 
-DATA = Path(__file__).parent / "data" / "ruspellru"
+DATA = RUSPELLRU
 
 
 def pairs_folder(folder: Path, n: int = 3) -> Path:

@@ -139,11 +139,12 @@ import re, sys
 from merabench.cli.main import main
 sys.argv = ["merabench", *sys.argv[1:]]
 try:
-    main()
+    code = main()
 finally:
     with open("/proc/self/status") as status:
         peak = re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)
     print(f"maxrss_kb {peak}", file=sys.stderr)
+sys.exit(code)
 """
 
 

@@ -8,15 +8,13 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from merabench import __version__
 from merabench.cli.help import PANELS
 from merabench.cli.main import command_group, main
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _reference():
@@ -27,11 +25,7 @@ def _reference():
 
 
 def _cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
+    code = main(list(args))
     out = capsys.readouterr()
     return code, out.out, out.err
 

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
+from fakeserver import FakeServer
+from helpers import page_data
 
 from merabench.models import BackendSettings
 from merabench.pipeline import RunConfig, evaluate
@@ -21,17 +23,6 @@ from merabench.runner.samples import read_answers
 from merabench.tasks.russianregions.extract import reference_letter
 
 HOSTILE = '</script><script>window.pwned=1</script><!-- & </SCRIPT >'
-DATA_ELEMENT = re.compile(r'<script type="application/json" id="report-data">(.*?)</script>', re.S)
-DETAILS_ELEMENT = re.compile(r'<script type="application/json" id="report-details">(.*?)</script>', re.S)
-
-
-def page_data(page: str) -> dict:
-    """The table's rows, each with what it opens to (the two JSON elements, row by row)."""
-    data = json.loads(DATA_ELEMENT.search(page).group(1))
-    details = json.loads(DETAILS_ELEMENT.search(page).group(1))
-    assert len(details) == len(data["rows"])
-    data["rows"] = [dict(row, **more) for row, more in zip(data["rows"], details, strict=True)]
-    return data
 
 
 def regions_answer(row) -> str:
@@ -56,11 +47,6 @@ def answers() -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from fakeserver import FakeServer
-
     known = answers()
     server = FakeServer(reply=lambda body: known[body["messages"][-1]["content"]]).start()
     try:

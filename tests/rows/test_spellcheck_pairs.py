@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import read_jsonl, run_cli
+from helpers import RUSPELLRU, read_jsonl, run_cli
 
 from merabench.rows.row import read_bundled
 from merabench.rows.spellcheck import load_spellcheck
 
-PAIRS = Path(__file__).parent / "data" / "ruspellru"
+PAIRS = RUSPELLRU
 N = 30
 
 

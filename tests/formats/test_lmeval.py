@@ -14,11 +14,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import mixed_answers, read_jsonl, run_cli
+from helpers import ROOT, mixed_answers, read_jsonl, run_cli
 
 from merabench.tasks import TASKS
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "src" / "merabench" / "schemas"
+SCHEMAS = ROOT / "src" / "merabench" / "schemas"
 PACKER_STAMP = "%Y-%m-%dT%H-%M-%S.%f"
 
 

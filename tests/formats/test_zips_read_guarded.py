@@ -6,7 +6,6 @@ and exit 2, naming the ZIP and the entry; names are printed with control charact
 
 from __future__ import annotations
 
-import io
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,10 +13,19 @@ from pathlib import Path
 
 import pytest
 from helpers import run_cli
+from zips import (
+    LOGS,
+    bomb,
+    members_of,
+    named,
+    replaced,
+    with_garbage,
+    with_local_name,
+    with_method,
+    zip_bytes,
+)
 
 from merabench.formats.zipentries import MAX_ENTRY_BYTES
-
-LOGS = "logs_public.zip"
 
 
 @pytest.fixture(scope="module")
@@ -30,95 +38,6 @@ def real_submission(tmp_path_factory: pytest.TempPathFactory) -> Path:
     made = run_cli("submission", "--allow-unofficial", "--run", str(run), "--out", str(folder / "sub.zip"))
     assert made.returncode == 0, made.stderr
     return folder / "sub.zip"
-
-
-def members_of(data: bytes | Path) -> list[tuple[str, bytes]]:
-    with zipfile.ZipFile(io.BytesIO(data) if isinstance(data, bytes) else data) as zf:
-        return [(info.filename, zf.read(info)) for info in zf.infolist()]
-
-
-def zip_bytes(members: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=method) as zf:
-        for name, data in members:
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
-
-def replaced(members: list[tuple[str, bytes]], name: str, data: bytes) -> list[tuple[str, bytes]]:
-    return [(n, data if n == name else d) for n, d in members]
-
-
-def named(members: list[tuple[str, bytes]], prefix: str) -> str:
-    return next(n for n, _ in members if n.startswith(prefix))
-
-
-def headers_of(raw: bytes, name: str) -> tuple[int, int]:
-    """The offsets of `name`'s local header and of its central directory record."""
-    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-        local = zf.getinfo(name).header_offset
-    central = raw.find(b"PK\x01\x02")
-    while raw[central + 46:central + 46 + len(name.encode())] != name.encode():
-        central = raw.find(b"PK\x01\x02", central + 4)
-        assert central >= 0, name
-    return local, central
-
-
-def data_span(raw: bytes, name: str) -> tuple[int, int]:
-    """Where `name`'s compressed bytes are in the ZIP."""
-    local, _ = headers_of(raw, name)
-    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-        size = zf.getinfo(name).compress_size
-    start = local + 30 + int.from_bytes(raw[local + 26:local + 28], "little") + \
-        int.from_bytes(raw[local + 28:local + 30], "little")
-    return start, start + size
-
-
-def with_method(raw: bytes, name: str, method: int) -> bytes:
-    """`name` marked as stored with another compression method (in both of its headers)."""
-    local, central = headers_of(raw, name)
-    out = bytearray(raw)
-    out[local + 8:local + 10] = method.to_bytes(2, "little")
-    out[central + 10:central + 12] = method.to_bytes(2, "little")
-    return bytes(out)
-
-
-def with_garbage(raw: bytes, name: str, *, flip_one: bool = False) -> bytes:
-    """`name`'s compressed bytes overwritten (deflate fails), or one byte flipped (the CRC fails)."""
-    start, end = data_span(raw, name)
-    out = bytearray(raw)
-    if flip_one:
-        out[(start + end) // 2] ^= 0x01
-    else:
-        out[start + 2:end - 2] = b"\xff" * (end - start - 4)
-    return bytes(out)
-
-
-def with_local_name(raw: bytes, name: str, other: str) -> bytes:
-    """`name`'s local header naming `other` (as long): a reader that trusts it sees another file."""
-    assert len(other.encode()) == len(name.encode())
-    local, _ = headers_of(raw, name)
-    out = bytearray(raw)
-    out[local + 30:local + 30 + len(other.encode())] = other.encode()
-    return bytes(out)
-
-
-def bomb(members: list[tuple[str, bytes]], name: str, size: int, filler: bytes = b" ") -> bytes:
-    """The ZIP with `name` inflating to `size` bytes: its JSON, then `filler` (deflate squeezes
-    a megabyte of it into about a kilobyte), written a megabyte at a time."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
-        for member, data in members:
-            if member != name:
-                zf.writestr(member, data)
-                continue
-            with zf.open(member, "w", force_zip64=True) as fh:
-                fh.write(data)
-                chunk, left = filler * (1 << 20), size - len(data)
-                while left > 0:
-                    fh.write(chunk[:left])
-                    left -= len(chunk)
-    return buffer.getvalue()
 
 
 # -- the cases: each builds its ZIP from the real submission --------------------------------------

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from aiohttp import web
 from fakeserver import FakeServer
-from helpers import cli_command, read_jsonl, run_cli
+from helpers import RUSPELLRU, cli_command, read_jsonl, run_cli
 
 from merabench.errors import BackendError
 from merabench.models.openai_compat import parse_reply
 
-PAIRS = Path(__file__).parent / "data" / "ruspellru"
+PAIRS = RUSPELLRU
 ANSWER = "Исправленный текст."
 
 

@@ -9,92 +9,32 @@ h.zip gets, before a byte of s.zip is written."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import resource
 import shutil
 import subprocess
-import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, run_cli
+from helpers import cli_command, refused_in_one_line, run_cli, snapshot
+from zips import (
+    MULTIQ_SAMPLES,
+    STAMP,
+    bomb_logs,
+    encrypted_flag,
+    harness_members,
+    lm_eval_line,
+    logs_members,
+    submission_s,
+    write_harness,
+    zip_of,
+)
 
 from merabench.rows.row import read_bundled
-
-STAMP, OLD_STAMP = "2026-11-30T10-00-00.000001", "2026-11-29T09-00-00.000001"
-MULTIQ_SAMPLES, LOGS = f"samples_multiq_{STAMP}.jsonl", "logs_public.zip"
-
-
-def lm_eval_line(row_id: int, answer: str) -> str:
-    """A samples line as lm-eval writes it (what MERA's packer reads: doc.meta.id, filtered_resps)."""
-    return json.dumps({"doc_id": row_id, "doc": {"text": "Вопрос", "meta": {"id": row_id}}, "target": "",
-                       "arguments": {"gen_args_0": {"arg_0": "Вопрос"}}, "resps": [[answer]],
-                       "filtered_resps": [answer]}, ensure_ascii=False) + "\n"
-
-
-def zip_of(members: list[tuple[str, bytes]]) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings(), zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        warnings.simplefilter("ignore")  # a name twice: zipfile warns, and writes both
-        for name, data in members:
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
-
-def logs_members() -> list[tuple[str, bytes]]:
-    """The harness's logs: a multiq run's samples and results, and an older sage run's."""
-    return [(MULTIQ_SAMPLES, (lm_eval_line(0, "Москва") + lm_eval_line(1, "1812")).encode()),
-            (f"results_{STAMP}.json", json.dumps({"results": {"multiq": {"f1,none": 0.5}}}).encode()),
-            (f"samples_sage_{OLD_STAMP}.jsonl", lm_eval_line(0, "старый ответ").encode()),
-            (f"results_{OLD_STAMP}.json", json.dumps({"results": {"sage": {"errant_f1,none": 0.1}}}).encode())]
-
-
-def task_json(answers: list[str]) -> bytes:
-    items = [{"outputs": a, "meta": {"id": i}} for i, a in enumerate(answers)]
-    return json.dumps({"data": {"test": items}}, ensure_ascii=False, indent=4).encode()
-
-
-def harness_members(logs: bytes | None = None) -> list[tuple[str, bytes]]:
-    return [("MultiQ.json", task_json(["Москва", "1812"])), ("ruMMLU.json", task_json(["A", "B"])),
-            ("SAGE.json", task_json(["старый"])), (LOGS, zip_of(logs_members()) if logs is None else logs)]
-
-
-def write_harness(path: Path, members: list[tuple[str, bytes]] | None = None) -> Path:
-    path.write_bytes(zip_of(harness_members() if members is None else members))
-    return path
-
-
-def encrypted_flag(raw: bytes, name: str) -> bytes:
-    """`name` flagged encrypted in both of its headers, as a password tool leaves it."""
-    out, encoded = bytearray(raw), name.encode()
-    local = raw.find(b"PK\x03\x04")
-    while raw[local + 30:local + 30 + len(encoded)] != encoded:
-        local = raw.find(b"PK\x03\x04", local + 4)
-    central = raw.find(b"PK\x01\x02")
-    while raw[central + 46:central + 46 + len(encoded)] != encoded:
-        central = raw.find(b"PK\x01\x02", central + 4)
-    out[local + 6] |= 1
-    out[central + 8] |= 1
-    return bytes(out)
-
-
-def bomb_logs(size: int) -> bytes:
-    """The harness's logs plus a samples file inflating to `size` bytes of newlines (about a
-    megabyte compressed per gigabyte), written a megabyte at a time."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for name, data in logs_members():
-            zf.writestr(name, data)
-        with zf.open(f"samples_ruopenbookqa_{STAMP}.jsonl", "w", force_zip64=True) as fh:
-            for _ in range(size >> 20):
-                fh.write(b"\n" * (1 << 20))
-    return buffer.getvalue()
-
 
 
 @pytest.fixture
@@ -103,24 +43,6 @@ def work(tmp_path: Path) -> Path:
     folder = tmp_path / "work"
     folder.mkdir()
     return folder
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def submission_s(run: Path, into: Path | str, out: Path | str, *more: str, cwd: Path | None = None,
-                 **kwargs) -> subprocess.CompletedProcess:
-    return run_cli("submission", "--run", str(run), "--allow-unofficial", "--into", str(into), "--out", str(out),
-                   *more, cwd=cwd, **kwargs)
-
-
-def refused_in_one_line(done: subprocess.CompletedProcess, says: str, code: int = 2) -> str:
-    assert "Traceback" not in done.stderr + done.stdout, done.stderr[-3000:]
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert done.returncode == code and len(lines) == 1, done.stderr[-3000:]
-    assert says in lines[0], lines[0]
-    return lines[0]
 
 
 # -- the harness's ZIP and its logs_public.zip: one line before anything is written ---------------

@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import cli_command, read_jsonl, run_cli, sage_rows, said_after_start, write_jsonl
+from helpers import (
+    cli_command,
+    read_jsonl,
+    run_cli,
+    run_cli_process,
+    sage_rows,
+    said_after_start,
+    write_jsonl,
+)
 
 
 @pytest.fixture(scope="module")
@@ -152,12 +160,13 @@ def test_k04_k06_a_killed_writers_temporary_files_go_with_the_next_write(a_run: 
     alive = folder / f"report.html.{os.getpid()}.tmp"  # a live writer's file is not ours to remove
     for path in [*stale, alive]:
         path.write_text("<html>половина страницы", encoding="utf-8")
-    result = run_cli("report", str(folder))
+    # a process of its own: in this one, this process's temporary file would be the command's own
+    result = run_cli_process("report", str(folder))
     assert result.returncode == 0, result.stderr
     assert not stale[0].exists(), "the report's write removed the file a killed report left"
     assert alive.exists()
     # a rerun of the run rewrites results.json and the report: nothing left of a killed run
-    again = run_cli("run", "--no-progress", "--tasks", "sage,russianregions", "--out", str(folder))
+    again = run_cli_process("run", "--no-progress", "--tasks", "sage,russianregions", "--out", str(folder))
     assert again.returncode == 0, again.stderr
     assert not stale[1].exists()
 
