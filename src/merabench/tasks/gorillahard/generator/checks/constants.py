@@ -44,7 +44,7 @@ def file_values(rows: Sequence[Row]) -> Iterator[tuple[str, str, str]]:
         files = attached_files(row.inputs.get("context", ""))
         question = row.inputs.get("question", "")
         for arg in provenance.arguments(library_reference(row)):
-            if arg.value in files or provenance.stated(arg.value, question) \
+            if arg.names_a_file(files) or provenance.stated(arg.value, question) \
                     or not provenance.in_contents(arg.value, files.values()):
                 continue
             value = arg.value if isinstance(arg.value, str) else repr(arg.value)

@@ -9,10 +9,11 @@ nothing derivable. A row leaks when
 - an argument is read off an attached file's name (`provenance.off_the_name`);
 - every argument is stated in the question and no choice between two files is left: the file
   decides nothing in the answer;
-- its reference survives the files blanked, or most swaps (a row whose only argument is which of
-  two files: every swap, since a guess keeps it half the time).
+- its reference survives the files blanked, or more than half of SWAPS swaps.
 
-Rows whose only argument is which of two files are allowed (chance is a half) and counted.
+Rows whose only argument is which of two files are allowed (chance is a half) and counted, unless
+the choice survives every one of at least MIN_DECIDED swaps that tell it: then the files' names
+make it (a choice the contents make flips about half the time).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def _choice_by_names(family: Family, view: View, swaps: list[dict[str, str]]) ->
     tell which (the reference or the one naming the other file accepted), and in how many of
     those the choice stayed, up to the first swap that flips it. A choice the contents make flips
     about half the time; one the names make (sales_*.csv for "the file with revenue") never does."""
-    chosen = next(a.value for a in provenance.arguments(view.reference) if a.value in view.files)
+    chosen = next(a.value for a in provenance.arguments(view.reference) if a.names_a_file(view.files))
     other = next(path for path in view.files if path != chosen)
     decided = kept = 0
     for files in swaps:
@@ -137,7 +138,7 @@ def _choice_by_names(family: Family, view: View, swaps: list[dict[str, str]]) ->
 def finding(row: Row, family: Family, pool: SwapPool) -> Finding:
     view = view_of(row)
     question, paths = view.question, list(view.files)
-    args = [a for a in provenance.arguments(view.reference) if a.value not in view.files]
+    args = [a for a in provenance.arguments(view.reference) if not a.names_a_file(view.files)]
     unstated = [a for a in args if not provenance.stated(a.value, question)]
     choice = provenance.path_choice(row)
     rng = random.Random(f"swap:{row.id}")
@@ -172,7 +173,7 @@ def finding(row: Row, family: Family, pool: SwapPool) -> Finding:
 
 def findings(rows: Sequence[Row], seed: int | None) -> list[Finding]:
     """A finding per file-bound row whose family is known (an unknown one `derived_quantities`
-    reports); the swaps come from the seed's corpus and the rows' own files."""
+    reports); the swaps come from the corpora of the seed and the next (no seed: the rows' own files)."""
     pool = swap_pool(((p, t) for r in rows for p, t in attached_files(r.inputs.get("context", "")).items()), seed)
     out = []
     for row in rows:

@@ -34,6 +34,10 @@ class Argument:
     def shown(self) -> str:
         return f"{self.name}={self.value!r}"
 
+    def names_a_file(self, files: Mapping[str, str]) -> bool:
+        """The value is the path of one of the attached files."""
+        return isinstance(self.value, str) and self.value in files
+
 
 def file_bound(row: Row) -> bool:
     return row.meta.get("categories", {}).get("lever") in FILE_BOUND_LEVERS
@@ -117,5 +121,5 @@ def path_choice(row: Row) -> bool:
     if len(files) != 2:
         return False
     args = arguments(library_reference(row))
-    chosen = [a for a in args if isinstance(a.value, str) and a.value in files]
+    chosen = [a for a in args if a.names_a_file(files)]
     return bool(chosen) and all(stated(a.value, row.inputs.get("question", "")) for a in args if a not in chosen)
