@@ -32,6 +32,12 @@ from merabench.tasks.gorillahard.generator.families.artifacts import (
     pom_call_family,
     sql_call_family,
 )
+from merabench.tasks.gorillahard.generator.families.categorical import (
+    check_filter_city,
+    check_filter_maintenance,
+    make_filter_city,
+    make_filter_maintenance,
+)
 from merabench.tasks.gorillahard.generator.families.choices import (
     ASR_NEEDS,
     STORAGE_NEEDS,
@@ -91,14 +97,10 @@ from merabench.tasks.gorillahard.generator.families.refusals import refusal_fami
 from merabench.tasks.gorillahard.generator.families.tables import (
     check_busiest_server,
     check_cross_file_scale,
-    check_filter_city,
-    check_filter_maintenance,
     check_table_stat,
     make_busiest_server,
     make_cross_file_scale,
     make_deprecated_sum,
-    make_filter_city,
-    make_filter_maintenance,
     make_table_stat,
     two_stats,
 )

@@ -26,6 +26,7 @@ from typing import Any
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import criteria, formats
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
+from merabench.tasks.gorillahard.generator.families.columns import reordered
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
@@ -517,11 +518,11 @@ SPECS = [
     _spec("table_unique", "table.unique", "table.group_count", "table", [
         "Какие уникальные значения в первом столбце этой таблицы?",
         "Перечисли без повторов значения первого столбца таблицы."],
-        lambda v, q, p: {"path": p, "column": v["first_column"]}),
+        lambda v, q, p: {"path": p, "column": v["first_column"]}, premise=reordered),
     _spec("table_sort", "table.sort", "table.max", "table", [
         "Отсортируй таблицу по последнему столбцу по убыванию.",
         "Нужна эта таблица, упорядоченная по последнему столбцу от большего к меньшему."],
-        lambda v, q, p: {"path": p, "column": v["last_column"], "descending": True}),
+        lambda v, q, p: {"path": p, "column": v["last_column"], "descending": True}, premise=reordered),
     _spec("trace_search", "trace.search", "trace.slowest", "deploy_yaml", [
         "Найди трассы сервиса из конфига дольше {ms} мс.",
         "Какие запросы к сервису из values-файла шли дольше {ms} мс? Нужны трассы."],
