@@ -140,6 +140,12 @@ def _quoted(question: str) -> str:
     return found.group(1) if found else ""
 
 
+def _states(clause: str, args: dict[str, Any]) -> bool:
+    """Whether the sentence picking the file names a value of the answer (the pom "where log4j-core
+    is a dependency" whose first library is log4j-core): the answer would then be in the question."""
+    return any(isinstance(v, str) and len(v) >= 3 and v.lower() in clause.lower() for v in args.values())
+
+
 PAIR_CHARS = 24_000  # two long logs together would take a prompt past the card's longest (34.2k)
 
 
@@ -174,7 +180,8 @@ class Spec:
         # (failing that among the short pairs, the shortest pair any criterion tells apart)
         source, args, other, (criterion, which, params) = next(
             (s, a, o, drawn) for s, a, o in fitting + sorted(pairs, key=_chars)
-            if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed)))
+            if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed))
+            and not _states(drawn[1], a))
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
