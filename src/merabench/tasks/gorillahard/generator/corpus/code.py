@@ -84,7 +84,7 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 SQL_LAYOUTS = ("plain", "goose", "dbmate")
-# what a migration's table is called: a schema's prefix (or none) and an entity, some 170 names, so
+# what a migration's table is called: a schema's prefix (or none) and an entity, some 140 names, so
 # that no name recurs across sets often enough to be guessed (five names once did, numbered as the file)
 _TABLE_PREFIXES = ("", "", "shop_", "billing_", "crm_", "wms_", "app_")
 _TABLE_ENTITIES = ("orders", "payments", "customers", "shipments", "invoices", "refunds", "carts", "reviews",

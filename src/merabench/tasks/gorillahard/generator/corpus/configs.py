@@ -173,7 +173,7 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     and endpoint sections in a drawn order and indentation."""
     service = rng.choice(SERVICES)
     port = rng.choice([5432, 6432, 3306])
-    # a database host as a team names it (engine or role, a number, sometimes a site): some 500
+    # a database host as a team names it (engine or role, a number, sometimes a site): some 800
     # names, where db-1..db-9 let a guess from other sets win one row in nine
     prefix, site, db_number = rng.choice(_DB_HOST_PREFIXES), rng.choice(_DB_HOST_SITES), rng.randint(1, 24)
     host = f"{prefix}-{db_number}{site}.internal"
