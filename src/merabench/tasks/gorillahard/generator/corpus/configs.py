@@ -163,6 +163,8 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 JSON_LAYOUTS = ("pretty", "camel", "compact")
+_DB_HOST_PREFIXES = ("db", "pg", "pgsql", "sql", "dbm", "store", "data")
+_DB_HOST_SITES = ("", "", ".msk", ".spb", ".dc1", ".dc2")
 JSON_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
 
 
@@ -171,7 +173,10 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     and endpoint sections in a drawn order and indentation."""
     service = rng.choice(SERVICES)
     port = rng.choice([5432, 6432, 3306])
-    host = f"db-{rng.randint(1, 9)}.internal"
+    # a database host as a team names it (engine or role, a number, sometimes a site): some 800
+    # names, where db-1..db-9 let a guess from other sets win one row in nine
+    prefix, site, db_number = rng.choice(_DB_HOST_PREFIXES), rng.choice(_DB_HOST_SITES), rng.randint(1, 24)
+    host = f"{prefix}-{db_number}{site}.internal"
     pool = rng.randint(5, 50)
     sections: dict[str, Any] = {
         "http": {"bind": "0.0.0.0", "port": rng.choice([8080, 8000, 9000]), "read_timeout_ms": rng.choice([500, 2000]),
@@ -187,7 +192,8 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     chosen = rng.sample(sorted(sections), rng.randint(2, len(sections)))
     layout = decoys.layout(JSON_LAYOUTS, index)
     drawn = decoys.draw(rng, JSON_DECOYS, index)
-    old_host, old_port = f"db-{decoys.other(rng, int(host[3]), range(1, 10))}.internal", decoys.other(rng, port, (5432, 6432, 3306))
+    old_host = f"{prefix}-{decoys.other(rng, db_number, range(1, 25))}{site}.internal"
+    old_port = decoys.other(rng, port, (5432, 6432, 3306))
     doc: dict[str, Any] = {"service": service}
     if decoys.IN_STRING in drawn:  # JSON has no comments: teams leave notes in strings
         doc["_comment"] = f"до миграции база была на {old_host}:{old_port}"
@@ -205,7 +211,9 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     text = (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) if layout == "compact"
             else json.dumps(doc, ensure_ascii=False, indent=2 if layout == "camel" else rng.choice([2, 4]),
                             sort_keys=layout == "camel")) + "\n"
-    return CorpusFile(File(f"config/{service}-{number:03d}.json", "json", text), "service_json",
+    # the path does not name the service (a request about it would need no reading): the file says which
+    folder = rng.choice(["config", "config/services", "conf", "settings"])
+    return CorpusFile(File(f"{folder}/app-{number:03d}.json", "json", text), "service_json",
                       {"host": host, "port": port, "service": service, "pool": pool, "layout": layout, "decoys": drawn})
 
 
