@@ -15,7 +15,6 @@ from merabench.tasks.gorillahard.generator.build.generate import SetPlan, genera
 from merabench.tasks.gorillahard.generator.checks import counterfactual, provenance
 from merabench.tasks.gorillahard.generator.checks.constants import constants
 from merabench.tasks.gorillahard.generator.checks.counterfactual import (
-    KNOWN_LEAKS,
     check_file_needed,
     finding,
     findings,
@@ -94,15 +93,14 @@ def test_rows_whose_file_decides_the_answer_pass(rows0: list[Row], found0) -> No
     assert len(choices) >= 40 and not [f.line() for f in choices if f.leak]
 
 
-def test_the_issues_leaks_are_found_with_the_argument_that_survives(found0) -> None:
-    lines = {f.family: f.line() for f in found0 if f.leak}
-    assert re.search(r"pattern='[A-Z]+'", lines["log_level_count"]) and "decides nothing" in lines["log_level_count"]
-    assert re.search(r"issue='[A-Z]+-\d+' is read off the attached file's name tickets/", lines["ticket_close"])
-    assert "column='status', value='maintenance'" in lines["servers_in_maintenance"]
-    assert "column='city'" in lines["sales_in_city"]
-    assert "read off the attached file's name db/migrations/" in lines["sql_backup"]
-    assert "the names decide it" in next(f.line() for f in found0 if f.family == "grounded_table"
-                                         and f.path_choice and f.leak)
+def test_v26s_ticket_key_in_the_files_name_is_caught(rows0: list[Row]) -> None:
+    row = _row(rows0, "ticket_close")
+    assert _finding(rows0, row).leak is None
+    key = json.loads(row.outputs)["args"]["issue"]
+    (path,) = attached_files(row.inputs["context"])
+    named = _with(row, context=row.inputs["context"].replace(f"[файл: {path}]", f"[файл: tickets/{key}.md]"))
+    leak = _finding(rows0, named)
+    assert leak.leak == "file_name" and f"is read off the attached file's name tickets/{key}.md" in leak.detail
 
 
 def test_a_value_moved_into_the_files_name_is_caught(rows0: list[Row]) -> None:
@@ -151,21 +149,22 @@ def test_a_checker_that_reads_the_file_is_moved_by_every_swap(rows0: list[Row],
     assert result.leak is None and result.survived == 0 and result.swaps >= 8
 
 
-def test_a_hand_made_set_swaps_with_its_own_files(rows0: list[Row]) -> None:
-    rows = rows0
-    own = {f.family: f.leak for f in findings(rows, None) if f.leak}
-    assert own["servers_in_maintenance"] == "survives_swaps" and own["ticket_close"] == "file_name"
-    assert not [f.line() for f in findings(rows, None) if f.maker == "log_window" and f.leak]
+def test_a_hand_made_set_is_judged_by_names_question_and_blanking(rows0: list[Row]) -> None:
+    """With no seed to rebuild a corpus from, the swaps (from the set's own attachments, many of them
+    one file rewritten) judge nothing; a file's name, the question and blanking still do."""
+    assert [f.line() for f in findings(rows0, None) if f.leak] == []
+    row = _row(rows0, "busiest_server")
+    host = json.loads(row.outputs)["args"]["host"]
+    told = _with(row, question=f"{row.inputs['question']} Это {host}.")
+    (leak,) = [f for f in findings([*rows0, replace(told, meta={**told.meta, "id": 10_000})], None) if f.leak]
+    assert leak.row_id == 10_000 and leak.leak == "in_question"
 
 
-def test_the_check_fails_a_leak_outside_the_known_ones_and_reports_the_known(
-        rows0: list[Row], monkeypatch: pytest.MonkeyPatch) -> None:
-    rows, manifest = rows0, {"seed": 0}
-    held = check_file_needed(rows, manifest)
-    assert held.ok and "known leaks (issue 46)" in held.detail and "ticket_close 6" in held.detail
-    monkeypatch.setattr(counterfactual, "KNOWN_LEAKS", frozenset())
-    failed = check_file_needed(rows, manifest)
-    assert not failed.ok and re.search(r"row \d+ \(log_level_count\): every argument is stated", failed.detail)
+def test_the_check_holds_on_a_generated_set_and_counts_the_two_file_choices(rows0: list[Row]) -> None:
+    held = check_file_needed(rows0, {"seed": 0})
+    assert held.ok, held.detail
+    counts = re.search(r"(\d+) file-bound rows, (\d+) need their file \((\d+) of them only", held.detail)
+    assert counts and counts[1] == counts[2] and int(counts[3]) >= 40, held.detail
 
 
 def test_validate_fails_a_set_with_a_new_leak(tmp_path: Path) -> None:
@@ -186,23 +185,19 @@ def test_validate_fails_a_set_with_a_new_leak(tmp_path: Path) -> None:
 
 # --- across seeds 0-4 ---------------------------------------------------------------------------
 
-def test_across_seeds_0_to_4_every_leak_is_known_every_known_one_leaks_and_constants_are_found() -> None:
-    """One test for the five sets, each made once: the per-row leaks and the cross-seed constants
-    all fall in KNOWN_LEAKS, each family there still leaks, and a value made one on every seed is
-    a constant where the real one varies."""
+def test_across_seeds_0_to_4_no_row_leaks_and_no_family_has_a_constant() -> None:
+    """One test for the five sets, each made once: no file-bound row of any leaks, no family
+    answers one value on half its rows or more on every seed, and a value made one on every seed
+    is found as a constant where the real one varies."""
     sets = {seed: _rows(seed) for seed in SEEDS}
-    leaking = {f.family for seed, rows in sets.items() for f in findings(rows, seed) if f.leak}
-    found = constants(sets)
-    constant = {c.family for c in found}
-    assert leaking | constant <= KNOWN_LEAKS, sorted((leaking | constant) - KNOWN_LEAKS)
-    assert leaking | constant >= KNOWN_LEAKS, f"no longer leaking, take off KNOWN_LEAKS: {sorted(KNOWN_LEAKS - leaking - constant)}"
-    named = {(c.family, c.argument, c.value) for c in found}
-    assert ("sales_in_city", "table.filter_eq.column", "city") in named
-    assert ("grounded_env", "storage.presign.bucket", "artifacts-production-{n}") in named
-    assert not [c for c in named if c[0] in ("busiest_server", "docker_port_check", "log_window")]
-    same = {seed: [_one_port(row) for row in rows] for seed, rows in sets.items()}
-    assert ("docker_port_check", "net.check_port.port", "7777") in {(c.family, c.argument, c.value)
-                                                                    for c in constants(same)}
+    leaking = [f.line() for seed, rows in sets.items() for f in findings(rows, seed) if f.leak]
+    assert leaking == []
+    assert [(c.family, c.argument, c.value) for c in constants(sets)] == []
+    same = {seed: [_city_headed(_one_port(row)) for row in rows] for seed, rows in sets.items()}
+    made = {(c.family, c.argument, c.value) for c in constants(same)}
+    assert ("docker_port_check", "net.check_port.port", "7777") in made
+    # v26's leak: every sales table's city column headed `city`, as every seed's corpus heads it
+    assert ("sales_in_city", "table.filter_eq.column", "city") in made
 
 
 def _one_port(row: Row) -> Row:
@@ -213,3 +208,17 @@ def _one_port(row: Row) -> Row:
     context = re.sub(rf"(?<!\d){port}(?!\d)", "7777", row.inputs["context"])
     return replace(row, outputs=row.outputs.replace(f'"port": {port}', '"port": 7777'),
                    inputs={**row.inputs, "context": context})
+
+
+def _city_headed(row: Row) -> Row:
+    """A sales_in_city row given back v26's header: its city column `city`, in its file and its reference."""
+    if row.meta["derivation"]["maker"] != "sales_in_city":
+        return row
+    header = json.loads(row.outputs)["args"]["column"]
+    (path,) = attached_files(row.inputs["context"])
+    first = attached_files(row.inputs["context"])[path].splitlines()[0]
+    cells = re.split(r"([,;\t|])", first)
+    assert header in [cell.strip('"') for cell in cells], (header, first)
+    constant = "".join(cell.replace(header, "city") if cell.strip('"') == header else cell for cell in cells)
+    return replace(row, outputs=row.outputs.replace(f'"column": "{header}"', '"column": "city"'),
+                   inputs={**row.inputs, "context": row.inputs["context"].replace(first, constant, 1)})

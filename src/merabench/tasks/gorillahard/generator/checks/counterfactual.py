@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -31,20 +30,6 @@ from merabench.tasks.gorillahard.generator.checks import provenance
 from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, first_failures, view_of
 from merabench.tasks.gorillahard.generator.checks.swaps import SwapPool, swap_pool
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, View
-
-# Issue 46: the families this check (or the cross-seed rule of `constants.py`) finds leaking on
-# seeds 0-4 of generator v26. Reported, not failing the set, while part B of the issue reworks
-# them; whoever merges that work empties this set. A test holds every name here to a leak it
-# still shows on seeds 0-4, so the list cannot go stale quietly.
-KNOWN_LEAKS: frozenset[str] = frozenset({
-    "log_level_count", "pom_license", "grounded_pom",          # every argument in the question
-    "ticket_close", "ticket_assign_author", "grounded_ticket",  # the ticket key is the file's name
-    "sql_backup", "sql_count_rows", "sql_vacuum",              # the table is the migration's name
-    "grounded_service_json",                                   # the service is the config's name
-    "sales_in_city", "servers_in_maintenance", "image_tags",   # a column, status or base image every seed
-    "grounded_table",                                          # the table's topic is its name
-    "grounded_env",                                            # bucket artifacts-production-{n} every seed
-})
 
 SWAPS = 16         # swaps a row is tried with: a value that survives most of them is not the file's
                    # (a value a quarter of the kind's files hold does so in 1 row of 130, a third in 1 of 20)
@@ -158,6 +143,11 @@ def finding(row: Row, family: Family, pool: SwapPool) -> Finding:
     elif _accepts(family, view, dict.fromkeys(view.files, "")):
         leak = "survives_blank"
         detail = f"the reference survives the files blanked ({surviving})"
+    # the swaps judge only against a corpus: a hand-made set's own attachments hold one file rewritten
+    # for many rows (a table's columns reordered, a ticket re-keyed), so its swaps are copies of the
+    # row's own file and a value survives them without coming from anywhere but that file
+    elif not pool.from_corpus:
+        pass
     elif choice and tried >= MIN_DECIDED and survived == tried:
         leak = "survives_swaps"
         detail = (f"the choice of file survives all {tried} swaps for files of the same names in which it could "
@@ -184,16 +174,11 @@ def findings(rows: Sequence[Row], seed: int | None) -> list[Finding]:
 
 
 def check_file_needed(test: list[Row], manifest: dict[str, Any]) -> Check:
-    """Every file-bound row needs its file (see the module's docstring). Leaks of the families in
-    KNOWN_LEAKS are counted, not failed."""
+    """Every file-bound row needs its file (see the module's docstring): a leak fails the set."""
     seed = manifest.get("seed")
     found = findings(test, seed if isinstance(seed, int) and not isinstance(seed, bool) else None)
-    leaks = [f for f in found if f.leak]
-    failing = [f.line() for f in leaks if f.family not in KNOWN_LEAKS]
-    known = Counter(f.family for f in leaks if f.family in KNOWN_LEAKS)
+    failing = [f.line() for f in found if f.leak]
     choices = sum(f.path_choice for f in found if not f.leak)
-    detail = (f"{len(found)} file-bound rows, {len(found) - len(leaks)} need their file ({choices} of them only to "
-              f"say which of two files: chance a half)"
-              + (f"; known leaks (issue 46), reported, not failed: {sum(known.values())} rows of "
-                 + ", ".join(f"{name} {n}" for name, n in sorted(known.items())) if known else ""))
+    detail = (f"{len(found)} file-bound rows, {len(found) - len(failing)} need their file ({choices} of them only "
+              "to say which of two files: chance a half)")
     return Check("file_needed", not failing, f"{first_failures(failing)} ({detail})" if failing else detail)

@@ -37,6 +37,7 @@ class SwapPool:
     by_name: dict[str, list[tuple[str, str]]]   # name stem -> (path, text)
     by_kind: dict[str, list[tuple[str, str]]]   # corpus kind (or extension) -> (path, text)
     kind_of: dict[str, str]
+    from_corpus: bool = True  # False: a hand-made set's own attachments
 
     def partners(self, path: str, text: str) -> list[str]:
         """The texts to show under `path` instead of its own: the same-named files' where there
@@ -72,4 +73,4 @@ def swap_pool(attached: Iterable[tuple[str, str]], seed: int | None) -> SwapPool
         kind_of.setdefault(path, kind)
         if not kind.startswith("."):  # a file outside the corpus finds its fellows by extension
             by_kind[f".{_extension(path)}"].append((path, text))
-    return SwapPool(dict(by_name), dict(by_kind), kind_of)
+    return SwapPool(dict(by_name), dict(by_kind), kind_of, from_corpus=seed is not None)

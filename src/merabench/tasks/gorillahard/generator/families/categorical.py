@@ -31,13 +31,18 @@ CITY_HEADERS = ("city", "город", "city_name", "store_city", "branch_city", 
 STATE_HEADERS = ("status", "state", "server_status", "lifecycle", "статус", "op_state")
 STATE_WORDS = (("active", "maintenance"), ("up", "maint"), ("in_service", "in_maintenance"),
                ("online", "servicing"), ("в работе", "техобслуживание"), ("ACTIVE", "MAINTENANCE"))
+# what a row's file is headed with: never the corpus's own `city`, `status` and its words (the same in
+# every seed's corpus, so a model could learn them from other sets), nor `город`, a word the
+# question itself says
+CITY_DRAWN = tuple(h for h in CITY_HEADERS if h not in ("city", "город"))
+STATE_DRAWN, WORDS_DRAWN = STATE_HEADERS[1:], STATE_WORDS[1:]
 
 
 def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
     table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] == "servers"
                         and any(r[f.facts["header"].index("status")] == "maintenance" for r in f.facts["rows"])])
-    header = rng.choice(STATE_HEADERS)
-    active, maintenance = rng.choice(STATE_WORDS)
+    header = rng.choice(STATE_DRAWN)
+    active, maintenance = rng.choice(WORDS_DRAWN)
     shown = recoded(table, "status", header, {"active": active, "maintenance": maintenance})
     return build_question(
         "servers_in_maintenance",
@@ -71,7 +76,7 @@ def check_filter_maintenance(view: View) -> list[str]:
 def make_filter_city(rng: random.Random, corpus: Corpus) -> Question:
     table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] == "sales"])
     city = rng.choice(table.facts["rows"])[0]
-    header = rng.choice(CITY_HEADERS)
+    header = rng.choice(CITY_DRAWN)
     shown = recoded(table, "city", header, {})
     return build_question(
         "sales_in_city",
