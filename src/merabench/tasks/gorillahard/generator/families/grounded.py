@@ -521,7 +521,9 @@ SPECS = [
         "Загрузи эту таблицу в бакет «{bucket}».",
         "Положи таблицу в объектное хранилище, бакет «{bucket}»."],
         lambda v, q, p: {"path": p, "bucket": _quoted(q)},
-        lambda rng: {"bucket": rng.choice(["reports", "analytics-raw", "exports-2026"])}),
+        # no bucket named as a table's folder (data/, reports/, exports/, analytics/): "upload to
+        # reports" pointed at the file under reports/ without reading either (a blind read, issue 46)
+        lambda rng: {"bucket": rng.choice(["bi-landing", "warehouse-raw", "archive-2026"])}),
     _spec("table_unique", "table.unique", "table.group_count", "table", [
         "Какие уникальные значения в первом столбце этой таблицы?",
         "Перечисли без повторов значения первого столбца таблицы."],
