@@ -42,7 +42,7 @@ from merabench.tasks.gorillahard.generator.wording.prompts import (
     wording_schedule,
 )
 
-GENERATOR_VERSION = "v26"  # part of cached sets' names: bump when the same seed would give other rows
+GENERATOR_VERSION = "v27"  # part of cached sets' names: bump when the same seed would give other rows
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ sample_pass_rate 1.0 and every dialogue dialog_pass_rate 1.0.
 
 This module runs the checks in their report order; they live in modules named by what they
 check (`structure`, `dialogues`, `catalogs`, `files`, `picks`, `composition`, `tiers`,
-`wording`, `answers`, `shortcuts`, all in `checks/`), over the readers of a written row in `rows`.
+`wording`, `answers`, `counterfactual`, `shortcuts`, all in `checks/`), over the readers of a written row in `rows`.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from merabench.tasks.gorillahard.generator.checks.composition import (
     check_refusal_mechanisms,
     check_variety,
 )
+from merabench.tasks.gorillahard.generator.checks.counterfactual import check_file_needed
 from merabench.tasks.gorillahard.generator.checks.dialogues import check_dialogues, check_history_needed
 from merabench.tasks.gorillahard.generator.checks.files import (
     check_attachments,
@@ -40,7 +41,13 @@ from merabench.tasks.gorillahard.generator.checks.files import (
     check_paths_unsaid,
 )
 from merabench.tasks.gorillahard.generator.checks.picks import check_pick_criteria, check_told_apart
-from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, card_size, parsed_catalog
+from merabench.tasks.gorillahard.generator.checks.rows import (
+    Check,
+    attached_files,
+    card_size,
+    parsed_catalog,
+    seed_corpus,
+)
 from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
 from merabench.tasks.gorillahard.generator.checks.structure import (
     check_duplicate_rows,
@@ -65,6 +72,7 @@ def validate(folder: Path) -> list[Check]:
     finally:  # the per-row caches hold this set's files and catalogs: not past its validation
         attached_files.cache_clear()
         parsed_catalog.cache_clear()
+        seed_corpus.cache_clear()
 
 
 def _validate(folder: Path) -> list[Check]:
@@ -110,6 +118,7 @@ def _validate(folder: Path) -> list[Check]:
         check_phrasing(test + shots),
         check_refusal_mechanisms(test, manifest),
         check_derivations(test, shots),
+        check_file_needed(test, manifest),
         check_clarify_kinds(test, manifest),
         check_scorer(test, shots),
         check_variety(test, manifest),

@@ -26,6 +26,11 @@ def _install(base: str, packages: list[str]) -> list[str]:
 
 
 DOCKER_LAYOUTS = ("labels", "env", "args")
+_MIRRORS = ("", "registry.example.org/dockerhub/", "harbor.example.net/proxy/library/", "cr.example.com/mirror/",
+            "docker.example.net/base/", "hub.example.org/library/")
+# ports services listen on, twenty of them: five made a guess from other sets a fair bet
+_PORTS = (3000, 3001, 4000, 5000, 5001, 7000, 8000, 8001, 8008, 8080, 8081, 8088, 8090, 8181, 8443, 8888, 9000,
+          9080, 9090, 9443)
 DOCKER_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
 
 
@@ -38,8 +43,11 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
     # every corpus has images of each language (a question may pick a Dockerfile by its base image)
     base = ["python:3.11-slim", "node:20-alpine", "golang:1.22", "python:3.12-slim", "node:20-bookworm-slim",
             "python:3.12-alpine"][index % 6]
-    port = rng.choice([8000, 8080, 8443, 9000, 5000])
-    old = decoys.other(rng, port, (8000, 8080, 8443, 9000, 5000, port + 1))
+    # pulled straight from Docker Hub or through one of the team's mirrors: the image a request
+    # about the base names is the one this file writes, not a language's usual name
+    image = rng.choice(_MIRRORS) + base
+    port = rng.choice(_PORTS)
+    old = decoys.other(rng, port, (*_PORTS, port + 1))
     language = base.split(":")[0]
     copy_deps, install_deps = _DOCKER_STEPS[language]
     layout = decoys.layout(DOCKER_LAYOUTS, index)
@@ -59,7 +67,7 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
               "|| exit 1"]
     user = ["RUN addgroup -S app && adduser -S app -G app" if base.endswith("-alpine")
             else "RUN useradd --create-home --uid 10001 app", "USER app"]
-    head = [f"FROM {base}"] + {"labels": labels, "env": env, "args": [f"ARG APP_PORT={port}"]}[layout]
+    head = [f"FROM {image}"] + {"labels": labels, "env": env, "args": [f"ARG APP_PORT={port}"]}[layout]
     middle = ["WORKDIR /app", *system, copy_deps, install_deps, "COPY . .", *build]
     tail = {"labels": env + health, "env": labels + health, "args": env + labels}[layout]
     expose = ([f"# EXPOSE {old}   # старый порт"] if decoys.DISABLED in drawn else []) + [f"EXPOSE {shown}"]
@@ -72,10 +80,17 @@ def dockerfile(rng: random.Random, number: int, index: int) -> CorpusFile:
                   f"# EXPOSE {old}", "# CMD [\"./run\"]"]
     text = bulk.change_notes(rng, "#") + "\n".join(lines) + "\n"
     return CorpusFile(File(f"services/{service}/Dockerfile.{number:03d}", "docker", text), "dockerfile",
-                      {"base": base, "port": port, "service": service, "layout": layout, "decoys": drawn})
+                      {"base": image, "port": port, "service": service, "layout": layout, "decoys": drawn})
 
 
 SQL_LAYOUTS = ("plain", "goose", "dbmate")
+# what a migration's table is called: a schema's prefix (or none) and an entity, some 140 names, so
+# that no name recurs across sets often enough to be guessed (five names once did, numbered as the file)
+_TABLE_PREFIXES = ("", "", "shop_", "billing_", "crm_", "wms_", "app_")
+_TABLE_ENTITIES = ("orders", "payments", "customers", "shipments", "invoices", "refunds", "carts", "reviews",
+                   "coupons", "deliveries", "subscriptions", "sessions", "price_changes", "stock_moves", "returns",
+                   "payouts", "addresses", "receipts", "bonus_accounts", "supplier_offers", "courier_shifts",
+                   "promo_codes", "order_items", "audit_events")
 SQL_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
 
 
@@ -84,13 +99,13 @@ def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
     and Down with IF NOT EXISTS; dbmate's up and down with a quoted name), with decoys drawn per
     file: an old table's CREATE commented out, a block comment on the table's former name, a
     table comment whose string names another table."""
-    table = rng.choice(["orders", "payments", "customers", "shipments", "invoices"])
+    table = rng.choice(_TABLE_PREFIXES) + rng.choice(_TABLE_ENTITIES)
     columns = rng.sample(["id BIGSERIAL PRIMARY KEY", "created_at TIMESTAMPTZ NOT NULL", "amount NUMERIC(12,2)",
                           "status TEXT", "customer_id BIGINT", "comment TEXT", "updated_at TIMESTAMPTZ",
                           "currency CHAR(3) NOT NULL DEFAULT 'RUB'", "external_ref TEXT UNIQUE",
                           "deleted_at TIMESTAMPTZ", "region_code SMALLINT", "meta JSONB NOT NULL DEFAULT '{}'"],
                          rng.randint(4, 10))
-    name = f"{table}_{number:03d}"
+    name = table
     layout = decoys.layout(SQL_LAYOUTS, index)
     drawn = decoys.draw(rng, SQL_DECOYS, index)
     old = f"{table}_{rng.choice(['legacy', 'archive', 'old'])}_{rng.randint(1, 999):03d}"
@@ -112,7 +127,10 @@ def sql_migration(rng: random.Random, number: int, index: int) -> CorpusFile:
     else:
         text = f"-- migrate:up\n{before}{create}{after}\n-- migrate:down\nDROP TABLE \"{name}\";\n"
     text = bulk.change_notes(rng, "--") + text
-    return CorpusFile(File(f"db/migrations/{number:04d}_{table}.sql", "sql", text), "sql",
+    # the file is named after the change, not the table: a table read off the name needs no reading
+    slug = rng.choice(["init", "schema_update", "new_tables", "reporting", "backoffice", "split_monolith",
+                       f"release_{rng.randint(1, 4)}_{rng.randint(0, 9)}", f"sprint_{rng.randint(10, 60)}"])
+    return CorpusFile(File(f"db/migrations/{number:04d}_{slug}.sql", "sql", text), "sql",
                       {"table": name, "layout": layout, "decoys": drawn})
 
 
@@ -270,13 +288,9 @@ def python_module(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
-    # versions as each project's release lines go (major.minor ranges, a patch), drawn per file
-    lines = {"jackson-databind": ("2", 12, 17), "log4j-core": ("2", 17, 23), "guava": ("3", 1, 3),
-             "netty-handler": ("4.1", 80, 110), "postgresql": ("42", 5, 7), "commons-text": ("1", 9, 12),
-             "snakeyaml": ("2", 0, 2), "spring-core": ("6", 0, 2)}
     deps = []
-    for artifact in rng.sample(sorted(lines), 3):
-        major, low, high = lines[artifact]
+    for artifact in rng.sample(sorted(POM_LINES), 3):
+        major, low, high = POM_LINES[artifact]
         minor = rng.randint(low, high)
         if artifact == "guava":  # guava counts 31.x, 32.x, 33.x
             version = f"{major}{minor}.{rng.randint(0, 1)}.{rng.randint(0, 2)}-jre"
@@ -310,11 +324,25 @@ def pom_xml(rng: random.Random, number: int, index: int) -> CorpusFile:
                       {"deps": deps, "layout": layout, "decoys": drawn})
 
 
+# versions as each project's release lines go (major.minor ranges, a patch), drawn per file; twenty
+# libraries, so that which one a pom names is the file's to say (eight made the commonest a fair bet)
+POM_LINES = {"jackson-databind": ("2", 12, 17), "log4j-core": ("2", 17, 23), "guava": ("3", 1, 3),
+             "netty-handler": ("4.1", 80, 110), "postgresql": ("42", 5, 7), "commons-text": ("1", 9, 12),
+             "snakeyaml": ("2", 0, 2), "spring-core": ("6", 0, 2), "commons-lang3": ("3", 12, 17),
+             "httpclient5": ("5", 2, 4), "slf4j-api": ("2", 0, 0), "kafka-clients": ("3", 5, 8),
+             "logback-classic": ("1", 4, 5), "hibernate-core": ("6", 2, 6), "gson": ("2", 10, 11),
+             "okhttp": ("4", 10, 12), "protobuf-java": ("3", 24, 25), "jedis": ("5", 0, 2),
+             "flyway-core": ("10", 0, 20), "caffeine": ("3", 1, 1)}
 POM_LAYOUTS = ("plain", "coordinates", "properties")
 POM_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
 _GROUPS = {"jackson-databind": "com.fasterxml.jackson.core", "log4j-core": "org.apache.logging.log4j",
            "guava": "com.google.guava", "netty-handler": "io.netty", "postgresql": "org.postgresql",
-           "commons-text": "org.apache.commons", "snakeyaml": "org.yaml", "spring-core": "org.springframework"}
+           "commons-text": "org.apache.commons", "snakeyaml": "org.yaml", "spring-core": "org.springframework",
+           "commons-lang3": "org.apache.commons", "httpclient5": "org.apache.httpcomponents.client5",
+           "slf4j-api": "org.slf4j", "kafka-clients": "org.apache.kafka", "logback-classic": "ch.qos.logback",
+           "hibernate-core": "org.hibernate.orm", "gson": "com.google.code.gson", "okhttp": "com.squareup.okhttp3",
+           "protobuf-java": "com.google.protobuf", "jedis": "redis.clients", "flyway-core": "org.flywaydb",
+           "caffeine": "com.github.ben-manes.caffeine"}
 
 
 def _dependency(layout: str, artifact: str, version: str) -> str:

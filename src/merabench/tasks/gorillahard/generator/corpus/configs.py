@@ -88,12 +88,16 @@ def _yaml_tail(rng: random.Random, service: str) -> str:
 
 _ENV_EXTRA = ["LOG_FORMAT=json", "LOG_LEVEL=info", "SENTRY_ENV={env}", "HTTP_TIMEOUT_S=30", "HTTP_RETRIES=3",
               "REDIS_URL=redis://cache-{n}.internal:6379/0", "SMTP_HOST=smtp.internal", "SMTP_PORT=587",
-              "S3_BUCKET=artifacts-{env}-{n}", "S3_REGION=ru-central1", "JWT_TTL_S=3600", "RATE_LIMIT_RPS=50",
+              "S3_BUCKET={bucket}", "S3_REGION=ru-central1", "JWT_TTL_S=3600", "RATE_LIMIT_RPS=50",
               "WORKERS=4", "THREADS=8", "TZ=Europe/Moscow", "LANG=ru_RU.UTF-8", "METRICS_PORT=9100",
               "TRACING_SAMPLE_RATE=0.1", "ALLOWED_HOSTS=*.internal", "CORS_ORIGINS=https://app.example.org"]
 
 
-_ENV_BUCKET = "S3_BUCKET=artifacts-{env}-{n}"
+_ENV_BUCKET = "S3_BUCKET={bucket}"
+# a bucket is named by what it keeps and where, with a number of its own: never the file's number
+# (readable off its name) nor one name every corpus repeats (issue 46)
+_BUCKET_KINDS = ("artifacts", "uploads", "backups", "media", "exports", "assets", "builds", "reports")
+_ENV_SHORT = {"production": ("prod", "production", "prd"), "staging": ("stage", "staging", "stg")}
 
 
 # what a team writes above a key's older assignment it left in place for a later one to override
@@ -127,7 +131,8 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     extra = rng.sample(_ENV_EXTRA, rng.randint(12, len(_ENV_EXTRA)))
     if not planted and _ENV_BUCKET not in extra:  # every clean file names its bucket: questions ask about it
         extra.insert(rng.randint(0, len(extra)), _ENV_BUCKET)
-    extra = [v.format(env=environment, n=number) for v in extra]
+    bucket = f"{rng.choice(_BUCKET_KINDS)}-{rng.choice(_ENV_SHORT[environment])}-{rng.randint(10, 999)}"
+    extra = [v.format(env=environment, n=number, bucket=bucket) for v in extra]
     groups = bulk.env_groups(rng)
     notes: list[str] = []
     if decoys.STALE in drawn:
@@ -163,6 +168,11 @@ def env_file(rng: random.Random, number: int, index: int) -> CorpusFile:
 
 
 JSON_LAYOUTS = ("pretty", "camel", "compact")
+_DB_HOST_PREFIXES = ("db", "pg", "pgsql", "sql", "dbm", "store", "data")
+_DB_HOST_SITES = ("", "", ".msk", ".spb", ".dc1", ".dc2")
+# a database's port as teams run them (PostgreSQL, its pooler, MySQL, a second instance beside the
+# first): of three, one answered more than half the rows of every seed
+_DB_PORTS = (5432, 6432, 3306, 5433, 5434, 6433, 3307, 15432, 6543, 33060)
 JSON_DECOYS = (decoys.DISABLED, decoys.STALE, decoys.IN_STRING)
 
 
@@ -170,8 +180,11 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     """A service's JSON settings: the database section questions read, beside HTTP, cache, logging
     and endpoint sections in a drawn order and indentation."""
     service = rng.choice(SERVICES)
-    port = rng.choice([5432, 6432, 3306])
-    host = f"db-{rng.randint(1, 9)}.internal"
+    port = rng.choice(_DB_PORTS)
+    # a database host as a team names it (engine or role, a number, sometimes a site): some 800
+    # names, where db-1..db-9 let a guess from other sets win one row in nine
+    prefix, site, db_number = rng.choice(_DB_HOST_PREFIXES), rng.choice(_DB_HOST_SITES), rng.randint(1, 24)
+    host = f"{prefix}-{db_number}{site}.internal"
     pool = rng.randint(5, 50)
     sections: dict[str, Any] = {
         "http": {"bind": "0.0.0.0", "port": rng.choice([8080, 8000, 9000]), "read_timeout_ms": rng.choice([500, 2000]),
@@ -187,7 +200,8 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     chosen = rng.sample(sorted(sections), rng.randint(2, len(sections)))
     layout = decoys.layout(JSON_LAYOUTS, index)
     drawn = decoys.draw(rng, JSON_DECOYS, index)
-    old_host, old_port = f"db-{decoys.other(rng, int(host[3]), range(1, 10))}.internal", decoys.other(rng, port, (5432, 6432, 3306))
+    old_host = f"{prefix}-{decoys.other(rng, db_number, range(1, 25))}{site}.internal"
+    old_port = decoys.other(rng, port, _DB_PORTS)
     doc: dict[str, Any] = {"service": service}
     if decoys.IN_STRING in drawn:  # JSON has no comments: teams leave notes in strings
         doc["_comment"] = f"до миграции база была на {old_host}:{old_port}"
@@ -205,7 +219,9 @@ def service_json(rng: random.Random, number: int, index: int) -> CorpusFile:
     text = (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) if layout == "compact"
             else json.dumps(doc, ensure_ascii=False, indent=2 if layout == "camel" else rng.choice([2, 4]),
                             sort_keys=layout == "camel")) + "\n"
-    return CorpusFile(File(f"config/{service}-{number:03d}.json", "json", text), "service_json",
+    # the path does not name the service (a request about it would need no reading): the file says which
+    folder = rng.choice(["config", "config/services", "conf", "settings"])
+    return CorpusFile(File(f"{folder}/app-{number:03d}.json", "json", text), "service_json",
                       {"host": host, "port": port, "service": service, "pool": pool, "layout": layout, "decoys": drawn})
 
 
@@ -237,7 +253,7 @@ def settings_ini(rng: random.Random, number: int, index: int) -> CorpusFile:
     prefetch = rng.randint(1, 50)
     layout = decoys.layout(INI_LAYOUTS, index)
     drawn = decoys.draw(rng, INI_DECOYS, index)
-    live = f"{queue}-{number:03d}"
+    live = f"{queue}-{rng.randint(10, 999):03d}"  # not the file's number: that is in its name
     old_prefetch = decoys.other(rng, prefetch, range(1, 51))
     eq = (lambda key, value: f"{key:<9}= {value}") if layout == "aligned" else (lambda key, value: f"{key} = {value}")
     doc = (lambda line: [f"# {line}"]) if layout == "documented" else (lambda line: [])

@@ -238,12 +238,13 @@ def fetch_log(rng: random.Random, number: int, index: int) -> CorpusFile:
                    else part)
         if fetched == url:  # another file's link, never the one that failed
             fetched = part
-        log.add(rng, rng.choice([
+        # an import job writes mostly progress (INFO), now and then a checksum (DEBUG) or a slow source
+        log.add(rng, rng.choices([
             _noise(rng),
             f"INFO  import: chunk {i + 1}/{total} parsed, {rng.randint(200, 5000)} rows",
             f"INFO  import: downloaded {fetched} ({rng.randint(1, 90)} MB)",
             f"DEBUG import: checksum ok for part {rng.randint(1, 12)}",
             f"WARN  import: slow source, {rng.randint(2, 30)} s for one chunk",
-        ]))
+        ], weights=(2, 3, 3, 1, 1))[0])
     return CorpusFile(File(f"logs/import-{number:03d}.log", "log", "\n".join(log.lines) + "\n"), "fetch_log",
                       {"url": url, "layout": layout, "decoys": drawn})

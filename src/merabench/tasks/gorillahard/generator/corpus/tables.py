@@ -18,6 +18,8 @@ from merabench.tasks.gorillahard.generator.corpus.common import (
 )
 from merabench.tasks.gorillahard.generator.model import File
 
+TABLE_STEMS = ("export", "table", "dump", "extract", "snapshot", "sheet", "upload", "report")
+
 TABLE_SCHEMAS = {
     "sales": (["city", "manager", "month", "amount_rub", "units", "discount_pct", "order_id", "channel", "client"],
               [Column("amount_rub", "сумма продаж в рублях"), Column("units", "число проданных единиц"),
@@ -157,7 +159,9 @@ def table_file(rng: random.Random, number: int, index: int) -> CorpusFile:
     if decoys.DUPLICATE in drawn:  # an export glued from two pages keeps the second page's header
         lines.insert(len(lines) // 2, lines[0])
     extension = "tsv" if layout == "tsv" else "csv"
-    path = f"{rng.choice(['data', 'reports', 'exports', 'analytics'])}/{schema}_{number:03d}.{extension}"
+    # named as exports are, never by what they hold: a name that says `sales` would pick "the table
+    # with revenue" out of two without reading either (issue 46)
+    path = f"{rng.choice(['data', 'reports', 'exports', 'analytics'])}/{rng.choice(TABLE_STEMS)}_{number:03d}.{extension}"
     return CorpusFile(File(path, "table", "\n".join(lines) + "\n"), "table",
                       {"schema": schema, "header": header, "numeric": numeric, "layout": layout, "decoys": drawn,
                        "delimiter": delimiter, "rows": rows})

@@ -18,6 +18,7 @@ from merabench.tasks.gorillahard.generator.families.artifacts import (
     check_image_scan,
     check_image_tags,
     check_pom_call,
+    check_pom_license,
     check_slowest_trace,
     check_sql_call,
     check_trace_compare,
@@ -25,10 +26,17 @@ from merabench.tasks.gorillahard.generator.families.artifacts import (
     make_find_symbol,
     make_image_scan,
     make_image_tags,
+    make_pom_license,
     make_slowest_trace,
     make_trace_compare,
     pom_call_family,
     sql_call_family,
+)
+from merabench.tasks.gorillahard.generator.families.categorical import (
+    check_filter_city,
+    check_filter_maintenance,
+    make_filter_city,
+    make_filter_maintenance,
 )
 from merabench.tasks.gorillahard.generator.families.choices import (
     ASR_NEEDS,
@@ -89,14 +97,10 @@ from merabench.tasks.gorillahard.generator.families.refusals import refusal_fami
 from merabench.tasks.gorillahard.generator.families.tables import (
     check_busiest_server,
     check_cross_file_scale,
-    check_filter_city,
-    check_filter_maintenance,
     check_table_stat,
     make_busiest_server,
     make_cross_file_scale,
     make_deprecated_sum,
-    make_filter_city,
-    make_filter_maintenance,
     make_table_stat,
     two_stats,
 )
@@ -241,24 +245,7 @@ FAMILIES: dict[str, Family] = {
             ),
             check_pom_call,
         ),
-        Family(
-            "pom_license",
-            "grounding",
-            "T3_expert",
-            6,
-            pom_call_family(
-                "pom_license",
-                (
-                    "Под какой лицензией распространяется {artifact} из pom?",
-                    "лицензия {artifact} из pom?",
-                    "Юристы спрашивают, под какой лицензией {artifact}, который указан в pom. Подскажете?",
-                ),
-                "deps.license",
-                "deps.check_vulns",
-                False,
-            ),
-            check_pom_call,
-        ),
+        Family("pom_license", "grounding", "T3_expert", 6, make_pom_license, check_pom_license),
         Family(
             "sql_backup",
             "grounding",

@@ -153,6 +153,36 @@ def check_pom_call(view: View) -> list[str]:
     return expect(view, call(view.reference["tool"], **args))
 
 
+POM_LICENSE_PHRASINGS = (
+    "Под какой лицензией распространяется {nth} по порядку зависимость из pom?",
+    "лицензия {nth_gent} зависимости из pom?",
+    "Юристы спрашивают, под какой лицензией {nth} библиотека в списке зависимостей pom. Подскажете?",
+)
+
+
+def make_pom_license(rng: random.Random, corpus: Corpus) -> Question:
+    """The licence of the pom's n-th dependency: which library that is, only the file says (a
+    library the question named could be looked up without it)."""
+    pom = corpus.pick("pom", rng)
+    position = rng.randrange(len(pom.facts["deps"]))
+    artifact, _ = pom.facts["deps"][position]
+    question = rng.choice(POM_LICENSE_PHRASINGS).format(nth=ordinal(ORDINALS[position], "femn", "nomn"),
+                                                        nth_gent=ordinal(ORDINALS[position], "femn", "gent"))
+    return build_question("pom_license", "grounding", "T3_expert", question, (pom,), call("deps.license", package=artifact),
+                          "deps.check_vulns", facts={"position": position + 1})
+
+
+def check_pom_license(view: View) -> list[str]:
+    """The dependency the question counts to, in the project's own list (a profile's or a
+    commented-out one is none)."""
+    _, text = only(view)
+    said = [n for n, stem in enumerate(("перв", "втор", "трет"), start=1) if re.search(rf"\b{stem}", view.question)]
+    deps = list(formats.pom_dependencies(text))
+    if len(said) != 1 or not 1 <= said[0] <= len(deps):
+        return [f"the question counts to {said} of the pom's {len(deps)} dependencies"]
+    return expect(view, call("deps.license", package=deps[said[0] - 1]))
+
+
 def sql_call_family(name: str, question: str | tuple[str, ...], tool: str, twin: str) -> Callable[..., Question]:
     def make(rng: random.Random, corpus: Corpus) -> Question:
         migration = corpus.pick("sql", rng)

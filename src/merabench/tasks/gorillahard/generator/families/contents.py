@@ -204,7 +204,7 @@ def docker_from(text: str) -> str:
 
 def docker_traits(text: str) -> frozenset[str]:
     base = docker_from(text)
-    traits = {base.split(":")[0]}
+    traits = {base.split(":")[0].rsplit("/", 1)[-1]}  # the image's own name, past a mirror's path
     if base.endswith("-alpine"):
         traits.add("alpine")
     return frozenset(traits)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from merabench.tasks.gorillahard.generator.corpus.code import POM_LINES
+from merabench.tasks.gorillahard.generator.corpus.common import NAMESPACES
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import split_table
 from merabench.tasks.gorillahard.generator.families.contents import (
@@ -191,8 +193,7 @@ _HOST_SAYS = {
     "cdn": ("где есть CDN",), "status": ("где есть страница статуса",), "metrics": ("где есть сервер метрик",),
     "auth": ("где есть сервис авторизации",), "shop": ("где есть магазин",),
 }
-_ARTIFACTS = ("jackson-databind", "log4j-core", "guava", "netty-handler", "postgresql", "commons-text", "snakeyaml",
-              "spring-core")
+_ARTIFACTS = tuple(POM_LINES)
 _MONTHS = ("январь", "февраль", "март", "апрель", "май", "июнь", "июль", "август", "сентябрь", "октябрь",
            "ноябрь", "декабрь")
 
@@ -251,8 +252,7 @@ CRITERIA: dict[str, dict[str, Criterion]] = {
             "debug": ("где включены подробные отладочные логи", "в котором сервис пишет отладочные логи"),
             "warn": ("где в лог пишутся только предупреждения и ошибки",)}),
         "yaml.namespace": Holds("yaml.namespace", lambda t: frozenset({yaml_key(t, "namespace") or ""}), {
-            ns: (f"где пространство имён — {ns}", f"в котором сервис развёрнут в {ns}") for ns in
-            ("billing-prod", "shop-prod", "core-prod", "platform", "data-prod")}),
+            ns: (f"где пространство имён — {ns}", f"в котором сервис развёрнут в {ns}") for ns in NAMESPACES}),
     },
     "service_json": {
         "json.pool": Compare("json.pool", lambda t, p: as_number(json_doc(t).get("database", {}).get("pool")),

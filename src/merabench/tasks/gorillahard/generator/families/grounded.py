@@ -26,6 +26,7 @@ from typing import Any
 from merabench.tasks.gorillahard.generator.corpus import Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import criteria, formats
 from merabench.tasks.gorillahard.generator.families.artifacts import created_table, dockerfile_base
+from merabench.tasks.gorillahard.generator.families.columns import reordered
 from merabench.tasks.gorillahard.generator.families.common import (
     Family,
     View,
@@ -139,6 +140,12 @@ def _quoted(question: str) -> str:
     return found.group(1) if found else ""
 
 
+def _states(clause: str, args: dict[str, Any]) -> bool:
+    """Whether the sentence picking the file names a value of the answer (the pom "where log4j-core
+    is a dependency" whose first library is log4j-core): the answer would then be in the question."""
+    return any(isinstance(v, str) and len(v) >= 3 and v.lower() in clause.lower() for v in args.values())
+
+
 PAIR_CHARS = 24_000  # two long logs together would take a prompt past the card's longest (34.2k)
 
 
@@ -173,7 +180,8 @@ class Spec:
         # (failing that among the short pairs, the shortest pair any criterion tells apart)
         source, args, other, (criterion, which, params) = next(
             (s, a, o, drawn) for s, a, o in fitting + sorted(pairs, key=_chars)
-            if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed)))
+            if (drawn := criteria.draw(rng, self.kind, s.file.text, o.file.text, corpus.seed))
+            and not _states(drawn[1], a))
         files = [source, other]
         rng.shuffle(files)
         question = pointed(rng, which, phrasing)
@@ -513,15 +521,17 @@ SPECS = [
         "Загрузи эту таблицу в бакет «{bucket}».",
         "Положи таблицу в объектное хранилище, бакет «{bucket}»."],
         lambda v, q, p: {"path": p, "bucket": _quoted(q)},
-        lambda rng: {"bucket": rng.choice(["reports", "analytics-raw", "exports-2026"])}),
+        # no bucket named as a table's folder (data/, reports/, exports/, analytics/): "upload to
+        # reports" pointed at the file under reports/ without reading either (a blind read, issue 46)
+        lambda rng: {"bucket": rng.choice(["bi-landing", "warehouse-raw", "archive-2026"])}),
     _spec("table_unique", "table.unique", "table.group_count", "table", [
         "Какие уникальные значения в первом столбце этой таблицы?",
         "Перечисли без повторов значения первого столбца таблицы."],
-        lambda v, q, p: {"path": p, "column": v["first_column"]}),
+        lambda v, q, p: {"path": p, "column": v["first_column"]}, premise=reordered),
     _spec("table_sort", "table.sort", "table.max", "table", [
         "Отсортируй таблицу по последнему столбцу по убыванию.",
         "Нужна эта таблица, упорядоченная по последнему столбцу от большего к меньшему."],
-        lambda v, q, p: {"path": p, "column": v["last_column"], "descending": True}),
+        lambda v, q, p: {"path": p, "column": v["last_column"], "descending": True}, premise=reordered),
     _spec("trace_search", "trace.search", "trace.slowest", "deploy_yaml", [
         "Найди трассы сервиса из конфига дольше {ms} мс.",
         "Какие запросы к сервису из values-файла шли дольше {ms} мс? Нужны трассы."],

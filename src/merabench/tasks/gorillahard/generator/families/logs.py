@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import random
+import re
 
 from merabench.tasks.gorillahard.generator.corpus import LOG_EVENTS, Corpus, CorpusFile
 from merabench.tasks.gorillahard.generator.families import formats
@@ -32,30 +34,69 @@ def log_counted(corpus: Corpus, rng: random.Random, levels: tuple[str, ...]) -> 
                        if all(formats.level_word_exact(f.file.text, level) for level in levels)])
 
 
+# the levels a count may be of: each only where the level's records are the only lines holding its word
+COUNTED_LEVELS = ("ERROR", "WARN", "INFO", "DEBUG")
+_TIME = re.compile(r"(?<![\d:])(\d\d:\d\d:\d\d)(?![\d:])")
+LEVEL_COUNT_PHRASINGS = (
+    "Сколько строк журнала того же уровня, что и запись в {time}? Регистр букв важен.",
+    "в {time} в логе что-то записалось — сколько всего строк с таким же уровнем? регистр учитывай",
+    "Подскажите, пожалуйста, сколько в журнале строк с тем же уровнем, что у записи от {time}; регистр букв учитывайте.",
+    "Посчитай строки журнала с тем уровнем, которым помечена запись в {time}. Регистр букв важен.",
+)
+
+
+@functools.lru_cache(maxsize=256)  # every row of the family reads the corpus's logs again
+def timed_records(text: str) -> dict[str, tuple[int, str]]:
+    """{time: (line, level)} of the records whose time of day (HH:MM:SS) no other line of the log
+    holds: a question naming that time means that record and no other."""
+    lines = text.split("\n")
+    times = [_TIME.findall(line) for line in lines]
+    seen: dict[str, int] = {}
+    for found in times:
+        for time in found:
+            seen[time] = seen.get(time, 0) + 1
+    levels = dict(formats.log_levels(text))
+    return {found[0]: (n, levels[n]) for n, found in enumerate(times, start=1)
+            if n in levels and len(found) == 1 and seen[found[0]] == 1}
+
+
 def make_level_count(rng: random.Random, corpus: Corpus) -> Question:
-    level = rng.choice(["ERROR", "WARN"])
-    log = log_counted(corpus, rng, (level,))
+    """The records of the level a record at a named time carries: which level that is, the file
+    says (the question names none, so the count's pattern cannot be copied from it); the level
+    drawn first, so no level is the safe guess."""
+    level = rng.choice(COUNTED_LEVELS)
+    logs = [(log, anchors) for log in corpus.by_kind["app_log"] if formats.level_word_exact(log.file.text, level)
+            and (anchors := sorted(t for t, (_, written) in timed_records(log.file.text).items() if written == level))]
+    log, anchors = rng.choice(logs)
+    time = rng.choice(anchors)
     return build_question(
         "log_level_count",
         "scan",
         "T3_expert",
-        rng.choice((f"Сколько строк журнала с уровнем {level}? Регистр букв важен.",
-                    f"сколько в логе строк {level}? регистр учитывай",
-                    f"Подскажите, пожалуйста, сколько в журнале строк с уровнем {level}, именно в таком регистре.")),
+        rng.choice(LEVEL_COUNT_PHRASINGS).format(time=time),
         (log,),
         call("logs.count", path=log.file.path, pattern=level),
         "logs.grep",
-        facts={"level": level},
+        facts={"level": level, "time": time},
     )
 
 
 def check_level_count(view: View) -> list[str]:
+    """The record at the question's time, found by a scan for the time over every line, and the
+    count of its level's records."""
     path, text = only(view)
-    level = view.derivation["level"]
-    return problems((bool(formats.level_count(text, level)), "the level never occurs"),
-                    (formats.level_word_exact(text, level), "other lines than the level's records hold its word")) + expect(
-        view, call("logs.count", path=path, pattern=level)
-    )
+    said = _TIME.findall(view.question)
+    if len(said) != 1:
+        return [f"the question names {len(said)} times of day, not one"]
+    holding = [line for line in text.split("\n") if said[0] in line]
+    if len(holding) != 1:
+        return [f"{len(holding)} lines hold {said[0]}: the question would not mean one record"]
+    level = re.search(r"(?:^\S+ \S+ |\] \[|level=)([A-Z]+)\b", holding[0])
+    if level is None:
+        return [f"the line at {said[0]} carries no level"]
+    return problems((formats.level_word_exact(text, level.group(1)),
+                     "other lines than the level's records hold its word")) + expect(
+        view, call("logs.count", path=path, pattern=level.group(1)))
 
 
 def event_log(rng: random.Random, corpus: Corpus) -> tuple[CorpusFile, str]:
