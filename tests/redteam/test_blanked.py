@@ -33,18 +33,21 @@ def test_a_guess_takes_a_numbered_value_off_a_path_and_never_a_bare_word() -> No
     assert audit._path_token(prompt, "python") is None and audit._path_token(prompt, 7) is None
 
 
-def test_the_audit_wins_what_the_question_gives_and_not_what_the_file_does() -> None:
+def test_the_audit_wins_what_needs_no_file_and_not_what_the_file_decides() -> None:
+    """On a held-out v27 set: the rows that need no file are won as often as ever, the file-bound
+    ones at most issue 46's 0.05 (a v26 set gave 0.13, log_level_count won in full)."""
     test, shots = generate(SetPlan(seed=5, rows=300, dialogues=6))
     rows = [Row(**r) for r in test]
     result = audit.audit(rows, [Row(**r) for r in shots])
     tally = result.tally
     assert sum(tally.rows.values()) == sum(1 for r in rows if r.meta["categories"]["lever"] in
                                            ("grounding", "scan", "approx"))
-    # the level a count is of is in the question, the tool counts: won without the file
-    assert tally.rows["log_level_count"] and tally.solved["log_level_count"] == tally.rows["log_level_count"]
+    solved, bound = tally.file_bound()
+    assert bound and solved / bound <= 0.05, (solved, bound)
+    assert tally.rows["log_level_count"] and tally.solved["log_level_count"] < tally.rows["log_level_count"]
     # a log window's line is only in the file
     assert tally.rows["log_window"] and tally.solved["log_window"] == 0
-    assert 0 < result.overall < 0.5 and tally.choices()[1] > 0
+    assert 0.05 < result.overall < 0.5 and tally.choices()[1] > 0
 
 
 def test_the_family_table_puts_the_most_solved_first_with_its_choices() -> None:
