@@ -93,25 +93,19 @@ def test_rows_whose_file_decides_the_answer_pass(rows0: list[Row], found0) -> No
     assert len(choices) >= 40 and not [f.line() for f in choices if f.leak]
 
 
-def test_v26s_ticket_key_in_the_files_name_is_caught(rows0: list[Row]) -> None:
-    row = _row(rows0, "ticket_close")
+@pytest.mark.parametrize(("maker", "argument", "name"), [
+    ("ticket_close", "issue", "tickets/{}.md"),     # v26's leak: the key was the ticket file's name
+    ("busiest_server", "host", "fleet/{}.tsv"),     # any value moved into a file's name
+])
+def test_a_value_in_the_files_name_is_caught(rows0: list[Row], maker: str, argument: str, name: str) -> None:
+    row = _row(rows0, maker)
     assert _finding(rows0, row).leak is None
-    key = json.loads(row.outputs)["args"]["issue"]
+    value = json.loads(row.outputs)["args"][argument]
     (path,) = attached_files(row.inputs["context"])
-    named = _with(row, context=row.inputs["context"].replace(f"[файл: {path}]", f"[файл: tickets/{key}.md]"))
-    leak = _finding(rows0, named)
-    assert leak.leak == "file_name" and f"is read off the attached file's name tickets/{key}.md" in leak.detail
-
-
-def test_a_value_moved_into_the_files_name_is_caught(rows0: list[Row]) -> None:
-    rows = rows0
-    row = _row(rows, "busiest_server")
-    assert _finding(rows, row).leak is None
-    host = json.loads(row.outputs)["args"]["host"]
-    (path,) = attached_files(row.inputs["context"])
-    renamed = _with(row, context=row.inputs["context"].replace(f"[файл: {path}]", f"[файл: fleet/{host}.tsv]"))
-    leak = _finding(rows, renamed)
-    assert leak.leak == "file_name" and f"host='{host}' is read off the attached file's name fleet/{host}.tsv" in leak.detail
+    renamed = _with(row, context=row.inputs["context"].replace(f"[файл: {path}]", f"[файл: {name.format(value)}]"))
+    leak = _finding(rows0, renamed)
+    assert leak.leak == "file_name"
+    assert f"{argument}='{value}' is read off the attached file's name {name.format(value)}" in leak.detail
 
 
 def test_a_value_moved_into_the_question_is_caught(rows0: list[Row]) -> None:
