@@ -143,8 +143,6 @@ def print_evaluation(result: Evaluation, prices: Prices | None = None) -> None:
             say(f"note {r.task}: {note}")
 
 
-
-
 def register_flag_secrets(api_key: str | None, judge_api_key: str | None, urls: list[str]) -> None:
     """The secrets given on the command line (and in the environment), masked in everything
     printed or written from now on."""

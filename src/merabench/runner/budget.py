@@ -203,8 +203,10 @@ class Budget:
     def summary(self) -> str | None:
         """Why the run stopped, with the estimate as it ends (the requests in flight at the limit
         finished and count too), or None."""
-        if self.stop is None or self.prices is None:
-            return None if self.stop is None else self.stop.reason
+        if self.stop is None:
+            return None
+        if self.prices is None:
+            return self.stop.reason
         part = (f"; {self.estimated:.4f} of it priced from the bytes sent and received, for answers without usable "
                 "token counts" if self.estimated else "")
         return (f"{self.stop.reason} (estimated {self.spent:.4f} spent on the folder's answers, "

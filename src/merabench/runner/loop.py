@@ -193,7 +193,7 @@ class Runner:
     asking: Asking = PLAIN
     notes: list[str] = field(default_factory=list)
     #: why the run stopped sending before the end (every endpoint refused to serve), else None
-    refused: ServerRefused | None = None  # every endpoint refused to serve: the run stops sending
+    refused: ServerRefused | None = None
     #: what the source learnt during the run, for results.json (concurrency, request shape)
     facts: dict[str, Any] = field(default_factory=dict)
     _idle_called: bool = field(default=False, init=False, repr=False)

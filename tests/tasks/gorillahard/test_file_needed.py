@@ -45,8 +45,8 @@ def _row(rows: list[Row], maker: str) -> Row:
     return next(r for r in rows if r.meta["derivation"]["maker"] == maker)
 
 
-def _finding(rows: list[Row], row: Row, seed: int | None = 0) -> counterfactual.Finding:
-    pool = swap_pool(((p, t) for r in rows for p, t in attached_files(r.inputs["context"]).items()), seed)
+def _finding(row: Row, seed: int | None = 0) -> counterfactual.Finding:
+    pool = swap_pool(seed)
     return finding(row, FAMILIES[row.meta["derivation"]["maker"]], pool)
 
 
@@ -99,11 +99,11 @@ def test_rows_whose_file_decides_the_answer_pass(rows0: list[Row], found0) -> No
 ])
 def test_a_value_in_the_files_name_is_caught(rows0: list[Row], maker: str, argument: str, name: str) -> None:
     row = _row(rows0, maker)
-    assert _finding(rows0, row).leak is None
+    assert _finding(row).leak is None
     value = json.loads(row.outputs)["args"][argument]
     (path,) = attached_files(row.inputs["context"])
     renamed = _with(row, context=row.inputs["context"].replace(f"[файл: {path}]", f"[файл: {name.format(value)}]"))
-    leak = _finding(rows0, renamed)
+    leak = _finding(renamed)
     assert leak.leak == "file_name"
     assert f"{argument}='{value}' is read off the attached file's name {name.format(value)}" in leak.detail
 
@@ -113,7 +113,7 @@ def test_a_value_moved_into_the_question_is_caught(rows0: list[Row]) -> None:
     row = _row(rows, "busiest_server")
     host = json.loads(row.outputs)["args"]["host"]
     told = _with(row, question=f"{row.inputs['question']} Это {host}.")
-    leak = _finding(rows, told)
+    leak = _finding(told)
     assert leak.leak == "in_question" and f"host='{host}'" in leak.detail
 
 
@@ -124,7 +124,7 @@ def test_a_checker_that_ignores_the_files_is_caught(rows0: list[Row],
     row = _row(rows, "log_window")
     lenient = replace(FAMILIES["log_window"], check=lambda view: [])
     monkeypatch.setitem(FAMILIES, "log_window", lenient)
-    leak = _finding(rows, row)
+    leak = _finding(row)
     assert leak.leak == "survives_blank" and "line=" in leak.detail
 
 
@@ -139,7 +139,7 @@ def test_a_checker_that_reads_the_file_is_moved_by_every_swap(rows0: list[Row],
 
     monkeypatch.setitem(FAMILIES, "log_window", Family("log_window", "grounding", "T2_hard", 12,
                                                        FAMILIES["log_window"].make, exact))
-    result = _finding(rows, row)
+    result = _finding(row)
     assert result.leak is None and result.survived == 0 and result.swaps >= 8
 
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.generator.checks import provenance
-from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, first_failures, view_of
+from merabench.tasks.gorillahard.generator.checks.rows import Check, first_failures, view_of
 from merabench.tasks.gorillahard.generator.checks.swaps import SwapPool, swap_pool
 from merabench.tasks.gorillahard.generator.families import FAMILIES, Family, View
 
@@ -143,11 +143,6 @@ def finding(row: Row, family: Family, pool: SwapPool) -> Finding:
     elif _accepts(family, view, dict.fromkeys(view.files, "")):
         leak = "survives_blank"
         detail = f"the reference survives the files blanked ({surviving})"
-    # the swaps judge only against a corpus: a hand-made set's own attachments hold one file rewritten
-    # for many rows (a table's columns reordered, a ticket re-keyed), so its swaps are copies of the
-    # row's own file and a value survives them without coming from anywhere but that file
-    elif not pool.from_corpus:
-        pass
     elif choice and tried >= MIN_DECIDED and survived == tried:
         leak = "survives_swaps"
         detail = (f"the choice of file survives all {tried} swaps for files of the same names in which it could "
@@ -163,8 +158,8 @@ def finding(row: Row, family: Family, pool: SwapPool) -> Finding:
 
 def findings(rows: Sequence[Row], seed: int | None) -> list[Finding]:
     """A finding per file-bound row whose family is known (an unknown one `derived_quantities`
-    reports); the swaps come from the corpora of the seed and the next (no seed: the rows' own files)."""
-    pool = swap_pool(((p, t) for r in rows for p, t in attached_files(r.inputs.get("context", "")).items()), seed)
+    reports); the swaps come from the corpora of the seed and the next (no seed: none)."""
+    pool = swap_pool(seed)  # a hand-made set's is empty: no swaps, judged by names, question and blanking
     out = []
     for row in rows:
         family = FAMILIES.get(row.meta.get("derivation", {}).get("maker", ""))

@@ -1,6 +1,6 @@
 """Other files to put in an attached file's place (issue 46's counterfactual): files of the same
 kind and, where there are enough, of the same name but for its numbers, from the corpora of the
-set's seed and the next (a hand-made set: from its own attachments).
+set's seed and the next (a hand-made set has none to swap with).
 
 A same-named file is the hardest swap to survive: a sales table for a sales table keeps the
 columns, so only what the row's own contents decide can change. Where a name has too few
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from merabench.tasks.gorillahard.generator.checks.rows import seed_corpus
@@ -37,7 +36,6 @@ class SwapPool:
     by_name: dict[str, list[tuple[str, str]]]   # name stem -> (path, text)
     by_kind: dict[str, list[tuple[str, str]]]   # corpus kind (or extension) -> (path, text)
     kind_of: dict[str, str]
-    from_corpus: bool = True  # False: a hand-made set's own attachments
 
     def partners(self, path: str, text: str) -> list[str]:
         """The texts to show under `path` instead of its own: the same-named files' where there
@@ -53,17 +51,16 @@ class SwapPool:
         return same + [t for t in others(kind) if t not in same]
 
 
-def swap_pool(attached: Iterable[tuple[str, str]], seed: int | None) -> SwapPool:
-    """The files a set's rows can be swapped with: when the manifest names a seed, the corpora of
-    that seed and the next (two, so that a name whose files of one corpus happen to share a trait,
-    six service logs none with a full disk, does not pass for a name that tells the trait on every
-    seed, as sales_*.csv holds sales); for a hand-made set, its own attachments. Not the set's own
-    files beside a corpus: a file a maker rewrote for many rows would weigh as many files."""
+def swap_pool(seed: int | None) -> SwapPool:
+    """The files a set's rows can be swapped with: the corpora of the set's seed and the next (two,
+    so that a name whose files of one corpus happen to share a trait, six service logs none with a
+    full disk, does not pass for a name that tells the trait on every seed, as sales_*.csv holds
+    sales). A hand-made set has none: its own attachments hold files a maker rewrote for many rows
+    (a table's columns reordered, a ticket re-keyed), copies of the row's own file that a value
+    survives without coming from anywhere else."""
     files: list[tuple[str, str, str]] = []   # path, kind, text
     for corpus_seed in (seed, seed + 1) if seed is not None else ():
         files += [(f.file.path, f.kind, f.file.text) for f in seed_corpus(corpus_seed).files()]
-    if seed is None:
-        files += [(path, f".{_extension(path)}", text) for path, text in attached]
     by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
     by_kind: dict[str, list[tuple[str, str]]] = defaultdict(list)
     kind_of: dict[str, str] = {}
@@ -71,6 +68,5 @@ def swap_pool(attached: Iterable[tuple[str, str]], seed: int | None) -> SwapPool
         by_name[name_stem(path)].append((path, text))
         by_kind[kind].append((path, text))
         kind_of.setdefault(path, kind)
-        if not kind.startswith("."):  # a file outside the corpus finds its fellows by extension
-            by_kind[f".{_extension(path)}"].append((path, text))
-    return SwapPool(dict(by_name), dict(by_kind), kind_of, from_corpus=seed is not None)
+        by_kind[f".{_extension(path)}"].append((path, text))  # a file outside the corpus finds its fellows by extension
+    return SwapPool(dict(by_name), dict(by_kind), kind_of)
