@@ -242,6 +242,16 @@ def children_of(pid: int) -> list[int]:
         return []
 
 
+def cpu_ticks(pid: int) -> int:
+    """User + system clock ticks a process has used so far (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().split(") ", 1)[1].split()
+    except (OSError, IndexError):
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of proc(5)
+
+
 def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
@@ -270,7 +280,10 @@ def test_a_signal_during_parallel_scoring_leaves_no_worker_and_no_traceback(
     while len(workers := children_of(scoring.pid)) < 2 and scoring.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(workers) >= 2, "the scoring forked its workers"
-    time.sleep(0.3)  # at work on their chunks
+    # at work on their chunks: signalled as soon as one has spent CPU on them (a fixed pause could
+    # outlast the whole scoring on a quick machine, and the signal would find the run finished)
+    while not any(cpu_ticks(w) >= 2 for w in workers) and scoring.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
     if group:
         os.killpg(scoring.pid, sig)
     else:
