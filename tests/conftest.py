@@ -13,6 +13,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeServer  # noqa: E402
 
+# A session started with Ctrl-C ignored (in the background of a script, under nohup) would hand
+# SIG_IGN on to every merabench it starts, and each Ctrl-C test would fail for it: Python's own
+# handler here makes a started process begin with the default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 @pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
