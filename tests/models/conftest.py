@@ -8,15 +8,13 @@ folder, gives the first run's bytes)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import ONE_THREAD, smollm2_gguf
+from helpers import ONE_THREAD, made_once, smollm2_gguf
 
 #: run in a process of its own (torch stays out of the test worker): load the GGUF as merabench
 #: does, and save what was loaded (the loaded model is marked GGUF-quantised, which transformers
@@ -38,20 +36,12 @@ tokenizer.save_pretrained(target)
 
 @pytest.fixture(scope="session")
 def smollm2_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """SmolLM2-135M-Instruct as a model folder, converted from the GGUF once for every worker of
-    the session (the workers share the parent of their temporary roots; a lock lets one convert)."""
+    """SmolLM2-135M-Instruct as a model folder, converted from the GGUF once a session."""
     gguf = smollm2_gguf()
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    folder = root / "smollm2-135m-instruct"
-    with open(root / "smollm2.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "config.json").exists():
-            partial = root / "smollm2-135m-instruct.partial"
-            shutil.rmtree(partial, ignore_errors=True)
-            done = subprocess.run([sys.executable, "-c", _CONVERT, str(gguf), str(partial)], capture_output=True,
-                                  text=True, timeout=600, env=dict(os.environ, **ONE_THREAD))
-            assert done.returncode == 0, done.stderr[-3000:]
-            partial.rename(folder)
-    return folder
+
+    def convert(target: Path) -> None:
+        done = subprocess.run([sys.executable, "-c", _CONVERT, str(gguf), str(target)], capture_output=True,
+                              text=True, timeout=600, env=dict(os.environ, **ONE_THREAD))
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    return made_once(tmp_path_factory, "smollm2-135m-instruct", convert)
