@@ -13,6 +13,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeServer  # noqa: E402
 
+# A session started with Ctrl-C ignored (in the background of a script, under nohup) would hand
+# SIG_IGN on to every merabench it starts, and each Ctrl-C test would fail for it: Python's own
+# handler here makes a started process begin with the default again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 @pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
@@ -81,15 +87,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A whole generated GorillaHard set (1,169 rows: every lever and answer kind, 30 dialogues)."""
-    from helpers import run_cli
+    """A whole generated GorillaHard set (1,169 rows: every lever and answer kind, 30 dialogues),
+    seed 3, made once a session by `merabench generate`; the tests read it and never change it."""
+    from helpers import made_once, run_cli
 
-    out = tmp_path_factory.mktemp("set") / "gh"
-    done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
-    assert done.returncode == 0, done.stderr
-    return out
+    def make(out: Path) -> None:
+        done = run_cli("generate", "gorillahard", "--out", str(out), "--seed", "3")
+        assert done.returncode == 0, done.stderr
+
+    return made_once(tmp_path_factory, "generated-seed-3", make)
 
 
 @pytest.fixture(scope="module")

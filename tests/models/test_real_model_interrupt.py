@@ -20,14 +20,15 @@ pytestmark = pytest.mark.timeout(900)
 PROMPT_EXIT_S = 10.0
 
 
-def run_args(out: Path, *extra: str) -> list[str]:
-    return ["run", "--model", f"hf:{smollm2_gguf()}", "--tasks", "sage", "--limit", "3", "--no-cache",
-            "--out", str(out), *extra]
+def run_args(model: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "--model", f"hf:{model}", "--tasks", "sage", "--limit", "3", "--no-cache", "--out", str(out),
+            *extra]
 
 
-def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tmp_path: Path) -> None:
+def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tmp_path: Path,
+                                                                              smollm2_folder: Path) -> None:
     out = tmp_path / "out"
-    args = run_args(out, "--max-tokens", "40")  # a row of about 3 s: the first ends, the second is cut
+    args = run_args(smollm2_folder, out, "--max-tokens", "40")  # a row of about 3 s: the first ends, the second is cut
     run = OnTerminal(*args, env=ONE_THREAD)
     run.wait_for("3 row(s) to ask (sage 3); at most 3 request(s)")  # the run's first line
     run.wait_for("loading the model:")  # the live line while the first row waits for the load
@@ -49,7 +50,7 @@ def test_ctrl_c_while_a_row_generates_exits_at_once_and_keeps_the_rows_before(tm
 
 
 def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
-    run = OnTerminal(*run_args(tmp_path / "out"), env=ONE_THREAD)
+    run = OnTerminal(*run_args(smollm2_gguf(), tmp_path / "out"), env=ONE_THREAD)  # the GGUF: a load of 19 s
     run.wait_for("loading the model:")
     code, took = run.signal_and_time(signal.SIGINT)
     assert code == 130 and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])
@@ -57,10 +58,11 @@ def test_ctrl_c_while_the_model_loads_exits_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("signum", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_while_a_row_generates_its_default_4096_tokens(tmp_path: Path, signum: int, exit_code: int) -> None:
+def test_a_signal_while_a_row_generates_its_default_4096_tokens(tmp_path: Path, signum: int, exit_code: int,
+                                                                smollm2_folder: Path) -> None:
     """Before: the first Ctrl-C did nothing, the second printed the line and the row went on to
     its 4,096 tokens (minutes) before the process ended."""
-    run = OnTerminal(*run_args(tmp_path / "out"), env=ONE_THREAD)
+    run = OnTerminal(*run_args(smollm2_folder, tmp_path / "out"), env=ONE_THREAD)
     run.wait_for("this row: ")
     code, took = run.signal_and_time(signum)
     assert code == exit_code and took < PROMPT_EXIT_S, (code, took, run.text()[-2000:])

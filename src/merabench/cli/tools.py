@@ -94,12 +94,15 @@ def validate(
     folder: Annotated[Path, typer.Argument(help="a folder with test.jsonl and shots.jsonl")],
     audit: Annotated[bool, typer.Option(help="also print the set's variety and the shortcut baselines' scores "
                                              "(against a set of the next seed)")] = False,
+    only: Annotated[list[str] | None, typer.Option(
+        "--check", help="run only this check, by the name its line shows (repeatable): a quick second look "
+                        "after an edit")] = None,
 ) -> None:
     """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
     _generator_task(task, "validate")
     from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
 
-    checks = run_checks(folder)
+    checks = run_checks(folder, only=only or ())
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
         stdout_console().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)

@@ -16,7 +16,7 @@ from merabench.rows.row import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, _row, generate, write_set
 from merabench.tasks.gorillahard.generator.checks.rows import attached_files, view_of
-from merabench.tasks.gorillahard.generator.checks.validate import validate
+from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES, validate
 from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.library.providers import draw_served
@@ -27,21 +27,25 @@ TASK = TASKS["gorillahard"]
 
 
 @pytest.fixture(scope="module")
-def default_set(tmp_path_factory) -> Path:
+def default_set(generated: Path) -> Path:
+    """The default set of seed 3 (conftest.py), and in memory the set of seed 4 that the
+    shortcut check compares it with."""
     from merabench.tasks.gorillahard.generator.checks.audit import other_seed_rows
 
-    folder = tmp_path_factory.mktemp("set")
-    write_set(SetPlan(seed=3), folder)
     other_seed_rows(3, 1169, 30)  # made once: each validation's forked worker inherits it
-    return folder
+    return generated
 
 
-def failed(folder: Path) -> dict[str, str]:
-    return {c.name: c.detail for c in validate(folder) if not c.ok and c.enforced}
+def failed(folder: Path, *checks: str) -> dict[str, str]:
+    """The failed checks of the set in `folder`: all of them, or only those named (each assertion
+    on an edited copy names the check that must catch the edit; a whole validation costs 3 CPU s)."""
+    return {c.name: c.detail for c in validate(folder, only=checks) if not c.ok and c.enforced}
 
 
 def test_a_full_default_set_validates(default_set: Path) -> None:
-    assert failed(default_set) == {}
+    checks = validate(default_set)
+    assert [c.name for c in checks] == list(CHECK_NAMES)  # the names `only` picks from are every check's
+    assert {c.name: c.detail for c in checks if not c.ok and c.enforced} == {}
     test = read_jsonl(default_set / "test.jsonl")
     shots = read_jsonl(default_set / "shots.jsonl")
     dialogues = [r for r in test if r["meta"]["n_turns"] > 1]
@@ -58,11 +62,13 @@ def test_a_full_default_set_validates(default_set: Path) -> None:
 
 
 def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_set(tmp_path: Path, default_set: Path) -> None:
-    write_set(SetPlan(seed=3), tmp_path / "again")
-    write_set(SetPlan(seed=4), tmp_path / "other")
+    from merabench.tasks.gorillahard.generator.checks.audit import other_seed_rows
+
+    write_set(SetPlan(seed=3), tmp_path / "again")  # the set `merabench generate --seed 3` wrote, byte for byte
     for name in ("test.jsonl", "shots.jsonl", "manifest.json"):
         assert (tmp_path / "again" / name).read_bytes() == (default_set / name).read_bytes()
-    assert (tmp_path / "other" / "test.jsonl").read_bytes() != (default_set / "test.jsonl").read_bytes()
+    seed_4 = [(r.inputs["question"], r.outputs) for r in other_seed_rows(3, 1169, 30)]  # made by the fixture
+    assert seed_4 != [(r["inputs"]["question"], r["outputs"]) for r in read_jsonl(default_set / "test.jsonl")]
 
 
 CORPUS = build_corpus(5)
@@ -101,7 +107,7 @@ def test_a_wrong_reference_is_caught(tmp_path: Path, default_set: Path) -> None:
         reference["args"]["line"] += 1
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
 
-    assert "derived_quantities" in failed(copy_set(default_set, tmp_path / "s", shift_window))
+    assert "derived_quantities" in failed(copy_set(default_set, tmp_path / "s", shift_window), "derived_quantities")
 
 
 def test_a_missing_twin_is_caught(tmp_path: Path, default_set: Path) -> None:
@@ -112,7 +118,7 @@ def test_a_missing_twin_is_caught(tmp_path: Path, default_set: Path) -> None:
         row["inputs"]["tools"] = json.dumps(catalog, ensure_ascii=False)
         row["meta"]["categories"]["n_tools"] = len(catalog)
 
-    problems = failed(copy_set(default_set, tmp_path / "s", drop_relatives))
+    problems = failed(copy_set(default_set, tmp_path / "s", drop_relatives), "twin_present")
     assert "twin_present" in problems
 
 
@@ -123,7 +129,7 @@ def test_a_broken_history_is_caught(tmp_path: Path, default_set: Path) -> None:
         for i, r in enumerate(shots):
             r["meta"]["id"] = i
 
-    problems = failed(copy_set(default_set, tmp_path / "s", drop_first_turn))
+    problems = failed(copy_set(default_set, tmp_path / "s", drop_first_turn), "dialogue_history")
     assert "dialogue_history" in problems
 
 
@@ -138,7 +144,7 @@ def test_a_last_turn_that_states_its_whole_answer_or_breaks_the_chain_is_caught(
         row["inputs"]["question"] = f"Сколько в журнале строк с {pattern}?"
         picked["alone"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "a", self_contained))
+    problems = failed(copy_set(default_set, tmp_path / "a", self_contained), "history_needed")
     assert f"row {picked['alone']}: the last turn alone gives its reference" in problems["history_needed"]
 
     def other_column(test, shots):
@@ -150,7 +156,7 @@ def test_a_last_turn_that_states_its_whole_answer_or_breaks_the_chain_is_caught(
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         picked["chain"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "b", other_column))
+    problems = failed(copy_set(default_set, tmp_path / "b", other_column), "derived_quantities")
     assert f"row {picked['chain']}: turn" in problems["derived_quantities"]
 
 
@@ -167,14 +173,14 @@ def test_an_unintended_typo_and_an_overused_opening_are_caught(tmp_path: Path, d
         row["inputs"]["question"] += " Зарание спасибо."
         picked["id"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "a", typo))
+    problems = failed(copy_set(default_set, tmp_path / "a", typo), "spelling")
     assert f"row {picked['id']}: «Зарание»" in problems["spelling"]
 
     def same_opening(test, shots):
         for row in test[:60]:  # 5 % of the questions open alike
             row["inputs"]["question"] = "Сделай мне одолжение: " + row["inputs"]["question"]
 
-    problems = failed(copy_set(default_set, tmp_path / "b", same_opening))
+    problems = failed(copy_set(default_set, tmp_path / "b", same_opening), "variety")
     assert "'сделай мне одолжение' opens 5.1% of questions" in problems["variety"]
 
 
@@ -238,7 +244,7 @@ def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Pat
         shots[0]["inputs"]["question"] = test[5]["inputs"]["question"]
         shots[0]["outputs"] = test[5]["outputs"]
 
-    assert "dialogue_history" in failed(copy_set(default_set, tmp_path / "s", leak))
+    assert "dialogue_history" in failed(copy_set(default_set, tmp_path / "s", leak), "dialogue_history")
 
 
 def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None:
@@ -248,6 +254,11 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
     assert checked.stdout.count("ok ") == 36 and "ok   manifest" in checked.stdout and "FAIL" not in checked.stdout
+    one = run_cli("validate", "gorillahard", str(out), "--check", "spelling", "--check", "no_shortcut")
+    assert one.returncode == 0 and [line.split()[:2] for line in one.stdout.splitlines()] == [
+        ["ok", "spelling"], ["ok", "no_shortcut"]], one.stdout
+    unknown = run_cli("validate", "gorillahard", str(out), "--check", "speling")
+    assert unknown.returncode == 2 and "no check named speling; the checks are manifest," in unknown.stderr
     (out / "shots.jsonl").write_text("")
     assert run_cli("validate", "gorillahard", str(out)).returncode == 1
     assert run_cli("generate", "sage", "--out", str(tmp_path / "x")).returncode == 2
@@ -276,7 +287,7 @@ def test_a_reference_past_a_stated_limit_is_caught_from_the_catalog_alone(tmp_pa
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         row["meta"]["derivation"] = {"maker": "unknown"}  # the family check is out of the way
 
-    problems = failed(copy_set(default_set, tmp_path / "s", too_many_replicas))
+    problems = failed(copy_set(default_set, tmp_path / "s", too_many_replicas), "limits_respected")
     assert f"row {victim['id']}: {victim['tool']}.replicas 51 > maximum 20" in problems["limits_respected"]
 
 
@@ -287,7 +298,8 @@ def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: 
         reference["args"]["user"] = "Иванова"
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
 
-    assert "user 'Иванова' does not match" in failed(copy_set(default_set, tmp_path / "a", surname))["limits_respected"]
+    problems = failed(copy_set(default_set, tmp_path / "a", surname), "limits_respected")
+    assert "user 'Иванова' does not match" in problems["limits_respected"]
 
     def tsv(test, shots):
         row = next(r for r in test if r["meta"]["derivation"]["maker"] == "table_sum_deprecated")
@@ -299,7 +311,7 @@ def test_a_login_that_is_a_surname_and_a_tsv_for_table_sum_are_caught(tmp_path: 
         row["inputs"]["context"] = row["inputs"]["context"].replace(old, reference["args"]["path"])
 
     victim: dict[str, str] = {}
-    problems = failed(copy_set(default_set, tmp_path / "b", tsv))
+    problems = failed(copy_set(default_set, tmp_path / "b", tsv), "limits_respected")
     assert f"{victim['tool']}.path" in problems["limits_respected"]
 
 
@@ -314,7 +326,7 @@ def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are
         context = row["inputs"]["context"]
         row["inputs"]["context"] = context + "\n\n" + context[: len(context) // 2]  # a full and a cut copy
 
-    problems = failed(copy_set(default_set, tmp_path / "a", attach_twice))
+    problems = failed(copy_set(default_set, tmp_path / "a", attach_twice), "attachments")
     assert f"row {picked['id']}:" in problems["attachments"] and "attached twice" in problems["attachments"]
 
     def three_files(test, shots):
@@ -322,7 +334,7 @@ def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are
         picked["three"] = row["meta"]["id"]
         row["inputs"]["context"] += "\n\n[файл: notes/extra.txt]\nпросто заметка"
 
-    problems = failed(copy_set(default_set, tmp_path / "c", three_files))
+    problems = failed(copy_set(default_set, tmp_path / "c", three_files), "attachments")
     assert f"row {picked['three']}: 3 files attached, the card asks for 1 to 2" in problems["attachments"]
 
     def named(test, shots):
@@ -331,7 +343,7 @@ def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are
         path = next(iter(attached_files(row["inputs"]["context"])))
         row["inputs"]["question"] += f" Файл — {path.rsplit('/', 1)[-1]}."
 
-    problems = failed(copy_set(default_set, tmp_path / "d", named))
+    problems = failed(copy_set(default_set, tmp_path / "d", named), "paths_unsaid")
     assert f"row {picked['named']}: the question names the attached" in problems["paths_unsaid"]
 
     def untold(test, shots):
@@ -341,7 +353,7 @@ def test_a_file_attached_twice_three_files_a_named_path_and_an_untold_target_are
         which = row["meta"]["derivation"]["which"]
         row["inputs"]["question"] = row["inputs"]["question"].replace(which, "который нужен")
 
-    problems = failed(copy_set(default_set, tmp_path / "b", untold))
+    problems = failed(copy_set(default_set, tmp_path / "b", untold), "targets_told_apart")
     assert f"row {picked['two']}: 2 files attached and the question does not say by what it holds" in problems[
         "targets_told_apart"]
 
@@ -431,7 +443,7 @@ def test_a_numeral_that_does_not_agree_is_caught(tmp_path: Path, default_set: Pa
         row["inputs"]["question"] = re.sub(r"(\d+) строк\b", r"\1 строки", row["inputs"]["question"], count=1)
         victim["pair"] = re.search(r"\d+ строки", row["inputs"]["question"]).group()
 
-    problems = failed(copy_set(default_set, tmp_path / "s", misagree))
+    problems = failed(copy_set(default_set, tmp_path / "s", misagree), "numerals_agree")
     assert f"row {victim['id']}: «{victim['pair']}»" in problems["numerals_agree"]
 
 
@@ -597,7 +609,7 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
         for row in test:
             row["inputs"]["question"] = "Сделай то, что нужно, с приложенным файлом."
 
-    problems = failed(copy_set(default_set, tmp_path / "a", one_question))
+    problems = failed(copy_set(default_set, tmp_path / "a", one_question), "variety")
     assert "templates < 900" in problems["variety"] and "a template on 100.0% of rows" in problems["variety"]
 
     from merabench.tasks.gorillahard.generator.checks.audit import keyword_tool
@@ -606,7 +618,7 @@ def test_a_templated_set_and_a_set_a_shortcut_solves_are_caught(tmp_path: Path, 
         for row in test:  # every reference is what the keyword shortcut answers
             row["outputs"] = keyword_tool(Row(row["instruction"], row["inputs"], row["outputs"], row["meta"]))
 
-    problems = failed(copy_set(default_set, tmp_path / "b", keyword_references))
+    problems = failed(copy_set(default_set, tmp_path / "b", keyword_references), "no_shortcut")
     assert "the keyword tool shortcut scores 1.000 > 0.1" in problems["no_shortcut"]
 
 
@@ -621,7 +633,7 @@ def test_wordings_follow_the_cards_split_and_a_drift_is_caught(tmp_path: Path, d
         row["meta"]["wording"] = 1
         row["instruction"] = WORDINGS[1] + LAYOUT
 
-    assert "composition" in failed(copy_set(default_set, tmp_path / "s", move_one))
+    assert "composition" in failed(copy_set(default_set, tmp_path / "s", move_one), "composition")
     from merabench.tasks.gorillahard.generator.wording.prompts import wording_schedule
 
     small = Counter(wording_schedule(100, random.Random(1)))
@@ -639,7 +651,7 @@ def test_prompts_run_the_cards_lengths_and_a_long_one_is_caught(tmp_path: Path, 
     def pad_one(test, shots):  # a context far past the card's longest prompt
         test[0]["inputs"]["context"] += "\n" + "x" * 40_000
 
-    assert "prompt_lengths" in failed(copy_set(default_set, tmp_path / "s", pad_one))
+    assert "prompt_lengths" in failed(copy_set(default_set, tmp_path / "s", pad_one), "prompt_lengths")
 
 
 def test_a_format_trap_label_on_an_answer_the_decoy_cannot_touch_is_caught(tmp_path: Path, default_set: Path) -> None:
@@ -655,7 +667,7 @@ def test_a_format_trap_label_on_an_answer_the_decoy_cannot_touch_is_caught(tmp_p
         row = next(r for r in test if r["meta"]["derivation"]["maker"] == "table_stat")
         row["meta"]["categories"]["format_trap"] = "yes"
 
-    assert "format_traps" in failed(copy_set(default_set, tmp_path / "s", mislabel))
+    assert "format_traps" in failed(copy_set(default_set, tmp_path / "s", mislabel), "format_traps")
 
 
 def test_a_catalogs_length_is_counted_without_serialising_it() -> None:
@@ -726,7 +738,7 @@ def test_tools_come_from_three_providers_and_the_reference_follows_the_catalog(t
         victim["id"] = row["meta"]["id"]
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
 
-    problems = failed(copy_set(default_set, tmp_path / "s", back_to_the_library))
+    problems = failed(copy_set(default_set, tmp_path / "s", back_to_the_library), "reference_arguments")
     assert f"row {victim['id']}: {victim['tool']} not in the catalog" in problems["reference_arguments"]
 
 
@@ -821,7 +833,7 @@ def test_a_no_tool_row_asks_what_call_rows_ask_and_a_catalog_that_can_serve_it_i
         catalog = json.loads(row["inputs"]["tools"])
         row["inputs"]["tools"] = json.dumps(catalog[:-1] + [TOOLS[tool]], ensure_ascii=False)
 
-    problems = failed(copy_set(default_set, tmp_path / "s", add_the_tool))
+    problems = failed(copy_set(default_set, tmp_path / "s", add_the_tool), "derived_quantities")
     assert f"row {victim['id']} ({victim['maker']}): the catalog can serve the request: ['{victim['tool']}']" in \
         problems["derived_quantities"]
 
@@ -836,7 +848,7 @@ def test_a_set_the_nearest_question_of_another_seed_solves_is_caught(default_set
     manifest = json.loads((default_set / "manifest.json").read_text())
     copied = check_shortcuts(rows, manifest, lambda: {r.id: r.outputs for r in rows})
     assert not copied.ok and "the nearest question of seed 4 scores 1.000 > 0.1" in copied.detail
-    found = {c.name: c for c in validate(default_set)}["no_shortcut"]
+    found = {c.name: c for c in validate(default_set, only=("no_shortcut",))}["no_shortcut"]
     assert found.ok and "nearest question of seed 4 0.0" in found.detail
 
 
@@ -857,7 +869,7 @@ def test_a_server_named_by_its_figures_is_the_racks_extreme_and_a_wrong_one_is_c
         figure = "процессору" if "диск" in row["inputs"]["question"] else "диску"
         row["inputs"]["question"] = f"Выведи из эксплуатации самый загруженный по {figure} сервер в стойке {rack}."
 
-    problems = failed(copy_set(default_set, tmp_path / "s", other_server))
+    problems = failed(copy_set(default_set, tmp_path / "s", other_server), "derived_quantities")
     assert f"row {victim['id']} (near_miss_decommission:decommission): the question points at" in \
         problems["derived_quantities"]
 
@@ -885,7 +897,7 @@ def test_a_refusal_blaming_a_limit_the_files_do_not_break_is_caught(tmp_path: Pa
             "возвращает не больше 5000 ₽")}, ensure_ascii=False)
         row["meta"]["derivation"] = {"maker": "unknown"}
 
-    problems = failed(copy_set(default_set, tmp_path / "s", refuse_within_the_limit))
+    problems = failed(copy_set(default_set, tmp_path / "s", refuse_within_the_limit), "limits_respected")
     assert f"row {victim['id']}: the refusal blames {victim['tool']} but cites no value from the files past its " \
            "maximum [5000]" in problems["limits_respected"]
 
@@ -996,7 +1008,8 @@ def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wr
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         victim["id"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "wrong", other_file))
+    problems = failed(copy_set(default_set, tmp_path / "wrong", other_file), "derived_quantities",
+                      "targets_told_apart")
     assert f"row {victim['id']} (lint_module): expected" in problems["derived_quantities"]
     assert f"row {victim['id']}: the question picks" in problems["targets_told_apart"]
     # a row whose recorded comparison is turned round picks the other file: caught from the written row
@@ -1007,7 +1020,7 @@ def test_a_grounded_request_chooses_between_two_files_by_what_they_hold_and_a_wr
         row["meta"]["derivation"]["pick"]["params"]["direction"] = "fewer"
         flipped["id"] = row["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "flipped", turned_round))
+    problems = failed(copy_set(default_set, tmp_path / "flipped", turned_round), "targets_told_apart")
     assert f"row {flipped['id']}: «" in problems["targets_told_apart"]
 
 
@@ -1040,7 +1053,7 @@ def without_argument(source: Path, target: Path, family: str, argument: str) -> 
         row["outputs"] = json.dumps(reference, ensure_ascii=False)
         victim["id"] = row["meta"]["id"]
 
-    problems = failed(copy_set(source, target, drop))
+    problems = failed(copy_set(source, target, drop), "derived_quantities")
     return victim["id"], problems
 
 
@@ -1102,7 +1115,7 @@ def test_a_row_asking_what_another_asks_is_caught(tmp_path: Path, default_set: P
         target["outputs"] = json.dumps(reference, ensure_ascii=False)
         repeat.ids = source["meta"]["id"], target["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "r", repeat))
+    problems = failed(copy_set(default_set, tmp_path / "r", repeat), "no_duplicate_rows")
     first, second = repeat.ids
     assert f"rows {first} and {second}: the same question, files and reference" in problems["no_duplicate_rows"]
 
@@ -1127,7 +1140,7 @@ def test_one_maker_asking_of_the_same_files_with_the_same_answer_is_caught(tmp_p
         twin(refusal, other, other["inputs"]["question"])
         repeat.ids = call["meta"]["id"], test[-2]["meta"]["id"], refusal["meta"]["id"], other["meta"]["id"]
 
-    problems = failed(copy_set(default_set, tmp_path / "r", repeat))
+    problems = failed(copy_set(default_set, tmp_path / "r", repeat), "no_duplicate_rows")
     first, second, refusal, other = repeat.ids
     assert f"rows {first} and {second}: the same maker, files and reference" in problems["no_duplicate_rows"]
     assert f"rows {refusal} and {other}" not in problems["no_duplicate_rows"]
@@ -1217,7 +1230,7 @@ def test_refusals_spread_over_mechanisms_each_with_near_misses_and_a_missing_one
             spread.setdefault(row["meta"]["categories"]["family"], Counter())[row["meta"]["derivation"]["mechanism"]] += 1
     assert set(spread) == set(SPREAD)
     assert all(max(c.values()) <= 0.4 * sum(c.values()) + 0.5 and len(c) >= 3 for c in spread.values()), spread
-    assert "refusal_mechanisms" not in failed(default_set)
+    assert "refusal_mechanisms" not in failed(default_set, "refusal_mechanisms")
 
     def near_misses_to_refusals(test, shots):  # the column kind's near misses turned into refusals
         for row in test:
@@ -1226,7 +1239,8 @@ def test_refusals_spread_over_mechanisms_each_with_near_misses_and_a_missing_one
                 row["outputs"] = json.dumps({"abstain": True, "reason": "нет столбца"}, ensure_ascii=False)
                 row["meta"]["categories"]["answer_kind"] = "abstain"
 
-    problems = failed(copy_set(default_set, tmp_path / "s", near_misses_to_refusals))
+    problems = failed(copy_set(default_set, tmp_path / "s", near_misses_to_refusals), "refusal_mechanisms",
+                      "derived_quantities")
     assert "no near miss row of absent_column" in problems["refusal_mechanisms"]
     assert "derived_quantities" in problems  # and the column check sees the headers hold it
 
@@ -1394,7 +1408,7 @@ def test_a_derivation_failure_names_the_tool_as_served(tmp_path: Path, default_s
         test.insert(0, row)
         victim["tool"] = reference["tool"]
 
-    problem = failed(copy_set(default_set, tmp_path / "s", wrong_argument))["derived_quantities"]
+    problem = failed(copy_set(default_set, tmp_path / "s", wrong_argument), "derived_quantities")["derived_quantities"]
     mine = next(p for p in problem.split("; ") if p.startswith("row 0 (") and "expected" in p)
     assert victim["tool"] in mine and canonical(victim["tool"]) not in mine.replace(victim["tool"], "")
 
@@ -1415,7 +1429,7 @@ def test_a_cost_pick_on_the_wrong_side_is_caught(tmp_path: Path, default_set: Pa
         row["meta"]["derivation"] = {"maker": "unknown"}
         victim["id"], victim["tool"] = row["meta"]["id"], reference["tool"]
 
-    problems = failed(copy_set(default_set, tmp_path / "s", swapped))
+    problems = failed(copy_set(default_set, tmp_path / "s", swapped), "tiers_by_rule")
     assert f"the reference calls {victim['tool']}" in problems["tiers_by_rule"]
     assert f"row {victim['id']}:" in problems["tiers_by_rule"]
 
