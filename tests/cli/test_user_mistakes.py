@@ -138,7 +138,7 @@ MISTAKES = [
     Mistake("package a folder that is no run", lambda t, u: ["submission", "--allow-unofficial", "--run", str(t), "--out",
                                                             str(t / "s.zip")], "has not finished"),
     Mistake("generate into a file", lambda t, u: ["generate", "gorillahard", "--out", str(a_file(t) / "set")],
-            "cannot be written"),
+            "cannot create the folder"),
     Mistake("validate a set whose tools are not JSON", lambda t, u: ["validate", "gorillahard", str(bad_tools_set(t))],
             "field 'inputs.tools': is not JSON"),
     Mistake("report without results", lambda t, u: ["report", str(t)], "has no results.json"),

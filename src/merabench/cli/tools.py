@@ -14,6 +14,7 @@ from merabench.cli.options import check_finite, seed_option
 from merabench.cli.overwrites import folder_files, given_files, refuse_replacing_inputs
 from merabench.errors import ConfigError, check_writable, writing
 from merabench.report.html import write_report
+from merabench.runner.rundir import check_folder
 from merabench.tasks import TASKS, get_task
 from merabench.tasks.datasource import load_task_data
 
@@ -53,6 +54,7 @@ def generate(
     )
 
     _check_sizes(rows, dialogues)
+    check_folder(out_dir)  # before the seconds of drawing the set, not after them
     held = existing_set(out_dir) if out_dir.is_dir() else None
     if held is not None and not force:
         raise ConfigError(f"--out {out_dir} already holds {held}; pass --force to write over it, or give another --out")
