@@ -83,6 +83,8 @@ def test_max_cost_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     assert 5 <= len(answered) <= 7  # five reach the limit; at most the one other in flight finishes
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
     assert results["settings"]["stopped_by"].startswith("--max-cost 0.01")
+    # what the server got, not the slots taken: a worker that found the run stopped sent nothing
+    assert [e["sent"] for e in results["concurrency"].values()] == [len(server.requests)], results["concurrency"]
     assert results["tasks"]["sage"]["tokens"]["cost"] == pytest.approx(0.002 * len(answered))
     assert any("stopped early" in note for note in results["notes"])
     export = run_cli("export", "lmeval", str(tmp_path / "run"), "--out", str(tmp_path / "lm"))
@@ -95,6 +97,20 @@ def test_max_cost_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     assert results["tasks"]["sage"]["metrics"]["errant_f1"] == 1.0
     assert results["cost"] == pytest.approx(0.06) and "stopped_by" not in results["settings"]
     assert "cost" in done.stdout  # the summary table's column
+
+
+def test_a_stopped_run_counts_only_the_requests_it_sent(tmp_path: Path, make_server) -> None:
+    """--concurrency auto starts 32 workers: those holding a slot when --max-cost is reached send
+    nothing, and the concurrency record (results.json, its note) counted them all the same."""
+    server = make_server(reply=perfect, latency_s=0.05)
+    data = write_jsonl(tmp_path / "rows.jsonl", sage_rows(60))
+    done = run_cli("run", "--model", "openai:m", "--base-url", server.url, "--tasks", "sage", "--data", str(data),
+                   "--out", str(tmp_path / "run"), "--no-progress", "--concurrency", "auto", "--price-in", "1",
+                   "--price-out", "2", "--max-cost", "0.01")
+    assert done.returncode == 3, done.stderr
+    results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
+    assert 0 < len(server.requests) < 60
+    assert [e["sent"] for e in results["concurrency"].values()] == [len(server.requests)], results["concurrency"]
 
 
 def test_deadline_stops_sending_then_the_run_resumes(tmp_path: Path, make_server) -> None:

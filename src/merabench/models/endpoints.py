@@ -158,7 +158,6 @@ class EndpointPool:
 
     def _take(self, endpoint: Endpoint, now: float) -> Endpoint:
         endpoint.in_flight += 1
-        endpoint.sent += 1
         endpoint.peak = max(endpoint.peak, endpoint.in_flight)
         if endpoint.adaptive is not None:
             endpoint.adaptive.start(now)
@@ -285,7 +284,10 @@ class EndpointPool:
     # -- time-out clocks --------------------------------------------------------------------------
 
     def clock_in(self, endpoint: Endpoint, clock: asyncio.Timeout) -> None:
-        """A request just sent: its clock runs now, or once the requests before it leave room."""
+        """A request just sent: its clock runs now, or once the requests before it leave room.
+        Counted here, not when its slot was taken: a slot's holder may find the run stopped and send
+        nothing."""
+        endpoint.sent += 1
         if len(endpoint.running) < endpoint.clock_capacity():
             endpoint.running[clock] = None
             clock.reschedule(asyncio.get_running_loop().time() + self.timeout_s)
