@@ -548,9 +548,10 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
             budget.stop = Stop.refused(runner.refused)
         stopped = _stopped(budget, runs, answers, config.asking(runs), config.command)
         runner.notes += budget.notes()
-        if stopped:
-            runner.notes.append(f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet "
-                                f"(never sent, not failed); to continue: {stopped['continue']}")
+        stop_note = (f"stopped early: {budget.summary}; {stopped['unasked']} row(s) not asked yet (never sent, "
+                     f"not failed); to continue: {stopped['continue']}") if stopped else None
+        if stop_note is not None:
+            runner.notes.append(stop_note)
         runner.notes += concurrency_notes(runner.facts.get("concurrency", {}))
         results = _finish(runs, answers, out, strip=config.strip_think, judge=judge, cache=cache, say=say,
                           asking=config.asking(runs), early=early)
@@ -558,7 +559,9 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         document = _run_document(config, runs, results, runner, budget, stopped, wall)
         write_results(out, keep_earlier_tasks(out, document))
         write_report(out, {r.task.name: r.data.rows for r in runs})
-    return Evaluation(out, {r.task: r for r in results}, document, wall, tuple(runner.notes), budget.summary, budget.stop)
+    # the terminal's last line says the stop, with its exit code (cli/evaluate.py): not a note above it too
+    shown = tuple(n for n in runner.notes if n != stop_note or budget.stop is None)
+    return Evaluation(out, {r.task: r for r in results}, document, wall, shown, budget.summary, budget.stop)
 
 
 def _run_document(config: RunConfig, runs: Sequence[TaskRun], results: list[TaskResult], runner: Runner,

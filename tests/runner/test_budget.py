@@ -79,6 +79,7 @@ def test_max_cost_stops_sending_then_the_run_resumes(tmp_path: Path, make_server
     message = done.stdout + done.stderr
     assert done.returncode == 3, message
     assert "stopped early: --max-cost 0.01 reached" in message and "to continue: merabench run" in message
+    assert message.count("stopped early") == 1, message  # the closing line alone, not a note above it as well
     answered = [s for s in read_jsonl(tmp_path / "run" / "samples_sage.jsonl") if s["status"] == "ok"]
     assert 5 <= len(answered) <= 7  # five reach the limit; at most the one other in flight finishes
     results = json.loads((tmp_path / "run" / "results.json").read_text(encoding="utf-8"))
