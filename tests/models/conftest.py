@@ -2,9 +2,8 @@
 
 Reading SmolLM2's GGUF costs some 19 CPU seconds a process (transformers dequantises every
 tensor in Python); its weights saved as a model folder load in a few. The tests whose point is
-the GGUF itself (a run from it end to end, Ctrl-C while it loads) still read the GGUF; the others
-run the folder, which holds the same float32 weights (test_real_model's second run, from the
-folder, gives the first run's bytes)."""
+the GGUF itself (test_real_model's two runs end to end, Ctrl-C while it loads) still read the
+GGUF; the Ctrl-C tests of a row generating run the folder, which holds the same float32 weights."""
 
 from __future__ import annotations
 

@@ -15,14 +15,14 @@ TASKS = ("sage", "russianregions", "gorillahard")
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory, smollm2_folder: Path) -> tuple[Path, Path]:
+def two_runs(tmp_path_factory) -> tuple[Path, Path]:
     """One row of each task, twice. A row of GorillaHard is a prompt of some 5,000 tokens (its
     catalog), about 40 CPU seconds of prefill on one thread: two rows a task cost the suite some
-    200 CPU seconds more and checked the same things. The first run reads the GGUF; the second
-    reads the weights another process loaded from it and saved as a folder (conftest.py): the
-    same bytes then take two loads of the GGUF and two processes generating alike."""
+    200 CPU seconds more and checked the same things. Both runs read the GGUF, as a user's rerun
+    of the same --model does (the other real-model tests may run its converted folder)."""
+    model = f"hf:{smollm2_gguf()}"
     folders = []
-    for name, model in (("first", f"hf:{smollm2_gguf()}"), ("second", f"hf:{smollm2_folder}")):
+    for name in ("first", "second"):
         out = tmp_path_factory.mktemp(name)
         # each run a process of its own: the second run is a second process, as a user's rerun is
         result = run_cli_process("run", "--model", model, "--preset", "mera", "--limit", "1", "--tasks",

@@ -97,11 +97,12 @@ def validate(
     audit: Annotated[bool, typer.Option(help="also print the set's variety and the shortcut baselines' scores "
                                              "(against a set of the next seed)")] = False,
     only: Annotated[list[str] | None, typer.Option(
-        "--check", help="run only this check, by the name its line shows (repeatable): a quick second look "
-                        "after an edit")] = None,
+        "--check", help="run only this check, by the name its line shows (spelling, derived_quantities, ...; "
+                        "repeatable): a quick second look after an edit")] = None,
 ) -> None:
     """Prove a GorillaHard set sound: a line per check, exit 1 if any fails."""
     _generator_task(task, "validate")
+    from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES
     from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
 
     checks = run_checks(folder, only=only or ())
@@ -113,6 +114,9 @@ def validate(
 
         for line in audit_lines(folder):
             stdout_console().print(f"info {escape(line)}", soft_wrap=True, highlight=False)
+    if only:  # a pass of some checks is not a pass of the set
+        stderr_console().print(f"{len(checks)} of {len(CHECK_NAMES)} checks run (--check); the set passes only "
+                               "when all of them do", highlight=False)
     failed = [c.name for c in checks if not c.ok and c.enforced]
     if failed:
         stderr_console().print(f"[red]{len(failed)} check(s) failed:[/red] {escape(', '.join(failed))}", highlight=False)

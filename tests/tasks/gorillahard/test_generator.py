@@ -257,6 +257,7 @@ def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None
     one = run_cli("validate", "gorillahard", str(out), "--check", "spelling", "--check", "no_shortcut")
     assert one.returncode == 0 and [line.split()[:2] for line in one.stdout.splitlines()] == [
         ["ok", "spelling"], ["ok", "no_shortcut"]], one.stdout
+    assert "2 of 36 checks run (--check)" in one.stderr
     unknown = run_cli("validate", "gorillahard", str(out), "--check", "speling")
     assert unknown.returncode == 2 and "no check named speling; the checks are manifest," in unknown.stderr
     (out / "shots.jsonl").write_text("")
