@@ -4,12 +4,17 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+# Never the user's hub cache: one empty one for the session, set before helpers.py notes the
+# variables read at import (a command given its own HF_HOME runs as a process, not in this one).
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="merabench-tests-hf-")
 
 from fakeserver import FakeServer  # noqa: E402
 

@@ -96,7 +96,7 @@ def test_one_line_exit_2_and_nothing_written(mistake: Mistake, tmp_path: Path) -
     work.mkdir()
     args = mistake.args(work)
     before = set(os.listdir(work))
-    env = {"HF_HOME": str(tmp_path / "hf"), **mistake.env}
+    env = dict(mistake.env)  # the hub cache: the session's own, empty (conftest.py)
     result = run_cli(*args, env=env, timeout=30, cwd=work)  # a hang would be a time-out here, not a pass
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == mistake.code, result.stderr

@@ -395,7 +395,7 @@ def test_one_line_and_the_exit_code(mistake: Mistake, tmp_path: Path, fake_serve
     args = mistake.args(tmp_path, fake_server.url)
     if "run" in args[:1] and "--out" not in args:
         args = [*args, "--out", str(out)]
-    env = {"HF_HOME": str(tmp_path / "hf"), **mistake.env}  # never the user's hub cache
+    env = dict(mistake.env)  # the hub cache: the session's own, empty (conftest.py)
     result = run_cli(*args, env=env)
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert result.returncode == mistake.code, result.stderr
