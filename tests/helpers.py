@@ -13,6 +13,7 @@ import os
 import pty
 import random
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -396,8 +397,6 @@ def made_once(factory: Any, name: str, make: Any) -> Path:
     """`name` in the session's temporary root, which every xdist worker of the session shares:
     the first worker to ask makes it (`make(folder)` into a partial folder, renamed when done),
     the others wait on a lock and take it. For what costs seconds and no test changes."""
-    import shutil
-
     root = factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent

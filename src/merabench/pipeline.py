@@ -560,7 +560,7 @@ def _evaluate(config: RunConfig, runs: list[TaskRun], *, progress: ProgressSink 
         write_results(out, keep_earlier_tasks(out, document))
         write_report(out, {r.task.name: r.data.rows for r in runs})
     # the terminal's last line says the stop, with its exit code (cli/evaluate.py): not a note above it too
-    shown = tuple(n for n in runner.notes if n != stop_note or budget.stop is None)
+    shown = tuple(n for n in runner.notes if n != stop_note)
     return Evaluation(out, {r.task: r for r in results}, document, wall, shown, budget.summary, budget.stop)
 
 

@@ -242,22 +242,25 @@ def children_of(pid: int) -> list[int]:
         return []
 
 
-def cpu_ticks(pid: int) -> int:
-    """User + system clock ticks a process has used so far (0 once it is gone)."""
+def stat_fields(pid: int) -> list[str]:
+    """/proc/PID/stat after the command name, from the state on (proc(5)'s fields 3 on); [] once
+    the process is gone."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            fields = fh.read().split(") ", 1)[1].split()
+            return fh.read().split(") ", 1)[1].split()
     except (OSError, IndexError):
-        return 0
-    return int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15 of proc(5)
+        return []
+
+
+def cpu_ticks(pid: int) -> int:
+    """User + system clock ticks a process has used so far (0 once it is gone)."""
+    fields = stat_fields(pid)
+    return int(fields[11]) + int(fields[12]) if fields else 0  # utime and stime, proc(5)'s fields 14 and 15
 
 
 def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().split(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return False
+    fields = stat_fields(pid)
+    return bool(fields) and fields[0] != "Z"
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the scoring forks workers on Linux only")

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from merabench.errors import ConfigError, reading
 from merabench.models.base import SEED_MAX, SEED_MIN
-from merabench.rows.row import read_local
+from merabench.rows.row import Row, read_local
 from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
 from merabench.tasks.gorillahard.generator.checks.answers import check_derivations, check_scorer
 from merabench.tasks.gorillahard.generator.checks.catalogs import check_catalogs, check_limits
@@ -42,12 +44,7 @@ from merabench.tasks.gorillahard.generator.checks.files import (
     check_paths_unsaid,
 )
 from merabench.tasks.gorillahard.generator.checks.picks import check_pick_criteria, check_told_apart
-from merabench.tasks.gorillahard.generator.checks.rows import (
-    Check,
-    attached_files,
-    card_size,
-    parsed_catalog,
-)
+from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, card_size, parsed_catalog
 from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
 from merabench.tasks.gorillahard.generator.checks.structure import (
     check_duplicate_rows,
@@ -63,18 +60,6 @@ from merabench.tasks.gorillahard.generator.checks.wording import (
     check_spelling,
 )
 from merabench.tasks.gorillahard.metrics import catalogs_reused
-
-#: every check's name, in report order (check_catalogs reports five); `only` picks among them
-CHECK_NAMES = (
-    "manifest", "continuous_ids", "prompt_assembly", "dialogue_history", "history_needed", "unique_prompts",
-    "no_duplicate_rows", "catalog_size", "twin_present", "no_positional_bias", "reference_arguments",
-    "paths_attached", "limits_respected", "tiers_by_rule", "attachments", "paths_unsaid", "targets_told_apart",
-    "pick_criteria", "findings_unsaid", "composition", "prompt_lengths", "format_traps", "level_patterns",
-    "duplicate_keys", "file_layouts", "numerals_agree", "spelling", "phrasing", "refusal_mechanisms",
-    "derived_quantities", "file_needed", "clarify_kinds", "references_pass_scorer", "variety",
-    "drawn_mechanisms", "no_shortcut",
-)
-_CATALOG_CHECKS = ("catalog_size", "twin_present", "no_positional_bias", "reference_arguments", "paths_attached")
 
 
 def validate(folder: Path, only: Collection[str] = ()) -> list[Check]:
@@ -94,13 +79,73 @@ def validate(folder: Path, only: Collection[str] = ()) -> list[Check]:
         parsed_catalog.cache_clear()
 
 
+@dataclass(frozen=True)
+class _SetRead:
+    """What the checks read of one set: its splits, its manifest and the prompts as assembled."""
+
+    test: list[Row]
+    shots: list[Row]
+    manifest: dict[str, Any]
+    known: Check                    # the manifest's own check
+    assembly: Check                 # the prompts' own check
+    test_prompts: list[str]
+    shot_prompts: list[str]
+    nearest: Any                    # the next seed's nearest answers, being worked out (no_shortcut)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.test + self.shots
+
+
+def _pick_criteria(s: _SetRead) -> Check:
+    return check_pick_criteria(s.test) if card_size(s.manifest) else Check("pick_criteria", True, "not a card-size set")
+
+
+#: every check in report order, as (the names it reports, how to make it): `only` picks among the names
+_CHECKS: tuple[tuple[tuple[str, ...], Callable[[_SetRead], Check | list[Check]]], ...] = (
+    (("manifest",), lambda s: s.known),
+    (("continuous_ids",), lambda s: check_ids(s.test, s.shots)),
+    (("prompt_assembly",), lambda s: s.assembly),
+    (("dialogue_history",), lambda s: check_dialogues(s.test, s.shots)),
+    (("history_needed",), lambda s: check_history_needed(s.test, s.shots)),
+    (("unique_prompts",), lambda s: check_unique_prompts(s.test_prompts + s.shot_prompts)),
+    (("no_duplicate_rows",), lambda s: check_duplicate_rows(s.test)),
+    (("catalog_size", "twin_present", "no_positional_bias", "reference_arguments", "paths_attached"),
+     lambda s: check_catalogs(s.rows)),
+    (("limits_respected",), lambda s: check_limits(s.rows)),
+    (("tiers_by_rule",), lambda s: check_tiers(s.rows)),
+    (("attachments",), lambda s: check_attachments(s.rows)),
+    (("paths_unsaid",), lambda s: check_paths_unsaid(s.rows)),
+    (("targets_told_apart",), lambda s: check_told_apart(s.rows)),
+    (("pick_criteria",), _pick_criteria),
+    (("findings_unsaid",), lambda s: check_findings_unsaid(s.rows)),
+    (("composition",), lambda s: check_composition(s.test, s.manifest)),
+    (("prompt_lengths",), lambda s: check_prompt_lengths(s.test_prompts, s.manifest)),
+    (("format_traps",), lambda s: check_format_traps(s.rows)),
+    (("level_patterns",), lambda s: check_level_patterns(s.rows)),
+    (("duplicate_keys",), lambda s: check_duplicate_keys(s.rows)),
+    (("file_layouts",), lambda s: check_file_layouts(s.rows, s.manifest)),
+    (("numerals_agree",), lambda s: check_numerals(s.rows)),
+    (("spelling",), lambda s: check_spelling(s.rows)),
+    (("phrasing",), lambda s: check_phrasing(s.rows)),
+    (("refusal_mechanisms",), lambda s: check_refusal_mechanisms(s.test, s.manifest)),
+    (("derived_quantities",), lambda s: check_derivations(s.test, s.shots)),
+    (("file_needed",), lambda s: check_file_needed(s.test, s.manifest)),
+    (("clarify_kinds",), lambda s: check_clarify_kinds(s.test, s.manifest)),
+    (("references_pass_scorer",), lambda s: check_scorer(s.test, s.shots)),
+    (("variety",), lambda s: check_variety(s.test, s.manifest)),
+    (("drawn_mechanisms",), lambda s: check_mechanisms(s.test, s.manifest)),
+    (("no_shortcut",), lambda s: check_shortcuts(s.test, s.manifest, s.nearest)),
+)
+CHECK_NAMES = tuple(name for names, _ in _CHECKS for name in names)
+
+
 def _validate(folder: Path, wanted: set[str]) -> list[Check]:
     """The checks named in `wanted`, or every check when it is empty (all that they report, so a
     check reported under a name CHECK_NAMES lacks is seen, and fails the test of the names)."""
     splits = read_local(folder)
     test, shots = splits["test"], splits.get("shots", [])
-    rows = test + shots
-    check_well_formed(rows, folder)
+    check_well_formed(test + shots, folder)
     manifest_path = folder / "manifest.json"
     with reading(manifest_path):
         manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
@@ -108,51 +153,15 @@ def _validate(folder: Path, wanted: set[str]) -> list[Check]:
     if not known.ok:  # its seed and sizes say nothing either: checked as a hand-made set
         manifest = {}
     nearest = None
-    if "seed" in manifest and (not wanted or "no_shortcut" in wanted):  # made meanwhile: the next seed's set and its nearest questions
+    if "seed" in manifest and (not wanted or "no_shortcut" in wanted):  # worked out meanwhile (audit.py)
         from merabench.tasks.gorillahard.generator.checks.audit import nearest_in_next_seed
 
         nearest = nearest_in_next_seed(test, manifest)
-    assembly, test_prompts, shot_prompts = check_prompts(test, shots)
-    # each check as (the names it reports, how to make it): a check not wanted is not run
-    checks: list[tuple[tuple[str, ...], Callable[[], Check | list[Check]]]] = [
-        (("manifest",), lambda: known),
-        (("continuous_ids",), lambda: check_ids(test, shots)),
-        (("prompt_assembly",), lambda: assembly),
-        (("dialogue_history",), lambda: check_dialogues(test, shots)),
-        (("history_needed",), lambda: check_history_needed(test, shots)),
-        (("unique_prompts",), lambda: check_unique_prompts(test_prompts + shot_prompts)),
-        (("no_duplicate_rows",), lambda: check_duplicate_rows(test)),
-        (_CATALOG_CHECKS, lambda: check_catalogs(rows)),
-        (("limits_respected",), lambda: check_limits(rows)),
-        (("tiers_by_rule",), lambda: check_tiers(rows)),
-        (("attachments",), lambda: check_attachments(rows)),
-        (("paths_unsaid",), lambda: check_paths_unsaid(rows)),
-        (("targets_told_apart",), lambda: check_told_apart(rows)),
-        (("pick_criteria",), lambda: check_pick_criteria(test) if card_size(manifest)
-                                     else Check("pick_criteria", True, "not a card-size set")),
-        (("findings_unsaid",), lambda: check_findings_unsaid(rows)),
-        (("composition",), lambda: check_composition(test, manifest)),
-        (("prompt_lengths",), lambda: check_prompt_lengths(test_prompts, manifest)),
-        (("format_traps",), lambda: check_format_traps(rows)),
-        (("level_patterns",), lambda: check_level_patterns(rows)),
-        (("duplicate_keys",), lambda: check_duplicate_keys(rows)),
-        (("file_layouts",), lambda: check_file_layouts(rows, manifest)),
-        (("numerals_agree",), lambda: check_numerals(rows)),
-        (("spelling",), lambda: check_spelling(rows)),
-        (("phrasing",), lambda: check_phrasing(rows)),
-        (("refusal_mechanisms",), lambda: check_refusal_mechanisms(test, manifest)),
-        (("derived_quantities",), lambda: check_derivations(test, shots)),
-        (("file_needed",), lambda: check_file_needed(test, manifest)),
-        (("clarify_kinds",), lambda: check_clarify_kinds(test, manifest)),
-        (("references_pass_scorer",), lambda: check_scorer(test, shots)),
-        (("variety",), lambda: check_variety(test, manifest)),
-        (("drawn_mechanisms",), lambda: check_mechanisms(test, manifest)),
-        (("no_shortcut",), lambda: check_shortcuts(test, manifest, nearest)),
-    ]
+    read = _SetRead(test, shots, manifest, known, *check_prompts(test, shots), nearest)
     found: list[Check] = []
-    for names, make in checks:
+    for names, make in _CHECKS:
         if not wanted or wanted.intersection(names):
-            made = make()
+            made = make(read)
             found.extend(c for c in (made if isinstance(made, list) else [made]) if not wanted or c.name in wanted)
     return found
 
