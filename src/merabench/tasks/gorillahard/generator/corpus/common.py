@@ -10,16 +10,15 @@ from typing import Any
 from merabench.tasks.gorillahard.generator.model import File
 
 CITIES = ["Москва", "Казань", "Пермь", "Томск", "Самара", "Тула", "Омск", "Уфа", "Сочи", "Тверь", "Пенза", "Орёл"]
-# twenty people, so that no author or login is a value one could guess from other sets (a ticket's
-# author was one of ten: the commonest, a guess that won one row in ten)
-PEOPLE = ["Иванова", "Петров", "Смирнова", "Кузнецов", "Попова", "Соколов", "Лебедева", "Новиков", "Морозова", "Волков",
-          "Васильева", "Фёдоров", "Михайлова", "Николаев", "Орлова", "Зайцев", "Павлова", "Семёнов", "Егорова", "Козлов"]
-# tracker logins of the people above (a login parameter takes these, never a surname)
+# people's tracker logins (a login parameter takes these, never a surname)
 LOGINS = {"Иванова": "a.ivanova", "Петров": "d.petrov", "Смирнова": "e.smirnova", "Кузнецов": "i.kuznetsov",
           "Попова": "o.popova", "Соколов": "s.sokolov", "Лебедева": "m.lebedeva", "Новиков": "p.novikov",
           "Морозова": "t.morozova", "Волков": "v.volkov", "Васильева": "n.vasilyeva", "Фёдоров": "a.fedorov",
           "Михайлова": "k.mikhaylova", "Николаев": "r.nikolaev", "Орлова": "y.orlova", "Зайцев": "g.zaytsev",
           "Павлова": "l.pavlova", "Семёнов": "v.semenov", "Егорова": "d.egorova", "Козлов": "m.kozlov"}
+# twenty people, so that no author or login is a value one could guess from other sets (a ticket's
+# author was one of ten: the commonest, a guess that won one row in ten)
+PEOPLE = list(LOGINS)
 # a tracker's projects: a ticket's key is one of these and a number of its own, never its file's name
 PROJECTS = ["OPS", "DATA", "SUP", "BILL", "PAY", "SHOP", "CORE", "INFRA", "ANL", "FIN", "WEB", "CRM"]
 # services, namespaces and host names wide enough that no value a request reads off a file is one a

@@ -22,6 +22,7 @@ from merabench.tasks.gorillahard.generator.families.common import (
     only,
     split_table,
 )
+from merabench.tasks.gorillahard.generator.families.tables import servers_table
 from merabench.tasks.gorillahard.generator.model import Question, call
 
 # how exports head a sales table's city column (no spelling another of its columns could mean)
@@ -39,8 +40,7 @@ STATE_DRAWN, WORDS_DRAWN = STATE_HEADERS[1:], STATE_WORDS[1:]
 
 
 def make_filter_maintenance(rng: random.Random, corpus: Corpus) -> Question:
-    table = rng.choice([f for f in corpus.by_kind["table"] if f.facts["schema"] == "servers"
-                        and any(r[f.facts["header"].index("status")] == "maintenance" for r in f.facts["rows"])])
+    table = servers_table(corpus, rng, having="maintenance")
     header = rng.choice(STATE_DRAWN)
     active, maintenance = rng.choice(WORDS_DRAWN)
     shown = recoded(table, "status", header, {"active": active, "maintenance": maintenance})

@@ -10,23 +10,16 @@ repeated header too, so the file's decoys stay as they were and nothing else cha
 from __future__ import annotations
 
 import csv
-import io
 import random
 from collections.abc import Callable
 
 from merabench.tasks.gorillahard.generator.corpus import CorpusFile
+from merabench.tasks.gorillahard.generator.corpus.tables import render
 from merabench.tasks.gorillahard.generator.model import File
 
 
 def _cells(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter))
-
-
-def _line(cells: list[str], delimiter: str, quote_all: bool) -> str:
-    out = io.StringIO()
-    csv.writer(out, delimiter=delimiter, lineterminator="",
-               quoting=csv.QUOTE_ALL if quote_all else csv.QUOTE_MINIMAL).writerow(cells)
-    return out.getvalue()
 
 
 def rewritten(table: CorpusFile, change: Callable[[list[str]], list[str]], facts: dict) -> CorpusFile:
@@ -38,7 +31,8 @@ def rewritten(table: CorpusFile, change: Callable[[list[str]], list[str]], facts
     for line in table.file.text.split("\n"):
         comment = "# " if line.startswith("# ") else ""
         cells = _cells(line[len(comment):], delimiter) if line[len(comment):] else []
-        lines.append(comment + _line(change(cells), delimiter, quote_all) if len(cells) == width else line)
+        lines.append(comment + render([change(cells)], delimiter, quote_all=quote_all)[0] if len(cells) == width
+                     else line)
     return CorpusFile(File(table.file.path, table.file.fmt, "\n".join(lines)), table.kind, {**table.facts, **facts})
 
 
