@@ -553,6 +553,24 @@ def test_weather_tables_follow_their_stations_and_month() -> None:
     assert sochi_july > 35
 
 
+def test_the_walk_to_an_unseen_temperature_draws_what_random_choice_draws() -> None:
+    """The walk that keeps a table's temperatures distinct steps by its own reading of two random
+    bits: it must land where `rng.choice((-1, 1))` at every step lands and leave the generator in
+    the same state, or every set's weather tables (and all they feed) would change."""
+    from merabench.tasks.gorillahard.generator.corpus.tables import _unseen
+
+    for seed in range(200):
+        packed = random.Random(seed)
+        seen = set(range(-packed.randint(0, 400), packed.randint(0, 400))) - {packed.randint(-500, 500)}
+        start = packed.randint(-50, 50)
+        by_choice, by_bits = random.Random(seed * 7), random.Random(seed * 7)
+        tenths = start
+        while tenths in seen:
+            tenths += by_choice.choice((-1, 1))
+        assert _unseen(start, seen, by_bits) == tenths
+        assert by_bits.getstate() == by_choice.getstate()
+
+
 def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
     corpus = build_corpus(0)
     modules = corpus.by_kind["python"]
