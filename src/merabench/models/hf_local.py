@@ -29,6 +29,7 @@ from typing import Any, cast
 
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models.base import Backend, Completion, Generating, GenerationOptions, Request
+from merabench.models.gguf_layout import check_gguf_layout
 from merabench.models.hf_source import describe_load_failure, resolve_source
 
 
@@ -182,15 +183,13 @@ class HFLocalBackend(Backend):
 
 
 def check_gguf(spec: str, source: Any) -> None:
-    """A GGUF file's header and tensor table read (the gguf package maps the file; no torch, no
-    weights): a file that is not one is one line before the run's folder is made."""
+    """A GGUF file's layout walked (its records by their lengths, its tensor data against its size;
+    no torch, no weights): a file that is not one is one line before the run's folder is made."""
     from pathlib import Path
 
-    from gguf import GGUFReader
-
     try:
-        GGUFReader(Path(source.location) / source.gguf_file)
-    except Exception as exc:  # struct.error, ValueError, OSError: whatever a damaged file makes the reader raise
+        check_gguf_layout(Path(source.location) / source.gguf_file)
+    except Exception as exc:  # GGUFLayoutError, OSError, RecursionError (arrays nested past reason)
         raise ConfigError(describe_load_failure(spec, source, exc)) from None
 
 

@@ -1,0 +1,95 @@
+"""The GGUF layout walk that `hf:` runs before a run's folder is made: every file the gguf
+package's own writer makes passes, and every cut or damaged copy fails where the package's
+reader fails too (the reader costs seconds on a real model: it maps every vocabulary string)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import smollm2_gguf
+
+from merabench.models.gguf_layout import GGUFLayoutError, check_gguf_layout
+
+gguf = pytest.importorskip("gguf", reason="the hf extra is installed by `make test`")
+
+
+def write_gguf(path: Path, *, alignment: int | None = None) -> Path:
+    """A small GGUF with every kind of value: scalars, strings, arrays of numbers and of strings,
+    and tensors of float32, float16 and Q8_0 blocks."""
+    writer = gguf.GGUFWriter(str(path), "llama")
+    if alignment:
+        writer.add_custom_alignment(alignment)
+    writer.add_uint32("llama.block_count", 2)
+    writer.add_float32("llama.rope.freq_base", 10000.0)
+    writer.add_bool("tokenizer.ggml.add_bos_token", True)
+    writer.add_string("general.name", "крошечная модель")
+    writer.add_array("tokenizer.ggml.tokens", ["<s>", "</s>", "при", "вет", "мир"])
+    writer.add_array("tokenizer.ggml.scores", [0.0, 0.0, -1.5, -2.5, -3.0])
+    writer.add_array("tokenizer.ggml.token_type", [3, 3, 1, 1, 1])
+    writer.add_tensor("token_embd.weight", np.arange(5 * 8, dtype=np.float32).reshape(5, 8))
+    writer.add_tensor("output_norm.weight", np.ones(8, dtype=np.float16))
+    quantised = gguf.quants.quantize(np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32),
+                                     gguf.GGMLQuantizationType.Q8_0)
+    writer.add_tensor("output.weight", quantised, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def reader_fails(path: Path) -> bool:
+    try:
+        gguf.GGUFReader(path)
+    except Exception:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("alignment", [None, 64])
+def test_a_written_gguf_passes_and_every_cut_of_it_fails_as_the_reader_does(tmp_path: Path, alignment: int | None) -> None:
+    whole = write_gguf(tmp_path / "model.gguf", alignment=alignment)
+    check_gguf_layout(whole)
+    data = whole.read_bytes()
+    data_end = max(int(t.data_offset) + int(t.n_bytes) for t in gguf.GGUFReader(whole).tensors)
+    cut_to_the_data = tmp_path / "padding_dropped.gguf"
+    cut_to_the_data.write_bytes(data[:data_end])  # the padding after the last tensor is not needed
+    check_gguf_layout(cut_to_the_data)
+    assert not reader_fails(cut_to_the_data)
+    for cut in (0, 3, 23, 24, 40, len(data) // 3, len(data) // 2, data_end - 1):
+        damaged = tmp_path / f"cut{cut}.gguf"
+        damaged.write_bytes(data[:cut])
+        with pytest.raises(GGUFLayoutError):
+            check_gguf_layout(damaged)
+        assert reader_fails(damaged), cut
+
+
+@pytest.mark.parametrize(("offset", "patch", "said"), [
+    (0, b"GGML", "does not start with the GGUF magic"),
+    (4, (7).to_bytes(4, "little"), "GGUF version 7"),
+    (16, (10**6).to_bytes(8, "little"), "runs past the end|cut short"),  # a million metadata fields
+])
+def test_a_damaged_header_is_named(tmp_path: Path, offset: int, patch: bytes, said: str) -> None:
+    data = bytearray(write_gguf(tmp_path / "model.gguf").read_bytes())
+    data[offset:offset + len(patch)] = patch
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(GGUFLayoutError, match=said):
+        check_gguf_layout(damaged)
+
+
+def test_a_string_length_past_the_end_is_caught_without_reading_it(tmp_path: Path) -> None:
+    data = bytearray(write_gguf(tmp_path / "model.gguf").read_bytes())
+    at = data.index(b"general.name") + len(b"general.name") + 4   # past the key and the value's type
+    data[at:at + 8] = (2**62).to_bytes(8, "little")
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(GGUFLayoutError, match="runs past the end"):
+        check_gguf_layout(damaged)
+    assert reader_fails(damaged)
+
+
+def test_the_real_models_gguf_passes() -> None:
+    check_gguf_layout(smollm2_gguf())
