@@ -365,7 +365,7 @@ def said_after_start(stderr: str) -> list[str]:
     """The non-blank lines a run printed, less its first line (what it will ask: a run that stops
     on a full disk or a server has said that much before its one line on why)."""
     return [line for line in stderr.splitlines()
-            if line.strip() and not re.search(r"row\(s\) to (ask|answer) \(", line)]
+            if line.strip() and not re.search(r"(row\(s\)|askings of a row \(\d+ a row\)) to (ask|answer) \(", line)]
 
 
 def mixed_answers() -> dict[str, str]:
@@ -409,6 +409,16 @@ def made_once(factory: Any, name: str, make: Any) -> Path:
             make(partial)
             partial.rename(folder)
     return folder
+
+
+def generated_set(factory: Any, seed: int, **plan: int) -> Path:
+    """The GorillaHard set `SetPlan(seed=seed, **plan)` writes, made once a session (made_once) for
+    the tests that read it and never change it; the default plan of seed 3 is conftest's
+    `generated` (the same bytes: `merabench generate --seed 3` writes what write_set does)."""
+    from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
+
+    name = "-".join(["generated-seed", str(seed), *(f"{key}-{value}" for key, value in sorted(plan.items()))])
+    return made_once(factory, name, lambda out: write_set(SetPlan(seed=seed, **plan), out))
 
 
 def smollm2_gguf() -> Path:

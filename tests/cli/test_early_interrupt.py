@@ -23,7 +23,9 @@ SCRIPT = Path(sys.executable).with_name("merabench")
 @pytest.mark.parametrize("after_s", [0.02, 0.06, 0.12, 0.25, 0.5])
 def test_ctrl_c_at_any_moment_of_start_up_is_exit_130_without_a_traceback(tmp_path: Path, after_s: float) -> None:
     script = str(SCRIPT) if SCRIPT.exists() else shutil.which("merabench")
-    process = subprocess.Popen([script, "run", "--out", str(tmp_path / "out"), "--no-progress"],
+    # 100 repeats of the bundled rows: a run of seconds, so the last moment still lands mid-run once
+    # the modules are compiled and start-up is quick (the signal ends it: the repeats cost nothing)
+    process = subprocess.Popen([script, "run", "--out", str(tmp_path / "out"), "--no-progress", "--repeats", "100"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(after_s)
     os.killpg(process.pid, signal.SIGINT)

@@ -1,9 +1,10 @@
 """The real small model as a transformers folder, made once per test session.
 
 Reading SmolLM2's GGUF costs some 19 CPU seconds a process (transformers dequantises every
-tensor in Python); its weights saved as a model folder load in a few. The tests whose point is
-the GGUF itself (test_real_model's two runs end to end, Ctrl-C while it loads) still read the
-GGUF; the Ctrl-C tests of a row generating run the folder, which holds the same float32 weights."""
+tensor in Python); its weights saved as a model folder load in a few. The runs whose point is
+the GGUF itself (test_real_model's first run end to end, Ctrl-C while it loads) still read the
+GGUF; the rerun and the Ctrl-C tests of a row generating run the folder, which holds the same
+float32 weights (test_real_model's rerun gives the GGUF run's bytes)."""
 
 from __future__ import annotations
 

@@ -15,17 +15,18 @@ TASKS = ("sage", "russianregions", "gorillahard")
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory) -> tuple[Path, Path]:
-    """One row of each task, twice. A row of GorillaHard is a prompt of some 5,000 tokens (its
-    catalog), about 40 CPU seconds of prefill on one thread: two rows a task cost the suite some
-    200 CPU seconds more and checked the same things. Both runs read the GGUF, as a user's rerun
-    of the same --model does (the other real-model tests may run its converted folder)."""
-    model = f"hf:{smollm2_gguf()}"
+def two_runs(tmp_path_factory, smollm2_folder: Path) -> tuple[Path, Path]:
+    """One row of each task, twice, each run a process of its own as a user's rerun is. A row of
+    GorillaHard is a prompt of some 4,400 tokens (its catalog), about 25 CPU seconds of prefill on
+    one thread: two rows a task cost the suite some 200 CPU seconds more and checked the same
+    things. The first run reads the GGUF; the second the folder converted from it (conftest.py),
+    which holds the same float32 weights and tokenizer: equal bytes then say both that a rerun
+    repeats itself and that the folder the Ctrl-C tests run is the GGUF's model (reading the GGUF
+    a second time cost 20 CPU seconds and said nothing more)."""
     folders = []
-    for name in ("first", "second"):
+    for name, model in (("first", smollm2_gguf()), ("second", smollm2_folder)):
         out = tmp_path_factory.mktemp(name)
-        # each run a process of its own: the second run is a second process, as a user's rerun is
-        result = run_cli_process("run", "--model", model, "--preset", "mera", "--limit", "1", "--tasks",
+        result = run_cli_process("run", "--model", f"hf:{model}", "--preset", "mera", "--limit", "1", "--tasks",
                                  ",".join(TASKS), "--out", str(out), "--no-progress", "--no-cache", timeout=900,
                                  env=ONE_THREAD)
         assert result.returncode == 0, result.stderr[-3000:]

@@ -7,17 +7,17 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+from helpers import generated_set
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from merabench.rows.inputs import LONG, Inputs
 from merabench.rows.row import compact_rows, read_local, rows_sha256
-from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 
-def test_a_generated_sets_inputs_read_back_the_same_after_compacting_and_share_their_pieces(tmp_path: Path) -> None:
-    write_set(SetPlan(seed=1), tmp_path / "set")
-    rows = read_local(tmp_path / "set")["test"]
+def test_a_generated_sets_inputs_read_back_the_same_after_compacting_and_share_their_pieces(tmp_path_factory: pytest.TempPathFactory) -> None:
+    rows = read_local(generated_set(tmp_path_factory, 1))["test"]  # the set of seed 1, made once a session
     before = [r.to_dict() for r in rows]
     digest = rows_sha256(rows)
     whole = {id(v): sys.getsizeof(v) for r in rows for v in r.inputs.values()}  # the distinct values loaded

@@ -4,9 +4,10 @@ parse of the whole catalog gives, on every shape a catalog can take, whole or ke
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from unittest import mock
 
+import pytest
+from helpers import generated_set
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from merabench.rows import inputs as inputs_module
 from merabench.rows.inputs import Inputs
 from merabench.rows.row import Row, compact_rows, read_local
 from merabench.tasks.gorillahard import metrics
-from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 
 TOOLS = [
     {"name": "files.move", "family": "files", "description": "Перемещает файл.",
@@ -66,9 +66,8 @@ def test_every_shape_reads_as_one_whole_parse() -> None:
     assert dup.names == frozenset({7, "['a']", None, "dup"}) and dup.families == {"dup": "second"}
 
 
-def test_a_generated_sets_catalogs_whole_and_compacted(tmp_path: Path) -> None:
-    write_set(SetPlan(seed=1), tmp_path / "set")
-    rows = read_local(tmp_path / "set")["test"]
+def test_a_generated_sets_catalogs_whole_and_compacted(tmp_path_factory: pytest.TempPathFactory) -> None:
+    rows = read_local(generated_set(tmp_path_factory, 1))["test"]  # the set of seed 1, made once a session
     wholes = [metrics._parse_catalog(r.inputs["tools"]) for r in rows]
     assert [metrics.catalog_of(r) for r in rows] == wholes
     compact_rows(rows)

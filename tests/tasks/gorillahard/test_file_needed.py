@@ -9,9 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import generated_set
 
-from merabench.rows.row import Row
-from merabench.tasks.gorillahard.generator.build.generate import SetPlan, generate, write_set
+from merabench.rows.row import Row, read_local
+from merabench.tasks.gorillahard.generator.build.generate import SetPlan, write_set
 from merabench.tasks.gorillahard.generator.checks import counterfactual, provenance
 from merabench.tasks.gorillahard.generator.checks.constants import constants
 from merabench.tasks.gorillahard.generator.checks.counterfactual import (
@@ -27,13 +28,14 @@ from merabench.tasks.gorillahard.generator.families import FAMILIES, Family
 SEEDS = range(5)
 
 
-def _rows(seed: int) -> list[Row]:
-    return [Row(**r) for r in generate(SetPlan(seed=seed))[0]]
+def _rows(factory: pytest.TempPathFactory, seed: int) -> list[Row]:
+    """The test rows of seed `seed`'s default set, made once a session (other files read them too)."""
+    return read_local(generated_set(factory, seed))["test"]
 
 
 @pytest.fixture(scope="module")
-def rows0() -> list[Row]:
-    return _rows(0)
+def rows0(tmp_path_factory: pytest.TempPathFactory) -> list[Row]:
+    return _rows(tmp_path_factory, 0)
 
 
 @pytest.fixture(scope="module")
@@ -179,11 +181,11 @@ def test_validate_fails_a_set_with_a_new_leak(tmp_path: Path) -> None:
 
 # --- across seeds 0-4 ---------------------------------------------------------------------------
 
-def test_across_seeds_0_to_4_no_row_leaks_and_no_family_has_a_constant() -> None:
+def test_across_seeds_0_to_4_no_row_leaks_and_no_family_has_a_constant(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One test for the five sets, each made once: no file-bound row of any leaks, no family
     answers one value on half its rows or more on every seed, and a value made one on every seed
     is found as a constant where the real one varies."""
-    sets = {seed: _rows(seed) for seed in SEEDS}
+    sets = {seed: _rows(tmp_path_factory, seed) for seed in SEEDS}
     leaking = [f.line() for seed, rows in sets.items() for f in findings(rows, seed) if f.leak]
     assert leaking == []
     assert [(c.family, c.argument, c.value) for c in constants(sets)] == []

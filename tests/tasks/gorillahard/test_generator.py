@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import read_jsonl, run_cli, write_jsonl
+from helpers import generated_set, read_jsonl, run_cli, write_jsonl
 
 from merabench.rows.row import Row
 from merabench.tasks import TASKS
@@ -201,7 +201,7 @@ def test_every_question_keeps_one_form_of_address(default_set: Path) -> None:
     assert mixed == []
 
 
-def test_no_question_says_a_politeness_word_twice() -> None:
+def test_no_question_says_a_politeness_word_twice(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The parts put around a request (a lead-in, a tail, an optional argument's sentence, the
     sentence saying which file) never repeat a politeness word it already says: seed 4242 (v14)
     had "Помогите, пожалуйста. Посчитайте, пожалуйста, ..." (row 705) and "обновите, пожалуйста,
@@ -214,7 +214,8 @@ def test_no_question_says_a_politeness_word_twice() -> None:
     assert agreeing(["Спасибо!", "Спасибо, выручишь."], "Удвойте таймаут, спасибо.") == ["Спасибо!"]
     twice = re.compile(r"(?<!\w)(пожалуйста|спасибо|прошу|благодарю)(?!\w).*(?<!\w)\1(?!\w)", re.I | re.S)
     for seed in (0, 23):
-        said = [row["inputs"]["question"] for split in generate(SetPlan(seed=seed)) for row in split
+        folder = generated_set(tmp_path_factory, seed)
+        said = [row["inputs"]["question"] for split in ("test", "shots") for row in read_jsonl(folder / f"{split}.jsonl")
                 if twice.search(row["inputs"]["question"])]
         assert said == [], (seed, said[:3])
 
@@ -1356,7 +1357,7 @@ def test_a_log_is_picked_by_how_often_only_where_the_count_and_the_frequency_agr
     assert [p["direction"] for _, p in slow.options(random.Random(0), agreed["payments.log"], agreed["orders.log"])] == ["fewer"]
 
 
-def test_the_busiest_server_to_drain_is_one_in_service() -> None:
+def test_the_busiest_server_to_drain_is_one_in_service(tmp_path_factory: pytest.TempPathFactory) -> None:
     """«Разгрузи сервер с самым высоким CPU» over a table whose busiest server is on maintenance
     (v25 seed 9393 row 1029, srv-034) reads two ways: the corpus keeps every server table's busiest
     server in service, and the check fails a row whose busiest is not."""
@@ -1370,7 +1371,8 @@ def test_the_busiest_server_to_drain_is_one_in_service() -> None:
         header, rows = split_table(text)
         top = max(rows, key=lambda r: int(r[header.index("cpu_pct")]))
         assert top[header.index("status")] == "active" and question.reference["args"]["host"] == top[0]
-    row = next(r for r in generate(SetPlan(seed=0))[0] if r["meta"]["derivation"]["maker"] == "busiest_server")
+    row = next(r for r in read_jsonl(generated_set(tmp_path_factory, 0) / "test.jsonl")
+               if r["meta"]["derivation"]["maker"] == "busiest_server")
     row = Row(**row)
     busiest = json.loads(row.outputs)["args"]["host"]
     lines = row.inputs["context"].split("\n")
