@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import gc
 import importlib.util
 import io
@@ -409,6 +410,15 @@ def made_once(factory: Any, name: str, make: Any) -> Path:
             make(partial)
             partial.rename(folder)
     return folder
+
+
+@functools.cache
+def corpus_of(seed: int) -> Any:
+    """build_corpus(seed), built once a test process and at first use: a module-level corpus is
+    built at collection by every xdist worker, whichever runs the file (read it, never change it)."""
+    from merabench.tasks.gorillahard.generator.corpus import build_corpus
+
+    return build_corpus(seed)
 
 
 def generated_set(factory: Any, seed: int, **plan: int) -> Path:

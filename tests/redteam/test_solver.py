@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import corpus_of
 from redteam import files as redteam_files
 from redteam import flags as redteam_flags
 from redteam import generic as redteam_generic
@@ -304,11 +305,10 @@ def test_the_clause_readers_count_log_records_in_every_layout() -> None:
     two. Held against what the corpus wrote, in all three layouts."""
     from redteam import clause_rules as clauses
 
-    from merabench.tasks.gorillahard.generator.corpus import build_corpus
 
     layouts = set()
     for seed in (0, 7):
-        for cf in build_corpus(seed).by_kind["app_log"]:
+        for cf in corpus_of(seed).by_kind["app_log"]:
             text, facts = cf.file.text, cf.facts
             assert clauses._log_event("где база ни разу не отказала в соединении", text) == ("db" in facts["events"])
             assert clauses._log_event("где памяти всем хватало", text) == ("oom" in facts["events"])

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from helpers import corpus_of
 
 from merabench.rows.row import Row, read_local
 from merabench.tasks import TASKS
@@ -16,7 +17,6 @@ from merabench.tasks.gorillahard.generator.build.generate import SetPlan, _row, 
 from merabench.tasks.gorillahard.generator.checks.audit import template
 from merabench.tasks.gorillahard.generator.checks.composition import check_clarify_kinds
 from merabench.tasks.gorillahard.generator.checks.rows import view_of
-from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.clarify import (
     FIGURES,
@@ -26,14 +26,13 @@ from merabench.tasks.gorillahard.generator.families.clarify import (
 )
 from merabench.tasks.gorillahard.generator.library.providers import draw_served
 
-CORPUS = build_corpus(9)
 TASK = TASKS["gorillahard"]
 
 
 def written(mechanism: str, ambiguous: bool, n: int) -> Row:
     """A row of the mechanism as the generator writes it (catalog, provider and all)."""
     rng = random.Random(f"clarify-test:{mechanism}:{ambiguous}:{n}")
-    question = MECHANISMS[mechanism].make(rng, CORPUS, ambiguous)
+    question = MECHANISMS[mechanism].make(rng, corpus_of(9), ambiguous)
     family = FAMILIES[f"{'clarify' if ambiguous else 'near_miss'}_{MECHANISMS[mechanism].kind}"]
     return Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1, needs_history="",
                       wording=0, rng=rng, served=draw_served(rng)))

@@ -9,14 +9,18 @@ import re
 from collections import Counter
 
 import pytest
+from helpers import corpus_of
 
 from merabench.tasks.gorillahard.generator.checks import file_layouts
-from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import formats
 from merabench.tasks.gorillahard.generator.families.common import defined_functions, setting
 from merabench.tasks.gorillahard.generator.families.configs import queue_section
 
-CORPORA = {seed: build_corpus(seed) for seed in (0, 7, 23)}
+SEEDS = (0, 7, 23)
+
+
+def corpora() -> dict:
+    return {seed: corpus_of(seed) for seed in SEEDS}
 
 
 def _live(kind: str, text: str) -> object:
@@ -82,7 +86,7 @@ READ = ("deploy_yaml", "env", "worker_ini", "pyproject", "service_json", "ticket
 @pytest.mark.parametrize("kind", READ)
 def test_the_readers_find_the_live_value_past_every_decoy(kind: str) -> None:
     seen = Counter()
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for f in corpus.by_kind[kind]:
             assert _live(kind, f.file.text) == _expected(kind, f.facts), (f.file.path, f.facts["layout"],
                                                                           f.facts["decoys"])
@@ -91,7 +95,7 @@ def test_the_readers_find_the_live_value_past_every_decoy(kind: str) -> None:
 
 
 def test_every_kind_has_three_layouts_and_three_decoy_kinds_in_every_corpus() -> None:
-    for seed, corpus in CORPORA.items():
+    for seed, corpus in corpora().items():
         found, unknown = file_layouts.figures([f.file.path for f in corpus.files()], seed)
         assert unknown == [] and set(found) == set(corpus.by_kind)
         assert file_layouts.shortfalls(found) == [], seed
@@ -102,7 +106,6 @@ def test_a_kind_with_too_few_layouts_or_decoys_is_named() -> None:
     assert file_layouts.shortfalls({"env": thin}) == ["env: 1 layouts < 3", "env: 2 decoy kinds < 3"]
     assert file_layouts.shortfalls({"audio": file_layouts.KindFigures(3, Counter("abc"), Counter())}) == []
     assert file_layouts.shortfalls({"env": file_layouts.KindFigures(2, Counter({"plain": 2}), Counter())}) == []
-
 
 
 def test_the_check_reports_the_least_over_the_kinds_held_to_the_rule(monkeypatch) -> None:
@@ -138,7 +141,7 @@ VISIBLE = {
 
 def test_a_drawn_decoy_is_in_the_text_and_an_undrawn_one_is_not() -> None:
     for (kind, decoy), visible in VISIBLE.items():
-        files = [f for corpus in CORPORA.values() for f in corpus.by_kind[kind]]
+        files = [f for corpus in corpora().values() for f in corpus.by_kind[kind]]
         with_it = [f for f in files if decoy in f.facts["decoys"]]
         assert with_it and all(visible(f.file.text) for f in with_it), (kind, decoy)
         assert not any(visible(f.file.text) for f in files if decoy not in f.facts["decoys"]), (kind, decoy)
@@ -155,7 +158,7 @@ def test_a_tickets_thread_is_read_in_every_layout() -> None:
     )
 
     seen: Counter[str] = Counter()
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for cf in corpus.by_kind["ticket"]:
             text = cf.file.text
             thread = re.split(r"^(?:## Обсуждение|## Комментарии|Комментарии:)$", text, maxsplit=1, flags=re.M)[1]
@@ -170,7 +173,7 @@ def test_a_tickets_thread_is_read_in_every_layout() -> None:
 def test_no_ticket_field_says_what_only_its_thread_may_say() -> None:
     """A ticket's table of fields never shows a high priority: "where the priority was raised to
     high" and "where it was not" are told apart by the thread alone."""
-    tickets = [cf.file.text for corpus in CORPORA.values() for cf in corpus.by_kind["ticket"]]
+    tickets = [cf.file.text for corpus in corpora().values() for cf in corpus.by_kind["ticket"]]
     fields = [t for t in tickets if "| Приоритет |" in t]
     assert fields and not any("| Приоритет | высокий |" in t for t in fields)
 
@@ -181,7 +184,7 @@ def test_the_timeout_criterion_reads_every_python_layout() -> None:
     from merabench.tasks.gorillahard.generator.families.contents import python_timeout
 
     layouts: Counter[str] = Counter()
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for cf in corpus.by_kind["python"]:
             live = cf.file.text.split("\n")[cf.facts["timeout_line"] - 1]
             assert python_timeout(cf.file.text) == int(live.rsplit("=", 1)[1]), (cf.file.path, live)
@@ -229,7 +232,7 @@ def test_the_pick_criteria_read_what_the_corpus_wrote() -> None:
     """The validator re-reads a pick with the criteria's own readers, so they are held here against
     what the corpus recorded when it wrote each file, in every layout and past every decoy."""
     read = Counter()
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for cf in corpus.files():
             for what, got, wrote in _criterion_reads(cf.kind, cf.file.text, cf.facts):
                 assert got == wrote, (cf.file.path, cf.facts.get("layout"), what, got, wrote)
@@ -249,7 +252,7 @@ def test_no_count_criterion_reads_nothing_in_a_whole_layout() -> None:
     from merabench.tasks.gorillahard.generator.families.criteria import CRITERIA, Compare, Threshold
 
     seen: dict[tuple[str, str], set[object]] = {}
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for kind, group in CRITERIA.items():
             for cf in corpus.by_kind.get(kind, []):
                 for name, criterion in group.items():
@@ -277,7 +280,7 @@ def test_a_key_set_twice_is_marked_overridden_in_every_layout() -> None:
     from merabench.tasks.gorillahard.generator.checks.files import _duplicates
 
     layouts: Counter[tuple[str, str]] = Counter()
-    for corpus in CORPORA.values():
+    for corpus in corpora().values():
         for kind in ("worker_ini", "env"):
             for cf in corpus.by_kind[kind]:
                 twice, unmarked = _duplicates(cf.file.path, cf.file.text)

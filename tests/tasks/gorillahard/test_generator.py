@@ -10,14 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import generated_set, read_jsonl, run_cli, write_jsonl
+from helpers import corpus_of, generated_set, read_jsonl, run_cli, write_jsonl
 
 from merabench.rows.row import Row
 from merabench.tasks import TASKS
 from merabench.tasks.gorillahard.generator.build.generate import SetPlan, _row, generate, write_set
 from merabench.tasks.gorillahard.generator.checks.rows import attached_files, view_of
 from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES, validate
-from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.library.providers import draw_served
 from merabench.tasks.gorillahard.generator.model import FORMATS
@@ -71,15 +70,12 @@ def test_the_same_seed_gives_the_same_bytes_and_another_seed_another_set(tmp_pat
     assert seed_4 != [(r["inputs"]["question"], r["outputs"]) for r in read_jsonl(default_set / "test.jsonl")]
 
 
-CORPUS = build_corpus(5)
-
-
 @pytest.mark.parametrize("name", sorted(FAMILIES))
 def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
     family = FAMILIES[name]
     for n in range(25):
         rng = random.Random(f"family-test:{name}:{n}")
-        question = family.make(rng, CORPUS)
+        question = family.make(rng, corpus_of(5))
         row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
                          needs_history="", wording=0, rng=rng, served=draw_served(rng)))
         view = view_of(row)
@@ -522,7 +518,7 @@ def test_logs_are_in_time_order_with_varied_lines() -> None:
     from merabench.tasks.gorillahard.generator.families.formats import log_levels
 
     for seed in (0, 11):
-        corpus = build_corpus(seed)
+        corpus = corpus_of(seed)
         for f in corpus.by_kind["fetch_log"] + corpus.by_kind["app_log"]:
             stamps = [s for s in map(_stamp, f.file.text.splitlines()) if s]
             assert stamps == sorted(stamps), f.file.path
@@ -538,7 +534,7 @@ def test_weather_tables_follow_their_stations_and_month() -> None:
     temperature near the city's normal for that month (no -25 °C in a Sochi July)."""
     from merabench.tasks.gorillahard.generator.corpus import monthly_mean
 
-    tables = [f for seed in (0, 7) for f in build_corpus(seed).by_kind["table"] if f.facts["schema"] == "weather"]
+    tables = [f for seed in (0, 7) for f in corpus_of(seed).by_kind["table"] if f.facts["schema"] == "weather"]
     assert len(tables) >= 10
     for table in tables:
         rows = table.facts["rows"]
@@ -573,7 +569,7 @@ def test_the_walk_to_an_unseen_temperature_draws_what_random_choice_draws() -> N
 
 
 def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
-    corpus = build_corpus(0)
+    corpus = corpus_of(0)
     modules = corpus.by_kind["python"]
     lines = set()
     for module in modules:
@@ -600,7 +596,7 @@ def test_ticket_threads_run_in_date_order_without_repeats() -> None:
     entry = re.compile(r"^(?:\*\*(\w+)\*\*, (\S+): |— (\w+) \((\S+)\): |\[(\S+) \d\d:\d\d\] (\w+): )(.+)$", re.M)
     layouts, kinds = set(), set()
     for seed in (0, 5):
-        for ticket in build_corpus(seed).by_kind["ticket"]:
+        for ticket in corpus_of(seed).by_kind["ticket"]:
             text = ticket.file.text
             opened = re.search(r"(?:Создана:|\| Создана \||открыта) (\d{4}-\d\d-\d\d)", text).group(1)
             thread = [(g[0] or g[2] or g[5], g[1] or g[3] or g[4], g[6]) for g in entry.findall(text)]
@@ -619,7 +615,7 @@ def test_ticket_threads_run_in_date_order_without_repeats() -> None:
 def test_file_numbers_are_drawn_per_seed() -> None:
     """Two seeds' corpora name different files at the same place: a question's nearest twin in
     another seed does not point at the file in the same position."""
-    first, second = (sorted(f.file.path for f in build_corpus(seed).files()) for seed in (0, 1))
+    first, second = (sorted(f.file.path for f in corpus_of(seed).files()) for seed in (0, 1))
     assert len(set(first)) == len(first)
     assert len(set(first) & set(second)) < len(first) // 10
 
@@ -929,7 +925,7 @@ def test_every_family_asks_in_at_least_three_phrasings() -> None:
 
     few = {}
     for name, family in FAMILIES.items():
-        templates = {template(family.make(random.Random(f"{name}:{n}"), CORPUS).question) for n in range(40)}
+        templates = {template(family.make(random.Random(f"{name}:{n}"), corpus_of(5)).question) for n in range(40)}
         if len(templates) < 3:
             few[name] = sorted(templates)
     assert few == {}
@@ -940,7 +936,6 @@ def test_the_pick_readers_agree_with_the_corpus_facts() -> None:
     records, rows, replicas, a pool, a namespace, an environment, a base image, dependencies);
     where the generator knows the same thing as a fact of the file, both agree on every file of
     several corpora."""
-    from merabench.tasks.gorillahard.generator.corpus import build_corpus
     from merabench.tasks.gorillahard.generator.families import formats
     from merabench.tasks.gorillahard.generator.families.contents import docker_from
     from merabench.tasks.gorillahard.generator.families.criteria import BY_NAME
@@ -955,7 +950,7 @@ def test_the_pick_readers_agree_with_the_corpus_facts() -> None:
     }
     checked = 0
     for seed in (0, 7, 23):
-        corpus = build_corpus(seed)
+        corpus = corpus_of(seed)
         for name, (kind, fact) in by_fact.items():
             for f in corpus.by_kind[kind]:
                 assert BY_NAME[name].value(f.file.text, {}) == fact(f), (seed, name, f.file.path)
@@ -1111,7 +1106,7 @@ def test_an_attachment_that_states_what_the_tool_would_find_is_caught() -> None:
     from merabench.tasks.gorillahard.generator.checks.files import check_findings_unsaid
 
     family = FAMILIES["speech_language"]
-    made = _row(family.make(random.Random("findings"), CORPUS), family, row_id=7, base_id="b", dialog_id="b", turn=0,
+    made = _row(family.make(random.Random("findings"), corpus_of(5)), family, row_id=7, base_id="b", dialog_id="b", turn=0,
                 n_turns=1, needs_history="", wording=0, rng=random.Random("findings"),
                 served=draw_served(random.Random("findings")))
     assert check_findings_unsaid([Row(**made)]).ok
@@ -1274,7 +1269,7 @@ def test_each_refusal_mechanisms_check_decides_from_the_file_not_the_reference()
         for refuse in (True, False):
             for n in range(6):
                 rng = random.Random(f"mechanism:{name}:{refuse}:{n}")
-                question = replace(mechanism.make(rng, CORPUS, refuse), family="f", lever="no_tool",
+                question = replace(mechanism.make(rng, corpus_of(5), refuse), family="f", lever="no_tool",
                                    difficulty="T3_expert")
                 family = FAMILIES[next(f for f in FAMILIES if f.endswith(f":{name}"))]
                 row = Row(**_row(question, family, row_id=0, base_id="b", dialog_id="b", turn=0, n_turns=1,
@@ -1301,7 +1296,7 @@ def test_a_column_refusal_holds_only_look_alikes_and_its_near_miss_another_spell
     renamed = 0
     for n in range(30):
         for refuse in (True, False):
-            question = make_column_spelling(random.Random(f"col:{n}:{refuse}"), CORPUS, refuse)
+            question = make_column_spelling(random.Random(f"col:{n}:{refuse}"), corpus_of(5), refuse)
             header, _ = split_table(question.files[0].text)
             concept = CONCEPTS[question.facts["concept"]]
             assert any(h in {d for d, _ in concept.decoys} for h in header)  # a look-alike on both sides
@@ -1363,7 +1358,7 @@ def test_the_busiest_server_to_drain_is_one_in_service(tmp_path_factory: pytest.
     server in service, and the check fails a row whose busiest is not."""
     from merabench.tasks.gorillahard.generator.families.common import split_table
 
-    corpus = build_corpus(9393)
+    corpus = corpus_of(9393)
     family = FAMILIES["busiest_server"]
     for n in range(20):
         question = family.make(random.Random(n), corpus)
@@ -1616,7 +1611,7 @@ def test_a_level_pattern_matches_only_its_records() -> None:
     assert check_level_patterns([row(records + quoting, count("WARN", ignore_case=True))]).ok  # another question
     logfmt = 'ts=2026-03-14T10:00:00Z level=WARN logger=api msg="slow"\n'
     assert check_level_patterns([row(logfmt * 2, count("WARN"))]).ok
-    corpus = build_corpus(5151)
+    corpus = corpus_of(5151)
     from merabench.tasks.gorillahard.generator.families import formats
     from merabench.tasks.gorillahard.generator.families.logs import log_counted
 

@@ -10,10 +10,10 @@ from collections import Counter
 from dataclasses import replace
 
 import pytest
+from helpers import corpus_of
 
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.generator.checks.mechanisms import drawn_mechanisms
-from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES
 from merabench.tasks.gorillahard.generator.families.common import View
 from merabench.tasks.gorillahard.generator.families.durations import seconds_in
@@ -23,7 +23,7 @@ from merabench.tasks.gorillahard.generator.families.hostlists import read_invent
 
 @pytest.fixture(scope="module")
 def corpus():
-    return build_corpus(5)
+    return corpus_of(5)
 
 
 def rows_of(name: str, corpus, n: int = 40) -> list:

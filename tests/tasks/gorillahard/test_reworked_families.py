@@ -10,8 +10,8 @@ import re
 from collections import Counter
 
 import pytest
+from helpers import corpus_of
 
-from merabench.tasks.gorillahard.generator.corpus import build_corpus
 from merabench.tasks.gorillahard.generator.families import FAMILIES, formats
 from merabench.tasks.gorillahard.generator.families.categorical import (
     CITY_HEADERS,
@@ -28,7 +28,7 @@ SEEDS = (0, 1, 2)
 
 @pytest.fixture(scope="module")
 def corpora() -> dict:
-    return {seed: build_corpus(seed) for seed in SEEDS}
+    return {seed: corpus_of(seed) for seed in SEEDS}
 
 
 def _view(question: Question) -> View:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import spacy_tokens
@@ -20,6 +19,8 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 def test_the_tables_are_what_spacy_gives() -> None:
     """tokenizer_tables.py is generated; a spaCy release that changes its rules shows up here."""
+    import spacy  # here, not at collection: spaCy imports torch, in every worker that collects the file
+
     defaults = spacy.blank("ru").Defaults
     assert list(tokenizer_tables.PREFIXES) == [p for p in list(defaults.prefixes) + [r'\\"'] if p.strip()]
     assert list(tokenizer_tables.SUFFIXES) == [p for p in list(defaults.suffixes) + [r"\\"] if p.strip()]
