@@ -18,8 +18,14 @@ from merabench.tasks.gorillahard.generator.corpus.tables import render
 from merabench.tasks.gorillahard.generator.model import File
 
 
-def _cells(line: str, delimiter: str) -> list[str]:
-    return next(csv.reader([line], delimiter=delimiter))
+def _cells(lines: list[str], delimiter: str) -> list[list[str]]:
+    """Each line's cells (an empty line none), read by one reader: a reader a line cost more than
+    the reading. A line with an unclosed quote would run into the next: such text is read a line
+    at a time, as each line stands alone."""
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    if len(rows) != len(lines):
+        rows = [next(csv.reader([line], delimiter=delimiter)) if line else [] for line in lines]
+    return rows
 
 
 def rewritten(table: CorpusFile, change: Callable[[list[str]], list[str]], facts: dict) -> CorpusFile:
@@ -27,12 +33,16 @@ def rewritten(table: CorpusFile, change: Callable[[list[str]], list[str]], facts
     commented out); other lines (none in a corpus table but an empty last one) kept."""
     delimiter, quote_all = table.facts["delimiter"], table.facts["layout"] == "quoted"
     width = len(table.facts["header"])
-    lines = []
-    for line in table.file.text.split("\n"):
-        comment = "# " if line.startswith("# ") else ""
-        cells = _cells(line[len(comment):], delimiter) if line[len(comment):] else []
-        lines.append(comment + render([change(cells)], delimiter, quote_all=quote_all)[0] if len(cells) == width
-                     else line)
+    lines = table.file.text.split("\n")
+    comments = ["# " if line.startswith("# ") else "" for line in lines]
+    cells = _cells([line[len(comment):] for line, comment in zip(lines, comments, strict=True)], delimiter)
+    at = [n for n, row in enumerate(cells) if len(row) == width]
+    changed = [change(cells[n]) for n in at]
+    rendered = render(changed, delimiter, quote_all=quote_all)
+    if len(rendered) != len(changed):  # a cell holding a line break of its own: rendered a record at a time
+        rendered = [render([row], delimiter, quote_all=quote_all)[0] for row in changed]
+    for n, line in zip(at, rendered, strict=True):
+        lines[n] = comments[n] + line
     return CorpusFile(File(table.file.path, table.file.fmt, "\n".join(lines)), table.kind, {**table.facts, **facts})
 
 

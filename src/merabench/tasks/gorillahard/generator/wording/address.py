@@ -55,6 +55,7 @@ def _word_form(word: str) -> Form | None:
     return form if weight[form] >= 0.5 else None
 
 
+@functools.lru_cache(maxsize=65536)  # `agreeing` asks it of the same text beside every option
 def forms(text: str) -> frozenset[Form]:
     """The forms of address the text uses (empty when it uses none, both when it mixes them)."""
     found = [_word_form(w) for w in _WORD.findall(_QUOTED.sub(" ", text).lower())]
