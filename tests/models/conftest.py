@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from helpers import ONE_THREAD, made_once, smollm2_gguf
 
-#: run in a process of its own (torch stays out of the test worker): load the GGUF as merabench
-#: does, and save what was loaded (the loaded model is marked GGUF-quantised, which transformers
+#: run in a process of its own (torch stays out of the test worker): load the GGUF with
+#: transformers' own reads (merabench reads it once: models/gguf_once.py; the rerun of
+#: test_real_model then compares the two ways), and save what was loaded (the loaded model is marked GGUF-quantised, which transformers
 #: refuses to save; its tensors are plain float32 by then)
 _CONVERT = """
 import sys

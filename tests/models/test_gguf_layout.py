@@ -93,3 +93,23 @@ def test_a_string_length_past_the_end_is_caught_without_reading_it(tmp_path: Pat
 
 def test_the_real_models_gguf_passes() -> None:
     check_gguf_layout(smollm2_gguf())
+
+
+def test_a_load_reads_each_gguf_once_and_leaves_gguf_as_it_was(tmp_path: Path) -> None:
+    """gguf_read_once (hf: loads a GGUF within it): one reader per file and one tensor-name table
+    per architecture and depth for the length of the load, the package's own functions after.
+    That the model read so is the model read without it, test_real_model shows end to end: the
+    GGUF run (read once) and the folder converted without it give the same bytes."""
+    from merabench.models.gguf_once import gguf_read_once
+
+    first, second = write_gguf(tmp_path / "a.gguf"), write_gguf(tmp_path / "b.gguf")
+    reader, name_table = gguf.GGUFReader, gguf.get_tensor_name_map
+    with gguf_read_once():
+        shared = gguf.GGUFReader(first)
+        assert gguf.GGUFReader(str(first)) is shared and gguf.GGUFReader(second) is not shared
+        assert [t.name for t in shared.tensors] == ["token_embd.weight", "output_norm.weight", "output.weight"]
+        arch = gguf.MODEL_ARCH.LLAMA
+        assert gguf.get_tensor_name_map(arch, 2) is gguf.get_tensor_name_map(arch, 2)
+        assert gguf.get_tensor_name_map(arch, 2).get_name("model.layers.1.self_attn.q_proj") == "blk.1.attn_q"
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_table)
+    assert gguf.GGUFReader(first) is not gguf.GGUFReader(first)

@@ -30,6 +30,7 @@ from typing import Any, cast
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models.base import Backend, Completion, Generating, GenerationOptions, Request
 from merabench.models.gguf_layout import check_gguf_layout
+from merabench.models.gguf_once import gguf_read_once
 from merabench.models.hf_source import describe_load_failure, resolve_source
 
 
@@ -61,8 +62,9 @@ class HFLocalBackend(Backend):
         quiet_loading(transformers)
         kwargs = {"gguf_file": source.gguf_file} if source.gguf_file else {}
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(source.location, **kwargs)
+            with gguf_read_once() if source.gguf_file else contextlib.nullcontext():
+                self._tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
+                model = AutoModelForCausalLM.from_pretrained(source.location, **kwargs)
         except Exception as exc:  # transformers raises OSError, ValueError, ImportError, KeyError... by cause
             raise ConfigError(describe_load_failure(self.path, source, exc)) from None
         self._device = "cuda" if torch.cuda.is_available() else "cpu"
