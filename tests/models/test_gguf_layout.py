@@ -15,10 +15,10 @@ from merabench.models.gguf_layout import GGUFLayoutError, check_gguf_layout
 gguf = pytest.importorskip("gguf", reason="the hf extra is installed by `make test`")
 
 
-def write_gguf(path: Path, *, alignment: int | None = None) -> Path:
+def write_gguf(path: Path, *, alignment: int | None = None, big_endian: bool = False) -> Path:
     """A small GGUF with every kind of value: scalars, strings, arrays of numbers and of strings,
     and tensors of float32, float16 and Q8_0 blocks."""
-    writer = gguf.GGUFWriter(str(path), "llama")
+    writer = gguf.GGUFWriter(str(path), "llama", endianess=gguf.GGUFEndian.BIG if big_endian else gguf.GGUFEndian.LITTLE)
     if alignment:
         writer.add_custom_alignment(alignment)
     writer.add_uint32("llama.block_count", 2)
@@ -48,9 +48,10 @@ def reader_fails(path: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("alignment", [None, 64])
-def test_a_written_gguf_passes_and_every_cut_of_it_fails_as_the_reader_does(tmp_path: Path, alignment: int | None) -> None:
-    whole = write_gguf(tmp_path / "model.gguf", alignment=alignment)
+@pytest.mark.parametrize(("alignment", "big_endian"), [(None, False), (64, False), (None, True)])
+def test_a_written_gguf_passes_and_every_cut_of_it_fails_as_the_reader_does(tmp_path: Path, alignment: int | None,
+                                                                            big_endian: bool) -> None:
+    whole = write_gguf(tmp_path / "model.gguf", alignment=alignment, big_endian=big_endian)
     check_gguf_layout(whole)
     data = whole.read_bytes()
     data_end = max(int(t.data_offset) + int(t.n_bytes) for t in gguf.GGUFReader(whole).tensors)
@@ -113,3 +114,70 @@ def test_a_load_reads_each_gguf_once_and_leaves_gguf_as_it_was(tmp_path: Path) -
         assert gguf.get_tensor_name_map(arch, 2).get_name("model.layers.1.self_attn.q_proj") == "blk.1.attn_q"
     assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_table)
     assert gguf.GGUFReader(first) is not gguf.GGUFReader(first)
+    with pytest.raises(RuntimeError), gguf_read_once():  # a load that fails part way
+        raise RuntimeError("transformers gave up")
+    assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_table)
+
+
+
+def _two_tensors_named_alike(path: Path) -> bytes:
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_tensor("blk.0.a", np.zeros(4, dtype=np.float32))
+    writer.add_tensor("blk.0.b", np.ones(4, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path.read_bytes().replace(b"blk.0.b", b"blk.0.a", 1)
+
+
+def _alignment_as_uint64(path: Path) -> bytes:
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_uint64("general.alignment", 64)
+    writer.add_tensor("blk.0.a", np.zeros(4, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path.read_bytes()
+
+
+def _patched(data: bytes, at: int, value: int, size: int) -> bytes:
+    return data[:at] + value.to_bytes(size, "little") + data[at + size:]
+
+
+DAMAGE = {
+    "a key twice": (lambda d, p: d.replace(b"tokenizer.ggml.scores", b"tokenizer.ggml.tokens", 1), "twice"),
+    "a key not UTF-8": (lambda d, p: d.replace(b"general.name", b"general.nam\xff", 1), "not UTF-8"),
+    "a tensor name not UTF-8": (lambda d, p: d.replace(b"output_norm.weight", b"output_norm.weigh\xff", 1),
+                                "not UTF-8"),
+    "a tensor name twice": (lambda d, p: _two_tensors_named_alike(p), "twice"),
+    "an alignment of 48": (lambda d, p: d.replace(b"general.alignment" + (4).to_bytes(4, "little") + (64).to_bytes(4, "little"),
+                                                  b"general.alignment" + (4).to_bytes(4, "little") + (48).to_bytes(4, "little")),
+                           "not a power of two"),
+    "an alignment of 64 bits": (lambda d, p: _alignment_as_uint64(p), "not a 32-bit"),
+    "a Q8_0 row of 31 values": (lambda d, p: _patched(d, d.index(b"output.weight") + 13 + 4, 31, 8), "whole blocks"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DAMAGE))
+def test_a_record_the_reader_refuses_is_refused(tmp_path: Path, case: str) -> None:
+    damage, said = DAMAGE[case]
+    data = write_gguf(tmp_path / "model.gguf", alignment=64).read_bytes()
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(damage(data, tmp_path / "other.gguf"))
+    assert damaged.read_bytes() != data
+    with pytest.raises(GGUFLayoutError, match=said):
+        check_gguf_layout(damaged)
+    assert reader_fails(damaged)
+
+
+def test_a_tensor_of_thirty_thousand_dimensions_is_refused_at_once(tmp_path: Path) -> None:
+    """Its dimensions' product would take the walk hours in exact integers: more than GGML's four
+    is refused as it is read."""
+    data = write_gguf(tmp_path / "model.gguf").read_bytes()
+    at = data.index(b"token_embd.weight") + len(b"token_embd.weight")
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(_patched(data, at, 30_000, 4) + (2**64 - 1).to_bytes(8, "little") * 30_000)
+    with pytest.raises(GGUFLayoutError, match="30,000 dimensions"):
+        check_gguf_layout(damaged)

@@ -3,9 +3,13 @@ record walked by their lengths, and the tensor data checked to fit in the file.
 
 The gguf package's own reader turns every metadata string into a numpy view (a tokenizer's
 vocabulary and merges: some 300,000 of them in a small model), which costs seconds before a run
-has even started; skipping them by their lengths finds the same broken files (not a GGUF, cut
-short, a count or a length that runs past the end) in a fraction of that. The format:
-https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (versions 2 and 3; little-endian)."""
+has even started. Walking the records by their lengths refuses, in a fraction of that, what the
+reader refuses on the way to a load: not a GGUF or another version, a record cut short, a count
+or a length that runs past the end, an unknown value or tensor type, a key or tensor name twice or
+not UTF-8, an alignment that is not a 32-bit power of two, a tensor of more than four dimensions
+or whose rows are not whole blocks of its type, tensor data past the end. Files written for the
+other byte order are read in theirs, as the reader does. The format:
+https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (versions 2 and 3)."""
 
 from __future__ import annotations
 
@@ -15,8 +19,9 @@ from pathlib import Path
 
 #: the fixed size of each scalar value type, by its type code (8 is a string, 9 an array)
 _SCALAR_SIZE = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
-_STRING, _ARRAY = 8, 9
+_STRING, _ARRAY, _UINT32 = 8, 9, 4
 _DEFAULT_ALIGNMENT = 32
+_MAX_DIMS = 4  # GGML_MAX_DIMS: a record claiming more is damage (and its product could be huge)
 
 
 class GGUFLayoutError(ValueError):
@@ -25,7 +30,7 @@ class GGUFLayoutError(ValueError):
 
 def check_gguf_layout(path: Path) -> None:
     """Raise GGUFLayoutError (or OSError) unless `path` is a version 2 or 3 GGUF whose metadata,
-    tensor records and tensor data all lie within the file."""
+    tensor records and tensor data are well formed and lie within the file."""
     with open(path, "rb") as handle:
         if handle.seek(0, 2) < 24:
             raise GGUFLayoutError("shorter than a GGUF header (24 bytes)")
@@ -37,8 +42,10 @@ class _Walk:
     def __init__(self, data: mmap.mmap) -> None:
         self.data = data
         self.at = 0
+        self.order = "<"  # the file's byte order: little-endian, unless its version says otherwise
 
-    def take(self, fmt: str) -> int:
+    def take(self, code: str) -> int:
+        fmt = self.order + code
         size = struct.calcsize(fmt)
         if self.at + size > len(self.data):
             raise GGUFLayoutError(f"cut short at byte {self.at:,} of {len(self.data):,}")
@@ -52,23 +59,27 @@ class _Walk:
                                   f"({len(self.data):,} bytes)")
         self.at += size
 
-    def string(self) -> bytes:
-        size = self.take("<Q")
+    def name(self, what: str) -> str:
+        """A string read as the reader reads keys and tensor names: UTF-8."""
+        size = self.take("Q")
         start = self.at
         self.skip(size)
-        return bytes(self.data[start:self.at])
+        try:
+            return bytes(self.data[start:self.at]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise GGUFLayoutError(f"a {what} at byte {start:,} is not UTF-8") from None
 
     def value(self, kind: int) -> None:
         if kind in _SCALAR_SIZE:
             self.skip(_SCALAR_SIZE[kind])
         elif kind == _STRING:
-            self.skip(self.take("<Q"))
+            self.skip(self.take("Q"))
         elif kind == _ARRAY:
-            inner, count = self.take("<I"), self.take("<Q")
+            inner, count = self.take("I"), self.take("Q")
             if inner in _SCALAR_SIZE:
                 self.skip(_SCALAR_SIZE[inner] * count)  # one jump: the count is checked against the end
             else:
-                for _ in range(count):
+                for _ in range(count):  # each element takes at least 8 bytes: the end stops a false count
                     self.value(inner)
         else:
             raise GGUFLayoutError(f"an unknown value type {kind} at byte {self.at - 4:,}")
@@ -77,37 +88,56 @@ class _Walk:
         if self.data[:4] != b"GGUF":
             raise GGUFLayoutError("does not start with the GGUF magic")
         self.at = 4
-        version = self.take("<I")
+        if self.take("I") & 0xFFFF == 0:  # a small version read backwards: the other byte order
+            self.order = ">"
+        self.at = 4
+        version = self.take("I")
         if version not in (2, 3):
             raise GGUFLayoutError(f"GGUF version {version} (versions 2 and 3 are read)")
-        tensors, fields = self.take("<Q"), self.take("<Q")
+        tensors, fields = self.take("Q"), self.take("Q")
         alignment = _DEFAULT_ALIGNMENT
+        keys: set[str] = set()
         for _ in range(fields):
-            key, kind = self.string(), self.take("<I")
-            if key == b"general.alignment" and kind == 4:
-                alignment = self.take("<I")
+            key, kind = self.name("key"), self.take("I")
+            if key in keys:
+                raise GGUFLayoutError(f"the key {key[:80]!r} twice")
+            keys.add(key)
+            if key == "general.alignment":
+                if kind != _UINT32:
+                    raise GGUFLayoutError(f"general.alignment of value type {kind}, not a 32-bit unsigned integer")
+                alignment = self.take("I")
+                if alignment <= 0 or alignment & (alignment - 1):
+                    raise GGUFLayoutError(f"an alignment of {alignment}, not a power of two")
             else:
                 self.value(kind)
-        ends = [self.tensor_end() for _ in range(tensors)]
-        if alignment <= 0:
-            raise GGUFLayoutError(f"an alignment of {alignment}")
+        names: set[str] = set()
+        ends = [self.tensor_end(names) for _ in range(tensors)]
         start = -(-self.at // alignment) * alignment
         needed = start + max(ends, default=0)
         if needed > len(self.data):
             raise GGUFLayoutError(f"its tensors need {needed:,} bytes; the file has {len(self.data):,} (cut short?)")
 
-    def tensor_end(self) -> int:
+    def tensor_end(self, names: set[str]) -> int:
         """Read one tensor record; where its data ends, counted from the start of the data."""
         from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
-        self.string()
-        dims = [self.take("<Q") for _ in range(self.take("<I"))]
-        kind, offset = self.take("<I"), self.take("<Q")
+        name = self.name("tensor name")
+        if name in names:
+            raise GGUFLayoutError(f"the tensor {name[:80]!r} twice")
+        names.add(name)
+        n_dims = self.take("I")
+        if n_dims > _MAX_DIMS:
+            raise GGUFLayoutError(f"the tensor {name[:80]!r} has {n_dims:,} dimensions (at most {_MAX_DIMS})")
+        dims = [self.take("Q") for _ in range(n_dims)]
+        kind, offset = self.take("I"), self.take("Q")
         try:
             block, size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
         except (ValueError, KeyError):
-            raise GGUFLayoutError(f"a tensor of unknown type {kind}") from None
+            raise GGUFLayoutError(f"the tensor {name[:80]!r} is of unknown type {kind}") from None
+        if dims and dims[0] % block:
+            raise GGUFLayoutError(f"the tensor {name[:80]!r} has rows of {dims[0]:,} values, not whole "
+                                  f"blocks of {block}")
         elements = 1
-        for dim in dims:
+        for dim in dims:  # at most four factors of 64 bits: exact and quick
             elements *= dim
         return offset + elements // block * size

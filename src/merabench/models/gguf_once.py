@@ -14,8 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any
+
+# one load at a time replaces the two names: a second load in another thread waits, so that none
+# can take the first's stand-ins for the package's own and put them back for good
+_REPLACING = threading.RLock()
 
 
 @contextlib.contextmanager
@@ -28,11 +33,11 @@ def gguf_read_once() -> Iterator[None]:
         yield
         return
     gguf: Any = package  # its two names are replaced for the load, and put back after
-    reader, name_table = getattr(gguf, "GGUFReader", None), getattr(gguf, "get_tensor_name_map", None)
-    if reader is None or name_table is None:
+    if not (hasattr(gguf, "GGUFReader") and hasattr(gguf, "get_tensor_name_map")):
         yield
         return
     readers: dict[tuple[Any, ...], Any] = {}
+    reader: Any = None  # the package's own, once it is this load's turn
 
     def shared_reader(path: Any, *args: Any, **kwargs: Any) -> Any:
         key = (os.path.realpath(os.fspath(path)), args, tuple(sorted(kwargs.items())))
@@ -40,10 +45,12 @@ def gguf_read_once() -> Iterator[None]:
             readers[key] = reader(path, *args, **kwargs)
         return readers[key]
 
-    gguf.GGUFReader = shared_reader
-    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_table)
-    try:
-        yield
-    finally:  # the readers (and their maps of the file) go with the load
-        gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_table
-        readers.clear()
+    with _REPLACING:
+        reader, name_table = gguf.GGUFReader, gguf.get_tensor_name_map
+        gguf.GGUFReader = shared_reader
+        gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_table)
+        try:
+            yield
+        finally:  # the readers (and their maps of the file) go with the load
+            gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_table
+            readers.clear()

@@ -568,6 +568,19 @@ def test_the_walk_to_an_unseen_temperature_draws_what_random_choice_draws() -> N
         assert by_bits.getstate() == by_choice.getstate()
 
 
+def test_a_tables_lines_read_together_give_each_lines_own_cells() -> None:
+    """columns.py reads a table's lines with one CSV reader: what each line alone gives, also for
+    lines an unclosed quote would run together or make the reader refuse."""
+    import csv
+
+    from merabench.tasks.gorillahard.generator.families.columns import _cells
+
+    cases = [['a,"b, c",d', "", '"x""y",z,"w"', "# c,d"], ['"a', "b,c"], ['"a', '"x\r"'], ["ok,1", '"open', "x" * 10]]
+    for lines in cases:
+        alone = [next(csv.reader([line])) if line else [] for line in lines]
+        assert _cells(lines, ",") == alone, lines
+
+
 def test_python_modules_have_distinct_bodies_and_the_time_out_moves() -> None:
     corpus = corpus_of(0)
     modules = corpus.by_kind["python"]

@@ -20,9 +20,12 @@ from merabench.tasks.gorillahard.generator.model import File
 
 def _cells(lines: list[str], delimiter: str) -> list[list[str]]:
     """Each line's cells (an empty line none), read by one reader: a reader a line cost more than
-    the reading. A line with an unclosed quote would run into the next: such text is read a line
-    at a time, as each line stands alone."""
-    rows = list(csv.reader(lines, delimiter=delimiter))
+    the reading. A line with an unclosed quote runs into the next under one reader (or makes it
+    raise): such text is read a line at a time, as each line stands alone."""
+    try:
+        rows = list(csv.reader(lines, delimiter=delimiter))
+    except csv.Error:
+        rows = []
     if len(rows) != len(lines):
         rows = [next(csv.reader([line], delimiter=delimiter)) if line else [] for line in lines]
     return rows
