@@ -33,6 +33,10 @@ def write_gguf(path: Path, *, alignment: int | None = None, big_endian: bool = F
     quantised = gguf.quants.quantize(np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32),
                                      gguf.GGMLQuantizationType.Q8_0)
     writer.add_tensor("output.weight", quantised, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+    return written(writer, path)
+
+
+def written(writer, path: Path) -> Path:
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -124,22 +128,14 @@ def _two_tensors_named_alike(path: Path) -> bytes:
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_tensor("blk.0.a", np.zeros(4, dtype=np.float32))
     writer.add_tensor("blk.0.b", np.ones(4, dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path.read_bytes().replace(b"blk.0.b", b"blk.0.a", 1)
+    return written(writer, path).read_bytes().replace(b"blk.0.b", b"blk.0.a", 1)
 
 
 def _alignment_as_uint64(path: Path) -> bytes:
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_uint64("general.alignment", 64)
     writer.add_tensor("blk.0.a", np.zeros(4, dtype=np.float32))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return path.read_bytes()
+    return written(writer, path).read_bytes()
 
 
 def _patched(data: bytes, at: int, value: int, size: int) -> bytes:

@@ -22,6 +22,8 @@ _SCALAR_SIZE = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12
 _STRING, _ARRAY, _UINT32 = 8, 9, 4
 _DEFAULT_ALIGNMENT = 32
 _MAX_DIMS = 4  # GGML_MAX_DIMS: a record claiming more is damage (and its product could be huge)
+#: the record fields, by byte order and struct code (compiled once: a vocabulary is ~100,000 of them)
+_FIELDS = {order + code: struct.Struct(order + code) for order in "<>" for code in "IQ"}
 
 
 class GGUFLayoutError(ValueError):
@@ -45,12 +47,11 @@ class _Walk:
         self.order = "<"  # the file's byte order: little-endian, unless its version says otherwise
 
     def take(self, code: str) -> int:
-        fmt = self.order + code
-        size = struct.calcsize(fmt)
-        if self.at + size > len(self.data):
+        field = _FIELDS[self.order + code]
+        if self.at + field.size > len(self.data):
             raise GGUFLayoutError(f"cut short at byte {self.at:,} of {len(self.data):,}")
-        (value,) = struct.unpack_from(fmt, self.data, self.at)
-        self.at += size
+        (value,) = field.unpack_from(self.data, self.at)
+        self.at += field.size
         return int(value)
 
     def skip(self, size: int) -> None:
@@ -87,9 +88,8 @@ class _Walk:
     def check(self) -> None:
         if self.data[:4] != b"GGUF":
             raise GGUFLayoutError("does not start with the GGUF magic")
-        self.at = 4
-        if self.take("I") & 0xFFFF == 0:  # a small version read backwards: the other byte order
-            self.order = ">"
+        if _FIELDS["<I"].unpack_from(self.data, 4)[0] & 0xFFFF == 0:  # a small version read backwards
+            self.order = ">"                                            # is the other byte order
         self.at = 4
         version = self.take("I")
         if version not in (2, 3):
@@ -110,17 +110,18 @@ class _Walk:
                     raise GGUFLayoutError(f"an alignment of {alignment}, not a power of two")
             else:
                 self.value(kind)
+        from gguf.constants import GGML_QUANT_SIZES
+
         names: set[str] = set()
-        ends = [self.tensor_end(names) for _ in range(tensors)]
+        ends = [self.tensor_end(names, GGML_QUANT_SIZES) for _ in range(tensors)]
         start = -(-self.at // alignment) * alignment
         needed = start + max(ends, default=0)
         if needed > len(self.data):
             raise GGUFLayoutError(f"its tensors need {needed:,} bytes; the file has {len(self.data):,} (cut short?)")
 
-    def tensor_end(self, names: set[str]) -> int:
-        """Read one tensor record; where its data ends, counted from the start of the data."""
-        from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
-
+    def tensor_end(self, names: set[str], blocks: dict) -> int:
+        """Read one tensor record; where its data ends, counted from the start of the data
+        (`blocks`: gguf's values a block and bytes a block, by quantisation type)."""
         name = self.name("tensor name")
         if name in names:
             raise GGUFLayoutError(f"the tensor {name[:80]!r} twice")
@@ -131,8 +132,8 @@ class _Walk:
         dims = [self.take("Q") for _ in range(n_dims)]
         kind, offset = self.take("I"), self.take("Q")
         try:
-            block, size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
-        except (ValueError, KeyError):
+            block, size = blocks[kind]  # keyed by an IntEnum: its plain number finds it
+        except KeyError:
             raise GGUFLayoutError(f"the tensor {name[:80]!r} is of unknown type {kind}") from None
         if dims and dims[0] % block:
             raise GGUFLayoutError(f"the tensor {name[:80]!r} has rows of {dims[0]:,} values, not whole "
