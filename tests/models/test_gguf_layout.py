@@ -52,10 +52,9 @@ def reader_fails(path: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("alignment", "big_endian"), [(None, False), (64, False), (None, True)])
-def test_a_written_gguf_passes_and_every_cut_of_it_fails_as_the_reader_does(tmp_path: Path, alignment: int | None,
-                                                                            big_endian: bool) -> None:
-    whole = write_gguf(tmp_path / "model.gguf", alignment=alignment, big_endian=big_endian)
+@pytest.mark.parametrize("alignment", [None, 64])
+def test_a_written_gguf_passes_and_every_cut_of_it_fails_as_the_reader_does(tmp_path: Path, alignment: int | None) -> None:
+    whole = write_gguf(tmp_path / "model.gguf", alignment=alignment)
     check_gguf_layout(whole)
     data = whole.read_bytes()
     data_end = max(int(t.data_offset) + int(t.n_bytes) for t in gguf.GGUFReader(whole).tensors)
@@ -177,3 +176,12 @@ def test_a_tensor_of_thirty_thousand_dimensions_is_refused_at_once(tmp_path: Pat
     damaged.write_bytes(_patched(data, at, 30_000, 4) + (2**64 - 1).to_bytes(8, "little") * 30_000)
     with pytest.raises(GGUFLayoutError, match="30,000 dimensions"):
         check_gguf_layout(damaged)
+
+
+def test_a_big_endian_gguf_is_refused_before_transformers_refuses_it(tmp_path: Path) -> None:
+    """gguf's reader reads a file written for big-endian machines, transformers then fails on it
+    ("GGUF v50331648") after the run's folder is made (the outside check's find): refused first."""
+    swapped = write_gguf(tmp_path / "model.gguf", big_endian=True)
+    assert not reader_fails(swapped)
+    with pytest.raises(GGUFLayoutError, match="big-endian"):
+        check_gguf_layout(swapped)

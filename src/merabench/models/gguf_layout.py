@@ -7,8 +7,8 @@ has even started. Walking the records by their lengths refuses, in a fraction of
 reader refuses on the way to a load: not a GGUF or another version, a record cut short, a count
 or a length that runs past the end, an unknown value or tensor type, a key or tensor name twice or
 not UTF-8, an alignment that is not a 32-bit power of two, a tensor of more than four dimensions
-or whose rows are not whole blocks of its type, tensor data past the end. Files written for the
-other byte order are read in theirs, as the reader does. The format:
+or whose rows are not whole blocks of its type, tensor data past the end; and a file written for
+big-endian machines, which the reader reads but transformers refuses. The format:
 https://github.com/ggml-org/ggml/blob/master/docs/gguf.md (versions 2 and 3)."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ _SCALAR_SIZE = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12
 _STRING, _ARRAY, _UINT32 = 8, 9, 4
 _DEFAULT_ALIGNMENT = 32
 _MAX_DIMS = 4  # GGML_MAX_DIMS: a record claiming more is damage (and its product could be huge)
-#: the record fields, by byte order and struct code (compiled once: a vocabulary is ~100,000 of them)
-_FIELDS = {order + code: struct.Struct(order + code) for order in "<>" for code in "IQ"}
+#: the record fields, little-endian, by struct code (compiled once: a vocabulary is ~100,000 of them)
+_FIELDS = {code: struct.Struct("<" + code) for code in "IQ"}
 
 
 class GGUFLayoutError(ValueError):
@@ -44,10 +44,9 @@ class _Walk:
     def __init__(self, data: mmap.mmap) -> None:
         self.data = data
         self.at = 0
-        self.order = "<"  # the file's byte order: little-endian, unless its version says otherwise
 
     def take(self, code: str) -> int:
-        field = _FIELDS[self.order + code]
+        field = _FIELDS[code]
         if self.at + field.size > len(self.data):
             raise GGUFLayoutError(f"cut short at byte {self.at:,} of {len(self.data):,}")
         (value,) = field.unpack_from(self.data, self.at)
@@ -88,10 +87,11 @@ class _Walk:
     def check(self) -> None:
         if self.data[:4] != b"GGUF":
             raise GGUFLayoutError("does not start with the GGUF magic")
-        if _FIELDS["<I"].unpack_from(self.data, 4)[0] & 0xFFFF == 0:  # a small version read backwards
-            self.order = ">"                                            # is the other byte order
         self.at = 4
         version = self.take("I")
+        if version.to_bytes(4, "little") in (b"\0\0\0\2", b"\0\0\0\3"):
+            raise GGUFLayoutError("written for big-endian machines: transformers reads only little-endian GGUFs "
+                                  "(llama.cpp's gguf-convert-endian.py turns it round)")
         if version not in (2, 3):
             raise GGUFLayoutError(f"GGUF version {version} (versions 2 and 3 are read)")
         tensors, fields = self.take("Q"), self.take("Q")

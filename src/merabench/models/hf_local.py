@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from merabench.errors import BackendError, ConfigError, NotSent
 from merabench.models.base import Backend, Completion, Generating, GenerationOptions, Request
-from merabench.models.gguf_layout import check_gguf_layout
+from merabench.models.gguf_layout import GGUFLayoutError, check_gguf_layout
 from merabench.models.gguf_once import gguf_read_once
 from merabench.models.hf_source import describe_load_failure, resolve_source
 
@@ -191,7 +191,10 @@ def check_gguf(spec: str, source: Any) -> None:
 
     try:
         check_gguf_layout(Path(source.location) / source.gguf_file)
-    except Exception as exc:  # GGUFLayoutError, OSError, RecursionError (arrays nested past reason)
+    except GGUFLayoutError as exc:  # the file itself, before transformers is asked anything
+        raise ConfigError(f"could not load the model {spec!r}: could not read {source.gguf_file} as a GGUF "
+                          f"file: {exc}") from None
+    except Exception as exc:  # OSError, RecursionError (arrays nested past reason)
         raise ConfigError(describe_load_failure(spec, source, exc)) from None
 
 
