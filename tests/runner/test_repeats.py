@@ -84,13 +84,20 @@ def test_a_coin_thrown_once_per_prompt_narrows_nothing_and_never_flips(generated
     assert more["repeats"] == 6 and more["n_answered"] == 6 * n
 
 
-def test_a_coin_thrown_afresh_per_request(generated: Path, tmp_path: Path) -> None:
-    rows = read_local(generated)["test"]
-    coin = Coin(rows, afresh=True)
-    with FakeServer(reply=coin.reply) as server:
-        task = run(server, generated, tmp_path / "out", "--repeats", "4", "--no-cache")
-        assert len(server.requests) == 4 * len(rows)
-    n = len(rows)
+@pytest.fixture(scope="module")
+def afresh(generated: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], int]:
+    """The coin thrown afresh, 4 repeats of every row at seed 7: the folder, its results and the
+    requests the server got (the run the compare test takes as its first model too)."""
+    out = tmp_path_factory.mktemp("afresh") / "out"
+    with FakeServer(reply=Coin(read_local(generated)["test"], afresh=True).reply) as server:
+        task = run(server, generated, out, "--repeats", "4", "--no-cache")
+        return out, task, len(server.requests)
+
+
+def test_a_coin_thrown_afresh_per_request(generated: Path, afresh: tuple[Path, dict[str, Any], int]) -> None:
+    _, task, asked = afresh
+    n = len(read_local(generated)["test"])
+    assert asked == 4 * n
     assert within(task["se"]["sample_pass_rate"], math.sqrt(0.25 / (4 * n)))
     assert task["metrics"]["flip_rate"] == pytest.approx(0.875, abs=0.04)
     assert task["metrics"]["pass_all_k"] == pytest.approx(0.0625, abs=0.03)
@@ -140,7 +147,8 @@ def test_repeat_seed_same_keeps_the_seed_but_caches_each_repeat_apart(generated:
     assert refused.returncode == 2 and '--repeat-seed "same" in the folder, "offset" now' in refused.stderr
 
 
-def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tmp_path: Path) -> None:
+def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tmp_path: Path,
+                                                             afresh: tuple[Path, dict[str, Any], int]) -> None:
     """Two models that are the same coin, each run with 4 repeats: the paired differences of row
     means have variance 2 * 0.25 / 4, so the MDE is 2.80 * sqrt(0.125 / rows); a target of a
     third of it needs 9 times the rows, or, since all of the spread is within rows, 9 times the
@@ -148,12 +156,12 @@ def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tm
     error of it with these rows)."""
     rows = read_local(generated)["test"]
     n = len(rows)
+    first = afresh[0]  # the other model: the same coin, thrown from seed 100
     with FakeServer(reply=Coin(rows, afresh=True).reply) as server:
-        run(server, generated, tmp_path / "a", "--repeats", "4", "--no-cache")
         run(server, generated, tmp_path / "b", "--repeats", "4", "--no-cache", "--seed", "100")
     expected = 2.8016 * math.sqrt(0.125 / n)
     target = round(expected / 3, 4)
-    done = run_cli("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--target", str(target),
+    done = run_cli("compare", str(first), str(tmp_path / "b"), "--target", str(target),
                    "--json", str(tmp_path / "c.json"), env={"COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     power = json.loads((tmp_path / "c.json").read_text())["power"]["gorillahard"]["sample_pass_rate"]
