@@ -403,6 +403,10 @@ def mixed_answers() -> dict[str, str]:
 #: a token took 0.35-0.5 s instead of 0.08 s (a run of the real model 437 CPU s instead of 130),
 #: with the same answers
 ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+#: how soon a local model's run must end after Ctrl-C: far past the old behaviour's wait (a row ran
+#: on to its last token, up to 4,096: minutes), and well within the 2 s the issue asks on an idle
+#: machine plus the load of a test run beside other tests
+PROMPT_EXIT_S = 10.0
 
 
 def made_once(factory: Any, name: str, make: Any) -> Path:
