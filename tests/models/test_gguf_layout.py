@@ -122,7 +122,6 @@ def test_a_load_reads_each_gguf_once_and_leaves_gguf_as_it_was(tmp_path: Path) -
     assert (gguf.GGUFReader, gguf.get_tensor_name_map) == (reader, name_table)
 
 
-
 def _two_tensors_named_alike(path: Path) -> bytes:
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_tensor("blk.0.a", np.zeros(4, dtype=np.float32))

@@ -17,7 +17,6 @@ pytest.importorskip("transformers", reason="the hf extra is installed by `make t
 pytestmark = pytest.mark.timeout(900)
 
 
-
 def run_args(model: Path, out: Path, *extra: str) -> list[str]:
     return ["run", "--model", f"hf:{model}", "--tasks", "sage", "--limit", "3", "--no-cache", "--out", str(out),
             *extra]

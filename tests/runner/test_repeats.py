@@ -156,7 +156,7 @@ def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tm
     error of it with these rows)."""
     rows = read_local(generated)["test"]
     n = len(rows)
-    first = afresh[0]  # the other model: the same coin, thrown from seed 100
+    first = afresh[0]  # one model: the coin thrown from seed 7; the other below from seed 100
     with FakeServer(reply=Coin(rows, afresh=True).reply) as server:
         run(server, generated, tmp_path / "b", "--repeats", "4", "--no-cache", "--seed", "100")
     expected = 2.8016 * math.sqrt(0.125 / n)

@@ -9,9 +9,8 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-import orjson
 import pytest
-from helpers import corpus_of, generated_set, read_jsonl, run_cli
+from helpers import corpus_of, generated_set, read_jsonl, run_cli, write_jsonl
 
 from merabench.rows.row import Row
 from merabench.tasks import TASKS
@@ -87,14 +86,13 @@ def test_each_family_agrees_with_its_files_and_the_scorer(name: str) -> None:
 
 
 def copy_set(source: Path, target: Path, edit) -> Path:
-    """The set in `source` with `edit(test, shots)` made to its rows, written to `target` (by
-    orjson: a set is 35 MB, and every edited-copy test writes one)."""
+    """The set in `source` with `edit(test, shots)` made to its rows, written to `target`."""
     target.mkdir()
     test = read_jsonl(source / "test.jsonl")
     shots = read_jsonl(source / "shots.jsonl")
     edit(test, shots)
-    for name, rows in (("test.jsonl", test), ("shots.jsonl", shots)):
-        (target / name).write_bytes(b"".join(orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE) for row in rows))
+    write_jsonl(target / "test.jsonl", test)
+    write_jsonl(target / "shots.jsonl", shots)
     (target / "manifest.json").write_text((source / "manifest.json").read_text())
     return target
 
