@@ -22,8 +22,9 @@ from fakeserver import FakeServer  # noqa: E402
 # A worker holds what its tests share (generated sets of 35 MB parsed, corpora, a server's
 # requests), and Python's collector, at its default of a young pass every 700 new objects, walks
 # the survivors again and again: some 7 % of the CPU of the generator's and the repeats' tests.
-# Young passes 70 times rarer cost nothing a test checks (commands run in-process put the same
-# thresholds back, and a process of merabench starts with the defaults).
+# Young passes 70 times rarer change nothing a test checks but when cyclic garbage is freed:
+# commands run in-process run with these thresholds too (and put them back after), a process of
+# merabench starts with the defaults.
 gc.set_threshold(50_000, 20, 20)
 
 # A session started with Ctrl-C ignored (in the background of a script, under nohup) would hand

@@ -478,14 +478,24 @@ class OnTerminal:
             while chunk := os.read(self.terminal, 1 << 16):
                 self.seen += chunk
 
-    def wait_for(self, text: str, timeout: float = 600) -> None:
-        """Until `text` has been shown (a line the terminal's width wrapped between words too)."""
+    def wait_for(self, text: str, timeout: float = 600, *, after: str | None = None) -> None:
+        """Until `text` has been shown (a line the terminal's width wrapped between words too);
+        with `after`, shown after the first showing of that (the live line repaints what it showed
+        before: "this row: " of the row that has ended is on the screen already)."""
         deadline = time.monotonic() + timeout
         wanted = " ".join(text.split()).encode()
-        while wanted not in b" ".join(self.seen.split()):
+        while wanted not in self._shown_after(after):
             assert self.process.poll() is None, self.text()
             assert time.monotonic() < deadline, f"never saw {text!r}: {self.text()[-2000:]}"
             time.sleep(0.1)
+
+    def _shown_after(self, after: str | None) -> bytes:
+        shown = b" ".join(self.seen.split())
+        if after is None:
+            return shown
+        mark = " ".join(after.split()).encode()
+        at = shown.find(mark)
+        return b"" if at < 0 else shown[at + len(mark):]
 
     def signal_and_time(self, signum: int) -> tuple[int, float]:
         sent = time.monotonic()

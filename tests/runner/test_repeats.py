@@ -14,6 +14,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from statistics import fmean, variance
 from typing import Any
 
 import pytest
@@ -54,6 +55,14 @@ def run(server: FakeServer, data: Path, out: Path, *extra: str) -> dict[str, Any
                    "--data", f"gorillahard={data}", "--out", str(out), "--no-progress", "--seed", "7", *extra)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((out / "results.json").read_text())["tasks"]["gorillahard"]
+
+
+def row_draws(folder: Path) -> dict[str, list[float]]:
+    """{row id: its sample_pass_rate in each repeat}, from a run's samples file."""
+    draws: dict[str, list[float]] = {}
+    for line in read_jsonl(folder / "samples_gorillahard.jsonl"):
+        draws.setdefault(line["id"], []).append(line["metrics"]["sample_pass_rate"])
+    return draws
 
 
 def within(value: float, target: float, share: float = 0.10) -> bool:
@@ -152,8 +161,10 @@ def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tm
     """Two models that are the same coin, each run with 4 repeats: the paired differences of row
     means have variance 2 * 0.25 / 4, so the MDE is 2.80 * sqrt(0.125 / rows); a target of a
     third of it needs 9 times the rows, or, since all of the spread is within rows, 9 times the
-    repeats (36, before the noise of the between-rows estimate: about 26 to 57 at one standard
-    error of it with these rows)."""
+    repeats: 36 at the truth, which the noise of the between-rows estimate moves (this coin's
+    estimate, a little over one standard error of it, makes 62; the estimate is clipped at 0, so
+    never below about 33). The spread itself is checked against the samples: each row's repeats
+    and the differences of the row means, read from the two runs' files."""
     rows = read_local(generated)["test"]
     n = len(rows)
     first = afresh[0]  # one model: the coin thrown from seed 7; the other below from seed 100
@@ -169,6 +180,11 @@ def test_compare_of_two_repeated_runs_says_what_it_could_see(generated: Path, tm
     assert within(power["rows_needed"], 9 * n, 0.25)
     spread = power["spread"]
     assert within(spread["within_first"], 0.25) and within(spread["within_second"], 0.25)
+    a, b = row_draws(first), row_draws(tmp_path / "b")
+    within_a, within_b = (fmean(variance(values) for values in draws.values()) for draws in (a, b))
+    differences = variance([fmean(a[row]) - fmean(b[row]) for row in a])
+    assert spread["within_first"] == pytest.approx(within_a) and spread["within_second"] == pytest.approx(within_b)
+    assert spread["between_rows"] == pytest.approx(max(0.0, differences - within_a / 4 - within_b / 4), rel=1e-3)
     # the coin's rows share nothing: the part between rows is 0 up to its estimate's noise (the
     # variance of n differences of variance 0.125 has a standard error of 0.125 * sqrt(2 / (n - 1)))
     assert abs(spread["between_rows"]) <= 3 * 0.125 * math.sqrt(2 / (n - 1))
