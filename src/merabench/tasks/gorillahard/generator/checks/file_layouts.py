@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from merabench.tasks.gorillahard.generator.checks.rows import seed_corpus
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
 
 MIN_LAYOUTS = 3
 MIN_DECOY_KINDS = 3
@@ -36,7 +36,7 @@ class KindFigures:
 def figures(paths: Iterable[str], seed: int) -> tuple[dict[str, KindFigures], list[str]]:
     """Per kind of file, the attached files' layouts and decoy kinds (a file counted once however
     many rows attach it), and the attached paths the seed's corpus does not hold."""
-    by_path = {f.file.path: f for f in seed_corpus(seed).files()}
+    by_path = {f.file.path: f for f in build_corpus(seed).files()}
     wanted = set(paths)
     grouped: dict[str, list] = {}
     for path in sorted(wanted & by_path.keys()):

@@ -14,7 +14,6 @@ from typing import Any
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.generator.card import CARD_DIALOGUES, CARD_ROWS
-from merabench.tasks.gorillahard.generator.corpus import Corpus, build_corpus
 from merabench.tasks.gorillahard.generator.families import View
 from merabench.tasks.gorillahard.generator.library.providers import canonical, canonical_text
 
@@ -41,12 +40,6 @@ def attached_files(context: str) -> dict[str, str]:
         end = headers[n + 1].start() if n + 1 < len(headers) else len(context)
         files[match.group(1)] = context[match.end() + 1:end].rstrip("\n") + "\n"
     return files
-
-
-@functools.lru_cache(maxsize=2)  # the file layouts and the counterfactual swaps read the seed's corpus (and the next's)
-def seed_corpus(seed: int) -> Corpus:
-    """The corpus a generated set's seed builds (shared between callers: read, never change it)."""
-    return build_corpus(seed)
 
 
 def catalog_of(row: Row) -> list[dict[str, Any]]:

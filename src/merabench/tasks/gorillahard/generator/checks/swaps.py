@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from merabench.tasks.gorillahard.generator.checks.rows import seed_corpus
+from merabench.tasks.gorillahard.generator.corpus import build_corpus
 
 MIN_SAME_NAMED = 12  # fewer same-named fellows than this: files of the kind make up the swaps (a handful
 # of same-named files can share a trait by chance, six logs of one service none with a full disk)
@@ -60,7 +60,7 @@ def swap_pool(seed: int | None) -> SwapPool:
     survives without coming from anywhere else."""
     files: list[tuple[str, str, str]] = []   # path, kind, text
     for corpus_seed in (seed, seed + 1) if seed is not None else ():
-        files += [(f.file.path, f.kind, f.file.text) for f in seed_corpus(corpus_seed).files()]
+        files += [(f.file.path, f.kind, f.file.text) for f in build_corpus(corpus_seed).files()]
     by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
     by_kind: dict[str, list[tuple[str, str]]] = defaultdict(list)
     kind_of: dict[str, str] = {}

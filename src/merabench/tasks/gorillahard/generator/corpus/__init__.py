@@ -12,6 +12,7 @@ construction, so no question has two right answers by accident.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import defaultdict
 from dataclasses import dataclass
@@ -74,7 +75,12 @@ class Corpus:
         return [f for group in self.by_kind.values() for f in group]
 
 
+# a process that generates a set and validates it (the validator reads the seed's corpus and the
+# next seed's, and makes the next seed's set) builds each corpus once; a corpus is read, never
+# changed (test_generator.py's same-bytes test checks it after a whole set is drawn from it)
+@functools.lru_cache(maxsize=4)
 def build_corpus(seed: int) -> Corpus:
+    """The corpus of `seed` (shared between callers: read, never change it)."""
     rng = random.Random(f"{seed}:corpus")
     by_kind: dict[str, list[CorpusFile]] = defaultdict(list)
     # a file's number (in its path, ticket key, dates) is drawn per seed: a question of one seed and
