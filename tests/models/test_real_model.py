@@ -23,27 +23,11 @@ TASKS = ("sage", "russianregions", "gorillahard")
 #: (12 CPU seconds more a run; both end in `stop`)
 ROWS = {"sage": (0, 1), "russianregions": (4,), "gorillahard": (0,)}
 ASKED = sum(len(rows) for rows in ROWS.values())
-#: GorillaHard's row 0 is asked with its catalog cut to the tool it needs and two near it: with all
-#: 14 tools its prompt is 4,438 tokens, some 30 CPU seconds of prefill on one thread a run (half
-#: the module's CPU), and nothing asserted here reads the catalog's length
-GORILLAHARD_TOOLS = ("table.mean", "table.median", "table.unique")
 
 
 def read_bundled_lines(task: str) -> list[str]:
     """The bundled test rows of `task`, a JSON line each, as the package ships them."""
     return (resources.files("merabench") / "data" / task / "test.jsonl").read_text(encoding="utf-8").splitlines(True)
-
-
-def asked_line(task: str, line: str) -> str:
-    """The line of a bundled row as the runs ask it: GorillaHard's catalog cut to GORILLAHARD_TOOLS."""
-    if task != "gorillahard":
-        return line
-    row = json.loads(line)
-    tools = [tool for tool in json.loads(row["inputs"]["tools"]) if tool["name"] in GORILLAHARD_TOOLS]
-    assert sorted(tool["name"] for tool in tools) == sorted(GORILLAHARD_TOOLS), tools
-    row["inputs"]["tools"] = json.dumps(tools, ensure_ascii=False)
-    row["meta"]["categories"]["n_tools"] = len(tools)
-    return json.dumps(row, ensure_ascii=False) + "\n"
 
 
 @dataclass(frozen=True)
@@ -61,9 +45,10 @@ class TwoRuns:
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: Path) -> TwoRuns:
-    """The rows of ROWS, twice, each run a process of its own as a user's rerun is. The prefill of
-    a long prompt is what a row costs on one thread (GORILLAHARD_TOOLS): two rows a task cost the
-    suite some 200 CPU seconds more and checked the same things. The first run reads the GGUF; the second the folder converted from it (conftest.py),
+    """The rows of ROWS, twice, each run a process of its own as a user's rerun is. A row of
+    GorillaHard is a prompt of some 4,400 tokens (its catalog), about 25 CPU seconds of prefill on
+    one thread: two rows a task cost the suite some 200 CPU seconds more and checked the same
+    things. The first run reads the GGUF; the second the folder converted from it (conftest.py),
     which holds the same float32 weights and tokenizer: equal bytes then say that a rerun repeats
     itself, across a Ctrl-C and a resume, and that the folder the other Ctrl-C tests run is the
     GGUF's model.
@@ -74,7 +59,7 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory, smollm2_folder: Path) -> 
     data = tmp_path_factory.mktemp("rows")
     for task, indices in ROWS.items():
         lines = read_bundled_lines(task)
-        (data / f"{task}.jsonl").write_text("".join(asked_line(task, lines[i]) for i in indices), encoding="utf-8")
+        (data / f"{task}.jsonl").write_text("".join(lines[i] for i in indices), encoding="utf-8")
 
     def args(model: Path, out: Path) -> list[str]:
         return ["run", "--model", f"hf:{model}", "--preset", "mera", "--tasks", ",".join(TASKS),
