@@ -430,7 +430,8 @@ def made_once(factory: Any, name: str, make: Any) -> Path:
 @functools.cache
 def corpus_of(seed: int) -> Any:
     """build_corpus(seed), built once a test process and at first use: a module-level corpus is
-    built at collection by every xdist worker, whichever runs the file (read it, never change it)."""
+    built at collection by every xdist worker, whichever runs the file (read it, never change it).
+    Kept for the whole process: build_corpus's own cache holds four seeds, the tests read ten."""
     from merabench.tasks.gorillahard.generator.corpus import build_corpus
 
     return build_corpus(seed)

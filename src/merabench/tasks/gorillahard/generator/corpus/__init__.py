@@ -1,13 +1,13 @@
 """The file corpus of a generated set: plausible working files under plausible paths, built from
 the seed, each with the facts that questions about it need.
 
-A set draws its questions from one corpus of about 144 files in the card's 15 format labels.
-Every format comes with a mechanism natural to it: a `;`-delimited table under a .csv name, a
-header repeated in the middle of an export, an old value commented out above the real one, a
-Dockerfile instruction continued over lines with backslashes, an instruction planted in a
-comment of a ticket or an .env file, a time-out in milliseconds where a tool wants seconds.
-Values that questions single out (a maximum, the first line of an event) are unique by
-construction, so no question has two right answers by accident.
+A set draws its questions from one corpus of 372 files (28 of them holding one thing twice, for
+the clarifications) in the card's 15 format labels. Every format comes with a mechanism natural
+to it: a `;`-delimited table under a .csv name, a header repeated in the middle of an export, an
+old value commented out above the real one, a Dockerfile instruction continued over lines with
+backslashes, an instruction planted in a comment of a ticket or an .env file, a time-out in
+milliseconds where a tool wants seconds. Values that questions single out (a maximum, the first
+line of an event) are unique by construction, so no question has two right answers by accident.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from merabench.tasks.gorillahard.generator.corpus.tables import (
 
 __all__ = ["FACTORIES", "LOG_EVENTS", "TABLE_SCHEMAS", "Corpus", "CorpusFile", "build_corpus", "monthly_mean"]
 
-# the numbers files carry (in paths, keys, dates): wide enough that two seeds' corpora of some 330
+# the numbers files carry (in paths, keys, dates): wide enough that two seeds' corpora of some 370
 # files seldom give one path to both (a question recalled from another seed would then fit it)
 FILE_NUMBERS = range(1, 10000)
 # kind -> (factory, how many files a corpus holds): enough that every maker of a kind finds a file
