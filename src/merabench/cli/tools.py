@@ -105,6 +105,10 @@ def validate(
     from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES
     from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
 
+    if audit:  # the audit's set of the next seed, made before the validation forks: made once
+        from merabench.tasks.gorillahard.generator.checks.audit import make_next_seed_set
+
+        make_next_seed_set(folder)
     checks = run_checks(folder, only=only or ())
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")

@@ -6,12 +6,13 @@ import json
 import pickle
 import random
 import re
+import shutil
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import corpus_of, generated_set, read_jsonl, run_cli, write_jsonl
+from helpers import corpus_of, generated_set, made_once, read_jsonl, run_cli, write_jsonl
 
 from merabench.rows.row import Row
 from merabench.tasks import TASKS
@@ -249,10 +250,24 @@ def test_a_shot_giving_an_answer_away_is_caught(tmp_path: Path, default_set: Pat
     assert "dialogue_history" in failed(copy_set(default_set, tmp_path / "s", leak), "dialogue_history")
 
 
-def test_generate_validate_and_run_from_the_command_line(tmp_path: Path) -> None:
-    out = tmp_path / "g"
-    made = run_cli("generate", "gorillahard", "--seed", "11", "--rows", "300", "--dialogues", "6", "--out", str(out))
-    assert made.returncode == 0, made.stderr
+@pytest.fixture(scope="module")
+def small_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`merabench generate --seed 11 --rows 300 --dialogues 6`, made once (a test that changes it
+    works on a copy), and in memory the set of seed 12 that its validations compare with (each
+    validation's forked worker inherits it)."""
+    from merabench.tasks.gorillahard.generator.checks.audit import other_seed_rows
+
+    def make(out: Path) -> None:
+        made = run_cli("generate", "gorillahard", "--seed", "11", "--rows", "300", "--dialogues", "6", "--out", str(out))
+        assert made.returncode == 0, made.stderr
+
+    folder = made_once(tmp_path_factory, "generated-cli-seed-11-rows-300-dialogues-6", make)
+    other_seed_rows(11, 300, 6)
+    return folder
+
+
+def test_generate_validate_and_run_from_the_command_line(tmp_path: Path, small_set: Path) -> None:
+    out = Path(shutil.copytree(small_set, tmp_path / "g"))
     checked = run_cli("validate", "gorillahard", str(out))
     assert checked.returncode == 0, checked.stdout
     assert checked.stdout.count("ok ") == 36 and "ok   manifest" in checked.stdout and "FAIL" not in checked.stdout
@@ -485,10 +500,8 @@ def test_the_audit_normalises_templates_and_scores_shortcuts(default_set: Path) 
     assert any(json.loads(keyword_tool(row))["args"] == json.loads(row.outputs)["args"] for row in path_only)
 
 
-def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
-    out = tmp_path / "g"
-    assert run_cli("generate", "gorillahard", "--seed", "11", "--rows", "300", "--dialogues", "6",
-                   "--out", str(out)).returncode == 0
+def test_validate_audit_prints_the_figures(tmp_path: Path, small_set: Path) -> None:
+    out = Path(shutil.copytree(small_set, tmp_path / "g"))
     done = run_cli("validate", "gorillahard", str(out), "--audit")
     assert done.returncode == 0, done.stdout
     info = [line for line in done.stdout.splitlines() if line.startswith("info ")]
@@ -497,6 +510,13 @@ def test_validate_audit_prints_the_figures(tmp_path: Path) -> None:
     assert "seed 12" in info[4]
     # the red-team solver is not part of the package: its figure comes from benchmarks/gorillahard_redteam.py
     assert "red-team" not in done.stdout and "no_shortcut_redteam" not in done.stdout
+    manifest = json.loads((out / "manifest.json").read_text())  # edited to a plan no set can have: lines, not a traceback
+    (out / "manifest.json").write_text(json.dumps({**manifest, "rows": 20, "dialogues": 2}))
+    edited = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "manifest")
+    assert "Traceback" not in edited.stderr and edited.returncode in (0, 1), edited.stderr
+    info = [line for line in edited.stdout.splitlines() if line.startswith("info ")]
+    assert "seed 12's set could not be made (a set needs at least 168 single-turn rows" in info[3]
+    assert "always refuse" in info[4] and "nearest question" not in info[4]
     (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
     bare = run_cli("validate", "gorillahard", str(out), "--audit")
     assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr

@@ -13,6 +13,7 @@ most similar question in a set made with another seed, its paths replaced by thi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import multiprocessing
@@ -178,7 +179,9 @@ def _nearest_answers(asked: Sequence[tuple[str, list[str]]], other: Sequence[Row
     return answers
 
 
-@functools.lru_cache(maxsize=2)  # a set audited twice compares with the same one
+# a set audited twice compares with the same one; a process that checks sets of a few plans (the
+# tests, a script auditing several sets) keeps each plan's: a card-size set is some 3 CPU s to make
+@functools.lru_cache(maxsize=4)
 def other_seed_rows(seed: int, rows: int, dialogues: int) -> tuple[Row, ...]:
     """The test rows of the set the same plan makes with the next seed, made in memory."""
     from merabench.tasks.gorillahard.generator.build.generate import SetPlan, generate
@@ -240,24 +243,50 @@ def file_layout_lines(rows: Sequence[Row], manifest: dict[str, Any]) -> list[str
     return ["file layouts and decoys per kind of attached file:"] + [f"  {f.line(kind)}" for kind, f in found.items()]
 
 
+def _manifest_of(folder: Any) -> dict[str, Any]:
+    """The set's manifest; a hand-made set has none, and is measured against seed 1's set."""
+    from pathlib import Path
+
+    from merabench.errors import reading
+
+    path = Path(folder) / "manifest.json"
+    with reading(path):
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def make_next_seed_set(folder: Any) -> None:
+    """Make (and keep, other_seed_rows) the next seed's set that the audit of `folder` compares
+    with. Called before a validation that the audit follows, the validation's forked worker
+    inherits it instead of making it too: the set is made once, not twice. A manifest that cannot
+    be read, or a plan that cannot be made, is left to the validation and the audit, which each
+    say it their own way."""
+    from merabench.errors import MerabenchError
+
+    with contextlib.suppress(MerabenchError, ValueError, RuntimeError, OSError):
+        other_seed_rows(*_plan_of({"seed": 0, **_manifest_of(folder)}))
+
+
 def audit_lines(folder: Any) -> list[str]:
     """The variety figures and the shortcut baselines of a written set, against the set of the next
     seed (for the nearest-question shortcut and the shared pairs)."""
     from pathlib import Path
 
-    from merabench.errors import reading
     from merabench.rows.row import read_local
 
     rows = read_local(Path(folder))["test"]
-    manifest_path = Path(folder) / "manifest.json"
-    with reading(manifest_path):  # a hand-made set has none: measured against seed 1's set
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    manifest = _manifest_of(Path(folder))
     lines = variety(rows).lines()
     plan = _plan_of({"seed": 0, **manifest})
-    other_seed, other = plan[0] + 1, other_seed_rows(*plan)
-    lines.append(f"{pairs_shared(rows, other):.1%} of the (question, reference) pairs also in seed {other_seed}'s set")
-    scores = shortcut_scores(rows, lambda: nearest_reference(rows, other))
+    other_seed = plan[0] + 1
+    other: tuple[Row, ...] | None = None
+    try:
+        other = made = other_seed_rows(*plan)
+    except (ValueError, RuntimeError, OSError) as exc:  # a hand-edited manifest's plan: the rest is measured
+        lines.append(f"seed {other_seed}'s set could not be made ({exc}): no shared pairs, no nearest question")
+    else:
+        lines.append(f"{pairs_shared(rows, made):.1%} of the (question, reference) pairs also in seed {other_seed}'s set")
+    scores = shortcut_scores(rows, None if other is None else lambda: nearest_reference(rows, other))
+    nearest = f", nearest question of seed {other_seed} {scores['nearest_other_seed']:.3f}" if other is not None else ""
     lines.append(f"shortcuts, sample_pass_rate: always refuse {scores['always_refuse']:.3f} (refusal rows "
-                 f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}, nearest question of "
-                 f"seed {other_seed} {scores['nearest_other_seed']:.3f}")
+                 f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}{nearest}")
     return lines + file_layout_lines(rows, manifest)
