@@ -221,11 +221,21 @@ def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Pa
     assert json.loads((tmp_path / "run.json").read_text())["data"][task.name]["revision"] == "aaa111"
 
 
-def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def generated_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder the tests of `--data generated` share: the reference answers (a baseline uses
+    no response cache), so what they share is the generated set of seed 0, made by the first."""
+    return tmp_path_factory.mktemp("generated-home") / "cache.sqlite"
+
+
+def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path, generated_home: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A relative path absolute, `generated` as `generated:0`, `TASK=` kept: in results.json as in
     run.json (results.json kept what was typed), so `export lmeval` run from another working
     directory loads the same file again (it wrote an empty doc, target and prompt)."""
     from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
+
+    monkeypatch.setenv("MERABENCH_CACHE", str(generated_home))
 
     data = write_jsonl(tmp_path / "a.jsonl", sage_rows(4))
     out = tmp_path / "run"
@@ -241,8 +251,11 @@ def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_pat
     assert [line["target"] for line in logged] == [row["outputs"] for row in sage_rows(3)]
 
 
-def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(tmp_path: Path) -> None:
+def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(
+        tmp_path: Path, generated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
+
+    monkeypatch.setenv("MERABENCH_CACHE", str(generated_home))
 
     out = tmp_path / "run"
     args = ("run", "--tasks", "gorillahard", "--limit", "3", "--out", str(out), "--no-progress")

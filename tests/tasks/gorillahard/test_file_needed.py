@@ -175,18 +175,20 @@ def test_validate_fails_a_set_with_a_new_leak(tmp_path: Path) -> None:
             row["inputs"]["question"] += f" Это {host}."
         edited.append(json.dumps(row, ensure_ascii=False))
     (folder / "test.jsonl").write_text("\n".join(edited) + "\n", encoding="utf-8")
-    checks = {c.name: c for c in validate(folder)}
+    checks = {c.name: c for c in validate(folder, only=("file_needed",))}
     assert not checks["file_needed"].ok and "(busiest_server): every argument is stated" in checks["file_needed"].detail
 
 
 # --- across seeds 0-4 ---------------------------------------------------------------------------
 
-def test_across_seeds_0_to_4_no_row_leaks_and_no_family_has_a_constant(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_across_seeds_0_to_4_no_row_leaks_and_no_family_has_a_constant(tmp_path_factory: pytest.TempPathFactory,
+                                                                      found0: list[counterfactual.Finding]) -> None:
     """One test for the five sets, each made once: no file-bound row of any leaks, no family
     answers one value on half its rows or more on every seed, and a value made one on every seed
-    is found as a constant where the real one varies."""
+    is found as a constant where the real one varies. Seed 0's findings are the module's."""
     sets = {seed: _rows(tmp_path_factory, seed) for seed in SEEDS}
-    leaking = [f.line() for seed, rows in sets.items() for f in findings(rows, seed) if f.leak]
+    found = {0: found0, **{seed: findings(rows, seed) for seed, rows in sets.items() if seed != 0}}
+    leaking = [f.line() for seed in SEEDS for f in found[seed] if f.leak]
     assert leaking == []
     assert [(c.family, c.argument, c.value) for c in constants(sets)] == []
     same = {seed: [_city_headed(_one_port(row)) for row in rows] for seed, rows in sets.items()}
