@@ -105,7 +105,7 @@ def validate(
     from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES
     from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
 
-    if audit:  # the audit's set of the next seed, made before the validation forks: made once
+    if audit and (not only or "no_shortcut" in only):  # the next seed's set, made before the validation forks
         from merabench.tasks.gorillahard.generator.checks.audit import make_next_seed_set
 
         make_next_seed_set(folder)

@@ -256,14 +256,17 @@ def _manifest_of(folder: Any) -> dict[str, Any]:
 
 def make_next_seed_set(folder: Any) -> None:
     """Make (and keep, other_seed_rows) the next seed's set that the audit of `folder` compares
-    with. Called before a validation that the audit follows, the validation's forked worker
-    inherits it instead of making it too: the set is made once, not twice. A manifest that cannot
-    be read, or a plan that cannot be made, is left to the validation and the audit, which each
-    say it their own way."""
+    with, when the set's validation compares with it too (its manifest names a seed): called
+    before that validation, whose forked worker inherits it instead of making it again, the set
+    is made once, not twice. Kept through a validation that does not use it, it would only cost
+    the collector time. A manifest that cannot be read, or a plan that cannot be made, is left to
+    the validation and the audit, which each say it their own way."""
     from merabench.errors import MerabenchError
 
     with contextlib.suppress(MerabenchError, ValueError, RuntimeError, OSError):
-        other_seed_rows(*_plan_of({"seed": 0, **_manifest_of(folder)}))
+        manifest = _manifest_of(folder)
+        if "seed" in manifest:
+            other_seed_rows(*_plan_of(manifest))
 
 
 def audit_lines(folder: Any) -> list[str]:
