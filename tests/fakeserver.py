@@ -44,6 +44,16 @@ def messages_key(body: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+def _loads(text: str) -> Any:
+    """A request's body: orjson reads a GorillaHard body of 23 KB in 34 us against json's 73; what it
+    refuses and json takes (NaN, 1e400, a lone surrogate) is still read, as a lenient server would;
+    an integer past 64 bits comes back a float (no test sends one)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
 def default_reply(body: dict[str, Any]) -> str:
     return "echo:" + body["messages"][-1]["content"][-30:]
 
@@ -86,7 +96,7 @@ class FakeServer:
         return Counter(messages_key(b) for b in self.requests)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json(loads=orjson.loads)  # a GorillaHard body of 23 KB: 34 us against json's 73
+        body = await request.json(loads=_loads)
         self._count += 1
         n = self._count
         self.requests.append(body)

@@ -105,11 +105,7 @@ def validate(
     from merabench.tasks.gorillahard.generator.checks.validate import CHECK_NAMES
     from merabench.tasks.gorillahard.generator.checks.validate import validate as run_checks
 
-    if audit and (not only or "no_shortcut" in only):  # the next seed's set, made before the validation forks
-        from merabench.tasks.gorillahard.generator.checks.audit import make_next_seed_set
-
-        make_next_seed_set(folder)
-    checks = run_checks(folder, only=only or ())
+    checks = run_checks(folder, only=only or (), keep_next_seed=audit)  # the audit compares with that set too
     for check in checks:
         mark = "[green]ok  [/green]" if check.ok else ("[red]FAIL[/red]" if check.enforced else "[yellow]warn[/yellow]")
         stdout_console().print(f"{mark} {check.name:<24} {escape(check.detail)}", soft_wrap=True, highlight=False)

@@ -512,11 +512,17 @@ def test_validate_audit_prints_the_figures(tmp_path: Path, small_set: Path) -> N
     assert "red-team" not in done.stdout and "no_shortcut_redteam" not in done.stdout
     manifest = json.loads((out / "manifest.json").read_text())  # edited to a plan no set can have: lines, not a traceback
     (out / "manifest.json").write_text(json.dumps({**manifest, "rows": 20, "dialogues": 2}))
-    edited = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "manifest")
-    assert "Traceback" not in edited.stderr and edited.returncode in (0, 1), edited.stderr
+    edited = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "no_shortcut")
+    assert "Traceback" not in edited.stderr and edited.returncode == 1, edited.stderr
+    assert "FAIL no_shortcut" in edited.stdout and "could not make the next seed's set (a set needs" in edited.stdout
     info = [line for line in edited.stdout.splitlines() if line.startswith("info ")]
-    assert "seed 12's set could not be made (a set needs at least 168 single-turn rows" in info[3]
+    assert "the next seed's set could not be made (a set needs at least 168 single-turn rows" in info[3]
     assert "always refuse" in info[4] and "nearest question" not in info[4]
+    for broken in ("42", json.dumps({**manifest, "seed": None})):  # the manifest check says why; the audit goes on
+        (out / "manifest.json").write_text(broken)
+        said = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "manifest")
+        assert "Traceback" not in said.stderr and said.returncode == 1, said.stderr
+        assert said.stdout.startswith("FAIL manifest") and "info file layouts: no seed in the manifest" in said.stdout
     (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
     bare = run_cli("validate", "gorillahard", str(out), "--audit")
     assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr

@@ -30,6 +30,7 @@ from merabench.tasks.gorillahard.generator.checks.rows import (
     attached_files,
     library_reference,
     parsed_catalog,
+    read_manifest,
 )
 from merabench.tasks.gorillahard.generator.library.providers import canonical_text
 from merabench.tasks.gorillahard.generator.model import reference_tools
@@ -198,11 +199,17 @@ def _answers_from_next_seed(asked: list[tuple[str, list[str]]], plan: tuple[int,
     return _nearest_answers(asked, other_seed_rows(*plan))
 
 
-def nearest_in_next_seed(rows: Sequence[Row], manifest: dict[str, Any]) -> Callable[[], dict[int, str]]:
+def nearest_in_next_seed(rows: Sequence[Row], manifest: dict[str, Any],
+                         made_here: bool = False) -> Callable[[], dict[int, str]]:
     """The nearest-question answers against the next seed's set (the manifest's plan), worked out
     in a forked process while the caller goes on (making that set and matching the questions take
-    a few seconds); call the result to wait for {row id: answer}."""
+    a few seconds); call the result to wait for {row id: answer}. `made_here`: the caller needs
+    that set too (the audit), so it is made in this process first and the fork inherits it,
+    instead of each making it (a plan that cannot be made fails in the fork, as ever)."""
     asked, plan, ids = _asked(rows), _plan_of(manifest), [r.id for r in rows]
+    if made_here:
+        with contextlib.suppress(ValueError, RuntimeError, OSError):
+            other_seed_rows(*plan)
     if sys.platform != "linux":  # fork is the safe default only there
         return lambda: dict(zip(ids, _answers_from_next_seed(asked, plan), strict=True))
     executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
@@ -236,37 +243,13 @@ def file_layout_lines(rows: Sequence[Row], manifest: dict[str, Any]) -> list[str
     """Per kind of attached file, how many files, layouts and decoy kinds the set shows."""
     from merabench.tasks.gorillahard.generator.checks import file_layouts
 
-    if "seed" not in manifest:
+    try:
+        seed = int(manifest["seed"])
+    except (KeyError, TypeError, ValueError):
         return ["file layouts: no seed in the manifest"]
     paths = {p for r in rows for p in attached_files(r.inputs.get("context", ""))}
-    found, _ = file_layouts.figures(paths, int(manifest["seed"]))
+    found, _ = file_layouts.figures(paths, seed)
     return ["file layouts and decoys per kind of attached file:"] + [f"  {f.line(kind)}" for kind, f in found.items()]
-
-
-def _manifest_of(folder: Any) -> dict[str, Any]:
-    """The set's manifest; a hand-made set has none, and is measured against seed 1's set."""
-    from pathlib import Path
-
-    from merabench.errors import reading
-
-    path = Path(folder) / "manifest.json"
-    with reading(path):
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def make_next_seed_set(folder: Any) -> None:
-    """Make (and keep, other_seed_rows) the next seed's set that the audit of `folder` compares
-    with, when the set's validation compares with it too (its manifest names a seed): called
-    before that validation, whose forked worker inherits it instead of making it again, the set
-    is made once, not twice. Kept through a validation that does not use it, it would only cost
-    the collector time. A manifest that cannot be read, or a plan that cannot be made, is left to
-    the validation and the audit, which each say it their own way."""
-    from merabench.errors import MerabenchError
-
-    with contextlib.suppress(MerabenchError, ValueError, RuntimeError, OSError):
-        manifest = _manifest_of(folder)
-        if "seed" in manifest:
-            other_seed_rows(*_plan_of(manifest))
 
 
 def audit_lines(folder: Any) -> list[str]:
@@ -277,19 +260,20 @@ def audit_lines(folder: Any) -> list[str]:
     from merabench.rows.row import read_local
 
     rows = read_local(Path(folder))["test"]
-    manifest = _manifest_of(Path(folder))
+    manifest = read_manifest(Path(folder))
+    if not isinstance(manifest, dict):  # none, or not an object (the validation's manifest check says so)
+        manifest = {}
     lines = variety(rows).lines()
-    plan = _plan_of({"seed": 0, **manifest})
-    other_seed = plan[0] + 1
-    other: tuple[Row, ...] | None = None
     try:
-        other = made = other_seed_rows(*plan)
-    except (ValueError, RuntimeError, OSError) as exc:  # a hand-edited manifest's plan: the rest is measured
-        lines.append(f"seed {other_seed}'s set could not be made ({exc}): no shared pairs, no nearest question")
+        seed, *_ = plan = _plan_of({"seed": 0, **manifest})
+        other = other_seed_rows(*plan)
+    except (TypeError, ValueError, RuntimeError, OSError) as exc:  # a hand-edited manifest: the rest is measured
+        lines.append(f"the next seed's set could not be made ({exc}): no shared pairs, no nearest question")
+        scores, nearest = shortcut_scores(rows), ""
     else:
-        lines.append(f"{pairs_shared(rows, made):.1%} of the (question, reference) pairs also in seed {other_seed}'s set")
-    scores = shortcut_scores(rows, None if other is None else lambda: nearest_reference(rows, other))
-    nearest = f", nearest question of seed {other_seed} {scores['nearest_other_seed']:.3f}" if other is not None else ""
+        lines.append(f"{pairs_shared(rows, other):.1%} of the (question, reference) pairs also in seed {seed + 1}'s set")
+        scores = shortcut_scores(rows, lambda: nearest_reference(rows, other))
+        nearest = f", nearest question of seed {seed + 1} {scores['nearest_other_seed']:.3f}"
     lines.append(f"shortcuts, sample_pass_rate: always refuse {scores['always_refuse']:.3f} (refusal rows "
                  f"{scores['refusal_share']:.3f}), keyword tool {scores['keyword_tool']:.3f}{nearest}")
     return lines + file_layout_lines(rows, manifest)

@@ -9,8 +9,10 @@ import functools
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from merabench.errors import reading
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.generator.card import CARD_DIALOGUES, CARD_ROWS
@@ -18,6 +20,14 @@ from merabench.tasks.gorillahard.generator.families import View
 from merabench.tasks.gorillahard.generator.library.providers import canonical, canonical_text
 
 FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
+
+def read_manifest(folder: Path) -> Any:
+    """The set's manifest.json as parsed (any JSON value: check_manifest judges it), or None when
+    the set has none (a hand-made set)."""
+    path = folder / "manifest.json"
+    with reading(path):
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
 
 def card_size(manifest: dict[str, Any]) -> bool:
     return manifest.get("rows") == CARD_ROWS and manifest.get("dialogues") == CARD_DIALOGUES

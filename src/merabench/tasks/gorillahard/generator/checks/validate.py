@@ -12,13 +12,12 @@ check (`structure`, `dialogues`, `catalogs`, `files`, `picks`, `composition`, `t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from merabench.errors import ConfigError, reading
+from merabench.errors import ConfigError
 from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.rows.row import Row, read_local
 from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
@@ -44,7 +43,13 @@ from merabench.tasks.gorillahard.generator.checks.files import (
     check_paths_unsaid,
 )
 from merabench.tasks.gorillahard.generator.checks.picks import check_pick_criteria, check_told_apart
-from merabench.tasks.gorillahard.generator.checks.rows import Check, attached_files, card_size, parsed_catalog
+from merabench.tasks.gorillahard.generator.checks.rows import (
+    Check,
+    attached_files,
+    card_size,
+    parsed_catalog,
+    read_manifest,
+)
 from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
 from merabench.tasks.gorillahard.generator.checks.structure import (
     check_duplicate_rows,
@@ -62,16 +67,18 @@ from merabench.tasks.gorillahard.generator.checks.wording import (
 from merabench.tasks.gorillahard.metrics import catalogs_reused
 
 
-def validate(folder: Path, only: Collection[str] = ()) -> list[Check]:
+def validate(folder: Path, only: Collection[str] = (), keep_next_seed: bool = False) -> list[Check]:
     """Every check of the set in `folder`, or only those named in `only` (a second look after an
-    edit: a whole validation of a card-size set costs a few CPU seconds)."""
+    edit: a whole validation of a card-size set costs a few CPU seconds). `keep_next_seed`: the
+    caller compares with the next seed's set next (validate --audit), so the set the shortcut
+    check compares with is made in this process, where it stays, not only in the forked worker."""
     only = (only,) if isinstance(only, str) else only  # one name, not its letters
     unknown = sorted(set(only) - set(CHECK_NAMES))
     if unknown:
         raise ConfigError(f"no check named {', '.join(unknown)}; the checks are {', '.join(CHECK_NAMES)}")
     try:
         with catalogs_reused():  # the scorer check and the shortcut baselines score each row again
-            return _validate(folder, set(only))
+            return _validate(folder, set(only), keep_next_seed)
     finally:  # the per-row caches hold this set's files and catalogs: not past its validation (the
         # seed's corpora stay: what a seed builds never changes, and a second validation of the seed,
         # as after an edit, need not build them again: 1.3 s of the 3.3)
@@ -140,23 +147,21 @@ _CHECKS: tuple[tuple[tuple[str, ...], Callable[[_SetRead], Check | list[Check]]]
 CHECK_NAMES = tuple(name for names, _ in _CHECKS for name in names)
 
 
-def _validate(folder: Path, wanted: set[str]) -> list[Check]:
+def _validate(folder: Path, wanted: set[str], keep_next_seed: bool) -> list[Check]:
     """The checks named in `wanted`, or every check when it is empty (all that they report, so a
     check reported under a name CHECK_NAMES lacks is seen, and fails the test of the names)."""
     splits = read_local(folder)
     test, shots = splits["test"], splits.get("shots", [])
     check_well_formed(test + shots, folder)
-    manifest_path = folder / "manifest.json"
-    with reading(manifest_path):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    known = check_manifest(manifest, manifest_path.exists())
+    manifest = read_manifest(folder)
+    known = check_manifest(manifest, manifest is not None)
     if not known.ok:  # its seed and sizes say nothing either: checked as a hand-made set
         manifest = {}
     nearest = None
     if "seed" in manifest and (not wanted or "no_shortcut" in wanted):  # worked out meanwhile (audit.py)
         from merabench.tasks.gorillahard.generator.checks.audit import nearest_in_next_seed
 
-        nearest = nearest_in_next_seed(test, manifest)
+        nearest = nearest_in_next_seed(test, manifest, made_here=keep_next_seed)
     read = _SetRead(test, shots, manifest, known, *check_prompts(test, shots), nearest)
     found: list[Check] = []
     for names, make in _CHECKS:
