@@ -10,7 +10,20 @@ import sys
 def entry() -> None:
     try:
         from merabench.cli.main import entry as command
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not _is_interrupt(exc):
+            raise
         sys.stderr.write("interrupted before anything was read or written\n")
         sys.exit(130)
     command()
+
+
+def _is_interrupt(exc: BaseException | None) -> bool:
+    """Ctrl-C during an import: a KeyboardInterrupt, or one that Python wrapped on its way out of a
+    class body (a descriptor's __set_name__, a dataclass field's among them, turns whatever it
+    raises into a RuntimeError whose cause is the interrupt)."""
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__
+    return False
