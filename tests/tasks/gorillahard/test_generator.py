@@ -518,11 +518,13 @@ def test_validate_audit_prints_the_figures(tmp_path: Path, small_set: Path) -> N
     info = [line for line in edited.stdout.splitlines() if line.startswith("info ")]
     assert "the next seed's set could not be made (a set needs at least 168 single-turn rows" in info[3]
     assert "always refuse" in info[4] and "nearest question" not in info[4]
-    for broken in ("42", json.dumps({**manifest, "seed": None})):  # the manifest check says why; the audit goes on
-        (out / "manifest.json").write_text(broken)
+    for broken, why in (("42", "is not a JSON object"), ("null", "is not a JSON object"),
+                        (json.dumps({**manifest, "seed": None}), "its seed None is no seed")):
+        (out / "manifest.json").write_text(broken)  # the manifest check says why; the audit goes on
         said = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "manifest")
         assert "Traceback" not in said.stderr and said.returncode == 1, said.stderr
-        assert said.stdout.startswith("FAIL manifest") and "info file layouts: no seed in the manifest" in said.stdout
+        assert said.stdout.startswith("FAIL manifest") and why in said.stdout.splitlines()[0], said.stdout
+        assert "info file layouts: no seed in the manifest" in said.stdout
     (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
     bare = run_cli("validate", "gorillahard", str(out), "--audit")
     assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr

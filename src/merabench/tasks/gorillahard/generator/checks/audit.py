@@ -260,7 +260,7 @@ def audit_lines(folder: Any) -> list[str]:
     from merabench.rows.row import read_local
 
     rows = read_local(Path(folder))["test"]
-    manifest = read_manifest(Path(folder))
+    _, manifest = read_manifest(Path(folder))
     if not isinstance(manifest, dict):  # none, or not an object (the validation's manifest check says so)
         manifest = {}
     lines = variety(rows).lines()

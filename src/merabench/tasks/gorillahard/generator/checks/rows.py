@@ -21,12 +21,13 @@ from merabench.tasks.gorillahard.generator.library.providers import canonical, c
 
 FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
 
-def read_manifest(folder: Path) -> Any:
-    """The set's manifest.json as parsed (any JSON value: check_manifest judges it), or None when
-    the set has none (a hand-made set)."""
+
+def read_manifest(folder: Path) -> tuple[bool, Any]:
+    """Whether the set has a manifest.json, and the file as parsed (any JSON value, a `null` too:
+    check_manifest judges it); a hand-made set has none: (False, None)."""
     path = folder / "manifest.json"
     with reading(path):
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        return (True, json.loads(path.read_text(encoding="utf-8"))) if path.exists() else (False, None)
 
 
 def card_size(manifest: dict[str, Any]) -> bool:

@@ -153,8 +153,8 @@ def _validate(folder: Path, wanted: set[str], keep_next_seed: bool) -> list[Chec
     splits = read_local(folder)
     test, shots = splits["test"], splits.get("shots", [])
     check_well_formed(test + shots, folder)
-    manifest = read_manifest(folder)
-    known = check_manifest(manifest, manifest is not None)
+    present, manifest = read_manifest(folder)
+    known = check_manifest(manifest, present)
     if not known.ok:  # its seed and sizes say nothing either: checked as a hand-made set
         manifest = {}
     nearest = None
