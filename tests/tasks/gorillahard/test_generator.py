@@ -524,7 +524,8 @@ def test_validate_audit_prints_the_figures(tmp_path: Path, small_set: Path) -> N
         said = run_cli("validate", "gorillahard", str(out), "--audit", "--check", "manifest")
         assert "Traceback" not in said.stderr and said.returncode == 1, said.stderr
         assert said.stdout.startswith("FAIL manifest") and why in said.stdout.splitlines()[0], said.stdout
-        assert "info file layouts: no seed in the manifest" in said.stdout
+        assert "info file layouts: no seed in the manifest" in said.stdout  # measured as a hand-made set's,
+        assert "also in seed 1's set" in said.stdout  # as the validation reads it: against seed 1's set
     (out / "manifest.json").unlink()  # a hand-made set: the audit is measured, not a FileNotFoundError
     bare = run_cli("validate", "gorillahard", str(out), "--audit")
     assert "Traceback" not in bare.stderr and bare.returncode in (0, 1), bare.stderr

@@ -260,8 +260,10 @@ def audit_lines(folder: Any) -> list[str]:
     from merabench.rows.row import read_local
 
     rows = read_local(Path(folder))["test"]
-    _, manifest = read_manifest(Path(folder))
-    if not isinstance(manifest, dict):  # none, or not an object (the validation's manifest check says so)
+    from merabench.tasks.gorillahard.generator.checks.validate import check_manifest
+
+    present, manifest = read_manifest(Path(folder))
+    if not check_manifest(manifest, present).ok:  # as the validation reads it: a hand-made set (its check says why)
         manifest = {}
     lines = variety(rows).lines()
     try:
