@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from merabench.rows.row import Row
+from merabench.tasks.gorillahard.generator.checks.manifest import check_manifest, read_manifest
 from merabench.tasks.gorillahard.generator.checks.rows import (
     attached_files,
     library_reference,
     parsed_catalog,
-    read_manifest,
 )
 from merabench.tasks.gorillahard.generator.library.providers import canonical_text
 from merabench.tasks.gorillahard.generator.model import reference_tools
@@ -260,8 +260,6 @@ def audit_lines(folder: Any) -> list[str]:
     from merabench.rows.row import read_local
 
     rows = read_local(Path(folder))["test"]
-    from merabench.tasks.gorillahard.generator.checks.validate import check_manifest
-
     present, manifest = read_manifest(Path(folder))
     if not check_manifest(manifest, present).ok:  # as the validation reads it: a hand-made set (its check says why)
         manifest = {}

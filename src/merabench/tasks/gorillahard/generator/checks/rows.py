@@ -9,10 +9,8 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from merabench.errors import reading
 from merabench.rows.jsonio import loads
 from merabench.rows.row import Row
 from merabench.tasks.gorillahard.generator.card import CARD_DIALOGUES, CARD_ROWS
@@ -20,14 +18,6 @@ from merabench.tasks.gorillahard.generator.families import View
 from merabench.tasks.gorillahard.generator.library.providers import canonical, canonical_text
 
 FILE_HEADER = re.compile(r"^\[файл: (.+)\]$", re.MULTILINE)
-
-
-def read_manifest(folder: Path) -> tuple[bool, Any]:
-    """Whether the set has a manifest.json, and the file as parsed (any JSON value, a `null` too:
-    check_manifest judges it); a hand-made set has none: (False, None)."""
-    path = folder / "manifest.json"
-    with reading(path):
-        return (True, json.loads(path.read_text(encoding="utf-8"))) if path.exists() else (False, None)
 
 
 def card_size(manifest: dict[str, Any]) -> bool:

@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from merabench.errors import ConfigError
-from merabench.models.base import SEED_MAX, SEED_MIN
 from merabench.rows.row import Row, read_local
-from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
 from merabench.tasks.gorillahard.generator.checks.answers import check_derivations, check_scorer
 from merabench.tasks.gorillahard.generator.checks.catalogs import check_catalogs, check_limits
 from merabench.tasks.gorillahard.generator.checks.composition import (
@@ -42,13 +40,13 @@ from merabench.tasks.gorillahard.generator.checks.files import (
     check_level_patterns,
     check_paths_unsaid,
 )
+from merabench.tasks.gorillahard.generator.checks.manifest import check_manifest, read_manifest
 from merabench.tasks.gorillahard.generator.checks.picks import check_pick_criteria, check_told_apart
 from merabench.tasks.gorillahard.generator.checks.rows import (
     Check,
     attached_files,
     card_size,
     parsed_catalog,
-    read_manifest,
 )
 from merabench.tasks.gorillahard.generator.checks.shortcuts import check_shortcuts
 from merabench.tasks.gorillahard.generator.checks.structure import (
@@ -169,24 +167,3 @@ def _validate(folder: Path, wanted: set[str], keep_next_seed: bool) -> list[Chec
             made = make(read)
             found.extend(c for c in (made if isinstance(made, list) else [made]) if not wanted or c.name in wanted)
     return found
-
-
-def check_manifest(manifest: object, present: bool) -> Check:
-    """The set says what made it: this generator (a set of another version has other families and
-    rows, so the checks of its composition would judge it by the wrong card) from a seed a
-    `generated:SEED` could name. A set without one is hand-made: its rows are still checked."""
-    if not present:
-        return Check("manifest", False, "no manifest.json: which generator and seed made this set cannot be "
-                                        "known; checked as a hand-made set (composition without its plan)")
-    if not isinstance(manifest, dict):
-        return Check("manifest", False, "manifest.json is not a JSON object")
-    problems = []
-    if manifest.get("generator") != GENERATOR:
-        problems.append(f"made by {manifest.get('generator')!r}, this validator checks {GENERATOR!r} sets "
-                        "(generate it again, or validate with that version)")
-    seed = manifest.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not SEED_MIN <= seed <= SEED_MAX:
-        problems.append(f"its seed {seed!r} is no seed generate takes ({SEED_MIN} to {SEED_MAX})")
-    if problems:
-        return Check("manifest", False, "manifest.json " + "; ".join(problems))
-    return Check("manifest", True, f"{GENERATOR}, seed {seed}")
