@@ -222,20 +222,23 @@ def test_the_hub_commit_of_the_rows_is_part_of_the_folders_identity(tmp_path: Pa
 
 
 @pytest.fixture(scope="module")
-def generated_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A cache folder the tests of `--data generated` share: the reference answers (a baseline uses
-    no response cache), so what they share is the generated set of seed 0, made by the first."""
+def _generated_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("generated-home") / "cache.sqlite"
 
 
-def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path, generated_home: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def generated_home(_generated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder the tests of `--data generated` share: the reference answers (a baseline uses
+    no response cache), so what they share is the generated set of seed 0, made by the first."""
+    monkeypatch.setenv("MERABENCH_CACHE", str(_generated_home))
+    return _generated_home
+
+
+def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_path: Path, generated_home: Path) -> None:
     """A relative path absolute, `generated` as `generated:0`, `TASK=` kept: in results.json as in
     run.json (results.json kept what was typed), so `export lmeval` run from another working
     directory loads the same file again (it wrote an empty doc, target and prompt)."""
     from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
-
-    monkeypatch.setenv("MERABENCH_CACHE", str(generated_home))
 
     data = write_jsonl(tmp_path / "a.jsonl", sage_rows(4))
     out = tmp_path / "run"
@@ -251,11 +254,9 @@ def test_results_json_records_the_data_in_the_spelling_run_json_gives_it(tmp_pat
     assert [line["target"] for line in logged] == [row["outputs"] for row in sage_rows(3)]
 
 
-def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(
-        tmp_path: Path, generated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generated_data_is_recorded_with_its_generator_and_an_older_run_file_resumes(tmp_path: Path,
+                                                                                      generated_home: Path) -> None:
     from merabench.tasks.gorillahard.generator.build.generate import GENERATOR
-
-    monkeypatch.setenv("MERABENCH_CACHE", str(generated_home))
 
     out = tmp_path / "run"
     args = ("run", "--tasks", "gorillahard", "--limit", "3", "--out", str(out), "--no-progress")
